@@ -1,0 +1,107 @@
+/* rigkit/asset.h: what importers produce and exporters consume: a skeleton, its clips, meshes
+ * with skin weights, and a record of where it came from and what was converted.
+ *
+ * Everything inside is in rigkit's canonical space: metres, Y-up, right-handed, seconds.
+ * An asset owns its clips and meshes and holds one reference to its skeleton.
+ *
+ * Index: rk_mesh_new/free/data, rk_asset_new/free, skeleton, add_clip, take_clip, clip_count, clip,
+ *        find_clip, remove_clips, add_mesh, mesh_count, mesh, source_format, source_path,
+ *        set_source, unit_name, unit_scale, set_unit, up_axis, set_up_axis, add_note,
+ *        note_count, note
+ */
+#ifndef RIGKIT_ASSET_H
+#define RIGKIT_ASSET_H
+
+#include <stdint.h>
+#include <glib.h>
+#include <rigkit/clip.h>
+#include <rigkit/skeleton.h>
+
+G_BEGIN_DECLS
+
+/** Most vertices or indices of one mesh (see README "Limits"). */
+#define RK_MESH_MAX_VERTICES (1u << 26)
+
+/** A simple PBR material (what glTF and FBX both carry without textures). */
+typedef struct rk_material {
+  const char *name;      /* NULL = unnamed */
+  float base_color[4];   /* linear RGBA */
+  float metallic;
+  float roughness;
+  bool double_sided;
+} rk_material;
+
+/** Mesh arrays, in the skeleton's model space at bind time (metres). Borrowed by rk_mesh_new,
+ * which copies them; returned (borrowed) by rk_mesh_data. */
+typedef struct rk_mesh_data {
+  const char *name;
+  size_t vertex_count;
+  const float *positions; /* 3 per vertex, required */
+  const float *normals;   /* 3 per vertex, or NULL */
+  const float *texcoords; /* 2 per vertex, or NULL */
+  size_t index_count;     /* multiple of 3 */
+  const uint32_t *indices; /* triangle list, or NULL for a non-indexed list */
+  const uint16_t *joints;  /* 4 skeleton joint indices per vertex, or NULL (not skinned) */
+  const float *weights;    /* 4 weights per vertex, with joints */
+  int attach_joint;        /* unskinned meshes: joint the mesh rigidly follows, or -1 (static) */
+  rk_material material;
+} rk_mesh_data;
+
+typedef struct rk_mesh rk_mesh;
+typedef struct rk_asset rk_asset;
+
+/** Copies and checks mesh data for a skeleton of joint_count joints: weights are renormalised to
+ * sum 1 (a vertex with no weight goes to its first joint). Fails with RK_ERROR_INVALID (missing
+ * positions, non-finite values, index or joint out of range, index count not a multiple of 3) or
+ * RK_ERROR_LIMIT. The caller frees the mesh with rk_mesh_free. */
+RK_API rk_mesh *rk_mesh_new(const rk_mesh_data *data, size_t joint_count, GError **error);
+RK_API void rk_mesh_free(rk_mesh *mesh);
+/** Borrowed view of the mesh's arrays (valid while the mesh lives). */
+RK_API const rk_mesh_data *rk_mesh_data_get(const rk_mesh *mesh);
+
+/** Creates an asset around a skeleton (adds a reference to it); the caller frees the asset with
+ * rk_asset_free. Never fails. */
+RK_API rk_asset *rk_asset_new(rk_skeleton *skeleton);
+/** Frees an asset with its clips and meshes; NULL is a no-op. */
+RK_API void rk_asset_free(rk_asset *asset);
+/** Borrowed skeleton. */
+RK_API rk_skeleton *rk_asset_skeleton(const rk_asset *asset);
+/** Adds a clip; the asset takes ownership. Returns false (and frees nothing) when the clip's joint
+ * count differs from the skeleton's. */
+RK_API bool rk_asset_add_clip(rk_asset *asset, rk_clip *clip);
+/** Removes clip i from the asset and returns it; the caller owns it. NULL when out of range. */
+RK_API rk_clip *rk_asset_take_clip(rk_asset *asset, size_t i);
+RK_API size_t rk_asset_clip_count(const rk_asset *asset);
+/** Borrowed clip i, or NULL when out of range. */
+RK_API const rk_clip *rk_asset_clip(const rk_asset *asset, size_t i);
+/** Index of the clip with this name, or of the clip whose decimal index this is; -1 otherwise. */
+RK_API int rk_asset_find_clip(const rk_asset *asset, const char *name_or_index);
+/** Frees and removes every clip. */
+RK_API void rk_asset_remove_clips(rk_asset *asset);
+/** Adds a mesh; the asset takes ownership. */
+RK_API void rk_asset_add_mesh(rk_asset *asset, rk_mesh *mesh);
+RK_API size_t rk_asset_mesh_count(const rk_asset *asset);
+RK_API const rk_mesh *rk_asset_mesh(const rk_asset *asset, size_t i);
+
+/** Records the source format ("bvh", "gltf", "glb", "fbx", "dh", ...) and path (both copied). */
+RK_API void rk_asset_set_source(rk_asset *asset, const char *format, const char *path);
+RK_API const char *rk_asset_source_format(const rk_asset *asset);
+RK_API const char *rk_asset_source_path(const rk_asset *asset);
+/** Records the source unit ("cm", "dm", "m", "in", ...) and metres per source unit applied. */
+RK_API void rk_asset_set_unit(rk_asset *asset, const char *unit, double metres_per_unit);
+RK_API const char *rk_asset_unit_name(const rk_asset *asset);
+RK_API double rk_asset_unit_scale(const rk_asset *asset);
+/** Records the source's up axis as written in the file ("Y", "Z", "-Z", ...). */
+RK_API void rk_asset_set_up_axis(rk_asset *asset, const char *axis);
+RK_API const char *rk_asset_up_axis(const rk_asset *asset);
+/** Appends a printf-style note on a conversion or repair applied at import. */
+RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
+RK_API size_t rk_asset_note_count(const rk_asset *asset);
+RK_API const char *rk_asset_note(const rk_asset *asset, size_t i);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_asset, rk_asset_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_mesh, rk_mesh_free)
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,114 @@
+/* rigkit/clip.h: animation clips: per-joint tracks of keys, sampling, baking.
+ *
+ * A clip animates the joints of one skeleton (by index; rk_clip_joint_count equals the skeleton's
+ * joint count). Each track drives one channel (translation, rotation or scale) of one joint with
+ * keys at strictly increasing times in seconds. Channels without a track keep the rest pose.
+ * Before the first key a track holds its first value, after the last key its last value.
+ * The clip is defined on [0, duration]; duration defaults to the last key time.
+ *
+ * Values per key: translation and scale 3 doubles, rotation 4 (x, y, z, w; normalised when sampled).
+ * Cubic tracks follow glTF's CUBICSPLINE layout: per key (in-tangent, value, out-tangent).
+ *
+ * Index: rk_clip_new/free/copy, add_track, name, set_name, duration, set_duration, fps, set_fps,
+ *        frame_count, joint_count, track_count, track, find_track, sample, sample_frame, bake,
+ *        key_count_total, is_baked
+ */
+#ifndef RIGKIT_CLIP_H
+#define RIGKIT_CLIP_H
+
+#include <stddef.h>
+#include <glib.h>
+#include <rigkit/math.h>
+
+G_BEGIN_DECLS
+
+/** Most keys a single track may hold (see README "Limits"). */
+#define RK_CLIP_MAX_KEYS (1u << 24)
+/** Longest clip in seconds. */
+#define RK_CLIP_MAX_DURATION (24.0 * 3600.0)
+
+typedef enum rk_interp {
+  RK_INTERP_STEP,   /* hold the previous key */
+  RK_INTERP_LINEAR, /* lerp for vectors, slerp for rotations */
+  RK_INTERP_CUBIC,  /* Hermite spline with explicit tangents (glTF CUBICSPLINE) */
+} rk_interp;
+
+typedef enum rk_channel {
+  RK_CHANNEL_TRANSLATION,
+  RK_CHANNEL_ROTATION,
+  RK_CHANNEL_SCALE,
+} rk_channel;
+
+/** A track, as passed to rk_clip_add_track and as returned (borrowed) by rk_clip_track. */
+typedef struct rk_track {
+  int joint;           /* joint index in the clip's skeleton */
+  rk_channel channel;
+  rk_interp interp;
+  size_t key_count;    /* >= 1 */
+  const double *times; /* key_count times in seconds, strictly increasing, >= 0 */
+  const double *values; /* key_count * components (* 3 for cubic) values, see above */
+} rk_track;
+
+typedef struct rk_clip rk_clip;
+
+/** Number of doubles per key value of a channel (3 or 4). */
+RK_API int rk_channel_components(rk_channel channel);
+/** Static name of a channel ("translation", "rotation", "scale"). */
+RK_API const char *rk_channel_name(rk_channel channel);
+/** Static name of an interpolation ("STEP", "LINEAR", "CUBICSPLINE", as glTF spells them). */
+RK_API const char *rk_interp_name(rk_interp interp);
+
+/** Creates an empty clip (name copied, NULL = "") for a skeleton of joint_count joints; the caller
+ * frees it with rk_clip_free. Never fails. */
+RK_API rk_clip *rk_clip_new(const char *name, size_t joint_count);
+/** Frees a clip; NULL is a no-op. */
+RK_API void rk_clip_free(rk_clip *clip);
+/** Deep copy; the caller frees it with rk_clip_free. */
+RK_API rk_clip *rk_clip_copy(const rk_clip *clip);
+/** Copies a track into the clip, replacing any track of the same joint and channel. Fails with
+ * RK_ERROR_INVALID (joint out of range, no keys, times not finite / negative / not increasing,
+ * non-finite values, a zero rotation) or RK_ERROR_LIMIT (more than RK_CLIP_MAX_KEYS keys, a time
+ * beyond RK_CLIP_MAX_DURATION); the clip is unchanged on failure. Extends the duration to the
+ * last key when needed. */
+RK_API bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error);
+/** Borrowed name. */
+RK_API const char *rk_clip_name(const rk_clip *clip);
+RK_API void rk_clip_set_name(rk_clip *clip, const char *name);
+/** Duration in seconds. */
+RK_API double rk_clip_duration(const rk_clip *clip);
+/** Sets the duration (clamped up to the last key time). */
+RK_API void rk_clip_set_duration(rk_clip *clip, double seconds);
+/** Nominal frame rate (frames per second) of the source, or 0 when unknown. */
+RK_API double rk_clip_fps(const rk_clip *clip);
+RK_API void rk_clip_set_fps(rk_clip *clip, double fps);
+/** Frames at the nominal rate: round(duration * fps) + 1, or 1 when fps is 0. */
+RK_API size_t rk_clip_frame_count(const rk_clip *clip);
+/** Number of joints of the skeleton this clip animates. */
+RK_API size_t rk_clip_joint_count(const rk_clip *clip);
+RK_API size_t rk_clip_track_count(const rk_clip *clip);
+/** Borrowed view of track i (valid until the clip is changed or freed). */
+RK_API const rk_track *rk_clip_track(const rk_clip *clip, size_t i);
+/** Index of the track of this joint and channel, or -1. */
+RK_API int rk_clip_find_track(const rk_clip *clip, int joint, rk_channel channel);
+/** Sum of key counts of all tracks. */
+RK_API size_t rk_clip_key_count_total(const rk_clip *clip);
+/** Samples the clip at time t (clamped to [0, duration]) into out[count] local poses: animated
+ * channels from their keys, the others from rest[count]. count must equal the clip's joint count
+ * (otherwise nothing is written and false is returned). Allocates nothing. */
+RK_API bool rk_clip_sample(const rk_clip *clip, const rk_transform *rest, double t,
+                           rk_transform *out, size_t count);
+/** Samples frame `frame` at rate fps (time frame / fps, clamped to the duration). */
+RK_API bool rk_clip_sample_frame(const rk_clip *clip, const rk_transform *rest, double fps,
+                                 size_t frame, rk_transform *out, size_t count);
+/** Resamples the clip at a fixed rate: every animated channel gets one LINEAR key per frame
+ * (frames 0 .. round(duration * fps)), rotations made sign-continuous. fps <= 0 means the clip's
+ * own rate. Fails with RK_ERROR_INVALID when no rate is known or the frame count would exceed
+ * RK_CLIP_MAX_KEYS. The caller frees the result. */
+RK_API rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
+                             GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_clip, rk_clip_free)
+
+G_END_DECLS
+
+#endif

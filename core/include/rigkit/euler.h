@@ -1,0 +1,66 @@
+/* rigkit/euler.h: Euler angles in all 12 orders, both ways.
+ *
+ * The convention, named once: an order "ABC" with angles (a, b, c) is the matrix product
+ *   R = R_A(a) R_B(b) R_C(c)
+ * of elementary right-handed rotations, i.e. intrinsic rotations about A, then the new B, then
+ * the new C (equivalently extrinsic C, B, A). This is exactly how BVH channel lists read
+ * ("Zrotation Xrotation Yrotation" is RK_EULER_ZXY) and how the textbook writes its angles:
+ *   roll-pitch-yaw  R = Rz(phi) Ry(theta) Rx(psi)  is RK_EULER_ZYX with angles (phi, theta, psi);
+ *   ZYZ Euler       R = Rz(phi) Ry(theta) Rz(psi)  is RK_EULER_ZYZ with angles (phi, theta, psi).
+ * FBX's "eEulerXYZ" rotates about X first, so it is RK_EULER_ZYX here (see rk_euler_order_from_fbx).
+ *
+ * Index: rk_euler_order, rk_euler_order_name, rk_euler_order_parse, rk_euler_to_mat3,
+ *        rk_euler_from_mat3, rk_euler_to_quat, rk_euler_from_quat, rk_euler_unwrap
+ */
+#ifndef RIGKIT_EULER_H
+#define RIGKIT_EULER_H
+
+#include <rigkit/math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The 12 orders: 6 Tait-Bryan (three distinct axes) and 6 proper Euler (first = last axis). */
+typedef enum rk_euler_order {
+  RK_EULER_XYZ,
+  RK_EULER_XZY,
+  RK_EULER_YXZ,
+  RK_EULER_YZX,
+  RK_EULER_ZXY,
+  RK_EULER_ZYX,
+  RK_EULER_XYX,
+  RK_EULER_XZX,
+  RK_EULER_YXY,
+  RK_EULER_YZY,
+  RK_EULER_ZXZ,
+  RK_EULER_ZYZ,
+  RK_EULER_N_ORDERS
+} rk_euler_order;
+
+/** Returns the static name ("ZXY") of an order, or "?" when out of range. */
+RK_API const char *rk_euler_order_name(rk_euler_order order);
+/** Parses "XYZ".."ZYZ" (case-insensitive) into *order; false when the text is not an order. */
+RK_API bool rk_euler_order_parse(const char *text, rk_euler_order *order);
+/** The three axis indices (0 = x, 1 = y, 2 = z) of an order, in product order. */
+RK_API void rk_euler_order_axes(rk_euler_order order, int axes[3]);
+/** R = R_A(a[0]) R_B(a[1]) R_C(a[2]) for order ABC. */
+RK_API rk_mat3 rk_euler_to_mat3(rk_euler_order order, const double angles[3]);
+/** Angles (a[0], a[1], a[2]) with R = R_A R_B R_C. Tait-Bryan: middle angle in [-pi/2, pi/2];
+ * proper Euler: middle angle in [0, pi]; the other two in (-pi, pi]. At gimbal lock (middle
+ * angle at its bound) the third angle is set to 0 and the first carries the whole rotation. */
+RK_API void rk_euler_from_mat3(rk_euler_order order, const rk_mat3 *r, double angles[3]);
+/** Quaternion of the Euler angles. */
+RK_API rk_quat rk_euler_to_quat(rk_euler_order order, const double angles[3]);
+/** Euler angles of a unit quaternion (same ranges as rk_euler_from_mat3). */
+RK_API void rk_euler_from_quat(rk_euler_order order, rk_quat q, double angles[3]);
+/** Euler angles of q closest to prev (the previous key): among the two equivalent solutions and
+ * their 2*pi shifts, picks the one nearest prev, so curves never jump by more than pi. */
+RK_API void rk_euler_from_quat_near(rk_euler_order order, rk_quat q, const double prev[3],
+                                    double angles[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

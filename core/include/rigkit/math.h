@@ -1,0 +1,301 @@
+/* rigkit/math.h: vectors, quaternions, rotation matrices, rigid and affine transforms.
+ *
+ * Conventions, stated once for all of rigkit:
+ * - double precision everywhere in kinematics (the textbook checks and IK need 1e-9; cglm is
+ *   single-precision and is used at float boundaries only, see rk_mat4_to_mat4s);
+ * - right-handed frames, column vectors, column-major storage: element (row r, column c) of an
+ *   rk_mat3 is m[c*3 + r], of an rk_mat4 m[c*4 + r]; v' = M v; A*B applies B first;
+ * - quaternions are (x, y, z, w) with w the scalar part and rotate vectors as q v q^-1;
+ * - angles are radians.
+ *
+ * Index:
+ *   vec3:  rk_vec3_make add sub scale dot cross norm normalize lerp is_finite
+ *   quat:  rk_quat_identity mul conj normalize rotate dot slerp nlerp from_axis_angle
+ *          to_axis_angle from_mat3 to_mat3 is_finite
+ *   mat3:  rk_mat3_identity mul mul_vec transpose rot_x rot_y rot_z from_axis_angle to_axis_angle
+ *          is_rotation
+ *   mat4:  rk_mat4_identity mul mul_affine transform_point transform_dir inverse_rigid
+ *          inverse_affine from_rt get_rotation get_translation translation rot_x rot_y rot_z
+ *          near is_finite to_mat4s from_mat4s
+ *   trs:   rk_transform_identity to_mat4 from_mat4 mul inverse is_finite
+ */
+#ifndef RIGKIT_MATH_H
+#define RIGKIT_MATH_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <cglm/struct.h>
+#include <rigkit/api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RK_PI 3.14159265358979323846
+#define RK_DEG (RK_PI / 180.0)
+
+/** A point or direction in 3D. */
+typedef struct rk_vec3 {
+  double x, y, z;
+} rk_vec3;
+
+/** A rotation as a unit quaternion (x, y, z vector part, w scalar part). */
+typedef struct rk_quat {
+  double x, y, z, w;
+} rk_quat;
+
+/** A 3x3 matrix, column-major (m[c*3 + r]). */
+typedef struct rk_mat3 {
+  double m[9];
+} rk_mat3;
+
+/** A 4x4 matrix, column-major (m[c*4 + r]); rigid and affine transforms keep row 3 = (0,0,0,1). */
+typedef struct rk_mat4 {
+  double m[16];
+} rk_mat4;
+
+/** A local pose: translation t, rotation r, scale s; as a matrix T(t) R(r) S(s). */
+typedef struct rk_transform {
+  rk_vec3 t;
+  rk_quat r;
+  rk_vec3 s;
+} rk_transform;
+
+/* ---- vec3 ------------------------------------------------------------------------------------ */
+
+static inline rk_vec3 rk_vec3_make(double x, double y, double z) {
+  rk_vec3 v = {x, y, z};
+  return v;
+}
+static inline rk_vec3 rk_vec3_add(rk_vec3 a, rk_vec3 b) {
+  return rk_vec3_make(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static inline rk_vec3 rk_vec3_sub(rk_vec3 a, rk_vec3 b) {
+  return rk_vec3_make(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+static inline rk_vec3 rk_vec3_scale(rk_vec3 a, double s) {
+  return rk_vec3_make(a.x * s, a.y * s, a.z * s);
+}
+static inline double rk_vec3_dot(rk_vec3 a, rk_vec3 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static inline rk_vec3 rk_vec3_cross(rk_vec3 a, rk_vec3 b) {
+  return rk_vec3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline double rk_vec3_norm(rk_vec3 a) {
+  return sqrt(rk_vec3_dot(a, a));
+}
+/** Returns a / |a|, or the zero vector when |a| is 0 (never NaN for finite input). */
+static inline rk_vec3 rk_vec3_normalize(rk_vec3 a) {
+  double n = rk_vec3_norm(a);
+  return n > 0.0 ? rk_vec3_scale(a, 1.0 / n) : rk_vec3_make(0, 0, 0);
+}
+static inline rk_vec3 rk_vec3_lerp(rk_vec3 a, rk_vec3 b, double t) {
+  return rk_vec3_make(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
+}
+static inline bool rk_vec3_is_finite(rk_vec3 a) {
+  return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
+/** Returns a unit vector perpendicular to the unit vector a (deterministic choice). */
+RK_API rk_vec3 rk_vec3_any_perpendicular(rk_vec3 a);
+
+/* ---- quaternions ----------------------------------------------------------------------------- */
+
+static inline rk_quat rk_quat_identity(void) {
+  rk_quat q = {0, 0, 0, 1};
+  return q;
+}
+static inline rk_quat rk_quat_make(double x, double y, double z, double w) {
+  rk_quat q = {x, y, z, w};
+  return q;
+}
+/** Returns a*b (rotate by b, then by a). */
+static inline rk_quat rk_quat_mul(rk_quat a, rk_quat b) {
+  return rk_quat_make(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                      a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                      a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+}
+/** Returns the conjugate, the inverse of a unit quaternion. */
+static inline rk_quat rk_quat_conj(rk_quat a) {
+  return rk_quat_make(-a.x, -a.y, -a.z, a.w);
+}
+static inline double rk_quat_dot(rk_quat a, rk_quat b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+/** Returns q / |q|; a zero or non-finite quaternion gives the identity (never NaN). */
+static inline rk_quat rk_quat_normalize(rk_quat q) {
+  double n = sqrt(rk_quat_dot(q, q));
+  if (!(n > 0.0) || !isfinite(n))
+    return rk_quat_identity();
+  double s = 1.0 / n;
+  return rk_quat_make(q.x * s, q.y * s, q.z * s, q.w * s);
+}
+/** Rotates v by the unit quaternion q. */
+static inline rk_vec3 rk_quat_rotate(rk_quat q, rk_vec3 v) {
+  /* v + 2w (u x v) + 2 u x (u x v), u = vector part */
+  rk_vec3 u = rk_vec3_make(q.x, q.y, q.z);
+  rk_vec3 t = rk_vec3_scale(rk_vec3_cross(u, v), 2.0);
+  return rk_vec3_add(rk_vec3_add(v, rk_vec3_scale(t, q.w)), rk_vec3_cross(u, t));
+}
+static inline bool rk_quat_is_finite(rk_quat q) {
+  return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w);
+}
+/** Spherical interpolation along the shorter arc; t in [0,1]; inputs must be unit quaternions. */
+RK_API rk_quat rk_quat_slerp(rk_quat a, rk_quat b, double t);
+/** Normalised linear interpolation along the shorter arc (cheaper than slerp, not constant speed). */
+RK_API rk_quat rk_quat_nlerp(rk_quat a, rk_quat b, double t);
+/** Rotation of angle radians about axis (normalised here; a zero axis gives the identity). */
+RK_API rk_quat rk_quat_from_axis_angle(rk_vec3 axis, double angle);
+/** Unit axis and angle in [0, pi] of q; the identity gives angle 0 and axis (1,0,0). */
+RK_API void rk_quat_to_axis_angle(rk_quat q, rk_vec3 *axis, double *angle);
+/** Rotation vector (axis * angle, angle in [0, pi]): the logarithm map of q. */
+RK_API rk_vec3 rk_quat_to_rotvec(rk_quat q);
+/** Quaternion of the rotation vector v (exponential map). */
+RK_API rk_quat rk_quat_from_rotvec(rk_vec3 v);
+/** Unit quaternion of a rotation matrix (Shepperd's method, robust near 180 degrees); w >= 0. */
+RK_API rk_quat rk_quat_from_mat3(const rk_mat3 *r);
+/** Rotation matrix of a unit quaternion. */
+RK_API rk_mat3 rk_quat_to_mat3(rk_quat q);
+/** Shortest rotation taking unit vector a onto unit vector b (180 degrees about a perpendicular
+ * axis when they are opposite). */
+RK_API rk_quat rk_quat_from_to(rk_vec3 a, rk_vec3 b);
+/** Angle in [0, pi] between the rotations a and b (q and -q are the same rotation). */
+RK_API double rk_quat_angle_between(rk_quat a, rk_quat b);
+
+/* ---- 3x3 rotation matrices ------------------------------------------------------------------- */
+
+RK_API rk_mat3 rk_mat3_identity(void);
+/** Returns a*b. */
+RK_API rk_mat3 rk_mat3_mul(const rk_mat3 *a, const rk_mat3 *b);
+/** Returns a*v. */
+RK_API rk_vec3 rk_mat3_mul_vec(const rk_mat3 *a, rk_vec3 v);
+RK_API rk_mat3 rk_mat3_transpose(const rk_mat3 *a);
+/** Elementary rotations about the x, y and z axes (right-hand rule). */
+RK_API rk_mat3 rk_mat3_rot_x(double angle);
+RK_API rk_mat3 rk_mat3_rot_y(double angle);
+RK_API rk_mat3 rk_mat3_rot_z(double angle);
+/** Rodrigues' formula: rotation of angle about the axis (normalised here). */
+RK_API rk_mat3 rk_mat3_from_axis_angle(rk_vec3 axis, double angle);
+/** Axis and angle of a rotation matrix: theta = acos((tr R - 1)/2) clamped, axis from the skew part
+ * (R - R^T)/(2 sin theta); near theta = 0 the axis is (1,0,0) and theta 0; near theta = pi the axis
+ * comes from the symmetric part (R + I)/2 with the signs of the skew part. */
+RK_API void rk_mat3_to_axis_angle(const rk_mat3 *r, rk_vec3 *axis, double *angle);
+/** True when r is orthonormal with determinant +1 within tol. */
+RK_API bool rk_mat3_is_rotation(const rk_mat3 *r, double tol);
+/** Element (row, col). */
+static inline double rk_mat3_at(const rk_mat3 *a, int row, int col) {
+  return a->m[col * 3 + row];
+}
+
+/* ---- 4x4 transforms -------------------------------------------------------------------------- */
+
+RK_API rk_mat4 rk_mat4_identity(void);
+/** General product a*b. */
+RK_API rk_mat4 rk_mat4_mul(const rk_mat4 *a, const rk_mat4 *b);
+/** Product of two affine matrices (bottom rows (0,0,0,1) assumed, 36 multiplies). */
+static inline void rk_mat4_mul_affine_to(const rk_mat4 *a, const rk_mat4 *b, rk_mat4 *out) {
+  const double *A = a->m, *B = b->m;
+  double *o = out->m;
+  for (int c = 0; c < 4; c++) {
+    const double b0 = B[c * 4 + 0], b1 = B[c * 4 + 1], b2 = B[c * 4 + 2];
+    o[c * 4 + 0] = A[0] * b0 + A[4] * b1 + A[8] * b2;
+    o[c * 4 + 1] = A[1] * b0 + A[5] * b1 + A[9] * b2;
+    o[c * 4 + 2] = A[2] * b0 + A[6] * b1 + A[10] * b2;
+    o[c * 4 + 3] = 0.0;
+  }
+  o[12] += A[12];
+  o[13] += A[13];
+  o[14] += A[14];
+  o[15] = 1.0;
+}
+/** Returns a*b for affine matrices. */
+RK_API rk_mat4 rk_mat4_mul_affine(const rk_mat4 *a, const rk_mat4 *b);
+/** Returns M p (p as a point, w = 1). */
+static inline rk_vec3 rk_mat4_transform_point(const rk_mat4 *a, rk_vec3 p) {
+  const double *m = a->m;
+  return rk_vec3_make(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12],
+                      m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13],
+                      m[2] * p.x + m[6] * p.y + m[10] * p.z + m[14]);
+}
+/** Returns M d (d as a direction, w = 0). */
+static inline rk_vec3 rk_mat4_transform_dir(const rk_mat4 *a, rk_vec3 d) {
+  const double *m = a->m;
+  return rk_vec3_make(m[0] * d.x + m[4] * d.y + m[8] * d.z, m[1] * d.x + m[5] * d.y + m[9] * d.z,
+                      m[2] * d.x + m[6] * d.y + m[10] * d.z);
+}
+/** Inverse of a rigid transform [R d; 0 1] as [R^T, -R^T d; 0 1] (no scale allowed). */
+RK_API rk_mat4 rk_mat4_inverse_rigid(const rk_mat4 *a);
+/** Inverse of an affine transform (any invertible 3x3 block); false when it is singular. */
+RK_API bool rk_mat4_inverse_affine(const rk_mat4 *a, rk_mat4 *out);
+/** [R d; 0 1]. */
+RK_API rk_mat4 rk_mat4_from_rt(const rk_mat3 *r, rk_vec3 d);
+/** Upper-left 3x3 block. */
+RK_API rk_mat3 rk_mat4_get_rotation(const rk_mat4 *a);
+static inline rk_vec3 rk_mat4_get_translation(const rk_mat4 *a) {
+  return rk_vec3_make(a->m[12], a->m[13], a->m[14]);
+}
+/** Column c (0..3) as a vector (its first three rows). */
+static inline rk_vec3 rk_mat4_column(const rk_mat4 *a, int c) {
+  return rk_vec3_make(a->m[c * 4], a->m[c * 4 + 1], a->m[c * 4 + 2]);
+}
+/** Element (row, col). */
+static inline double rk_mat4_at(const rk_mat4 *a, int row, int col) {
+  return a->m[col * 4 + row];
+}
+RK_API rk_mat4 rk_mat4_translation(rk_vec3 d);
+RK_API rk_mat4 rk_mat4_rot_x(double angle);
+RK_API rk_mat4 rk_mat4_rot_y(double angle);
+RK_API rk_mat4 rk_mat4_rot_z(double angle);
+/** Largest absolute element difference between a and b. */
+RK_API double rk_mat4_max_abs_diff(const rk_mat4 *a, const rk_mat4 *b);
+RK_API bool rk_mat4_is_finite(const rk_mat4 *a);
+/** Converts to cglm's single-precision struct matrix (same column-major layout). */
+RK_API mat4s rk_mat4_to_mat4s(const rk_mat4 *a);
+/** Converts from cglm's single-precision struct matrix. */
+RK_API rk_mat4 rk_mat4_from_mat4s(mat4s a);
+
+/* ---- TRS local poses ------------------------------------------------------------------------- */
+
+static inline rk_transform rk_transform_identity(void) {
+  rk_transform t = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+  return t;
+}
+/** T(t) R(r) S(s) as an affine matrix (r must be unit). */
+static inline void rk_transform_to_mat4_to(const rk_transform *x, rk_mat4 *out) {
+  const double qx = x->r.x, qy = x->r.y, qz = x->r.z, qw = x->r.w;
+  const double xx = qx * qx, yy = qy * qy, zz = qz * qz;
+  const double xy = qx * qy, xz = qx * qz, yz = qy * qz, wx = qw * qx, wy = qw * qy, wz = qw * qz;
+  double *m = out->m;
+  m[0] = (1 - 2 * (yy + zz)) * x->s.x;
+  m[1] = 2 * (xy + wz) * x->s.x;
+  m[2] = 2 * (xz - wy) * x->s.x;
+  m[3] = 0;
+  m[4] = 2 * (xy - wz) * x->s.y;
+  m[5] = (1 - 2 * (xx + zz)) * x->s.y;
+  m[6] = 2 * (yz + wx) * x->s.y;
+  m[7] = 0;
+  m[8] = 2 * (xz + wy) * x->s.z;
+  m[9] = 2 * (yz - wx) * x->s.z;
+  m[10] = (1 - 2 * (xx + yy)) * x->s.z;
+  m[11] = 0;
+  m[12] = x->t.x;
+  m[13] = x->t.y;
+  m[14] = x->t.z;
+  m[15] = 1;
+}
+RK_API rk_mat4 rk_transform_to_mat4(const rk_transform *x);
+/** Decomposes an affine matrix into T R S (positive scale unless the determinant is negative, in
+ * which case s.x is negated); false when a column is zero (no rotation can be recovered). */
+RK_API bool rk_transform_from_mat4(const rk_mat4 *m, rk_transform *out);
+/** Composition a*b of two TRS transforms without scale shear (exact when a has uniform scale). */
+RK_API rk_transform rk_transform_mul(const rk_transform *a, const rk_transform *b);
+/** Inverse of a TRS transform with uniform scale. */
+RK_API rk_transform rk_transform_inverse(const rk_transform *a);
+RK_API bool rk_transform_is_finite(const rk_transform *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,91 @@
+/* `rigkit`: the batch command line. Dispatches to the subcommands in cmd_*.c. */
+#include "cli.h"
+
+#include <rigkit/rigkit.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* Subcommands are defined in their own files. They are declared weak so that the table lists
+ * only the subcommands linked into this build. */
+#define RK__COMMANDS(X)                                                                          \
+  X(info, "format, conversions, joints and clips of a file")                                     \
+  X(fk, "world joint positions of a clip frame (JSON)")                                          \
+  X(tree, "kinematic tree: joints, DOF, junctions, loops, DH chains")                            \
+  X(convert, "convert between glTF/GLB, FBX and BVH (with baking and key reduction)")            \
+  X(retarget, "retarget clips onto a character with foot/hand IK, in batch")
+
+#define RK__DECLARE(name, help) int rk__cmd_##name(int argc, char **argv) __attribute__((weak));
+RK__COMMANDS(RK__DECLARE)
+#undef RK__DECLARE
+
+typedef struct command {
+  const char *name;
+  const char *help;
+  int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+#define RK__ENTRY(name, help) {#name, help, rk__cmd_##name},
+    RK__COMMANDS(RK__ENTRY)
+#undef RK__ENTRY
+};
+
+static void print_help(FILE *out) {
+  fprintf(out, "Usage: rigkit COMMAND [OPTIONS] ...\n\n"
+               "rigkit moves motion from one skeleton to another: it imports mocap clips and\n"
+               "characters (glTF/GLB, FBX, BVH), retargets with foot and hand IK, bakes keys\n"
+               "and exports (glTF/GLB, FBX, BVH).\n\nCommands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    if (commands[i].run)
+      fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+  fprintf(out, "\nOptions:\n  -h, --help     show this help\n  --version      show the version\n"
+               "\nEvery command has --help. Exit codes: 0 success, 1 an input failed, 2 bad usage.\n");
+}
+
+int rk__cli_parse(const char *command_name, const char *parameter_string, const char *summary,
+                  const GOptionEntry *entries, int *argc, char ***argv) {
+  g_autofree char *params = g_strdup_printf("%s", parameter_string);
+  g_autoptr(GOptionContext) ctx = g_option_context_new(params);
+  g_option_context_set_summary(ctx, summary);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *prgname = g_strdup_printf("rigkit %s", command_name);
+  g_set_prgname(prgname);
+  if (!g_option_context_parse(ctx, argc, argv, &error))
+    return rk__cli_usage(command_name, "%s (see rigkit %s --help)", error->message, command_name);
+  return RK_EXIT_OK;
+}
+
+int rk__cli_fail(const char *command_name, const GError *error) {
+  fprintf(stderr, "rigkit %s: %s\n", command_name, error ? error->message : "failed");
+  return RK_EXIT_FAILED;
+}
+
+int rk__cli_usage(const char *command_name, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  g_autofree char *msg = g_strdup_vprintf(format, ap);
+  va_end(ap);
+  fprintf(stderr, "rigkit %s: %s\n", command_name, msg);
+  return RK_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return RK_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    print_help(stdout);
+    return RK_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("rigkit %s (ABI %d)\n", rk_version_string(), RK_ABI_VERSION);
+    return RK_EXIT_OK;
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    if (commands[i].run && strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "rigkit: unknown command '%s' (see rigkit --help)\n", argv[1]);
+  return RK_EXIT_USAGE;
+}
