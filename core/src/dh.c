@@ -168,7 +168,7 @@ bool rk_dh_extract(rk_dh_convention convention, const rk_dh_axis *axes, size_t n
     case RK_LINES_COINCIDENT: /* same line (z may be reversed: alpha = pi): keep x, or follow
                               the tool's x for the last frame */
       cur.x = last ? perpendicular_part(fx, cur.z, prev.x) : prev.x;
-      cur.o = last ? f2 : prev.o;
+      cur.o = last ? p : prev.o;
       break;
     }
     /* Make x exactly perpendicular to both z's (removes round-off). */
