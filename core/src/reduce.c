@@ -302,12 +302,14 @@ rk_clip *rk_clip_reduce(const rk_clip *clip, const rk_skeleton *s, double tol_m,
   bool *kept = g_new(bool, nt * r.frames);
   for (size_t i = 0; i < nt * r.frames; i++)
     kept[i] = true;
+  /* 1 pm of slack absorbs rounding, so a zero tolerance still drops exactly redundant keys. */
   static const double rounds[] = {0.25, 0.5, 1.0};
   for (size_t round = 0; round < G_N_ELEMENTS(rounds); round++)
     for (size_t i = 0; i < nt; i++)
-      reduce_track(&r, rk_clip_track(baked, i), kept + i * r.frames, tol_m * rounds[round]);
+      reduce_track(&r, rk_clip_track(baked, i), kept + i * r.frames,
+                   tol_m * rounds[round] + RK_REDUCE_SLACK_M);
   for (size_t i = 0; i < nt; i++)
-    try_constant(&r, rk_clip_track(baked, i), kept + i * r.frames, tol_m);
+    try_constant(&r, rk_clip_track(baked, i), kept + i * r.frames, tol_m + RK_REDUCE_SLACK_M);
 
   rk_clip *out = rk_clip_new(name, n);
   rk_clip_set_fps(out, fps);

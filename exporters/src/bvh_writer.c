@@ -54,22 +54,23 @@ static char *sanitise_name(const char *name) {
   return g_string_free(s, FALSE);
 }
 
-/* Fixed-point text with 6 decimals, locale-independent and fast (BVH files are mostly numbers).
- * Returns the number of characters written into buf (>= 32 bytes). */
-static size_t format_fixed6(char *buf, double v) {
-  if (!(fabs(v) < 1e12)) { /* absurd but finite: exponent notation keeps the line bounded */
+/* Fixed-point text with `decimals` digits after the point (<= 9), locale-independent and fast
+ * (BVH files are mostly numbers). Returns the number of characters written into buf (>= 40 bytes). */
+static size_t format_fixed(char *buf, double v, int decimals) {
+  static const double pow10[10] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+  if (!(fabs(v) < 1e9)) { /* absurd but finite: exponent notation keeps the line bounded */
     char tmp[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_formatd(tmp, sizeof tmp, "%.9e", v);
     size_t n = strlen(tmp);
     memcpy(buf, tmp, n + 1);
     return n;
   }
-  long long scaled = llround(v * 1e6);
-  char rev[32];
+  long long scaled = llround(v * pow10[decimals]);
+  char rev[40];
   size_t n = 0;
   const bool neg = scaled < 0;
   unsigned long long a = neg ? (unsigned long long)(-scaled) : (unsigned long long)scaled;
-  for (int d = 0; d < 6; d++) {
+  for (int d = 0; d < decimals; d++) {
     rev[n++] = (char)('0' + a % 10);
     a /= 10;
   }
@@ -87,11 +88,17 @@ static size_t format_fixed6(char *buf, double v) {
   return o;
 }
 
+/* Lengths get 6 decimals in centimetres (10 nm), 8 in metres; angles 6 decimals of a degree. */
+static int length_decimals(double scale) {
+  return scale >= 100 ? 6 : 8;
+}
+
 static void put_vec(GString *out, rk_vec3 v, double scale) {
-  char b[3][40];
-  format_fixed6(b[0], v.x * scale);
-  format_fixed6(b[1], v.y * scale);
-  format_fixed6(b[2], v.z * scale);
+  char b[3][48];
+  const int d = length_decimals(scale);
+  format_fixed(b[0], v.x * scale, d);
+  format_fixed(b[1], v.y * scale, d);
+  format_fixed(b[2], v.z * scale, d);
   g_string_append_printf(out, "%s %s %s", b[0], b[1], b[2]);
 }
 
@@ -246,7 +253,7 @@ static void write_hierarchy(const bvh_ctx *c, GString *out) {
   g_string_append(out, "HIERARCHY\n");
   size_t base = 0;
   if (c->synthetic_root) {
-    g_string_append_printf(out, "ROOT %s\n{\n\tOFFSET 0.000000 0.000000 0.000000\n"
+    g_string_append_printf(out, "ROOT %s\n{\n\tOFFSET 0 0 0\n"
                                 "\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation "
                                 "Yrotation\n",
                            c->synthetic_name);
@@ -356,20 +363,21 @@ bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_opti
   rk__atomic_file *f = NULL;
   GString *out = g_string_sized_new(64 * 1024);
   double *prev = g_new0(double, 3 * c.n);
-  char *line = g_new(char, 40 * 6 * (c.n + 1) + 2);
+  char *line = g_new(char, 48 * 6 * (c.n + 1) + 2);
   if (!prepare(&c, opts, error))
     goto done;
   write_hierarchy(&c, out);
   if (!(f = rk__atomic_file_open(path, error)))
     goto done;
   rk__atomic_file_write(f, out->str, out->len);
+  const int ld = length_decimals(c.scale);
   for (size_t fr = 0; fr < c.frames; fr++) {
     if (!sample_frame(&c, fr, error))
       goto done;
     size_t o = 0;
     if (c.synthetic_root) {
-      memcpy(line, "0.000000 0.000000 0.000000 0.000000 0.000000 0.000000 ", 54);
-      o = 54;
+      memcpy(line, "0 0 0 0 0 0 ", 12);
+      o = 12;
     }
     for (size_t j = 0; j < c.n; j++) {
       const bvh_joint *b = &c.joints[j];
@@ -378,9 +386,9 @@ bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_opti
       const int p = rk_skeleton_parent(c.s, j);
       if (b->position) {
         rk_vec3 v = bvh_local_position(&c, j);
-        o += format_fixed6(line + o, v.x * c.scale), line[o++] = ' ';
-        o += format_fixed6(line + o, v.y * c.scale), line[o++] = ' ';
-        o += format_fixed6(line + o, v.z * c.scale), line[o++] = ' ';
+        o += format_fixed(line + o, v.x * c.scale, ld), line[o++] = ' ';
+        o += format_fixed(line + o, v.y * c.scale, ld), line[o++] = ' ';
+        o += format_fixed(line + o, v.z * c.scale, ld), line[o++] = ' ';
       }
       rk_quat local = p < 0 ? c.world[j] : rk_quat_mul(rk_quat_conj(c.world[p]), c.world[j]);
       double a[3];
@@ -391,7 +399,7 @@ bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_opti
         rk_euler_from_quat_near(b->order, rk_quat_normalize(local), pv, a);
       for (int k = 0; k < 3; k++) {
         pv[k] = a[k];
-        o += format_fixed6(line + o, a[k] / RK_DEG);
+        o += format_fixed(line + o, a[k] / RK_DEG, 6);
         line[o++] = ' ';
       }
     }

@@ -10,6 +10,12 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   exit 77
 fi
 if [ ! -f "$here/node_modules/gltf-validator/package.json" ]; then
-  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  # Tests may start several validators at once: one installs, the others wait for it.
+  (
+    if command -v flock >/dev/null 2>&1; then flock 9; fi
+    if [ ! -f "$here/node_modules/gltf-validator/package.json" ]; then
+      cd "$here" && npm ci --no-audit --no-fund --loglevel=error >&2
+    fi
+  ) 9>"${TMPDIR:-/tmp}/rigkit-gltf-validator-npm.lock"
 fi
 exec node "$here/validate.js" "$@"

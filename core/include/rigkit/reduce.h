@@ -15,6 +15,10 @@
 
 G_BEGIN_DECLS
 
+/** Rounding slack added to every tolerance (metres), so that a zero tolerance still drops keys
+ * that are exactly redundant (e.g. the inner keys of a straight line). */
+#define RK_REDUCE_SLACK_M 1e-12
+
 /** What a reduction did. */
 typedef struct rk_reduce_stats {
   size_t keys_input;   /* keys of the clip as given (rk_clip_key_count_total) */
@@ -22,7 +26,8 @@ typedef struct rk_reduce_stats {
   size_t keys_output;  /* keys of the reduced clip */
   size_t frames;       /* baked frames checked */
   double fps;          /* rate of the baked frames */
-  double max_error_m;  /* largest world position error of any joint at any frame (<= tol_m) */
+  double max_error_m;  /* largest world position error of any joint at any frame
+                          (<= tol_m + RK_REDUCE_SLACK_M) */
   int max_error_joint; /* joint of that error, or -1 when nothing moved */
   size_t max_error_frame;
 } rk_reduce_stats;
@@ -31,7 +36,8 @@ typedef struct rk_reduce_stats {
  * (<= 0: the clip's own rate, else rk_clip_infer_fps), then each track keeps the fewest keys for
  * which every joint's model-space position (FK with the skeleton's rest pose under untracked
  * channels), and for leaf joints also points one bone length along their local axes so end bones
- * keep their orientation, stays within tol_m metres of the unreduced clip at every baked frame.
+ * keep their orientation, stays within tol_m metres (+ RK_REDUCE_SLACK_M) of the unreduced clip at
+ * every baked frame.
  * stats (optional) receives the counts and the largest error. Fails with RK_ERROR_INVALID (tol_m
  * negative or not finite, the clip's joint count differs from the skeleton's, no frame rate known)
  * or RK_ERROR_LIMIT (the frames x joints working set would exceed 1 GiB, see rk_clip_bake). */
