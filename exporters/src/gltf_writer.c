@@ -728,12 +728,12 @@ static bool write_glb(gltf_ctx *c, const char *json, gsize json_len, GError **er
 
 static bool write_gltf(gltf_ctx *c, const char *json, gsize json_len, const char *bin_path,
                        GError **error) {
-  rk__atomic_file *fb = rk__atomic_file_open(bin_path, error);
-  if (!fb)
-    return false;
   rk__atomic_file *fj = rk__atomic_file_open(c->path, error);
-  if (!fj) {
-    rk__atomic_file_abort(fb);
+  if (!fj)
+    return false;
+  rk__atomic_file *fb = rk__atomic_file_open(bin_path, error);
+  if (!fb) {
+    rk__atomic_file_abort(fj);
     return false;
   }
   rk__atomic_file_write(fb, c->bin->data, c->bin->len);
