@@ -12,7 +12,7 @@
  * The root's position channels hold its absolute world position.
  *
  * Joints flagged RK_JOINT_END_SITE that are leaves and never move relative to their parent are
- * written as "End Site" blocks; rigkit's BVH reader names an End Site "<parent>_end" (see
+ * written as "End Site" blocks; rigkit's BVH reader names an End Site "<parent>_End" (see
  * bvh_end_site_name), so an end joint with another name stays a JOINT to keep its name. A
  * skeleton with several roots is written under one added root "rigkit_root" (BVH readers accept
  * one ROOT). Joint names cannot hold white space in BVH: runs of it become '_'. */
@@ -33,7 +33,7 @@ typedef struct bvh_joint {
 
 /* The name rigkit's BVH reader gives the End Site under joint `parent`. */
 static char *bvh_end_site_name(const char *parent) {
-  return g_strdup_printf("%s_end", parent);
+  return g_strdup_printf("%s_End", parent);
 }
 
 static char *sanitise_name(const char *name) {

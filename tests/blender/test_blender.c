@@ -120,7 +120,7 @@ Test(blender, imports_rigkit_glb_gltf_and_bvh) {
   add_entry(jb, glb, "glb", s, walk, 30, 1.0, n, probe, G_N_ELEMENTS(probe));
   add_entry(jb, gltf, "gltf", s, walk, 30, 1.0, n, probe, G_N_ELEMENTS(probe));
   add_entry(jb, skel, "glb", s, walk, 30, 1.0, n, probe, G_N_ELEMENTS(probe));
-  /* BVH: the two End Sites (Head_end, LeftHand_end) are bone tails, not bones. */
+  /* BVH: the two End Sites (Head_End, LeftHand_End) are bone tails, not bones. */
   add_entry(jb, bvh, "bvh", s, walk, 30, 0.01, n - 2, probe, G_N_ELEMENTS(probe));
   json_builder_end_array(jb);
   json_builder_end_object(jb);

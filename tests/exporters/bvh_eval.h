@@ -58,7 +58,7 @@ static inline bvh_file *bvh_parse(const char *text) {
       n.parent = stack->len ? g_array_index(stack, int, stack->len - 1) : -1;
       if (n.end_site) {
         cr_assert(n.parent >= 0 && strcmp(tok[i + 1], "Site") == 0);
-        n.name = g_strdup_printf("%s_end", g_array_index(b->nodes, bvh_node, n.parent).name);
+        n.name = g_strdup_printf("%s_End", g_array_index(b->nodes, bvh_node, n.parent).name);
       } else {
         n.name = g_strdup(tok[i + 1]);
       }

@@ -12,7 +12,7 @@
 
 /* A humanoid of 24 joints, in metres, with rest rotations on most joints (as glTF and FBX rigs
  * have them) when `rotated`, and End Sites named the way rigkit's BVH reader names them
- * ("<parent>_end") plus one end joint with another name ("head_top"). */
+ * ("<parent>_End") plus one end joint with another name ("head_top"). */
 static inline rk_skeleton *fixture_humanoid(bool rotated) {
   g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
   struct {
@@ -26,13 +26,13 @@ static inline rk_skeleton *fixture_humanoid(bool rotated) {
       {"Chest", "Spine", {0, 0.15, 0}, 0},
       {"Neck", "Chest", {0, 0.2, -0.01}, 0},
       {"Head", "Neck", {0, 0.1, 0.02}, 0},
-      {"Head_end", "Head", {0, 0.18, 0}, RK_JOINT_END_SITE},
+      {"Head_End", "Head", {0, 0.18, 0}, RK_JOINT_END_SITE},
       {"head_top", "Head", {0, 0.2, 0.05}, RK_JOINT_END_SITE},
       {"LeftShoulder", "Chest", {0.05, 0.15, 0}, 0},
       {"LeftArm", "LeftShoulder", {0.12, 0, 0}, 0},
       {"LeftForeArm", "LeftArm", {0.28, 0, 0}, 0},
       {"LeftHand", "LeftForeArm", {0.25, 0, 0}, 0},
-      {"LeftHand_end", "LeftHand", {0.1, 0, 0}, RK_JOINT_END_SITE},
+      {"LeftHand_End", "LeftHand", {0.1, 0, 0}, RK_JOINT_END_SITE},
       {"RightShoulder", "Chest", {-0.05, 0.15, 0}, 0},
       {"RightArm", "RightShoulder", {-0.12, 0, 0}, 0},
       {"RightForeArm", "RightArm", {-0.28, 0, 0}, 0},

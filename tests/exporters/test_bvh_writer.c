@@ -77,9 +77,9 @@ Test(bvh, end_sites_default_orders_and_root_channels) {
   cr_assert_str_eq(root->ch[3], "Zrotation");
   cr_assert_str_eq(root->ch[4], "Xrotation");
   cr_assert_str_eq(root->ch[5], "Yrotation");
-  /* Head_end and LeftHand_end are End Sites; head_top keeps its name as a JOINT. */
-  cr_assert(g_array_index(b->nodes, bvh_node, bvh_find(b, "Head_end")).end_site);
-  cr_assert(g_array_index(b->nodes, bvh_node, bvh_find(b, "LeftHand_end")).end_site);
+  /* Head_End and LeftHand_End are End Sites; head_top keeps its name as a JOINT. */
+  cr_assert(g_array_index(b->nodes, bvh_node, bvh_find(b, "Head_End")).end_site);
+  cr_assert(g_array_index(b->nodes, bvh_node, bvh_find(b, "LeftHand_End")).end_site);
   const bvh_node *top = &g_array_index(b->nodes, bvh_node, bvh_find(b, "head_top"));
   cr_assert_not(top->end_site);
   cr_assert_eq(top->nch, 3);
