@@ -19,8 +19,7 @@ import bpy
 # Debian's Blender 3.4 with Python 3.11 and numpy >= 1.24: the glTF importer still uses the
 # removed numpy.bool alias, and the BVH importer opens files in the removed 'rU' mode.
 import numpy
-if not hasattr(numpy, "bool") or numpy.bool is not bool:
-    numpy.bool = bool
+numpy.bool = bool  # (a plain assignment: reading numpy.bool first would warn)
 import io_anim_bvh.import_bvh as _import_bvh
 
 

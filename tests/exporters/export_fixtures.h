@@ -264,6 +264,27 @@ static inline void fixture_world_positions(const rk_skeleton *s, const rk_clip *
     positions[j] = rk_mat4_get_translation(&m[j]);
 }
 
+/* The length round-trip errors are measured against: the skeleton's height, or for a skeleton
+ * with no vertical extent (SimpleSkin's two joints sit on one point) its largest extent along
+ * another axis or its largest distance from the origin. */
+static inline double fixture_reference_length(const rk_skeleton *s) {
+  const double h = rk_skeleton_rest_height(s);
+  if (h > 0)
+    return h;
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_mat4 *m = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, m);
+  rk_vec3 lo = rk_mat4_get_translation(&m[0]), hi = lo;
+  double far = 0;
+  for (size_t j = 0; j < n; j++) {
+    rk_vec3 p = rk_mat4_get_translation(&m[j]);
+    lo = rk_vec3_make(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
+    hi = rk_vec3_make(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
+    far = fmax(far, rk_vec3_norm(p));
+  }
+  return fmax(fmax(hi.x - lo.x, hi.z - lo.z), far);
+}
+
 /* Runs the Khronos validator on files (NULL-terminated); returns its exit status (0 = no
  * errors) with its output in *output, or skips the test when node/npm are missing. */
 static inline int fixture_validate(const char *const *files, char **output) {
