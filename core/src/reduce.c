@@ -155,7 +155,11 @@ static void commit_segment(reducer *r, const rk_track *t, size_t a, size_t b) {
     segment_value(t, a, b, r->times, f, &cur_at(r, f)[t->joint]);
 }
 
-/* One greedy pass over the kept keys of one track (kept: frame flags). */
+/* One greedy pass over the kept keys of one track (kept: frame flags). From each kept key a, the
+ * farthest key b whose segment a..b is within the limit is found by galloping (b = a+2, a+4,
+ * a+8, ... kept keys ahead) and then bisecting, so long nearly-linear stretches cost O(L log L)
+ * frame checks instead of O(L^2). The error need not grow monotonically with b, so the bisection
+ * may stop short of the farthest valid key, but every segment it accepts has been verified. */
 static void reduce_track(reducer *r, const rk_track *t, bool *kept, double limit) {
   g_autofree size_t *keys = g_new(size_t, r->frames);
   size_t m = 0;
@@ -164,20 +168,35 @@ static void reduce_track(reducer *r, const rk_track *t, bool *kept, double limit
       keys[m++] = f;
   if (m < 3)
     return;
-  size_t a = keys[0], good = keys[1];
-  for (size_t i = 2; i < m; i++) {
-    const size_t b = keys[i];
-    if (segment_ok(r, t, a, b, limit)) {
-      kept[good] = false;
-      good = b;
-      continue;
+  size_t ia = 0;
+  while (ia + 1 < m) {
+    size_t ok = ia + 1, bad = m; /* keys[ok] verified reachable; keys[bad] not (m = past end) */
+    for (size_t step = 2; ia + step < m; step *= 2) {
+      if (segment_ok(r, t, keys[ia], keys[ia + step], limit)) {
+        ok = ia + step;
+      } else {
+        bad = ia + step;
+        break;
+      }
     }
-    /* Segment a..good was verified: make it the current state and start again from good. */
-    commit_segment(r, t, a, good);
-    a = good;
-    good = b;
+    if (bad == m && ok < m - 1) { /* galloping stopped at the end: try the last key too */
+      if (segment_ok(r, t, keys[ia], keys[m - 1], limit))
+        ok = m - 1;
+      else
+        bad = m - 1;
+    }
+    while (bad - ok > 1) {
+      const size_t mid = ok + (bad - ok) / 2;
+      if (segment_ok(r, t, keys[ia], keys[mid], limit))
+        ok = mid;
+      else
+        bad = mid;
+    }
+    for (size_t k = ia + 1; k < ok; k++)
+      kept[keys[k]] = false;
+    commit_segment(r, t, keys[ia], keys[ok]);
+    ia = ok;
   }
-  commit_segment(r, t, a, good);
 }
 
 /* A track left with two keys of nearly equal value may hold one constant value instead. */
