@@ -267,7 +267,8 @@ static int cmp_influence(const void *a, const void *b) {
 static void build_meshes(const rk__scene *s, const char *format, const int *joint_of_node,
                          rk__raw_asset *raw) {
   const bool gltf = strcmp(format, "gltf") == 0 || strcmp(format, "glb") == 0;
-  unsigned over_four = 0, ibm_conflicts = 0, unbound = 0;
+  unsigned over_four = 0, ibm_conflicts = 0, unbound = 0, skin_moved = 0, bind_differs = 0;
+  g_autofree rk_mat4 *rest_models = rk__raw_rest_models(raw);
   for (unsigned ni = 0; ni < s->node_count; ni++) {
     const rk__scene_node *node = &s->nodes[ni];
     for (unsigned mi = 0; mi < node->mesh_count; mi++) {
@@ -345,29 +346,79 @@ static void build_meshes(const rk__scene *s, const char *format, const int *join
         start[v + 1] = start[v] + count[v];
       g_autofree influence *inf = g_new(influence, start[nv] + 1);
       g_autofree size_t *fill = g_memdup2(start, (size_t)nv * sizeof(size_t) + sizeof(size_t));
+      g_autofree int *bone_joint = g_new(int, sm->bone_count + 1);
+      g_autofree rk_mat4 *bone_ibm = g_new(rk_mat4, sm->bone_count + 1);
       for (unsigned b = 0; b < sm->bone_count; b++) {
         const rk__scene_bone *bone = &sm->bones[b];
         int bn = bind_name(s, bone->name, NULL);
-        int joint = bn >= 0 ? joint_of_node[bn] : -1;
-        if (joint < 0) {
+        bone_joint[b] = bn >= 0 ? joint_of_node[bn] : -1;
+        if (bone_joint[b] < 0) {
           unbound++;
           continue;
         }
         /* Offset: mesh space -> bone space. In world terms IBM = offset * to_world^-1. */
-        rk_mat4 ibm = rk_mat4_mul(&bone->offset, &from_world);
-        rk__raw_joint *rj = rk__raw_joint_at(raw, (size_t)joint);
-        if (!rj->has_ibm) {
-          rj->has_ibm = true;
-          rj->ibm = ibm;
-        } else if (rk_mat4_max_abs_diff(&rj->ibm, &ibm) > 1e-4 * (1.0 + fabs(rj->ibm.m[12]) +
-                                                                   fabs(rj->ibm.m[13]) +
-                                                                   fabs(rj->ibm.m[14]))) {
-          ibm_conflicts++;
-        }
+        bone_ibm[b] = rk_mat4_mul(&bone->offset, &from_world);
         for (unsigned w = 0; w < bone->weight_count; w++) {
           const unsigned v = bone->vertex[w];
           if (v < nv && isfinite(bone->weight[w]) && bone->weight[w] > 0)
-            inf[fill[v]++] = (influence){joint, bone->weight[w]};
+            inf[fill[v]++] = (influence){bone_joint[b], bone->weight[w]};
+        }
+      }
+      /* When the rest pose is the bind pose, rest * IBM is one rigid transform M for every bone:
+       * the skin's space (a glTF skin's vertices may sit in any space its IBMs expect, e.g. under
+       * a Z_UP parent) -> the skeleton's model space. Moving the vertices by M and the IBMs by
+       * M^-1 puts the mesh in model space at bind time without changing the skinning. */
+      rk_mat4 to_model = rk_mat4_identity();
+      bool consistent = rest_models != NULL;
+      int root_bone = -1;
+      for (unsigned b = 0; b < sm->bone_count && rest_models; b++)
+        if (bone_joint[b] >= 0 && (root_bone < 0 || bone_joint[b] < bone_joint[root_bone]))
+          root_bone = (int)b;
+      if (root_bone >= 0)
+        to_model = rk_mat4_mul(&rest_models[bone_joint[root_bone]], &bone_ibm[root_bone]);
+      for (unsigned b = 0; b < sm->bone_count && root_bone >= 0 && consistent; b++) {
+        if (bone_joint[b] < 0)
+          continue;
+        rk_mat4 mb = rk_mat4_mul(&rest_models[bone_joint[b]], &bone_ibm[b]);
+        consistent = rk_mat4_max_abs_diff(&mb, &to_model) <=
+                     1e-5 * (1.0 + fabs(mb.m[12]) + fabs(mb.m[13]) + fabs(mb.m[14]));
+      }
+      /* When the bind pose differs from the rest pose, the root-most bone decides: skeleton
+       * roots rarely move between bind and rest. */
+      if (!consistent)
+        bind_differs++;
+      const rk_mat4 id4 = rk_mat4_identity();
+      rk_mat4 from_model;
+      if (root_bone >= 0 && rk_mat4_max_abs_diff(&to_model, &id4) > 1e-6 &&
+          rk_mat4_inverse_affine(&to_model, &from_model)) {
+        rk_mat3 lin = rk_mat4_get_rotation(&from_model);
+        lin = rk_mat3_transpose(&lin);
+        for (unsigned v = 0; v < nv; v++) {
+          float *pp = m->positions + 3 * v;
+          rk_vec3 q = rk_mat4_transform_point(&to_model, rk_vec3_make(pp[0], pp[1], pp[2]));
+          pp[0] = (float)q.x, pp[1] = (float)q.y, pp[2] = (float)q.z;
+          if (m->normals) {
+            float *nn = m->normals + 3 * v;
+            rk_vec3 r = rk_vec3_normalize(rk_mat3_mul_vec(&lin, rk_vec3_make(nn[0], nn[1], nn[2])));
+            nn[0] = (float)r.x, nn[1] = (float)r.y, nn[2] = (float)r.z;
+          }
+        }
+        for (unsigned b = 0; b < sm->bone_count; b++)
+          if (bone_joint[b] >= 0)
+            bone_ibm[b] = rk_mat4_mul(&bone_ibm[b], &from_model);
+        if (consistent)
+          skin_moved++;
+      }
+      for (unsigned b = 0; b < sm->bone_count; b++) {
+        if (bone_joint[b] < 0)
+          continue;
+        rk__raw_joint *rj = rk__raw_joint_at(raw, (size_t)bone_joint[b]);
+        if (!rj->has_ibm) {
+          rj->has_ibm = true;
+          rj->ibm = bone_ibm[b];
+        } else if (rk_mat4_max_abs_diff(&rj->ibm, &bone_ibm[b]) >
+                   1e-4 * (1.0 + fabs(rj->ibm.m[12]) + fabs(rj->ibm.m[13]) + fabs(rj->ibm.m[14]))) {
+          ibm_conflicts++;
         }
       }
       m->joints = g_new0(uint16_t, 4 * (size_t)nv);
@@ -396,6 +447,13 @@ static void build_meshes(const rk__scene *s, const char *format, const int *join
     rk__raw_note(raw, "%u bind matrices disagreed between meshes: kept the first", ibm_conflicts);
   if (unbound)
     rk__raw_note(raw, "%u mesh bones name no node: their weights were dropped", unbound);
+  if (skin_moved)
+    rk__raw_note(raw, "%u skinned meshes moved from their skin's space into the skeleton's "
+                      "model space (rest pose = bind pose)", skin_moved);
+  if (bind_differs)
+    rk__raw_note(raw, "%u skinned meshes have a bind pose that differs from the rest pose: "
+                      "placed in model space by their root-most joint's bind transform",
+                 bind_differs);
 }
 
 /* ---- the whole scene ---------------------------------------------------------------------------- */
