@@ -174,7 +174,8 @@ rk_skeleton *rk_skeleton_builder_build(const rk_skeleton_builder *b, int *remap,
       size_t mark = top;
       for (int c = first_child[j]; c >= 0; c = next_sibling[c])
         stack[top++] = c;
-      for (size_t a = mark, z = top > mark ? top - 1 : mark; a < z; a++, z--) {
+      for (size_t a = mark, z = top; a + 1 < z; a++) {
+        z--;
         int t = stack[a];
         stack[a] = stack[z];
         stack[z] = t;

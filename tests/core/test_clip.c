@@ -1,0 +1,120 @@
+/* Clips: track checks, sampling (step, linear, slerp, cubic), baking. */
+#include "rk_test.h"
+
+#include <string.h>
+
+static rk_skeleton *two_joints(void) {
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(0, 1, 0);
+  rk_skeleton_builder_add_joint(b, "root", -1, &x, 0);
+  rk_skeleton_builder_add_joint(b, "tip", 0, &x, 0);
+  return rk_skeleton_builder_build(b, NULL, NULL);
+}
+
+Test(clip, linear_translation_and_slerp_rotation) {
+  g_autoptr(rk_skeleton) s = two_joints();
+  g_autoptr(rk_clip) c = rk_clip_new("walk", 2);
+  const double times[2] = {0, 2};
+  const double tv[6] = {0, 0, 0, 2, 4, 6};
+  rk_track t = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 2, times, tv};
+  cr_assert(rk_clip_add_track(c, &t, NULL));
+  rk_quat q1 = rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), RK_PI / 2);
+  const double rv[8] = {0, 0, 0, 1, q1.x, q1.y, q1.z, q1.w};
+  rk_track r = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, times, rv};
+  cr_assert(rk_clip_add_track(c, &r, NULL));
+  rk_assert_near(rk_clip_duration(c), 2, 0);
+  rk_transform out[2];
+  cr_assert(rk_clip_sample(c, rk_skeleton_rest_locals(s), 0.5, out, 2));
+  rk_assert_vec3_near(out[0].t, rk_vec3_make(0.5, 1, 1.5), 1e-15);
+  rk_assert_quat_near(out[1].r, rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), RK_PI / 8), 1e-12);
+  /* The untracked translation of joint 1 keeps its rest. */
+  rk_assert_vec3_near(out[1].t, rk_vec3_make(0, 1, 0), 0);
+  /* Clamped outside [0, duration]. */
+  cr_assert(rk_clip_sample(c, rk_skeleton_rest_locals(s), 99, out, 2));
+  rk_assert_vec3_near(out[0].t, rk_vec3_make(2, 4, 6), 0);
+  cr_assert_not(rk_clip_sample(c, rk_skeleton_rest_locals(s), 0, out, 3));
+}
+
+Test(clip, step_and_cubic_follow_gltf) {
+  g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+  const double times[2] = {1, 3};
+  const double sv[6] = {1, 1, 1, 3, 3, 3};
+  rk_track st = {0, RK_CHANNEL_SCALE, RK_INTERP_STEP, 2, times, sv};
+  cr_assert(rk_clip_add_track(c, &st, NULL));
+  /* Cubic: in-tangent, value, out-tangent per key. Hermite with v0 = 0, v1 = 1, zero tangents
+   * gives the smoothstep 3s^2 - 2s^3. */
+  const double cv[18] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0};
+  rk_track ct = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_CUBIC, 2, times, cv};
+  cr_assert(rk_clip_add_track(c, &ct, NULL));
+  rk_transform rest = rk_transform_identity(), out;
+  cr_assert(rk_clip_sample(c, &rest, 2.5, &out, 1));
+  rk_assert_vec3_near(out.s, rk_vec3_make(1, 1, 1), 0);
+  double s = 0.75, e = 3 * s * s - 2 * s * s * s;
+  rk_assert_vec3_near(out.t, rk_vec3_make(e, e, e), 1e-15);
+  /* Before the first key: first value. */
+  cr_assert(rk_clip_sample(c, &rest, 0.2, &out, 1));
+  rk_assert_vec3_near(out.t, rk_vec3_make(0, 0, 0), 0);
+}
+
+Test(clip, refuses_bad_tracks_and_keeps_the_clip) {
+  g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+  const double good_t[2] = {0, 1}, bad_t[2] = {1, 1}, nan_t[2] = {0, NAN};
+  const double v[8] = {0, 0, 0, 1, 0, 0, 0, 1}, nan_v[8] = {0, 0, 0, 1, NAN, 0, 0, 1},
+               zero_q[8] = {0, 0, 0, 0, 0, 0, 0, 1};
+  struct {
+    rk_track t;
+    const char *expect;
+  } cases[] = {
+      {{1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, good_t, v}, "joint 1"},
+      {{0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, bad_t, v}, "not increasing"},
+      {{0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, nan_t, v}, "not finite"},
+      {{0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, good_t, nan_v}, "non-finite value"},
+      {{0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, good_t, zero_q}, "zero quaternion"},
+      {{0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 0, good_t, v}, "no keys"},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    cr_assert_not(rk_clip_add_track(c, &cases[i].t, &error), "case %zu accepted", i);
+    cr_assert(strstr(error->message, cases[i].expect), "case %zu: %s", i, error->message);
+  }
+  cr_assert_eq(rk_clip_track_count(c), 0);
+}
+
+Test(clip, bake_gives_one_key_per_frame_and_continuous_quaternions) {
+  g_autoptr(rk_clip) c = rk_clip_new("spin", 1);
+  /* A full turn about y in 4 keys: raw quaternions flip hemisphere halfway. */
+  const double times[5] = {0, 0.25, 0.5, 0.75, 1.0};
+  double rv[20];
+  for (int k = 0; k < 5; k++) {
+    rk_quat q = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), k * RK_PI / 2);
+    if (q.w < 0)
+      q = rk_quat_make(-q.x, -q.y, -q.z, -q.w);
+    rv[4 * k] = q.x, rv[4 * k + 1] = q.y, rv[4 * k + 2] = q.z, rv[4 * k + 3] = q.w;
+  }
+  rk_track r = {0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 5, times, rv};
+  cr_assert(rk_clip_add_track(c, &r, NULL));
+  rk_clip_set_fps(c, 30);
+  cr_assert_eq(rk_clip_frame_count(c), 31);
+  rk_transform rest = rk_transform_identity();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(rk_clip) b = rk_clip_bake(c, &rest, 0, &error);
+  cr_assert(b, "%s", error ? error->message : "");
+  const rk_track *bt = rk_clip_track(b, 0);
+  cr_assert_eq(bt->key_count, 31);
+  rk_assert_near(bt->times[30], 1.0, 1e-15);
+  for (size_t k = 1; k < bt->key_count; k++) {
+    const double *p = bt->values + 4 * (k - 1), *q = bt->values + 4 * k;
+    cr_assert_gt(p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3], 0, "key %zu flips", k);
+  }
+  /* Baked samples equal the original at every frame. */
+  for (int f = 0; f <= 30; f++) {
+    rk_transform a, z;
+    rk_clip_sample(c, &rest, f / 30.0, &a, 1);
+    rk_clip_sample(b, &rest, f / 30.0, &z, 1);
+    rk_assert_quat_near(a.r, z.r, 1e-12);
+  }
+  g_autoptr(GError) e2 = NULL;
+  rk_clip_set_fps(c, 0);
+  cr_assert_null(rk_clip_bake(c, &rest, 0, &e2));
+}

@@ -1,0 +1,141 @@
+/* Euler angles: all 12 orders both ways, gimbal lock, textbook closed forms. */
+#include "rk_test.h"
+
+static double wrapped_diff(double a, double b) {
+  return fabs(remainder(a - b, 2 * RK_PI));
+}
+
+Test(euler, all_orders_round_trip) {
+  guint64 rng = 42;
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    int ax[3];
+    rk_euler_order_axes((rk_euler_order)o, ax);
+    bool proper = ax[0] == ax[2];
+    for (int n = 0; n < 500; n++) {
+      double a[3] = {rk_test_uniform(&rng, -RK_PI, RK_PI),
+                     proper ? rk_test_uniform(&rng, 0.01, RK_PI - 0.01)
+                            : rk_test_uniform(&rng, -RK_PI / 2 + 0.01, RK_PI / 2 - 0.01),
+                     rk_test_uniform(&rng, -RK_PI, RK_PI)};
+      rk_mat3 r = rk_euler_to_mat3((rk_euler_order)o, a);
+      double b[3];
+      rk_euler_from_mat3((rk_euler_order)o, &r, b);
+      for (int k = 0; k < 3; k++)
+        cr_assert(wrapped_diff(a[k], b[k]) < 1e-9, "order %s angle %d: %g vs %g",
+                  rk_euler_order_name((rk_euler_order)o), k, a[k], b[k]);
+      /* Quaternion path agrees with the matrix path. */
+      rk_mat3 rq = rk_quat_to_mat3(rk_euler_to_quat((rk_euler_order)o, a));
+      for (int e = 0; e < 9; e++)
+        rk_assert_near(rq.m[e], r.m[e], 1e-12);
+    }
+  }
+}
+
+Test(euler, any_rotation_is_reproduced_in_every_order) {
+  guint64 rng = 9;
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++)
+    for (int n = 0; n < 300; n++) {
+      rk_quat q = rk_quat_normalize(rk_quat_make(rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1),
+                                                 rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1)));
+      double a[3];
+      rk_euler_from_quat((rk_euler_order)o, q, a);
+      rk_assert_quat_near(rk_euler_to_quat((rk_euler_order)o, a), q, 1e-9);
+    }
+}
+
+Test(euler, gimbal_lock_still_reproduces_rotation) {
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    int ax[3];
+    rk_euler_order_axes((rk_euler_order)o, ax);
+    const double mids[2] = {ax[0] == ax[2] ? 0.0 : RK_PI / 2, ax[0] == ax[2] ? RK_PI : -RK_PI / 2};
+    for (int m = 0; m < 2; m++) {
+      double a[3] = {0.7, mids[m], -0.4}, b[3];
+      rk_mat3 r = rk_euler_to_mat3((rk_euler_order)o, a);
+      rk_euler_from_mat3((rk_euler_order)o, &r, b);
+      cr_assert(isfinite(b[0]) && isfinite(b[1]) && isfinite(b[2]));
+      rk_assert_near(b[2], 0.0, 0);
+      rk_mat3 r2 = rk_euler_to_mat3((rk_euler_order)o, b);
+      for (int e = 0; e < 9; e++)
+        rk_assert_near(r2.m[e], r.m[e], 1e-9);
+    }
+  }
+}
+
+/* Textbook closed form of ZYZ Euler angles: R = Rz(phi) Ry(theta) Rz(psi) =
+ * [[c_phi c_th c_psi - s_phi s_psi, -c_phi c_th s_psi - s_phi c_psi, c_phi s_th],
+ *  [s_phi c_th c_psi + c_phi s_psi, -s_phi c_th s_psi + c_phi c_psi, s_phi s_th],
+ *  [-s_th c_psi, s_th s_psi, c_th]]. */
+Test(euler, zyz_closed_form_matches_textbook) {
+  const double phi = 0.3, th = 1.1, psi = -0.8;
+  const double cf = cos(phi), sf = sin(phi), ct = cos(th), st = sin(th), cp = cos(psi), sp = sin(psi);
+  const double expect[3][3] = {{cf * ct * cp - sf * sp, -cf * ct * sp - sf * cp, cf * st},
+                               {sf * ct * cp + cf * sp, -sf * ct * sp + cf * cp, sf * st},
+                               {-st * cp, st * sp, ct}};
+  double a[3] = {phi, th, psi};
+  rk_mat3 r = rk_euler_to_mat3(RK_EULER_ZYZ, a);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      rk_assert_near(rk_mat3_at(&r, i, j), expect[i][j], 1e-15);
+  /* Inverse: theta = atan2(sqrt(1 - r33^2), r33), phi = atan2(r23, r13), psi = atan2(r32, -r31). */
+  double b[3];
+  rk_euler_from_mat3(RK_EULER_ZYZ, &r, b);
+  rk_assert_near(b[0], atan2(expect[1][2], expect[0][2]), 1e-12);
+  rk_assert_near(b[1], atan2(sqrt(1 - expect[2][2] * expect[2][2]), expect[2][2]), 1e-12);
+  rk_assert_near(b[2], atan2(expect[2][1], -expect[2][0]), 1e-12);
+}
+
+/* Textbook roll-pitch-yaw: R = Rz(phi) Ry(theta) Rx(psi) =
+ * [[c_phi c_th, -s_phi c_psi + c_phi s_th s_psi, s_phi s_psi + c_phi s_th c_psi],
+ *  [s_phi c_th, c_phi c_psi + s_phi s_th s_psi, -c_phi s_psi + s_phi s_th c_psi],
+ *  [-s_th, c_th s_psi, c_th c_psi]]. */
+Test(euler, roll_pitch_yaw_closed_form_matches_textbook) {
+  const double phi = -1.2, th = 0.4, psi = 2.5;
+  const double cf = cos(phi), sf = sin(phi), ct = cos(th), st = sin(th), cp = cos(psi), sp = sin(psi);
+  const double expect[3][3] = {{cf * ct, -sf * cp + cf * st * sp, sf * sp + cf * st * cp},
+                               {sf * ct, cf * cp + sf * st * sp, -cf * sp + sf * st * cp},
+                               {-st, ct * sp, ct * cp}};
+  double a[3] = {phi, th, psi};
+  rk_mat3 r = rk_euler_to_mat3(RK_EULER_ZYX, a);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      rk_assert_near(rk_mat3_at(&r, i, j), expect[i][j], 1e-15);
+  double b[3];
+  rk_euler_from_mat3(RK_EULER_ZYX, &r, b);
+  rk_assert_near(b[0], phi, 1e-12);
+  rk_assert_near(b[1], th, 1e-12);
+  rk_assert_near(b[2], psi, 1e-12);
+}
+
+Test(euler, names_parse_both_ways) {
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    rk_euler_order p;
+    cr_assert(rk_euler_order_parse(rk_euler_order_name((rk_euler_order)o), &p));
+    cr_assert_eq(p, o);
+  }
+  rk_euler_order p;
+  cr_assert(rk_euler_order_parse("zxy", &p) && p == RK_EULER_ZXY);
+  cr_assert_not(rk_euler_order_parse("XXY", &p));
+  cr_assert_not(rk_euler_order_parse(NULL, &p));
+  cr_assert_str_eq(rk_euler_order_name((rk_euler_order)99), "?");
+}
+
+Test(euler, near_solution_never_jumps_more_than_pi) {
+  /* A rotation sweeping through 720 degrees about z, then tumbling: unwrapped curves stay
+   * continuous (every step small) and reproduce every key. */
+  double prev[3] = {0, 0, 0};
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    prev[0] = prev[1] = prev[2] = 0;
+    for (int f = 0; f <= 720; f++) {
+      double t = f * RK_DEG;
+      rk_quat q = rk_quat_mul(rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), 2 * t),
+                              rk_quat_from_axis_angle(rk_vec3_make(1, 0.2, 0), 0.5 * sin(t)));
+      double a[3];
+      rk_euler_from_quat_near((rk_euler_order)o, q, prev, a);
+      rk_assert_quat_near(rk_euler_to_quat((rk_euler_order)o, a), q, 1e-9);
+      if (f > 0)
+        for (int k = 0; k < 3; k++)
+          cr_assert(fabs(a[k] - prev[k]) < RK_PI, "order %s frame %d angle %d jumps %g",
+                    rk_euler_order_name((rk_euler_order)o), f, k, a[k] - prev[k]);
+      prev[0] = a[0], prev[1] = a[1], prev[2] = a[2];
+    }
+  }
+}

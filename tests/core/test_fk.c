@@ -1,0 +1,170 @@
+/* Skeleton FK: the textbook planar tree in preorder, subsets, job validation. */
+#include "rk_test.h"
+
+#include <string.h>
+
+/* Textbook planar robot tree: node 0 at (3,3); node 1 child of 0 at (1.5,4) rotated 14 deg; node 2
+ * child of 0 at (-1.5,4) rotated 70 deg; node 3 child of 1 at (3,0) rotated -31 deg. */
+static rk_skeleton *planar_tree(int remap[4]) {
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(3, 3, 0);
+  rk_skeleton_builder_add_joint(b, "n0", -1, &x, 0);
+  x.t = rk_vec3_make(1.5, 4, 0);
+  rk_skeleton_builder_add_joint(b, "n1", 0, &x, 0);
+  x.t = rk_vec3_make(-1.5, 4, 0);
+  rk_skeleton_builder_add_joint(b, "n2", 0, &x, 0);
+  x.t = rk_vec3_make(3, 0, 0);
+  rk_skeleton_builder_add_joint(b, "n3", 1, &x, 0);
+  g_autoptr(GError) error = NULL;
+  rk_skeleton *s = rk_skeleton_builder_build(b, remap, &error);
+  cr_assert(s, "%s", error ? error->message : "");
+  return s;
+}
+
+static void planar_pose(const rk_skeleton *s, const double deg[3], rk_transform *locals) {
+  /* Pose vector in traversal order (nodes 1, 3, 2). */
+  const char *names[3] = {"n1", "n3", "n2"};
+  for (size_t i = 0; i < 4; i++)
+    locals[i] = *rk_skeleton_rest(s, i);
+  for (int k = 0; k < 3; k++) {
+    int j = rk_skeleton_find_joint(s, names[k]);
+    locals[j].r = rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), deg[k] * RK_DEG);
+  }
+}
+
+static rk_mat4 planar(double x, double y, double deg) {
+  rk_mat4 r = rk_mat4_rot_z(deg * RK_DEG);
+  r.m[12] = x;
+  r.m[13] = y;
+  return r;
+}
+
+Test(fk, preorder_matches_textbook_robot) {
+  int remap[4];
+  g_autoptr(rk_skeleton) s = planar_tree(remap);
+  /* Traversal order 0, 1, 3, 2. */
+  const char *order[4] = {"n0", "n1", "n3", "n2"};
+  for (int i = 0; i < 4; i++)
+    cr_assert_str_eq(rk_skeleton_joint_name(s, (size_t)i), order[i]);
+  cr_assert_eq(remap[0], 0);
+  cr_assert_eq(remap[1], 1);
+  cr_assert_eq(remap[2], 3);
+  cr_assert_eq(remap[3], 2);
+  for (size_t i = 1; i < 4; i++)
+    cr_assert_lt(rk_skeleton_parent(s, i), (int)i);
+
+  const double pose[3] = {14, -31, 70};
+  rk_transform locals[4];
+  planar_pose(s, pose, locals);
+  rk_mat4 models[4];
+  rk_fk_job job = RK_FK_JOB_INIT;
+  job.skeleton = s;
+  job.locals = locals;
+  job.locals_count = 4;
+  job.models = models;
+  job.models_count = 4;
+  cr_assert(rk_fk_job_run(&job));
+  rk_assert_mat4_near(models[0], planar(3, 3, 0), 1e-12);
+  rk_assert_mat4_near(models[1], planar(4.5, 7, 14), 1e-12);
+  rk_assert_mat4_near(models[2], planar(4.5 + 3 * cos(14 * RK_DEG), 7 + 3 * sin(14 * RK_DEG), -17), 1e-12);
+  rk_assert_mat4_near(models[3], planar(1.5, 7, 70), 1e-12);
+  /* The worked number: node 3's origin at (7.41089, 7.72577). */
+  rk_assert_near(models[2].m[12], 7.41089, 5e-6);
+  rk_assert_near(models[2].m[13], 7.72577, 5e-6);
+}
+
+Test(fk, subset_computes_only_the_path_to_the_ends) {
+  g_autoptr(rk_skeleton) s = planar_tree(NULL);
+  const double pose[3] = {14, -31, 70};
+  rk_transform locals[4];
+  planar_pose(s, pose, locals);
+  int ends[1] = {rk_skeleton_find_joint(s, "n3")}, joints[4];
+  size_t n = rk_skeleton_ancestor_closure(s, ends, 1, joints);
+  cr_assert_eq(n, 3);
+  rk_mat4 models[4], full[4];
+  memset(models, 0xff, sizeof models); /* NaN pattern: untouched entries stay NaN */
+  rk_fk_job job = RK_FK_JOB_INIT;
+  job.skeleton = s;
+  job.locals = locals;
+  job.locals_count = 4;
+  job.joints = joints;
+  job.joints_count = n;
+  job.models = models;
+  job.models_count = 4;
+  cr_assert(rk_fk_job_run(&job));
+  rk_fk_models(s, locals, full);
+  rk_assert_mat4_near(models[2], full[2], 0);
+  cr_assert(isnan(models[3].m[0]), "joint n2 is not on the path and must not be written");
+}
+
+Test(fk, root_transform_is_applied_above_the_roots) {
+  g_autoptr(rk_skeleton) s = planar_tree(NULL);
+  rk_transform locals[4];
+  const double pose[3] = {0, 0, 0};
+  planar_pose(s, pose, locals);
+  rk_mat4 root = rk_mat4_translation(rk_vec3_make(0, 0, 5)), models[4];
+  rk_fk_job job = {s, locals, 4, &root, NULL, 0, models, 4};
+  cr_assert(rk_fk_job_run(&job));
+  rk_assert_vec3_near(rk_mat4_get_translation(&models[3]), rk_vec3_make(1.5, 7, 5), 1e-12);
+}
+
+Test(fk, validate_rejects_each_broken_field) {
+  g_autoptr(rk_skeleton) s = planar_tree(NULL);
+  rk_transform locals[4];
+  rk_mat4 models[4];
+  const double pose[3] = {0, 0, 0};
+  planar_pose(s, pose, locals);
+  const rk_fk_job good = {s, locals, 4, NULL, NULL, 0, models, 4};
+  cr_assert(rk_fk_job_validate(&good));
+  rk_fk_job j = good;
+  j.skeleton = NULL;
+  cr_assert_not(rk_fk_job_validate(&j));
+  j = good;
+  j.locals = NULL;
+  cr_assert_not(rk_fk_job_validate(&j));
+  j = good;
+  j.locals_count = 3;
+  cr_assert_not(rk_fk_job_validate(&j));
+  j = good;
+  j.models = NULL;
+  cr_assert_not(rk_fk_job_validate(&j));
+  j = good;
+  j.models_count = 2;
+  cr_assert_not(rk_fk_job_validate(&j));
+  int not_closed[2] = {0, 2}; /* joint 2's parent (1) is missing */
+  j = good;
+  j.joints = not_closed;
+  j.joints_count = 2;
+  cr_assert_not(rk_fk_job_validate(&j));
+  int unsorted[3] = {0, 2, 1};
+  j.joints = unsorted;
+  j.joints_count = 3;
+  cr_assert_not(rk_fk_job_validate(&j));
+  int out_of_range[2] = {0, 9};
+  j.joints = out_of_range;
+  j.joints_count = 2;
+  cr_assert_not(rk_fk_job_validate(&j));
+  cr_assert_not(rk_fk_job_run(&j));
+  cr_assert_not(rk_fk_job_validate(NULL));
+}
+
+Test(fk, single_joint_and_deep_chain) {
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(0, 0.001, 0);
+  /* The maximum joint count as one chain: no recursion anywhere. */
+  for (int i = 0; i < RK_SKELETON_MAX_JOINTS; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "j%d", i);
+    rk_skeleton_builder_add_joint(b, name, i - 1, &x, 0);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, &error);
+  cr_assert(s, "%s", error ? error->message : "");
+  size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_mat4 *m = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, m);
+  rk_assert_near(m[n - 1].m[13], 0.001 * RK_SKELETON_MAX_JOINTS, 1e-6);
+  rk_assert_near(rk_skeleton_rest_height(s), 0.001 * (RK_SKELETON_MAX_JOINTS - 1), 1e-6);
+}
