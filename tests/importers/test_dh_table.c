@@ -19,7 +19,7 @@ static void pose(const rk_asset *a, const char *const *joints, const double *q, 
   }
 }
 
-Test(dh, iiwa14_matches_the_ik_target_set) {
+Test(dh_table, iiwa14_matches_the_ik_target_set) {
   g_autoptr(rk_asset) a = import_ok("iiwa14.dh", NULL);
   const rk_skeleton *s = rk_asset_skeleton(a);
   cr_assert_eq(rk_skeleton_joint_count(s), 9u); /* base, A1..A7, tool */
@@ -54,7 +54,7 @@ Test(dh, iiwa14_matches_the_ik_target_set) {
   cr_assert_eq(count, 1000u);
 }
 
-Test(dh, skeleton_matches_chain_fk_in_both_conventions) {
+Test(dh_table, skeleton_matches_chain_fk_in_both_conventions) {
   /* An arbitrary 4-joint chain with offsets, a base and a tool, written in the standard form and
    * (converted by rk_dh_standard_to_modified) in the modified form: both files must give the
    * DH chain's FK. */
@@ -111,7 +111,7 @@ Test(dh, skeleton_matches_chain_fk_in_both_conventions) {
   }
 }
 
-Test(dh, units_base_tool_prismatic_and_frames) {
+Test(dh_table, units_base_tool_prismatic_and_frames) {
   g_autoptr(rk_asset) a = import_ok("crafted/planar_rrp.dh", NULL);
   cr_assert_str_eq(rk_asset_unit_name(a), "mm");
   const rk_clip *c = rk_asset_clip(a, 0);
@@ -135,7 +135,7 @@ static void expect_dh_fault(const char *text, int code, const char *words) {
   cr_assert(strstr(error->message, words), "'%s' lacks '%s'", error->message, words);
 }
 
-Test(dh, faults) {
+Test(dh_table, faults) {
   expect_dh_fault("rigkit-dh 2\n", RK_ERROR_PARSE, "rigkit-dh 1");
   expect_dh_fault("rigkit-dh 1\n", RK_ERROR_PARSE, "no joints");
   expect_dh_fault("rigkit-dh 1\nwhatever 3\n", RK_ERROR_PARSE, "line 2: unknown keyword");
