@@ -112,7 +112,49 @@ static char *rest_of_line(lexer *lx) {
   return g_strndup(s, (gsize)(e - s));
 }
 
+/* Exact powers of ten (10^22 is the largest a double holds exactly). */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Parses a whole token as a double. Plain decimals with at most 15 significant digits (what BVH
+ * exporters write) take Clinger's fast path: the integer mantissa and 10^k are exact doubles, so
+ * one division is correctly rounded, the same result as strtod; anything else goes to
+ * g_ascii_strtod. */
 static bool parse_double_token(const char *tok, size_t len, double *out) {
+  const char *p = tok, *end = tok + len;
+  bool neg = false;
+  if (p < end && (*p == '-' || *p == '+')) {
+    neg = *p == '-';
+    p++;
+  }
+  uint64_t m = 0;
+  int digits = 0, decimals = 0;
+  bool dot = false, any = false;
+  for (; p < end; p++) {
+    if (*p >= '0' && *p <= '9') {
+      any = true;
+      if (m == 0 && *p == '0') {
+        if (dot)
+          decimals++;
+        continue; /* leading zeros are not significant */
+      }
+      if (++digits > 15)
+        break;
+      m = m * 10 + (uint64_t)(*p - '0');
+      if (dot)
+        decimals++;
+    } else if (*p == '.' && !dot) {
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  if (p == end && any && decimals <= 22) {
+    const double v = (double)m / pow10_exact[decimals];
+    *out = neg ? -v : v;
+    return true;
+  }
   char buf[128];
   if (len == 0 || len >= sizeof buf)
     return false;
@@ -558,13 +600,20 @@ static rk_vec3 joint_translation(const bvh *b, const bvh_joint *j, size_t f, boo
 }
 
 static rk_quat joint_rotation(const bvh_joint *j, const double *row) {
+  /* Product of the elementary rotations in channel order, each built from its half angle. */
   rk_quat q = rk_quat_identity();
   for (int k = 0; k < j->n_channels; k++) {
     if (j->channels[k] < CH_XROT)
       continue;
-    const int axis = (int)j->channels[k] - CH_XROT;
-    rk_vec3 e = rk_vec3_make(axis == 0, axis == 1, axis == 2);
-    q = rk_quat_mul(q, rk_quat_from_axis_angle(e, row[k] * RK_DEG));
+    const double h = 0.5 * row[k] * RK_DEG, s = sin(h), c = cos(h);
+    rk_quat e = {0, 0, 0, c};
+    if (j->channels[k] == CH_XROT)
+      e.x = s;
+    else if (j->channels[k] == CH_YROT)
+      e.y = s;
+    else
+      e.z = s;
+    q = rk_quat_mul(q, e);
   }
   return q;
 }

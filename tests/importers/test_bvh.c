@@ -464,3 +464,27 @@ Test(bvh, deep_chain_imports_without_recursion) {
   cr_assert(a, "%s", error ? error->message : "");
   cr_assert_eq(rk_skeleton_joint_count(rk_asset_skeleton(a)), 20000u);
 }
+
+Test(bvh, numbers_parse_exactly_like_strtod) {
+  /* The reader's fast decimal path must give strtod's correctly rounded doubles. */
+  static const char *const nums[] = {"0.1", "-0.000001", "123456.789012", "0.123456789012345",
+                                     "-98765.4321", "1e-3", "2.5E2", "3.", "-0", "+7.25",
+                                     "0.30000000000000004", "1234567890123456789"};
+  for (size_t i = 0; i + 2 < G_N_ELEMENTS(nums) + 2; i += 3) {
+    const char *x = nums[i % G_N_ELEMENTS(nums)], *y = nums[(i + 1) % G_N_ELEMENTS(nums)],
+               *z = nums[(i + 2) % G_N_ELEMENTS(nums)];
+    g_autofree char *text = g_strdup_printf(
+        "HIERARCHY\nROOT A\n{\n OFFSET %s %s %s\n End Site\n {\n  OFFSET 0 1.7 0\n }\n}\n"
+        "MOTION\nFrames: 0\nFrame Time: 0.04\n", x, y, z);
+    rk_import_options opts = RK_IMPORT_OPTIONS_INIT;
+    opts.up_axis = "Y";
+    opts.unit_scale = 1;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(rk_asset) a = import_text(text, "numbers.bvh", &opts, &error);
+    cr_assert(a, "%s", error ? error->message : "");
+    const rk_vec3 t = rk_skeleton_rest(rk_asset_skeleton(a), 0)->t;
+    cr_assert(t.x == g_ascii_strtod(x, NULL) && t.y == g_ascii_strtod(y, NULL) &&
+              t.z == g_ascii_strtod(z, NULL), "%s %s %s read as %.17g %.17g %.17g", x, y, z, t.x,
+              t.y, t.z);
+  }
+}
