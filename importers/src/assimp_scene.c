@@ -167,18 +167,6 @@ static bool name_in_cameras_or_lights(const struct aiScene *s, const struct aiSt
   return *camera || *light;
 }
 
-static bool metadata_bool(const struct aiMetadata *md, const char *key, bool *out) {
-  if (!md)
-    return false;
-  for (unsigned i = 0; i < md->mNumProperties; i++)
-    if (strcmp(md->mKeys[i].data, key) == 0 && md->mValues[i].mType == AI_BOOL &&
-        md->mValues[i].mData) {
-      *out = *(const bool *)md->mValues[i].mData;
-      return true;
-    }
-  return false;
-}
-
 static bool metadata_number(const struct aiMetadata *md, const char *key, double *out) {
   if (!md)
     return false;
@@ -204,16 +192,6 @@ static bool metadata_number(const struct aiMetadata *md, const char *key, double
     }
   }
   return false;
-}
-
-static char *metadata_string(const struct aiMetadata *md, const char *key) {
-  if (!md)
-    return NULL;
-  for (unsigned i = 0; i < md->mNumProperties; i++)
-    if (strcmp(md->mKeys[i].data, key) == 0 && md->mValues[i].mType == AI_AISTRING &&
-        md->mValues[i].mData)
-      return string_from_ai((const struct aiString *)md->mValues[i].mData);
-  return NULL;
 }
 
 static void copy_nodes(const struct aiScene *s, rk__scene *out) {
@@ -248,9 +226,6 @@ static void copy_nodes(const struct aiScene *s, rk__scene *out) {
     o->mesh_count = n->mNumMeshes;
     o->meshes = n->mNumMeshes ? g_memdup2(n->mMeshes, n->mNumMeshes * sizeof(unsigned)) : NULL;
     name_in_cameras_or_lights(s, &n->mName, &o->is_camera, &o->is_light);
-    bool is_null = false;
-    if (metadata_bool(n->mMetaData, "IsNull", &is_null))
-      o->is_null = is_null;
   }
   g_ptr_array_unref(stack);
   g_array_unref(parents);
@@ -422,7 +397,6 @@ static void copy_globals(const struct aiScene *s, rk__scene *out) {
   double rate;
   if (metadata_number(md, "CustomFrameRate", &rate) && rate > 0 && isfinite(rate))
     out->frame_rate = rate;
-  out->generator = metadata_string(md, "SourceAsset_Generator");
 }
 
 bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene, GError **error) {
@@ -519,13 +493,5 @@ void rk__scene_clear(rk__scene *scene) {
     g_free(a->channels);
   }
   g_free(scene->anims);
-  g_free(scene->generator);
   memset(scene, 0, sizeof *scene);
-}
-
-int rk__scene_find_node(const rk__scene *scene, const char *name) {
-  for (unsigned i = 0; i < scene->node_count; i++)
-    if (strcmp(scene->nodes[i].name, name) == 0)
-      return (int)i;
-  return -1;
 }

@@ -143,7 +143,6 @@ typedef struct rk__scene_node {
   unsigned mesh_count;
   bool is_camera;
   bool is_light;
-  bool is_null; /* FBX: the node was a Null (a group), when known */
 } rk__scene_node;
 
 typedef struct rk__scene_bone {
@@ -208,7 +207,6 @@ typedef struct rk__scene {
   double unit_scale_factor; /* FBX UnitScaleFactor (cm per file unit), 0 = absent */
   double frame_rate;        /* FBX CustomFrameRate or the time mode's rate, 0 = absent */
   bool global_scale_applied; /* aiProcess_GlobalScale ran */
-  char *generator;           /* SourceAsset_Generator or NULL */
 } rk__scene;
 
 /** The bytes of the file being imported and where it lives, for readers that open companion
@@ -224,8 +222,6 @@ typedef struct rk__source {
  * freed with rk__scene_clear). Fails with RK_ERROR_PARSE carrying Assimp's message. */
 bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene, GError **error);
 void rk__scene_clear(rk__scene *scene);
-/** Index of the first node with this name, or -1. */
-int rk__scene_find_node(const rk__scene *scene, const char *name);
 
 /* ---- per-format readers (each fills a raw asset in canonical space) --------------------------- */
 

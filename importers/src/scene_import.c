@@ -187,7 +187,7 @@ static void build_clips(const rk__scene *s, const char *format, const rk__gltf_i
     if (shift < 0)
       rk__raw_note(raw, "clip '%s' starts at %g s: shifted to start at 0", name, shift);
 
-    unsigned dropped = 0, ignored = 0, rest_keys = 0;
+    unsigned dropped = 0, ignored = 0;
     GArray *all_times = g_array_new(FALSE, FALSE, sizeof(double));
     for (unsigned c = 0; c < an->channel_count; c++) {
       const rk__scene_channel *ch = &an->channels[c];
@@ -212,10 +212,9 @@ static void build_clips(const rk__scene *s, const char *format, const rk__gltf_i
         if (parts[p].n == 0)
           continue;
         const rk__gltf_interp *gi = find_interp(gltf, a, ch->node_name, parts[p].ch);
-        if (gltf_format && !gi && single_key_is_rest(parts[p].n, parts[p].values, parts[p].ch, rest)) {
-          rest_keys++; /* Assimp's synthetic static key for an unanimated path */
+        /* Assimp gives an unanimated path of an animated glTF node one static rest key. */
+        if (gltf_format && !gi && single_key_is_rest(parts[p].n, parts[p].values, parts[p].ch, rest))
           continue;
-        }
         rk_interp interp = gi ? gi->interp : RK_INTERP_LINEAR;
         if (interp == RK_INTERP_CUBIC && gi->values && gi->key_count > 0) {
           dropped += add_keys(clip, joint, parts[p].ch, interp, gi->times, gi->values,
@@ -235,9 +234,11 @@ static void build_clips(const rk__scene *s, const char *format, const rk__gltf_i
     if (ignored)
       rk__raw_note(raw, "clip '%s': ignored %u channels of nodes outside the skeleton", name,
                    ignored);
-    (void)rest_keys;
     const double last = an->duration - shift;
     clip->duration = isfinite(last) && last > 0 ? last : -1.0;
+    if (!gltf_format && !(an->ticks_per_second > 0))
+      rk__raw_note(raw, "clip '%s' has no tick rate: read at %g ticks per second", name,
+                   1.0 / an->tick_seconds);
     if (strcmp(format, "fbx") == 0 && an->ticks_per_second > 0) {
       clip->fps = an->ticks_per_second;
     } else {
@@ -620,7 +621,6 @@ rk__raw_asset *rk__scene_to_raw(const rk__scene *s, const char *format, const rk
   rk__raw_normalize_root_scale(raw);
 
   /* Units. */
-  double file_unit = 1.0; /* metres per file unit the data is in now */
   if (strcmp(format, "fbx") == 0) {
     const double usf = s->unit_scale_factor > 0 ? s->unit_scale_factor : 1.0;
     const double m = usf * 0.01;
@@ -638,7 +638,6 @@ rk__raw_asset *rk__scene_to_raw(const rk__scene *s, const char *format, const rk
     rk__raw_set_unit(raw, name ? name : "custom", opts->unit_scale);
     rk__raw_note(raw, "unit overridden: %g m per file unit (instead of %g)", opts->unit_scale, cur);
   }
-  (void)file_unit;
 
   /* Axes (FBX global settings; Assimp 5.2.5 does not apply them). */
   if (s->has_axes) {
