@@ -82,15 +82,12 @@ rk__raw_joint *rk__raw_joint_at(const rk__raw_asset *raw, size_t i);
 /** Appends a joint (name copied) and returns its raw index. */
 int rk__raw_add_joint(rk__raw_asset *raw, const char *name, int parent, const rk_transform *rest,
                       unsigned flags);
-/** Raw index of the first joint with this name, or -1 (linear; for small lookups). */
-int rk__raw_find_joint(const rk__raw_asset *raw, const char *name);
 rk__raw_clip *rk__raw_add_clip(rk__raw_asset *raw, const char *name);
 /** Adds an empty track to a clip; keys are appended with rk__raw_track_push. */
 rk__raw_track *rk__raw_clip_add_track(rk__raw_clip *clip, int joint, rk_channel channel,
                                       rk_interp interp);
 /** Appends one key (values: components, or 3 * components for cubic tracks). */
 void rk__raw_track_push(rk__raw_track *t, double time, const double *values);
-size_t rk__raw_track_key_count(const rk__raw_track *t);
 /** Number of doubles per key of a track. */
 int rk__raw_track_stride(const rk__raw_track *t);
 rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw);

@@ -80,13 +80,6 @@ int rk__raw_add_joint(rk__raw_asset *raw, const char *name, int parent, const rk
   return (int)raw->joints->len - 1;
 }
 
-int rk__raw_find_joint(const rk__raw_asset *raw, const char *name) {
-  for (guint i = 0; i < raw->joints->len; i++)
-    if (strcmp(rk__raw_joint_at(raw, i)->name, name) == 0)
-      return (int)i;
-  return -1;
-}
-
 rk__raw_clip *rk__raw_add_clip(rk__raw_asset *raw, const char *name) {
   rk__raw_clip *c = g_new0(rk__raw_clip, 1);
   c->name = g_strdup(name ? name : "");
@@ -115,10 +108,6 @@ int rk__raw_track_stride(const rk__raw_track *t) {
 void rk__raw_track_push(rk__raw_track *t, double time, const double *values) {
   g_array_append_val(t->times, time);
   g_array_append_vals(t->values, values, (guint)rk__raw_track_stride(t));
-}
-
-size_t rk__raw_track_key_count(const rk__raw_track *t) {
-  return t->times->len;
 }
 
 rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw) {

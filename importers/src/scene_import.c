@@ -450,7 +450,8 @@ static void build_meshes(const rk__scene *s, const char *format, const int *join
     rk__raw_note(raw, "%u mesh bones name no node: their weights were dropped", unbound);
   if (skin_moved)
     rk__raw_note(raw, "%u skinned meshes moved from their skin's space into the skeleton's "
-                      "model space (rest pose = bind pose)", skin_moved);
+                      "model space by rest x inverse bind (one rigid transform for all their "
+                      "joints)", skin_moved);
   if (bind_differs)
     rk__raw_note(raw, "%u skinned meshes have a bind pose that differs from the rest pose: "
                       "placed in model space by their root-most joint's bind transform",
