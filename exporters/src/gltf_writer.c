@@ -58,7 +58,7 @@ static void node_desc_clear(gpointer p) {
     g_array_unref(n->children);
 }
 
-/* Negative zero prints as "-0.0"; write 0 so equal poses give equal text. */
+/* Negative zero would print as "-0"; write 0 so equal poses give equal text. */
 static double clean(double v) {
   return v == 0.0 ? 0.0 : v;
 }
@@ -684,20 +684,11 @@ static JsonObject *build_document(gltf_ctx *c, int skin_root, const char *bin_ur
   return root;
 }
 
-static char *to_json(JsonObject *root, bool pretty, gsize *len) {
-  g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), root);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  json_generator_set_pretty(gen, pretty);
-  json_generator_set_indent(gen, 1);
-  json_generator_set_root(gen, node);
-  return json_generator_to_data(gen, len);
-}
-
 static void put_u32(guint8 *p, guint32 v) {
   p[0] = (guint8)v, p[1] = (guint8)(v >> 8), p[2] = (guint8)(v >> 16), p[3] = (guint8)(v >> 24);
 }
 
-static bool write_glb(gltf_ctx *c, const char *json, gsize json_len, GError **error) {
+static bool write_glb(gltf_ctx *c, const char *json, size_t json_len, GError **error) {
   const size_t json_padded = (json_len + 3) & ~(size_t)3;
   const size_t bin_padded = ((size_t)c->bin->len + 3) & ~(size_t)3;
   const size_t total = 12 + 8 + json_padded + 8 + bin_padded;
@@ -726,7 +717,7 @@ static bool write_glb(gltf_ctx *c, const char *json, gsize json_len, GError **er
   return rk__atomic_file_commit(f, error);
 }
 
-static bool write_gltf(gltf_ctx *c, const char *json, gsize json_len, const char *bin_path,
+static bool write_gltf(gltf_ctx *c, const char *json, size_t json_len, const char *bin_path,
                        GError **error) {
   rk__atomic_file *fj = rk__atomic_file_open(c->path, error);
   if (!fj)
@@ -802,8 +793,8 @@ bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_opt
   }
   {
     JsonObject *root = build_document(&c, skin_root, bin_uri);
-    gsize len = 0;
-    g_autofree char *json = to_json(root, !glb, &len);
+    size_t len = 0;
+    g_autofree char *json = rk__json_object_to_text(root, !glb, &len);
     json_object_unref(root);
     ok = glb ? write_glb(&c, json, len, error) : write_gltf(&c, json, len, bin_path, error);
   }

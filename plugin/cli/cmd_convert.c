@@ -141,12 +141,15 @@ static bool process_clips(rk_asset *a, const char *only, double fps, double tol,
       rk_clip *r = rk_clip_reduce(c, s, tol, fps, &st, error);
       if (!r)
         return false;
-      g_autofree char *before = with_thousands(st.keys_baked);
+      g_autofree char *before = with_thousands(st.keys_input);
+      g_autofree char *baked = with_thousands(st.keys_baked);
       g_autofree char *after = with_thousands(st.keys_output);
       g_autofree char *tol_text = length_text(tol);
-      g_autofree char *err_text = length_text(st.max_error_m);
-      printf("clip '%s': keys %s -> %s at %s (%zu frames at %g fps; largest error %s",
-             rk_clip_name(c), before, after, tol_text, st.frames, st.fps, err_text);
+      printf("clip '%s': keys %s -> %s at %s (checked at %zu frames at %g fps", rk_clip_name(c),
+             before, after, tol_text, st.frames, st.fps);
+      if (st.keys_baked != st.keys_input)
+        printf(", %s keys baked", baked);
+      printf("; largest error %.3f mm", st.max_error_m * 1e3);
       if (st.max_error_joint >= 0)
         printf(" at joint '%s', frame %zu", rk_skeleton_joint_name(s, (size_t)st.max_error_joint),
                st.max_error_frame);

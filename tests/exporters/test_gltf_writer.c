@@ -280,3 +280,31 @@ Test(gltf, selected_clip_only_and_skip_meshes) {
   cr_assert_not(json_object_has_member(root, "meshes"));
   fixture_rmdir(dir);
 }
+
+Test(gltf, numbers_are_valid_json_and_exact) {
+  /* json-glib 1.6's generator would print 1e-08 as "1e-08.0"; rigkit writes its own numbers. */
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(1e-8, 1e20, -3e-300);
+  rk_skeleton_builder_add_joint(b, "root", -1, &x, 0);
+  x.t = rk_vec3_make(0.1, 1.0 / 3.0, -0.0);
+  rk_skeleton_builder_add_joint(b, "child \"quoted\"\n", 0, &x, 0);
+  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
+  g_autoptr(rk_asset) a = rk_asset_new(s);
+  g_autofree char *dir = fixture_tmpdir();
+  g_autofree char *path = write_asset(a, dir, "n.gltf", NULL);
+  g_autofree char *text = NULL;
+  cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+  cr_assert(strstr(text, "[1e-08, 1e+20, -3e-300]") != NULL, "%s", text);
+  cr_assert(strstr(text, "[0.1, 0.3333333333333333, 0]") != NULL, "%s", text);
+  g_autoptr(JsonParser) parser = NULL;
+  JsonObject *root = load_json(path, &parser);
+  JsonArray *nodes = json_object_get_array_member(root, "nodes");
+  JsonObject *n0 = json_array_get_object_element(nodes, 0);
+  JsonArray *t = json_object_get_array_member(n0, "translation");
+  rk_assert_near(json_array_get_double_element(t, 0), 1e-8, 0);
+  rk_assert_near(json_array_get_double_element(t, 1), 1e20, 0);
+  cr_assert_str_eq(json_object_get_string_member(json_array_get_object_element(nodes, 1), "name"),
+                   "child \"quoted\"\n");
+  fixture_rmdir(dir);
+}
