@@ -11,5 +11,10 @@
 #include <rigkit/asset.h>
 #include <rigkit/fk.h>
 #include <rigkit/dh.h>
+#include <rigkit/linalg.h>
+#include <rigkit/tree.h>
+#include <rigkit/chain.h>
+#include <rigkit/junction.h>
+#include <rigkit/loop.h>
 
 #endif
