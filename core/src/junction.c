@@ -5,14 +5,16 @@
 
 #include <string.h>
 
-/* Standard-DH frame m of a chain (world <- frame m) at q_tree (NULL = 0): the product of the
- * first m rows. */
-static rk_mat4 chain_frame(const rk_chain *c, size_t m, const double *q_tree) {
+/* Standard-DH frame m of a chain (world <- frame m): the product of the first m rows, with the
+ * chain variables taken from q_tree (tree DOF vector, via the chain's DOF indices), from q_chain
+ * (chain-local variables), or zero when both are NULL. */
+static rk_mat4 chain_frame(const rk_chain *c, size_t m, const double *q_tree, const double *q_chain) {
   const rk_dh_chain *dh = rk_chain_dh(c, RK_DH_STANDARD);
   const int *dofs = rk_chain_dofs(c);
   rk_mat4 cur = dh->base, next;
   for (size_t i = 0; i < m; i++) {
-    rk_mat4 a = rk_dh_row_transform(RK_DH_STANDARD, &dh->rows[i], q_tree ? q_tree[dofs[i]] : 0.0);
+    const double v = q_chain ? q_chain[i] : q_tree ? q_tree[dofs[i]] : 0.0;
+    rk_mat4 a = rk_dh_row_transform(RK_DH_STANDARD, &dh->rows[i], v);
     rk_mat4_mul_affine_to(&cur, &a, &next);
     cur = next;
   }
@@ -115,7 +117,7 @@ bool rk__tree_build_junctions(rk_tree *t, GError **error) {
     J->constraint_count = m - 1;
     const size_t rows_above = t->link_dof_count[j]; /* DOFs from the world to the junction */
     const rk_chain *ca = t->chains[ci];
-    const rk_mat4 fa = chain_frame(ca, rows_above, NULL);
+    const rk_mat4 fa = chain_frame(ca, rows_above, NULL, NULL);
     for (size_t b = 1; b < m; b++) {
       rk_junction_constraint *c = &t->constraints[ki++];
       const rk_chain *cb = t->chains[ci + b];
@@ -128,7 +130,7 @@ bool rk__tree_build_junctions(rk_tree *t, GError **error) {
       }
       c->row = (int)rows_above - 1;
       c->dof = rk_chain_dofs(ca)[c->row];
-      const rk_mat4 fb = chain_frame(cb, rows_above, NULL), fa_inv = rk_mat4_inverse_rigid(&fa);
+      const rk_mat4 fb = chain_frame(cb, rows_above, NULL, NULL), fa_inv = rk_mat4_inverse_rigid(&fa);
       c->offset = rk_mat4_mul_affine(&fa_inv, &fb);
       const rk_vec3 z = rk_mat4_column(&c->offset, 2);
       c->planar = fabs(z.x) < 1e-9 && fabs(z.y) < 1e-9 && z.z > 0;
@@ -158,28 +160,38 @@ size_t rk_tree_junction_residual_count(const rk_tree *tree) {
   return tree->junction_rows;
 }
 
+static void constraint_residual(const rk_junction *J, const rk_junction_constraint *c,
+                                const double *q_tree, const double *q_a, const double *q_b,
+                                double *out) {
+  if (c->row < 0) {
+    memset(out, 0, 6 * sizeof(double));
+    return;
+  }
+  const size_t m = (size_t)c->row + 1;
+  const rk_mat4 fa = chain_frame(J->chains[c->chain_a], m, q_tree, q_a);
+  const rk_mat4 fb = chain_frame(J->chains[c->chain_b], m, q_tree, q_b);
+  const rk_mat4 target = rk_mat4_mul_affine(&fa, &c->offset);
+  const rk_vec3 dp = rk_vec3_sub(rk_mat4_get_translation(&fb), rk_mat4_get_translation(&target));
+  const rk_mat3 rb = rk_mat4_get_rotation(&fb), rt = rk_mat4_get_rotation(&target);
+  const rk_mat3 rtt = rk_mat3_transpose(&rt), e = rk_mat3_mul(&rb, &rtt);
+  const rk_vec3 w = rk_quat_to_rotvec(rk_quat_from_mat3(&e));
+  out[0] = dp.x, out[1] = dp.y, out[2] = dp.z;
+  out[3] = w.x, out[4] = w.y, out[5] = w.z;
+}
+
 void rk_tree_junction_residuals(const rk_tree *tree, const double *q, double *out) {
   size_t r = 0;
   for (size_t i = 0; i < tree->junction_count; i++) {
     const rk_junction *J = &tree->junctions[i];
-    for (size_t k = 0; k < J->constraint_count; k++, r += 6) {
-      const rk_junction_constraint *c = &J->constraints[k];
-      if (c->row < 0) {
-        memset(out + r, 0, 6 * sizeof(double));
-        continue;
-      }
-      const size_t m = (size_t)c->row + 1;
-      const rk_mat4 fa = chain_frame(J->chains[c->chain_a], m, q);
-      const rk_mat4 fb = chain_frame(J->chains[c->chain_b], m, q);
-      const rk_mat4 target = rk_mat4_mul_affine(&fa, &c->offset);
-      const rk_vec3 dp = rk_vec3_sub(rk_mat4_get_translation(&fb), rk_mat4_get_translation(&target));
-      const rk_mat3 rb = rk_mat4_get_rotation(&fb), rt = rk_mat4_get_rotation(&target);
-      const rk_mat3 rtt = rk_mat3_transpose(&rt), e = rk_mat3_mul(&rb, &rtt);
-      const rk_vec3 w = rk_quat_to_rotvec(rk_quat_from_mat3(&e));
-      out[r + 0] = dp.x, out[r + 1] = dp.y, out[r + 2] = dp.z;
-      out[r + 3] = w.x, out[r + 4] = w.y, out[r + 5] = w.z;
-    }
+    for (size_t k = 0; k < J->constraint_count; k++, r += 6)
+      constraint_residual(J, &J->constraints[k], q, NULL, NULL, out + r);
   }
+}
+
+void rk_junction_residual(const rk_junction *junction, size_t constraint, const double *q_a,
+                          const double *q_b, double out[6]) {
+  g_return_if_fail(junction && constraint < junction->constraint_count && q_a && q_b);
+  constraint_residual(junction, &junction->constraints[constraint], NULL, q_a, q_b, out);
 }
 
 double rk_junction_angle_residual(const rk_junction_constraint *c, double theta_a,
