@@ -43,8 +43,10 @@
  * Types from data, names as hints. Without a clip every movable joint is a ball (roots free),
  * end sites are fixed, and the options can type joints explicitly (robots, DH files). With a clip,
  * a joint whose rotations over the clip stay about one axis (fit residual within
- * hinge_tolerance over a range of at least hinge_min_range) becomes revolute with the fitted axis
- * (knees and elbows of mocap); the fit is kept for every tested joint (rk_joint.fit_*).
+ * hinge_tolerance and within hinge_relative_tolerance of the range, over a range of at least
+ * hinge_min_range, from at least 3 distinct keys) becomes revolute with the fitted axis (knees
+ * and elbows of mocap); the fit is kept for every tested joint (rk_joint.fit_*). Two keys prove
+ * nothing (any two rotations differ by one axis), so sparse clips leave joints as balls.
  * Names and the rest pose never decide a type: they only set hinge_hint/hint_axis for a tool to
  * show ("this looks like a knee").
  *
@@ -149,12 +151,15 @@ typedef struct rk_tree_options {
   size_t joint_count;
   size_t clip_max_frames;       /* frames sampled from the clip at most (default 20000; longer
                                    clips are sampled with a stride) */
+  double hinge_relative_tolerance; /* the fit residual must also stay below this fraction of the
+                                   hinge's range (default 0.1: 3 degrees of wobble on a 12 degree
+                                   sway is no hinge) */
 } rk_tree_options;
 
 /** Default options (see each field). */
 #define RK_TREE_OPTIONS_INIT                                                                     \
   {RK_JOINT_FREE, RK_JOINT_BALL, {0, 0, 1}, true, 3.0 * RK_DEG, 10.0 * RK_DEG, true, 0.02,      \
-   false, 1e-4, false, 10.0 * RK_DEG, RK_EULER_N_ORDERS, NULL, 0, 20000}
+   false, 1e-4, false, 10.0 * RK_DEG, RK_EULER_N_ORDERS, NULL, 0, 20000, 0.1}
 
 /** Fills *opts with the defaults (same as RK_TREE_OPTIONS_INIT). */
 RK_API void rk_tree_options_init(rk_tree_options *opts);
@@ -181,6 +186,8 @@ typedef struct rk_joint {
   double fit_residual_max; /* ... worst frame (compared with hinge_tolerance) */
   double fit_range;        /* range (max - min, rad) of the angle about that axis */
   double motion_range;     /* largest rotation (rad) of the joint away from its mean pose */
+  int fit_keys;            /* distinct rotation keys of the joint in the clip (capped at 3): a fit
+                              needs 3, since any two rotations are related by a single axis */
   /* Hints from names and the rest pose: never used to type the joint. */
   bool hinge_hint;         /* the name or the rest bend suggests a hinge (knee, elbow, ...) */
   rk_vec3 hint_axis;       /* suggested axis (zero frame), (0,0,0) when unknown */
