@@ -526,11 +526,25 @@ static int run_tree(const tree_args *a, const char *path) {
   o.hinge_tolerance = a->hinge_tolerance_deg * RK_DEG;
   o.limits_from_clip = a->limits_from_clip;
   const char *fmt = rk_asset_source_format(asset);
+  g_autoptr(GArray) specs = g_array_new(FALSE, TRUE, sizeof(rk_joint_spec));
   if (fmt && strcmp(fmt, "dh") == 0) {
-    /* A DH table describes a robot: every joint turns about its local z. */
-    o.root_type = RK_JOINT_REVOLUTE;
+    /* A DH table is a robot (importers.h): a fixed root "base" (world <- frame 0), one joint per
+     * row moving about or along its local z, and the tool as an end site. The skeleton does not
+     * say which rows are prismatic; the frames' clip does (translation tracks). */
+    o.root_type = RK_JOINT_FIXED;
     o.default_type = RK_JOINT_REVOLUTE;
     o.default_axis = rk_vec3_make(0, 0, 1);
+    o.detect_hinges = o.detect_prismatic = false;
+    for (size_t j = 0; motion && j < rk_skeleton_joint_count(s); j++)
+      if (rk_skeleton_parent(s, j) >= 0 &&
+          rk_clip_find_track(motion, (int)j, RK_CHANNEL_TRANSLATION) >= 0) {
+        rk_joint_spec sp = {.name = rk_skeleton_joint_name(s, j), .type = RK_JOINT_PRISMATIC,
+                            .axis = rk_quat_rotate(rk_skeleton_rest(s, j)->r, rk_vec3_make(0, 0, 1)),
+                            .order = RK_EULER_N_ORDERS};
+        g_array_append_val(specs, sp);
+      }
+    o.joints = (const rk_joint_spec *)(void *)specs->data;
+    o.joint_count = specs->len;
   }
   g_autoptr(rk_tree) t = rk_tree_from_skeleton(s, motion, &o, &error);
   if (!t)
