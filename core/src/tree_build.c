@@ -501,6 +501,14 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
   g_free(p);
   g_free(rest_models);
 
+  t->euler_axes = g_malloc0((n ? n : 1) * sizeof *t->euler_axes);
+  for (size_t j = 0; j < n; j++)
+    if (t->joints[j].type == RK_JOINT_BALL || t->joints[j].type == RK_JOINT_FREE) {
+      int ax[3];
+      rk_euler_order_axes(t->joints[j].order, ax);
+      for (int k = 0; k < 3; k++)
+        t->euler_axes[j][k] = (unsigned char)ax[k];
+    }
   bool ok = assign_dofs(t, error);
   if (ok) {
     if (s && o.limits_from_clip)

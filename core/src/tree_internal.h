@@ -20,6 +20,7 @@ struct rk_tree {
   size_t *link_dof_count; /* DOFs moving each link */
   rk_mat4 *zero_models;   /* FK at q = 0 */
   double *q_rest;         /* q of the skeleton's rest pose */
+  unsigned char (*euler_axes)[3]; /* per joint: axis index (0..2) of each Euler angle */
   /* Junctions. */
   size_t junction_count;
   rk_junction *junctions;
