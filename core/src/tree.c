@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 
-/* ---- names ------------------------------------------------------------------------------------- */
+/* ---- names ----------------------------------------------------------------------------------- */
 
 const char *rk_joint_type_name(rk_joint_type type) {
   switch (type) {
@@ -63,7 +63,7 @@ void rk_tree_options_init(rk_tree_options *opts) {
   *opts = d;
 }
 
-/* ---- small helpers ----------------------------------------------------------------------------- */
+/* ---- small helpers --------------------------------------------------------------------------- */
 
 static const rk_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
@@ -77,12 +77,12 @@ rk_mat4 rk__mat4_rigid_part(const rk_mat4 *m) {
     y = rk_vec3_any_perpendicular(x);
   rk_vec3 z = rk_vec3_cross(x, y);
   /* Keep a reflection's handedness out: z follows x cross y. */
-  rk_mat4 r = {{x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, m->m[12], m->m[13], m->m[14], 1}};
+  rk_mat4 r = {
+      {x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, m->m[12], m->m[13], m->m[14], 1}};
   return r;
 }
 
-
-/* ---- accessors --------------------------------------------------------------------------------- */
+/* ---- accessors ------------------------------------------------------------------------------- */
 
 rk_tree *rk_tree_ref(rk_tree *tree) {
   if (tree)
@@ -111,12 +111,8 @@ void rk_tree_free(rk_tree *tree) {
   g_free(tree);
 }
 
-const rk_skeleton *rk_tree_skeleton(const rk_tree *tree) {
-  return tree->skeleton;
-}
-size_t rk_tree_link_count(const rk_tree *tree) {
-  return tree->n;
-}
+const rk_skeleton *rk_tree_skeleton(const rk_tree *tree) { return tree->skeleton; }
+size_t rk_tree_link_count(const rk_tree *tree) { return tree->n; }
 const char *rk_tree_link_name(const rk_tree *tree, size_t link) {
   return link < tree->n ? rk_skeleton_joint_name(tree->skeleton, link) : NULL;
 }
@@ -132,21 +128,15 @@ size_t rk_tree_link_subtree_end(const rk_tree *tree, size_t link) {
 const rk_joint *rk_tree_joint(const rk_tree *tree, size_t joint) {
   return joint < tree->n ? &tree->joints[joint] : NULL;
 }
-size_t rk_tree_dof_count(const rk_tree *tree) {
-  return tree->ndof;
-}
+size_t rk_tree_dof_count(const rk_tree *tree) { return tree->ndof; }
 const rk_dof *rk_tree_dof(const rk_tree *tree, size_t k) {
   return k < tree->ndof ? &tree->dofs[k] : NULL;
 }
 const char *rk_tree_dof_name(const rk_tree *tree, size_t k) {
   return k < tree->ndof ? tree->dof_names[k] : NULL;
 }
-const double *rk_tree_lower(const rk_tree *tree) {
-  return tree->lower;
-}
-const double *rk_tree_upper(const rk_tree *tree) {
-  return tree->upper;
-}
+const double *rk_tree_lower(const rk_tree *tree) { return tree->lower; }
+const double *rk_tree_upper(const rk_tree *tree) { return tree->upper; }
 
 bool rk_tree_dof_moves_link(const rk_tree *tree, size_t k, size_t link) {
   if (k >= tree->ndof || link >= tree->n)
@@ -172,7 +162,7 @@ size_t rk_tree_link_dofs(const rk_tree *tree, size_t link, int *out) {
   return count;
 }
 
-/* ---- q <-> local poses ------------------------------------------------------------------------- */
+/* ---- q <-> local poses ----------------------------------------------------------------------- */
 
 void rk_tree_q_zero(const rk_tree *tree, double *q) {
   for (size_t k = 0; k < tree->ndof; k++)
@@ -339,10 +329,10 @@ void rk_tree_q_integrate(const rk_tree *tree, const double *q, const double *dv,
   }
 }
 
-/* ---- FK and axes ------------------------------------------------------------------------------- */
+/* ---- FK and axes ----------------------------------------------------------------------------- */
 
-__attribute__((always_inline)) static inline void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models,
-                          size_t j) {
+__attribute__((always_inline)) static inline void
+fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models, size_t j) {
   rk_transform L;
   rk_tree_joint_local(t, j, q, &L);
   rk_mat4 local;
@@ -361,8 +351,8 @@ void rk_tree_fk(const rk_tree *tree, const double *q, const rk_mat4 *root, rk_ma
     fk_one(tree, q, root, models, j);
 }
 
-void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root,
-                       const int *links, size_t count, rk_mat4 *models) {
+void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root, const int *links,
+                       size_t count, rk_mat4 *models) {
   for (size_t k = 0; k < count; k++)
     if (links[k] >= 0 && (size_t)links[k] < tree->n)
       fk_one(tree, q, root, models, (size_t)links[k]);
@@ -371,7 +361,8 @@ void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root
 /* World direction of a vector v given in joint j's child frame: models[j]'s linear part applied to
  * v with the joint's own scale removed (models[j] = parent * T R S), normalised. */
 static inline rk_vec3 child_dir_to_world(const rk_mat4 *m, rk_vec3 inv_s, rk_vec3 v) {
-  return rk_vec3_normalize(rk_mat4_transform_dir(m, rk_vec3_make(v.x * inv_s.x, v.y * inv_s.y, v.z * inv_s.z)));
+  return rk_vec3_normalize(
+      rk_mat4_transform_dir(m, rk_vec3_make(v.x * inv_s.x, v.y * inv_s.y, v.z * inv_s.z)));
 }
 
 static inline rk_quat axis_half(int axis, double angle) {
@@ -415,7 +406,8 @@ void rk_tree_dof_axes(const rk_tree *tree, const double *q, const rk_mat4 *model
       if (J->type == RK_JOINT_FREE) {
         /* Translations along the parent axes: in the child frame, (r0 E)^-1 e_k. */
         const rk_quat ia = rk_quat_conj(axis_half(ax[0], a[3]));
-        const rk_quat back = rk_quat_mul(rk_quat_mul(rk_quat_mul(ic, ib), ia), rk_quat_conj(J->zero.r));
+        const rk_quat back =
+            rk_quat_mul(rk_quat_mul(rk_quat_mul(ic, ib), ia), rk_quat_conj(J->zero.r));
         for (int k = 0; k < 3; k++) {
           out[k].origin = origin;
           out[k].axis = child_dir_to_world(M, inv_s, rk_quat_rotate(back, unit_axes[k]));

@@ -8,9 +8,7 @@
 
 static const rk_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
-static bool valid_type(rk_joint_type t) {
-  return t >= RK_JOINT_FIXED && t <= RK_JOINT_FREE;
-}
+static bool valid_type(rk_joint_type t) { return t >= RK_JOINT_FIXED && t <= RK_JOINT_FREE; }
 
 static rk_euler_order order_from_axes(int a, int b, int c) {
   for (int o = RK_EULER_XYZ; o <= RK_EULER_ZYX; o++) {
@@ -100,8 +98,8 @@ static void set_hints(rk_tree *t, size_t j) {
     J->hint_axis = rk_vec3_normalize(n);
 }
 
-static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_of,
-                       size_t index, GError **error) {
+static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_of, size_t index,
+                       GError **error) {
   if (!sp->name) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint spec %zu has no name", index);
     return false;
@@ -123,8 +121,9 @@ static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_
   }
   if ((sp->type == RK_JOINT_REVOLUTE || sp->type == RK_JOINT_PRISMATIC) &&
       (!rk_vec3_is_finite(sp->axis) || rk_vec3_norm(sp->axis) < 1e-12)) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint spec '%s': the %s axis is zero or not finite",
-                sp->name, rk_joint_type_name(sp->type));
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "joint spec '%s': the %s axis is zero or not finite", sp->name,
+                rk_joint_type_name(sp->type));
     return false;
   }
   if (sp->has_limits)
@@ -139,8 +138,8 @@ static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_
 }
 
 static bool check_options(const rk_tree_options *o, GError **error) {
-  const double vals[] = {o->hinge_tolerance, o->hinge_min_range, o->line_tolerance,
-                         o->static_tolerance, o->limit_margin, o->hinge_relative_tolerance};
+  const double vals[] = {o->hinge_tolerance,  o->hinge_min_range, o->line_tolerance,
+                         o->static_tolerance, o->limit_margin,    o->hinge_relative_tolerance};
   for (size_t i = 0; i < G_N_ELEMENTS(vals); i++)
     if (!isfinite(vals[i]) || vals[i] < 0) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
@@ -149,7 +148,8 @@ static bool check_options(const rk_tree_options *o, GError **error) {
     }
   if (!valid_type(o->root_type) || !valid_type(o->default_type) ||
       (unsigned)o->ball_order > RK_EULER_N_ORDERS) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "tree options: unknown joint type or Euler order");
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "tree options: unknown joint type or Euler order");
     return false;
   }
   if ((o->root_type == RK_JOINT_REVOLUTE || o->root_type == RK_JOINT_PRISMATIC ||
@@ -250,7 +250,8 @@ static void type_from_clip(rk_tree *t, size_t j, const rk_tree_options *o, const
     const double key_tol = o->static_tolerance * scale_t;
     if (range > 0 && off <= o->line_tolerance * range &&
         distinct_keys(clip, (int)j, RK_CHANNEL_TRANSLATION, key_tol, 3) >= 3) {
-      rk_vec3 zt = rk_vec3_add(mean, rk_vec3_scale(dir, rk_vec3_dot(rk_vec3_sub(rest->t, mean), dir)));
+      rk_vec3 zt =
+          rk_vec3_add(mean, rk_vec3_scale(dir, rk_vec3_dot(rk_vec3_sub(rest->t, mean), dir)));
       if (rk_vec3_dot(rk_vec3_sub(mean, zt), dir) < 0)
         dir = rk_vec3_scale(dir, -1.0);
       J->type = RK_JOINT_PRISMATIC;
@@ -282,9 +283,7 @@ static rk_euler_order choose_order(rk_tree *t, size_t j, const rk_mat4 *rest_mod
   return best;
 }
 
-static const char *euler_axis_name(int axis) {
-  return axis == 0 ? "rx" : axis == 1 ? "ry" : "rz";
-}
+static const char *euler_axis_name(int axis) { return axis == 0 ? "rx" : axis == 1 ? "ry" : "rz"; }
 
 static bool assign_dofs(rk_tree *t, GError **error) {
   size_t ndof = 0;
@@ -295,8 +294,8 @@ static bool assign_dofs(rk_tree *t, GError **error) {
     ndof += (size_t)J->dof_count;
     if (ndof > RK_TREE_MAX_DOF) {
       g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
-                  "the kinematic tree would have more than %d DOFs (at joint '%s')", RK_TREE_MAX_DOF,
-                  rk_skeleton_joint_name(t->skeleton, j));
+                  "the kinematic tree would have more than %d DOFs (at joint '%s')",
+                  RK_TREE_MAX_DOF, rk_skeleton_joint_name(t->skeleton, j));
       return false;
     }
   }
@@ -469,8 +468,8 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
     J->zero = rest[j];
     J->order = RK_EULER_N_ORDERS;
     const bool root = t->parents[j] < 0;
-    const bool end_site = (rk_skeleton_joint_flags(skeleton, j) & RK_JOINT_END_SITE) &&
-                          t->subtree_end[j] == j + 1;
+    const bool end_site =
+        (rk_skeleton_joint_flags(skeleton, j) & RK_JOINT_END_SITE) && t->subtree_end[j] == j + 1;
     if (spec_of[j] >= 0) {
       const rk_joint_spec *sp = &o.joints[spec_of[j]];
       J->type = sp->type;

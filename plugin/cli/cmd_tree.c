@@ -38,7 +38,7 @@ static int find_link_or_world(const rk_tree *t, const char *name) {
   return rk_tree_find_link(t, name);
 }
 
-/* ---- chains and loops requested on the command line ---------------------------------------- */
+/* ---- chains and loops requested on the command line ------------------------------------------ */
 
 /* Default chains: the world to every leaf of the skeleton whose path moves. */
 static GPtrArray *default_chains(const rk_tree *t, GError **error) {
@@ -84,7 +84,8 @@ static bool parse_loops(const rk_tree *t, char **specs, const double *q, GArray 
     g_auto(GStrv) parts = g_strsplit(*s, ":", 3);
     const guint np = g_strv_length(parts);
     if (np < 2) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "--loop '%s': expected A:B[:position|rigid]", *s);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "--loop '%s': expected A:B[:position|rigid]",
+                  *s);
       return false;
     }
     rk_loop_kind kind = RK_LOOP_RIGID;
@@ -92,7 +93,8 @@ static bool parse_loops(const rk_tree *t, char **specs, const double *q, GArray 
       if (strcmp(parts[2], "position") == 0)
         kind = RK_LOOP_POSITION;
       else if (strcmp(parts[2], "rigid") != 0) {
-        g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "--loop '%s': kind must be position or rigid", *s);
+        g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                    "--loop '%s': kind must be position or rigid", *s);
         return false;
       }
     }
@@ -110,7 +112,7 @@ static bool parse_loops(const rk_tree *t, char **specs, const double *q, GArray 
   return true;
 }
 
-/* ---- JSON ------------------------------------------------------------------------------------- */
+/* ---- JSON ------------------------------------------------------------------------------------ */
 
 static void json_number(JsonBuilder *b, double v) {
   if (isfinite(v))
@@ -382,12 +384,10 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
   return json_generator_to_data(gen, NULL);
 }
 
-/* ---- text ------------------------------------------------------------------------------------- */
+/* ---- text ------------------------------------------------------------------------------------ */
 
 /* Round-off below 1e-12 prints as 0 (not -0.00000). */
-static double clean(double v) {
-  return fabs(v) < 1e-12 ? 0.0 : v;
-}
+static double clean(double v) { return fabs(v) < 1e-12 ? 0.0 : v; }
 
 static void print_dh(const rk_tree *t, const rk_chain *c) {
   const rk_dh_chain *dh = rk_chain_dh(c, RK_DH_STANDARD), *mh = rk_chain_dh(c, RK_DH_MODIFIED);
@@ -402,7 +402,8 @@ static void print_dh(const rk_tree *t, const rk_chain *c) {
            "%9.4f\n",
            i + 1, rk_tree_dof_name(t, (size_t)rk_chain_dofs(c)[i]),
            r->type == RK_DH_REVOLUTE ? "revolute" : "prismatic", clean(r->a), clean(r->alpha),
-           clean(r->d), clean(r->theta), clean(m->a), clean(m->alpha), clean(m->d), clean(m->theta));
+           clean(r->d), clean(r->theta), clean(m->a), clean(m->alpha), clean(m->d),
+           clean(m->theta));
   }
 }
 
@@ -437,8 +438,8 @@ static void tree_text(const rk_tree *t, const char *path, const char *motion, GP
     if (J->fit_tested && J->motion_range > 1e-4)
       printf("  [hinge fit: residual max %.2f deg, rms %.2f deg, range %.1f deg]",
              J->fit_residual_max / RK_DEG, J->fit_residual_rms / RK_DEG, J->fit_range / RK_DEG);
-    if (J->origin == RK_ORIGIN_SPEC || J->origin == RK_ORIGIN_END_SITE || J->origin == RK_ORIGIN_STATIC ||
-        J->origin == RK_ORIGIN_LINE_FIT)
+    if (J->origin == RK_ORIGIN_SPEC || J->origin == RK_ORIGIN_END_SITE ||
+        J->origin == RK_ORIGIN_STATIC || J->origin == RK_ORIGIN_LINE_FIT)
       printf("  (%s)", rk_joint_origin_name(J->origin));
     if (J->hinge_hint && J->type != RK_JOINT_REVOLUTE)
       printf("  (name suggests a hinge)");
@@ -455,10 +456,11 @@ static void tree_text(const rk_tree *t, const char *path, const char *motion, GP
       if (c->row < 0)
         printf("    chains %d, %d: nothing above the junction moves\n", c->chain_a, c->chain_b);
       else if (c->planar)
-        printf("    theta[%d]@chain %d = theta[%d]@chain %d %+.4f rad (%+.2f deg), d shifted by %+.4f"
-               "  (row of %s)\n",
-               c->row + 1, c->chain_b, c->row + 1, c->chain_a, c->phi, c->phi / RK_DEG, c->dz,
-               rk_tree_dof_name(t, (size_t)c->dof));
+        printf(
+            "    theta[%d]@chain %d = theta[%d]@chain %d %+.4f rad (%+.2f deg), d shifted by %+.4f"
+            "  (row of %s)\n",
+            c->row + 1, c->chain_b, c->row + 1, c->chain_a, c->phi, c->phi / RK_DEG, c->dz,
+            rk_tree_dof_name(t, (size_t)c->dof));
       else {
         rk_mat3 r = rk_mat4_get_rotation(&c->offset);
         rk_vec3 axis;
@@ -487,7 +489,7 @@ static void tree_text(const rk_tree *t, const char *path, const char *motion, GP
     print_dh(t, g_ptr_array_index(chains, i));
 }
 
-/* ---- command ---------------------------------------------------------------------------------- */
+/* ---- command --------------------------------------------------------------------------------- */
 
 static int fail(GError *error, const char *path) {
   if (path)
@@ -538,8 +540,10 @@ static int run_tree(const tree_args *a, const char *path) {
     for (size_t j = 0; motion && j < rk_skeleton_joint_count(s); j++)
       if (rk_skeleton_parent(s, j) >= 0 &&
           rk_clip_find_track(motion, (int)j, RK_CHANNEL_TRANSLATION) >= 0) {
-        rk_joint_spec sp = {.name = rk_skeleton_joint_name(s, j), .type = RK_JOINT_PRISMATIC,
-                            .axis = rk_quat_rotate(rk_skeleton_rest(s, j)->r, rk_vec3_make(0, 0, 1)),
+        rk_joint_spec sp = {.name = rk_skeleton_joint_name(s, j),
+                            .type = RK_JOINT_PRISMATIC,
+                            .axis =
+                                rk_quat_rotate(rk_skeleton_rest(s, j)->r, rk_vec3_make(0, 0, 1)),
                             .order = RK_EULER_N_ORDERS};
         g_array_append_val(specs, sp);
       }
@@ -590,8 +594,8 @@ int rk__cmd_tree(int argc, char **argv) {
   a.hinge_tolerance_deg = 3.0;
   GOptionEntry entries[] = {
       {"json", 0, 0, G_OPTION_ARG_NONE, &a.json, "print JSON", NULL},
-      {"clip", 0, 0, G_OPTION_ARG_STRING, &a.clip, "clip used as motion evidence (default: the first)",
-       "NAME|INDEX"},
+      {"clip", 0, 0, G_OPTION_ARG_STRING, &a.clip,
+       "clip used as motion evidence (default: the first)", "NAME|INDEX"},
       {"no-motion", 0, 0, G_OPTION_ARG_NONE, &a.no_motion, "ignore the file's clips", NULL},
       {"limits-from-clip", 0, 0, G_OPTION_ARG_NONE, &a.limits_from_clip,
        "joint limits from the clip's range plus a margin", NULL},

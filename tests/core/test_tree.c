@@ -121,8 +121,9 @@ Test(tree, dof_axes_are_the_derivatives_of_fk) {
         qm[k] -= h;
         rk_tree_fk(t, qp, &root, mp);
         rk_tree_fk(t, qm, &root, mm);
-        rk_vec3 fd = rk_vec3_scale(rk_vec3_sub(rk_mat4_get_translation(&mp[link]),
-                                               rk_mat4_get_translation(&mm[link])), 0.5 / h);
+        rk_vec3 fd = rk_vec3_scale(
+            rk_vec3_sub(rk_mat4_get_translation(&mp[link]), rk_mat4_get_translation(&mm[link])),
+            0.5 / h);
         rk_assert_vec3_near(rk_vec3_make(J[k * 6], J[k * 6 + 1], J[k * 6 + 2]), fd, 1e-8);
         cr_assert_eq(J[k * 6] != 0 || J[k * 6 + 3] != 0 || J[k * 6 + 4] != 0 || J[k * 6 + 5] != 0 ||
                          J[k * 6 + 1] != 0 || J[k * 6 + 2] != 0,
@@ -166,9 +167,14 @@ Test(tree, tangent_axes_match_integrate_and_survive_gimbal_lock) {
       rk_tree_q_integrate(t, q, dv, qm);
       rk_tree_fk(t, qp, NULL, mp);
       rk_tree_fk(t, qm, NULL, mm);
-      rk_vec3 fd = rk_vec3_scale(rk_vec3_sub(rk_mat4_get_translation(&mp[hand]),
-                                             rk_mat4_get_translation(&mm[hand])), 0.5 / h);
-      cr_assert(rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)) < tol, "trial %d dof %zu (%s): %g", trial, k, rk_tree_dof_name(t, k), rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)));
+      rk_vec3 fd = rk_vec3_scale(
+          rk_vec3_sub(rk_mat4_get_translation(&mp[hand]), rk_mat4_get_translation(&mm[hand])),
+          0.5 / h);
+      cr_assert(
+          rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)) <
+              tol,
+          "trial %d dof %zu (%s): %g", trial, k, rk_tree_dof_name(t, k),
+          rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)));
     }
     /* The shoulder's three tangent columns are orthonormal (full rank) even at lock; the
      * coordinate columns lose rank there. */
@@ -280,8 +286,12 @@ Test(tree, link_dofs_are_the_ancestor_dofs) {
 
 Test(tree, clamp_and_limits) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  rk_joint_spec spec = {.name = "LoLeg_L", .type = RK_JOINT_REVOLUTE, .axis = {2, 0, 0},
-                        .has_limits = true, .lower = {0.0}, .upper = {2.5}};
+  rk_joint_spec spec = {.name = "LoLeg_L",
+                        .type = RK_JOINT_REVOLUTE,
+                        .axis = {2, 0, 0},
+                        .has_limits = true,
+                        .lower = {0.0},
+                        .upper = {2.5}};
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.joints = &spec;
   o.joint_count = 1;

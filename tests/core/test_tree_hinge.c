@@ -150,9 +150,11 @@ Test(tree_hinge, hinge_off_the_rest_gets_a_zero_pose_on_the_hinge) {
 Test(tree_hinge, small_motion_proves_nothing) {
   g_autoptr(rk_skeleton) s = two_bone();
   const rk_quat rest = rk_skeleton_rest(s, 1)->r;
-  g_autoptr(rk_clip) c = hinge_clip(s, rest, rk_quat_identity(), rk_vec3_make(1, 0, 0), 0, 0.05, 20);
+  g_autoptr(rk_clip) c =
+      hinge_clip(s, rest, rk_quat_identity(), rk_vec3_make(1, 0, 0), 0, 0.05, 20);
   g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
-  cr_assert_eq(rk_tree_joint(t, 1)->type, RK_JOINT_BALL, "3 degrees of motion is below hinge_min_range");
+  cr_assert_eq(rk_tree_joint(t, 1)->type, RK_JOINT_BALL,
+               "3 degrees of motion is below hinge_min_range");
   cr_assert_lt(rk_tree_joint(t, 1)->fit_residual_max, 1e-9);
 }
 
@@ -229,8 +231,12 @@ Test(tree_hinge, euler_order_moves_away_from_lock_when_the_clip_goes_there) {
   rk_euler_order h = rk_tree_joint(t0, 1)->order;
   int ax[3];
   rk_euler_order_axes(h, ax);
-  rk_vec3 middle = ax[1] == 0 ? rk_vec3_make(1, 0, 0) : ax[1] == 1 ? rk_vec3_make(0, 1, 0) : rk_vec3_make(0, 0, 1);
-  rk_vec3 other = ax[0] == 0 ? rk_vec3_make(1, 0, 0) : ax[0] == 1 ? rk_vec3_make(0, 1, 0) : rk_vec3_make(0, 0, 1);
+  rk_vec3 middle = ax[1] == 0   ? rk_vec3_make(1, 0, 0)
+                   : ax[1] == 1 ? rk_vec3_make(0, 1, 0)
+                                : rk_vec3_make(0, 0, 1);
+  rk_vec3 other = ax[0] == 0   ? rk_vec3_make(1, 0, 0)
+                  : ax[0] == 1 ? rk_vec3_make(0, 1, 0)
+                               : rk_vec3_make(0, 0, 1);
   /* Motion: 85 degrees about the heuristic's middle axis, plus a wobble about the first so it
    * is no hinge. */
   const size_t frames = 30;
@@ -286,8 +292,10 @@ Test(tree_hinge, two_keys_prove_nothing_and_wobble_relative_to_range_rejects) {
   for (size_t f = 0; f < frames; f++) {
     times[f] = f / 30.0;
     const double u = 2 * RK_PI * (double)f / 40.0;
-    rk_quat q = rk_quat_mul(rest, rk_quat_mul(rk_quat_from_axis_angle(rk_vec3_make(1, 0, 0), 6 * RK_DEG * sin(u)),
-                                              rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), 2.5 * RK_DEG * sin(3 * u))));
+    rk_quat q = rk_quat_mul(
+        rest,
+        rk_quat_mul(rk_quat_from_axis_angle(rk_vec3_make(1, 0, 0), 6 * RK_DEG * sin(u)),
+                    rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), 2.5 * RK_DEG * sin(3 * u))));
     rot[f * 4] = q.x, rot[f * 4 + 1] = q.y, rot[f * 4 + 2] = q.z, rot[f * 4 + 3] = q.w;
   }
   rk_track tr = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames, times, rot};
