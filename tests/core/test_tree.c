@@ -356,3 +356,53 @@ Test(tree, one_joint_and_all_fixed_trees) {
   rk_tree_fk(f, NULL, NULL, &m);
   rk_assert_mat4_near(m, rk_mat4_identity(), 0);
 }
+
+typedef struct thread_job {
+  const rk_tree *tree;
+  guint64 seed;
+  double out[2000];
+} thread_job;
+
+/* FK, DOF axes, q <-> locals and junction residuals on a shared const tree. */
+static gpointer thread_body(gpointer p) {
+  thread_job *job = p;
+  const rk_tree *t = job->tree;
+  double q[66], back[66], res[24];
+  rk_mat4 m[26];
+  rk_dof_axis axes[66];
+  rk_transform locals[26];
+  guint64 rng = job->seed;
+  size_t o = 0;
+  for (int it = 0; it < 200; it++) {
+    fx_random_q(t, &rng, 1.0, q);
+    rk_tree_fk(t, q, NULL, m);
+    rk_tree_dof_axes(t, q, m, RK_DOF_AXES_COORDINATE, axes);
+    rk_tree_q_to_locals(t, q, locals);
+    rk_tree_q_from_locals(t, locals, q, back, NULL);
+    rk_tree_junction_residuals(t, q, res);
+    if (o + 8 <= G_N_ELEMENTS(job->out)) {
+      job->out[o++] = m[25].m[12];
+      job->out[o++] = axes[40].axis.y;
+      job->out[o++] = back[17];
+      job->out[o++] = res[7];
+    }
+  }
+  return NULL;
+}
+
+Test(tree, const_tree_is_safe_and_deterministic_on_two_threads) {
+  g_autoptr(rk_skeleton) s = fx_humanoid();
+  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  thread_job *a = g_new0(thread_job, 1), *b = g_new0(thread_job, 1), *c = g_new0(thread_job, 1);
+  a->tree = b->tree = c->tree = t;
+  a->seed = b->seed = c->seed = 77;
+  GThread *ta = g_thread_new("a", thread_body, a), *tb = g_thread_new("b", thread_body, b);
+  g_thread_join(ta);
+  g_thread_join(tb);
+  thread_body(c);
+  cr_assert_eq(memcmp(a->out, b->out, sizeof a->out), 0, "two threads, same answers bit for bit");
+  cr_assert_eq(memcmp(a->out, c->out, sizeof a->out), 0);
+  g_free(a);
+  g_free(b);
+  g_free(c);
+}
