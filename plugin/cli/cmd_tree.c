@@ -419,7 +419,7 @@ static void tree_text(const rk_tree *t, const char *path, const char *motion, GP
   if (motion)
     printf(" (motion evidence: clip '%s', %zu hinges fitted)\n", motion, hinges);
   else
-    printf(" (no motion: joints are balls unless specified)\n");
+    printf(" (no motion evidence)\n");
   printf("\nlinks and joints:\n");
   for (size_t j = 0; j < rk_tree_link_count(t); j++) {
     const rk_joint *J = rk_tree_joint(t, j);
