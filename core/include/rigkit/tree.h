@@ -22,12 +22,14 @@
  * Ball joints and singularities. Euler angles keep every DOF a revolute joint, so chains through
  * balls have exact DH tables (rigkit/chain.h) and the geometric Jacobian column of every DOF is
  * z x (p - o). The price is gimbal lock when the middle angle reaches +-90 degrees (axes A and C
- * align, two Jacobian columns become parallel). rigkit keeps it away from real poses: the order is
- * chosen per joint so that the middle angle is 0 at rest and, with a clip, so that the clip's
- * largest |middle angle| is as small as possible; without a clip the last axis (C) is the bone's
- * own axis (twist last) and the first (A) the most horizontal remaining axis. IK that must cross
- * lock-prone poses uses the tangent form instead: rk_tree_dof_axes(..., RK_DOF_AXES_TANGENT, ...)
- * gives the three current joint-frame axes of each ball (never degenerate) and
+ * align, two Jacobian columns become parallel). rigkit keeps it away from real poses: Tait-Bryan
+ * orders only (the middle angle is 0 at rest, 90 degrees from lock), twist last: the last axis
+ * (C) is the zero-frame axis nearest the bone (towards the first child), the first (A) the most
+ * horizontal remaining one (the lateral flexion axis of limbs); roots turn about the most vertical
+ * axis first (yaw). With a clip, when that order would bring the clip's middle angle past 60
+ * degrees, the Tait-Bryan order with the smallest largest |middle angle| is taken. IK that must
+ * cross lock-prone poses uses the tangent form instead: rk_tree_dof_axes(..., RK_DOF_AXES_TANGENT,
+ * ...) gives the three current joint-frame axes of each ball (never degenerate) and
  * rk_tree_q_integrate applies such a step (rotating the joint frame and re-reading Euler angles
  * next to the previous ones), which is singularity-free; revolute, prismatic and translation DOFs
  * are identical in both forms.
