@@ -18,5 +18,6 @@
 #include <rigkit/chain.h>
 #include <rigkit/junction.h>
 #include <rigkit/loop.h>
+#include <rigkit/retarget.h>
 
 #endif
