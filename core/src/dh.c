@@ -3,7 +3,9 @@
 #include <rigkit/error.h>
 
 rk_mat4 rk_dh_standard(double a, double alpha, double d, double theta) {
-  const double ct = cos(theta), st = sin(theta), ca = cos(alpha), sa = sin(alpha);
+  double ct, st, ca, sa;
+  rk_sincos(theta, &st, &ct);
+  rk_sincos(alpha, &sa, &ca);
   rk_mat4 m = {{ct, st, 0, 0,                 /* column 0 */
                 -st * ca, ct * ca, sa, 0,     /* column 1 */
                 st * sa, -ct * sa, ca, 0,     /* column 2 */
@@ -12,7 +14,9 @@ rk_mat4 rk_dh_standard(double a, double alpha, double d, double theta) {
 }
 
 rk_mat4 rk_dh_modified(double alpha_prev, double a_prev, double d, double theta) {
-  const double ct = cos(theta), st = sin(theta), ca = cos(alpha_prev), sa = sin(alpha_prev);
+  double ct, st, ca, sa;
+  rk_sincos(theta, &st, &ct);
+  rk_sincos(alpha_prev, &sa, &ca);
   rk_mat4 m = {{ct, st * ca, st * sa, 0,      /* column 0 */
                 -st, ct * ca, ct * sa, 0,     /* column 1 */
                 0, -sa, ca, 0,                /* column 2 */

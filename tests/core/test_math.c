@@ -197,3 +197,28 @@ Test(math, cglm_conversion_keeps_layout) {
   rk_mat4 back = rk_mat4_from_mat4s(f);
   rk_assert_mat4_near(back, t, 0);
 }
+
+Test(math, sincos_matches_libm) {
+  guint64 rng = 13;
+  double worst = 0;
+  for (int n = 0; n < 200000; n++) {
+    double x = n < 100000 ? rk_test_uniform(&rng, -10, 10) : rk_test_uniform(&rng, -9e4, 9e4);
+    double s, c;
+    rk_sincos(x, &s, &c);
+    worst = fmax(worst, fmax(fabs(s - sin(x)), fabs(c - cos(x))));
+  }
+  cr_assert_leq(worst, 4e-16, "worst error %g", worst);
+  /* Quadrant boundaries, exact values, huge and non-finite arguments. */
+  const double xs[] = {0, RK_PI / 4, RK_PI / 2, RK_PI, -RK_PI / 2, 3 * RK_PI / 2, 1e6, -3e7};
+  for (size_t i = 0; i < G_N_ELEMENTS(xs); i++) {
+    double s, c;
+    rk_sincos(xs[i], &s, &c);
+    rk_assert_near(s, sin(xs[i]), 4e-16);
+    rk_assert_near(c, cos(xs[i]), 4e-16);
+  }
+  double s, c;
+  rk_sincos(NAN, &s, &c);
+  cr_assert(isnan(s) && isnan(c));
+  rk_sincos(INFINITY, &s, &c);
+  cr_assert(isnan(s) && isnan(c));
+}

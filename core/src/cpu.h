@@ -1,0 +1,26 @@
+/* Internal: run-time CPU dispatch for hot kernels.
+ *
+ * RK__MULTIVERSION(ret, name, params, args, body) defines `ret name params` that runs `body`
+ * compiled twice, for baseline x86-64 and for AVX2+FMA, choosing once per process by what the CPU
+ * supports (GCC's target_clones resolver does not pick ISA levels reliably, so rigkit picks).
+ * Results may differ between the two variants in the last bits (FMA rounding), never between
+ * runs on one machine. Elsewhere (other CPUs, sanitizer builds) there is one variant. */
+#ifndef RK_CPU_H
+#define RK_CPU_H
+
+#include <stdbool.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
+/** True when the CPU runs AVX2 and FMA code (cached after the first call; thread-safe). */
+bool rk__cpu_has_avx2_fma(void);
+#define RK__MULTIVERSION(ret, name, params, args, body)                                          \
+  static ret name##_base params body                                                             \
+  __attribute__((target("avx2,fma"))) static ret name##_avx2 params body                         \
+  static ret name params {                                                                       \
+    return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
+  }
+#else
+#define RK__MULTIVERSION(ret, name, params, args, body) static ret name params body
+#endif
+
+#endif

@@ -1,0 +1,217 @@
+/* FK benchmark: the 25-joint humanoid tree kHum[] of ../shared/bench/kdl/kdl_bench.cpp and the
+ * KUKA iiwa 14 DH chain, timed the same way as kdl_bench so the two can run side by side
+ * (tests/bench/run_fk.sh). Usage: rk_bench_fk [--quick] */
+#include "bench_support.h"
+
+#include <rigkit/rigkit.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The humanoid of kdl_bench: joint origin (relative to the parent), axis (0 x, 1 y, 2 z, -1 fixed),
+ * limit. Each local transform is T(origin) R(axis, q), as KDL's URDF-style RotAxis joints. */
+typedef struct hum_joint {
+  const char *name, *parent;
+  double ox, oy, oz;
+  int axis;
+  double lim;
+} hum_joint;
+
+static const hum_joint kHum[] = {
+    {"waist_yaw", "pelvis", 0, 0, 0.10, 2, 1.0},       {"waist_pitch", "waist_yaw", 0, 0, 0.05, 1, 1.0},
+    {"waist_roll", "waist_pitch", 0, 0, 0.05, 0, 0.6}, {"neck_yaw", "waist_roll", 0, 0, 0.35, 2, 1.2},
+    {"neck_pitch", "neck_yaw", 0, 0, 0.05, 1, 0.8},    {"head", "neck_pitch", 0, 0, 0.12, -1, 0},
+    {"l_sho_pitch", "waist_roll", 0, 0.20, 0.30, 1, 2.5}, {"l_sho_roll", "l_sho_pitch", 0, 0.03, 0, 0, 1.5},
+    {"l_sho_yaw", "l_sho_roll", 0, 0, -0.12, 2, 1.5},  {"l_elbow", "l_sho_yaw", 0, 0, -0.16, 1, 2.2},
+    {"l_hand", "l_elbow", 0, 0, -0.26, -1, 0},          {"r_sho_pitch", "waist_roll", 0, -0.20, 0.30, 1, 2.5},
+    {"r_sho_roll", "r_sho_pitch", 0, -0.03, 0, 0, 1.5}, {"r_sho_yaw", "r_sho_roll", 0, 0, -0.12, 2, 1.5},
+    {"r_elbow", "r_sho_yaw", 0, 0, -0.16, 1, 2.2},      {"r_hand", "r_elbow", 0, 0, -0.26, -1, 0},
+    {"l_hip_yaw", "pelvis", 0, 0.10, -0.05, 2, 0.8},    {"l_hip_roll", "l_hip_yaw", 0, 0, -0.03, 0, 0.6},
+    {"l_hip_pitch", "l_hip_roll", 0, 0, 0, 1, 1.8},     {"l_knee", "l_hip_pitch", 0, 0, -0.42, 1, 2.2},
+    {"l_ankle_pitch", "l_knee", 0, 0, -0.40, 1, 0.9},   {"l_ankle_roll", "l_ankle_pitch", 0, 0, 0, 0, 0.4},
+    {"l_foot", "l_ankle_roll", 0.04, 0, -0.06, -1, 0},  {"r_hip_yaw", "pelvis", 0, -0.10, -0.05, 2, 0.8},
+    {"r_hip_roll", "r_hip_yaw", 0, 0, -0.03, 0, 0.6},   {"r_hip_pitch", "r_hip_roll", 0, 0, 0, 1, 1.8},
+    {"r_knee", "r_hip_pitch", 0, 0, -0.42, 1, 2.2},     {"r_ankle_pitch", "r_knee", 0, 0, -0.40, 1, 0.9},
+    {"r_ankle_roll", "r_ankle_pitch", 0, 0, 0, 0, 0.4}, {"r_foot", "r_ankle_roll", 0.04, 0, -0.06, -1, 0},
+};
+#define N_HUM ((int)(sizeof kHum / sizeof kHum[0]))
+#define N_JOINTS (N_HUM + 1) /* + the pelvis root */
+#define N_DOF 25
+#define NQ 4096
+
+static const rk_dh_row kIiwa[7] = {
+    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
+    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
+    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
+    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
+static const double kIiwaLimDeg[7] = {170, 120, 170, 120, 170, 120, 175};
+
+typedef struct hum_ctx {
+  const rk_skeleton *skel;
+  int dof_joint[N_DOF]; /* skeleton joint of each DOF */
+  rk_vec3 dof_axis[N_DOF];
+  double *qpool;          /* NQ x N_DOF */
+  rk_transform *lpool;    /* NQ x N_JOINTS, precomputed locals (the animation case) */
+  rk_transform locals[N_JOINTS];
+  rk_mat4 models[N_JOINTS];
+  int leaves[5];
+  int subset[N_JOINTS];
+  size_t subset_count;
+} hum_ctx;
+
+/* q -> local rotations (one sincos of the half angle per DOF) -> one preorder FK pass. */
+static void hum_from_q(void *p, long i) {
+  hum_ctx *c = p;
+  const double *q = c->qpool + (size_t)(i & (NQ - 1)) * N_DOF;
+  for (int d = 0; d < N_DOF; d++) {
+    double s, co;
+    rk_sincos(0.5 * q[d], &s, &co);
+    const rk_vec3 a = c->dof_axis[d];
+    c->locals[c->dof_joint[d]].r = rk_quat_make(a.x * s, a.y * s, a.z * s, co);
+  }
+  rk_fk_models(c->skel, c->locals, c->models);
+  rk_bench_sink = c->models[N_JOINTS - 1].m[12];
+}
+
+static void hum_from_locals(void *p, long i) {
+  hum_ctx *c = p;
+  rk_fk_models(c->skel, c->lpool + (size_t)(i & (NQ - 1)) * N_JOINTS, c->models);
+  rk_bench_sink = c->models[N_JOINTS - 1].m[12];
+}
+
+static void hum_job_5leaves(void *p, long i) {
+  hum_ctx *c = p;
+  rk_fk_job job = {c->skel, c->lpool + (size_t)(i & (NQ - 1)) * N_JOINTS, N_JOINTS, NULL,
+                   c->subset, c->subset_count, c->models, N_JOINTS};
+  rk_fk_job_run(&job);
+  rk_bench_sink = c->models[c->leaves[4]].m[12];
+}
+
+typedef struct chain_ctx {
+  rk_dh_chain chain;
+  double *qpool; /* NQ x 7 */
+  rk_mat4 frames[8], end;
+} chain_ctx;
+
+static void iiwa_ee(void *p, long i) {
+  chain_ctx *c = p;
+  rk_dh_chain_fk(&c->chain, c->qpool + (size_t)(i & (NQ - 1)) * 7, NULL, &c->end);
+  rk_bench_sink = c->end.m[12];
+}
+
+static void iiwa_all(void *p, long i) {
+  chain_ctx *c = p;
+  rk_dh_chain_fk(&c->chain, c->qpool + (size_t)(i & (NQ - 1)) * 7, c->frames, NULL);
+  rk_bench_sink = c->frames[7].m[12];
+}
+
+static rk_skeleton *build_humanoid(hum_ctx *c) {
+  rk_skeleton_builder *b = rk_skeleton_builder_new();
+  rk_skeleton_builder_add_joint(b, "pelvis", -1, NULL, 0);
+  int d = 0;
+  for (int k = 0; k < N_HUM; k++) {
+    int parent = 0;
+    for (int m = 0; m < k; m++)
+      if (strcmp(kHum[m].name, kHum[k].parent) == 0)
+        parent = m + 1;
+    rk_transform x = rk_transform_identity();
+    x.t = rk_vec3_make(kHum[k].ox, kHum[k].oy, kHum[k].oz);
+    rk_skeleton_builder_add_joint(b, kHum[k].name, parent, &x, kHum[k].axis < 0 ? RK_JOINT_END_SITE : 0);
+  }
+  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
+  rk_skeleton_builder_free(b);
+  for (int k = 0; k < N_HUM; k++)
+    if (kHum[k].axis >= 0) {
+      c->dof_joint[d] = rk_skeleton_find_joint(s, kHum[k].name);
+      c->dof_axis[d] = rk_vec3_make(kHum[k].axis == 0, kHum[k].axis == 1, kHum[k].axis == 2);
+      d++;
+    }
+  return s;
+}
+
+/* Independent check: r_foot by composing 4x4 matrices along its path with rk_mat4_mul. */
+static double check_humanoid(hum_ctx *c) {
+  hum_from_q(c, 9);
+  const double *q = c->qpool + 9 * N_DOF;
+  const char *name = "r_foot";
+  rk_mat4 acc = rk_mat4_identity();
+  /* Walk from r_foot up to the pelvis collecting the chain, then multiply root-first. */
+  int chain[16], n = 0;
+  for (int k = N_HUM - 1; k >= 0; k--)
+    if (strcmp(kHum[k].name, name) == 0) {
+      chain[n++] = k;
+      name = kHum[k].parent;
+    }
+  for (int m = n - 1; m >= 0; m--) {
+    const hum_joint *h = &kHum[chain[m]];
+    rk_mat4 t = rk_mat4_translation(rk_vec3_make(h->ox, h->oy, h->oz)), r = rk_mat4_identity();
+    if (h->axis >= 0) {
+      int d = 0;
+      for (int k = 0; k < chain[m]; k++)
+        d += kHum[k].axis >= 0;
+      r = h->axis == 0 ? rk_mat4_rot_x(q[d]) : h->axis == 1 ? rk_mat4_rot_y(q[d]) : rk_mat4_rot_z(q[d]);
+    }
+    rk_mat4 tr = rk_mat4_mul(&t, &r);
+    acc = rk_mat4_mul(&acc, &tr);
+  }
+  return rk_mat4_max_abs_diff(&acc, &c->models[rk_skeleton_find_joint(c->skel, "r_foot")]);
+}
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  const int reps = quick ? 7 : 21;
+  rk_bench_rng rng = {20240601};
+  printf("# rk_bench_fk: rigkit %s, reps=%d (ns_per_call = median over reps)\n", rk_version_string(), reps);
+
+  chain_ctx cc = {{RK_DH_STANDARD, kIiwa, 7, rk_mat4_identity(), rk_mat4_identity()}, NULL, {{{0}}}, {{0}}};
+  cc.qpool = malloc(sizeof(double) * NQ * 7);
+  for (int k = 0; k < NQ; k++)
+    for (int j = 0; j < 7; j++)
+      cc.qpool[k * 7 + j] = rk_bench_uniform(&rng, -kIiwaLimDeg[j] * RK_DEG, kIiwaLimDeg[j] * RK_DEG);
+  double mn, mx, med;
+  const long it_fk = 20000;
+  med = rk_bench_run(iiwa_ee, &cc, it_fk, reps, &mn, &mx);
+  rk_bench_report("fk7_ee", med, mn, mx, 7, reps, it_fk, "solver=rk_dh_chain_fk out=tip_frame");
+  med = rk_bench_run(iiwa_all, &cc, it_fk, reps, &mn, &mx);
+  rk_bench_report("fk7_all", med, mn, mx, 7, reps, it_fk, "solver=rk_dh_chain_fk out=all_8_frames");
+
+  hum_ctx hc;
+  memset(&hc, 0, sizeof hc);
+  rk_skeleton *s = build_humanoid(&hc);
+  hc.skel = s;
+  memcpy(hc.locals, rk_skeleton_rest_locals(s), sizeof hc.locals);
+  hc.qpool = malloc(sizeof(double) * NQ * N_DOF);
+  hc.lpool = malloc(sizeof(rk_transform) * NQ * N_JOINTS);
+  for (int k = 0; k < NQ; k++) {
+    int d = 0;
+    for (int j = 0; j < N_HUM; j++)
+      if (kHum[j].axis >= 0)
+        hc.qpool[k * N_DOF + d++] = rk_bench_uniform(&rng, -kHum[j].lim, kHum[j].lim);
+  }
+  for (int k = 0; k < NQ; k++) {
+    hum_from_q(&hc, k);
+    memcpy(hc.lpool + (size_t)k * N_JOINTS, hc.locals, sizeof hc.locals);
+  }
+  const char *leaf_names[5] = {"head", "l_hand", "r_hand", "l_foot", "r_foot"};
+  for (int l = 0; l < 5; l++)
+    hc.leaves[l] = rk_skeleton_find_joint(s, leaf_names[l]);
+  hc.subset_count = rk_skeleton_ancestor_closure(s, hc.leaves, 5, hc.subset);
+  char extra[200];
+  const double err = check_humanoid(&hc);
+  const long it_tree = 6000;
+  med = rk_bench_run(hum_from_q, &hc, it_tree, reps, &mn, &mx);
+  snprintf(extra, sizeof extra,
+           "solver=q_to_quat_rk_sincos_plus_rk_fk_models frames=%d check_err=%.1e", N_JOINTS, err);
+  rk_bench_report("treefk_onepass", med, mn, mx, N_DOF, reps, it_tree, extra);
+  med = rk_bench_run(hum_from_locals, &hc, it_tree, reps, &mn, &mx);
+  snprintf(extra, sizeof extra, "solver=rk_fk_models_from_local_trs frames=%d", N_JOINTS);
+  rk_bench_report("skelfk_locals", med, mn, mx, N_DOF, reps, it_tree, extra);
+  med = rk_bench_run(hum_job_5leaves, &hc, it_tree, reps, &mn, &mx);
+  snprintf(extra, sizeof extra, "solver=rk_fk_job_subset frames=%zu queries=5_endeffectors", hc.subset_count);
+  rk_bench_report("treefk_5leaves", med, mn, mx, N_DOF, reps, it_tree, extra);
+
+  rk_skeleton_free(s);
+  free(hc.qpool);
+  free(hc.lpool);
+  free(cc.qpool);
+  return err < 1e-12 ? 0 : 1;
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# FK benchmark beside the KDL peer, interleaved in one run (this machine's speed drifts), then the
+# median over runs of every field and the rigkit/KDL ratios.
+# Usage: tests/bench/run_fk.sh [BUILD_DIR] [RUNS]     (default build, 5)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "${1:-$here/../../build}" && pwd)
+runs=${2:-5}
+. "$here/peers.sh"
+out=$BUILD/bench-results/fk
+rm -rf "$out"; mkdir -p "$out"
+i=1
+while [ "$i" -le "$runs" ]; do
+  "$BUILD/bin/rk_bench_fk" --quick > "$out/rigkit_$i.txt"
+  [ -n "$KDL_BENCH" ] && "$KDL_BENCH" --quick --no-calib --n-ik 1 > "$out/kdl_$i.txt"
+  i=$((i + 1))
+done
+python3 "$here/ratios.py" "$out"/*.txt \
+  --pair "treefk_onepass:treefk_onepass_kdlprims" --pair "skelfk_locals:treefk_onepass_kdlprims" \
+  --pair "treefk_5leaves:treefk_5leaves" --pair "fk7_ee:fk7_ee" --pair "fk7_all:fk7_all"
