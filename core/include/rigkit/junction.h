@@ -18,7 +18,8 @@
  * Junctions belong to the tree (computed when it is built, immutable, thread-safe).
  *
  * Index: rk_junction_constraint, rk_junction, rk_tree_junction_count, rk_tree_junction,
- *        rk_tree_junction_residual_count, rk_tree_junction_residuals, rk_junction_angle_residual
+ *        rk_tree_junction_residual_count, rk_tree_junction_residuals, rk_junction_residual,
+ *        rk_junction_angle_residual
  */
 #ifndef RIGKIT_JUNCTION_H
 #define RIGKIT_JUNCTION_H
@@ -63,6 +64,12 @@ RK_API size_t rk_tree_junction_residual_count(const rk_tree *tree);
  * non-zero value means the chains disagree (e.g. per-chain variables that broke the constraint).
  * out has rk_tree_junction_residual_count entries. Allocates nothing. */
 RK_API void rk_tree_junction_residuals(const rk_tree *tree, const double *q, double *out);
+/** Residual of one constraint of a junction for per-chain variables: q_a holds chain a's
+ * variables and q_b chain b's (rk_chain_dof_count entries each, as rk_chain_gather makes them
+ * from a tree q), evaluated as in rk_tree_junction_residuals into out[6]. Non-zero when the two
+ * chains' values disagree on the junction (e.g. chains solved independently). */
+RK_API void rk_junction_residual(const rk_junction *junction, size_t constraint, const double *q_a,
+                                 const double *q_b, double out[6]);
 /** The planar junction-angle residual theta_b - theta_a - phi wrapped to (-pi, pi], for DH thetas
  * of the junction row as two separate chains see them. */
 RK_API double rk_junction_angle_residual(const rk_junction_constraint *c, double theta_a,

@@ -91,7 +91,7 @@ RK_API size_t rk_la_svd_work(size_t m, size_t n);
 /** Thin SVD A = U diag(s) V^T of the m x n matrix A by one-sided Jacobi rotations (accurate for
  * small singular values, robust for rank-deficient A). k = min(m, n) singular values go to s[k] in
  * decreasing order; U (m x k, leading dimension ldu) and V (n x k, leading dimension ldv) are
- * written when not NULL. A is not modified. work: rk_la_svd_work(m, n) doubles. Returns false
+ * written when not NULL (columns of U for zero singular values are zero). A is not modified. work: rk_la_svd_work(m, n) doubles. Returns false
  * when the input is not finite or the sweeps did not converge (then s is still the best estimate);
  * true otherwise. */
 RK_API bool rk_la_svd(size_t m, size_t n, const double *A, size_t lda, double *s, double *U,

@@ -61,7 +61,7 @@
  *        rk_tree_from_skeleton, rk_tree_ref, rk_tree_free, rk_tree_skeleton, rk_tree_link_count,
  *        rk_tree_link_name, rk_tree_link_parent, rk_tree_find_link, rk_tree_link_subtree_end,
  *        rk_tree_joint, rk_tree_dof_count, rk_tree_dof, rk_tree_dof_name, rk_tree_lower,
- *        rk_tree_upper, rk_tree_dof_moves_link, rk_tree_link_dofs, rk_tree_q_zero,
+ *        rk_tree_upper, rk_tree_dof_moves_link, rk_tree_link_dof_count, rk_tree_link_dofs, rk_tree_q_zero,
  *        rk_tree_q_rest, rk_tree_q_to_locals, rk_tree_q_from_locals, rk_tree_q_clamp,
  *        rk_tree_q_within_limits, rk_tree_q_integrate, rk_tree_joint_local, rk_tree_fk,
  *        rk_tree_fk_subset, rk_dof_axis, rk_dof_axes_mode, rk_tree_dof_axes,
@@ -205,10 +205,11 @@ typedef struct rk_tree rk_tree;
 /** Builds the kinematic tree of a skeleton (the tree keeps a reference to it). motion (optional)
  * is a clip of that skeleton used as evidence for joint types and, with limits_from_clip, for
  * limits; opts NULL = defaults. Fails with RK_ERROR_INVALID when the clip's joint count differs
- * from the skeleton's, a joint spec names no joint (message names it), has a zero axis or a type
+ * from the skeleton's, a joint spec has a zero axis or a type
  * that does not fit the joint (a root prismatic or revolute is fine; a spec'ed FREE on a non-root
  * is accepted too), or limits with lower > upper; RK_ERROR_LIMIT when the DOF count would exceed
- * RK_TREE_MAX_DOF. The caller frees the tree with rk_tree_free. */
+ * RK_TREE_MAX_DOF; RK_ERROR_NOT_FOUND when a joint spec names no joint of the skeleton (the message
+ * names it). The caller frees the tree with rk_tree_free. */
 RK_API rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motion,
                                       const rk_tree_options *opts, GError **error);
 /** Most DOFs a tree may have. */
@@ -246,9 +247,11 @@ RK_API const double *rk_tree_lower(const rk_tree *tree);
 RK_API const double *rk_tree_upper(const rk_tree *tree);
 /** True when DOF k moves link (its joint is the link's inner joint or an ancestor's). O(1). */
 RK_API bool rk_tree_dof_moves_link(const rk_tree *tree, size_t k, size_t link);
-/** The DOFs that move a link, ascending (root first), as a borrowed array; *count receives its
- * length (0 for a link fixed to the world). */
-RK_API const int *rk_tree_link_dofs(const rk_tree *tree, size_t link, size_t *count);
+/** Number of DOFs that move a link (its own and its ancestors'). O(1). */
+RK_API size_t rk_tree_link_dof_count(const rk_tree *tree, size_t link);
+/** Writes the DOFs that move a link into out (capacity rk_tree_link_dof_count), ascending (root
+ * first), and returns their number (0 for a link fixed to the world). */
+RK_API size_t rk_tree_link_dofs(const rk_tree *tree, size_t link, int *out);
 
 /** q = 0 (the zero pose). */
 RK_API void rk_tree_q_zero(const rk_tree *tree, double *q);

@@ -1,0 +1,828 @@
+/* The canonical humanoid profile and automatic mapping of rigs onto it (names + topology). */
+#include <rigkit/error.h>
+#include <rigkit/fk.h>
+#include <rigkit/humanoid.h>
+
+#include <string.h>
+
+/* ---- bone table ------------------------------------------------------------------------------ */
+
+static const char *const bone_names[RK_BONE_COUNT] = {
+#define RK__BONE_NAME(e, name, mirror, required) name,
+    RK_BONES(RK__BONE_NAME)
+#undef RK__BONE_NAME
+};
+
+static const rk_bone bone_mirrors[RK_BONE_COUNT] = {
+#define RK__BONE_MIRROR(e, name, mirror, required) mirror,
+    RK_BONES(RK__BONE_MIRROR)
+#undef RK__BONE_MIRROR
+};
+
+static const bool bone_required[RK_BONE_COUNT] = {
+#define RK__BONE_REQ(e, name, mirror, required) required,
+    RK_BONES(RK__BONE_REQ)
+#undef RK__BONE_REQ
+};
+
+const char *rk_bone_name(rk_bone bone) {
+  return (unsigned)bone < RK_BONE_COUNT ? bone_names[bone] : "?";
+}
+
+bool rk_bone_parse(const char *name, rk_bone *bone) {
+  for (int b = 0; name && b < RK_BONE_COUNT; b++)
+    if (g_ascii_strcasecmp(name, bone_names[b]) == 0) {
+      *bone = (rk_bone)b;
+      return true;
+    }
+  return false;
+}
+
+rk_bone rk_bone_mirror(rk_bone bone) {
+  return (unsigned)bone < RK_BONE_COUNT ? bone_mirrors[bone] : bone;
+}
+
+bool rk_bone_is_required(rk_bone bone) {
+  return (unsigned)bone < RK_BONE_COUNT && bone_required[bone];
+}
+
+const char *rk_bone_source_name(rk_bone_source source) {
+  switch (source) {
+  case RK_BONE_UNMAPPED:
+    return "unmapped";
+  case RK_BONE_BY_NAME:
+    return "name";
+  case RK_BONE_BY_TOPOLOGY:
+    return "topology";
+  case RK_BONE_BY_MAP_FILE:
+    return "map-file";
+  }
+  return "?";
+}
+
+/* ---- names ----------------------------------------------------------------------------------- */
+
+/* What a joint's name says, side aside. */
+typedef enum name_class {
+  NC_NONE,
+  NC_ROOT,
+  NC_HIPS,
+  NC_HIP_SIDED, /* "hip": the hips without a side, the upper leg with one (CMU 3ds Max) */
+  NC_SPINE,
+  NC_NECK,
+  NC_HEAD,
+  NC_CLAVICLE,
+  NC_SHOULDER, /* clavicle in MotionBuilder/Mixamo naming, upper arm in 3ds Max naming */
+  NC_UPPER_ARM,
+  NC_FOREARM,
+  NC_HAND,
+  NC_UPPER_LEG,
+  NC_LOWER_LEG,
+  NC_FOOT,
+  NC_TOES,
+  NC_HELPER, /* twist/roll/helper joints: never a canonical bone */
+} name_class;
+
+typedef enum side { SIDE_NONE, SIDE_LEFT, SIDE_RIGHT } side;
+
+typedef struct name_info {
+  name_class cls;
+  side side;
+} name_info;
+
+static const struct {
+  const char *base;
+  name_class cls;
+} synonyms[] = {
+    {"root", NC_ROOT},          {"reference", NC_ROOT},       {"armature", NC_ROOT},
+    {"hips", NC_HIPS},          {"pelvis", NC_HIPS},          {"hip", NC_HIP_SIDED},
+    {"spine", NC_SPINE},        {"chest", NC_SPINE},          {"upperchest", NC_SPINE},
+    {"torso", NC_SPINE},        {"abdomen", NC_SPINE},        {"abdomenlower", NC_SPINE},
+    {"abdomenupper", NC_SPINE}, {"back", NC_SPINE},           {"lowerback", NC_SPINE},
+    {"upperback", NC_SPINE},    {"waist", NC_SPINE},          {"thorax", NC_SPINE},
+    {"neck", NC_NECK},          {"head", NC_HEAD},            {"clavicle", NC_CLAVICLE},
+    {"collar", NC_CLAVICLE},    {"collarbone", NC_CLAVICLE},  {"clav", NC_CLAVICLE},
+    {"shoulder", NC_SHOULDER},  {"shldr", NC_SHOULDER},       {"arm", NC_UPPER_ARM},        {"uparm", NC_UPPER_ARM},
+    {"upperarm", NC_UPPER_ARM}, {"humerus", NC_UPPER_ARM},    {"forearm", NC_FOREARM},
+    {"loarm", NC_FOREARM},      {"lowerarm", NC_FOREARM},     {"elbow", NC_FOREARM},
+    {"radius", NC_FOREARM},     {"hand", NC_HAND},            {"wrist", NC_HAND},
+    {"upleg", NC_UPPER_LEG},    {"upperleg", NC_UPPER_LEG},   {"thigh", NC_UPPER_LEG},
+    {"femur", NC_UPPER_LEG},    {"leg", NC_LOWER_LEG},        {"loleg", NC_LOWER_LEG},
+    {"lowerleg", NC_LOWER_LEG}, {"shin", NC_LOWER_LEG},       {"calf", NC_LOWER_LEG},
+    {"knee", NC_LOWER_LEG},     {"tibia", NC_LOWER_LEG},      {"foot", NC_FOOT},
+    {"ankle", NC_FOOT},         {"toe", NC_TOES},             {"toes", NC_TOES},
+    {"toebase", NC_TOES},       {"ball", NC_TOES},
+};
+
+/* Tokens that carry no meaning in rig names (prefixes and kinds). */
+static const char *const noise_tokens[] = {"mixamorig", "bip", "bip01", "bip001", "def", "org",
+                                           "mch", "jnt", "joint", "bone", "bn", "b", "j", "cc",
+                                           "base", "rig", "sk", "skel", "ik", "fk", "ctrl"};
+
+static bool is_noise(const char *t) {
+  for (size_t i = 0; i < G_N_ELEMENTS(noise_tokens); i++)
+    if (strcmp(t, noise_tokens[i]) == 0)
+      return true;
+  return false;
+}
+
+static name_class lookup_base(const char *base) {
+  if (!*base)
+    return NC_NONE;
+  for (size_t i = 0; i < G_N_ELEMENTS(synonyms); i++)
+    if (strcmp(base, synonyms[i].base) == 0)
+      return synonyms[i].cls;
+  /* Numbered spine and neck joints (spine1, spine_02, neck1) keep their class; numbered limb
+   * joints do not (leg_joint_1 says nothing about which leg bone it is). */
+  size_t n = strlen(base);
+  while (n > 0 && g_ascii_isdigit(base[n - 1]))
+    n--;
+  if (n < strlen(base)) {
+    if ((n == 5 && strncmp(base, "spine", 5) == 0) || (n == 4 && strncmp(base, "neck", 4) == 0) ||
+        (n == 5 && strncmp(base, "chest", 5) == 0))
+      return strncmp(base, "neck", 4) == 0 ? NC_NECK : NC_SPINE;
+    if ((n == 3 && strncmp(base, "toe", 3) == 0) || (n == 4 && strncmp(base, "toes", 4) == 0))
+      return NC_TOES;
+  }
+  return NC_NONE;
+}
+
+/* Splits a name into lower-case tokens at separators and camelCase boundaries. */
+static GPtrArray *tokenize(const char *name) {
+  GPtrArray *tokens = g_ptr_array_new_with_free_func(g_free);
+  /* Drop namespaces and DAG paths: "mixamorig:Hips", "|root|hips". */
+  const char *s = name;
+  for (const char *p = name; *p; p++)
+    if (*p == ':' || *p == '|')
+      s = p + 1;
+  GString *cur = g_string_new(NULL);
+  for (const char *p = s; *p; p++) {
+    char c = *p;
+    bool sep = !g_ascii_isalnum(c);
+    bool boundary = !sep && cur->len > 0 &&
+                    ((g_ascii_isupper(c) && g_ascii_islower(p[-1])) ||
+                     (g_ascii_isdigit(c) != g_ascii_isdigit(p[-1])));
+    if ((sep || boundary) && cur->len > 0) {
+      g_ptr_array_add(tokens, g_string_free(cur, FALSE));
+      cur = g_string_new(NULL);
+    }
+    if (!sep)
+      g_string_append_c(cur, g_ascii_tolower(c));
+  }
+  if (cur->len > 0)
+    g_ptr_array_add(tokens, g_string_free(cur, FALSE));
+  else
+    g_string_free(cur, TRUE);
+  return tokens;
+}
+
+static side side_of_token(const char *t) {
+  if (!strcmp(t, "left") || !strcmp(t, "l") || !strcmp(t, "lt") || !strcmp(t, "lft"))
+    return SIDE_LEFT;
+  if (!strcmp(t, "right") || !strcmp(t, "r") || !strcmp(t, "rt") || !strcmp(t, "rgt"))
+    return SIDE_RIGHT;
+  return SIDE_NONE;
+}
+
+static name_info classify_name(const char *name) {
+  name_info info = {NC_NONE, SIDE_NONE};
+  g_autoptr(GPtrArray) tokens = tokenize(name);
+  g_autoptr(GString) base = g_string_new(NULL);
+  for (guint i = 0; i < tokens->len; i++) {
+    const char *t = g_ptr_array_index(tokens, i);
+    if (strstr(t, "twist") || strstr(t, "roll") || strstr(t, "helper") || !strcmp(t, "end") ||
+        strstr(t, "correct") || strstr(t, "jiggle")) {
+      info.cls = NC_HELPER;
+      return info;
+    }
+    side sd = side_of_token(t);
+    if (sd != SIDE_NONE && info.side == SIDE_NONE) {
+      info.side = sd;
+      continue;
+    }
+    if (is_noise(t))
+      continue;
+    /* "lhip", "rknee", "lshoulder": a one-letter side glued to a known base. */
+    if (info.side == SIDE_NONE && (t[0] == 'l' || t[0] == 'r') && lookup_base(t + 1) != NC_NONE &&
+        lookup_base(t) == NC_NONE) {
+      info.side = t[0] == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+      t++;
+    }
+    g_string_append(base, t);
+  }
+  info.cls = lookup_base(base->str);
+  /* "Root" is the canonical root only without a side. */
+  if (info.cls == NC_HIP_SIDED && info.side == SIDE_NONE)
+    info.cls = NC_HIPS;
+  return info;
+}
+
+/* ---- topology -------------------------------------------------------------------------------- */
+
+typedef struct mapper {
+  const rk_skeleton *s;
+  size_t n;
+  rk_vec3 *pos;       /* rest model positions */
+  double *min_y;      /* lowest y in each subtree */
+  double *max_y;      /* highest y in each subtree */
+  name_info *names;
+  double height, ground, min_len;
+  bool use_names;
+} mapper;
+
+static bool is_helper(const mapper *m, int j) {
+  return m->names[j].cls == NC_HELPER;
+}
+
+static double bone_length(const mapper *m, int j) {
+  int p = rk_skeleton_parent(m->s, (size_t)j);
+  return p < 0 ? 0.0 : rk_vec3_norm(rk_vec3_sub(m->pos[j], m->pos[p]));
+}
+
+/* Children of j as an array (caller frees). */
+static GArray *children_of(const mapper *m, int j) {
+  GArray *c = g_array_new(FALSE, FALSE, sizeof(int));
+  size_t end = rk_skeleton_subtree_end(m->s, (size_t)j);
+  for (size_t k = (size_t)j + 1; k < end; k = rk_skeleton_subtree_end(m->s, k)) {
+    int v = (int)k;
+    g_array_append_val(c, v);
+  }
+  return c;
+}
+
+/* Largest horizontal distance from point o of any joint in j's subtree. */
+static double horizontal_reach(const mapper *m, int j, rk_vec3 o) {
+  double r = 0;
+  size_t end = rk_skeleton_subtree_end(m->s, (size_t)j);
+  for (size_t k = (size_t)j; k < end; k++)
+    r = fmax(r, hypot(m->pos[k].x - o.x, m->pos[k].z - o.z));
+  return r;
+}
+
+/* Follows the chain from j by repeatedly taking the child chosen by `pick` (lowest reach for
+ * legs, highest for the spine, widest for arms) and writes the joints that are neither helpers
+ * nor too close to their parent. Returns the count. */
+typedef enum chain_dir { CHAIN_DOWN, CHAIN_UP, CHAIN_OUT } chain_dir;
+
+static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin, int *out,
+                           size_t cap) {
+  size_t k = 0;
+  while (j >= 0 && k < cap) {
+    if (!is_helper(m, j) && (bone_length(m, j) > m->min_len || k == 0))
+      out[k++] = j;
+    g_autoptr(GArray) ch = children_of(m, j);
+    int best = -1;
+    double best_v = -INFINITY;
+    for (guint i = 0; i < ch->len; i++) {
+      int c = g_array_index(ch, int, i);
+      double v = dir == CHAIN_DOWN ? -m->min_y[c]
+                 : dir == CHAIN_UP ? m->max_y[c]
+                                   : horizontal_reach(m, c, origin);
+      /* Prefer real joints over end sites when they reach as far. */
+      if ((rk_skeleton_joint_flags(m->s, (size_t)c) & RK_JOINT_END_SITE) == 0)
+        v += 1e-9 * m->height;
+      if (v > best_v) {
+        best_v = v;
+        best = c;
+      }
+    }
+    j = best;
+  }
+  return k;
+}
+
+static bool is_end_site(const mapper *m, int j) {
+  return (rk_skeleton_joint_flags(m->s, (size_t)j) & RK_JOINT_END_SITE) != 0;
+}
+
+/* Counts the limbs whose lowest joints reach the ground: walking up from each near-ground leaf
+ * to the first ancestor that branches above 20% of the height gives the limb it belongs to. */
+static int count_ground_limbs(const mapper *m) {
+  g_autoptr(GHashTable) limbs = g_hash_table_new(NULL, NULL);
+  for (size_t j = 0; j < m->n; j++) {
+    if (rk_skeleton_subtree_end(m->s, j) != j + 1 || m->pos[j].y > m->ground + 0.08 * m->height)
+      continue;
+    int c = (int)j, p = rk_skeleton_parent(m->s, j);
+    while (p >= 0) {
+      if (rk_skeleton_child_count(m->s, (size_t)p) >= 2 && m->pos[p].y > m->ground + 0.2 * m->height)
+        break;
+      c = p;
+      p = rk_skeleton_parent(m->s, (size_t)p);
+    }
+    g_hash_table_add(limbs, GINT_TO_POINTER(c + 1));
+  }
+  return (int)g_hash_table_size(limbs);
+}
+
+/* Joints under j whose subtrees go down to the ground (leg candidates). */
+static GArray *leg_children(const mapper *m, int j) {
+  GArray *legs = g_array_new(FALSE, FALSE, sizeof(int));
+  g_autoptr(GArray) ch = children_of(m, j);
+  for (guint i = 0; i < ch->len; i++) {
+    int c = g_array_index(ch, int, i);
+    if (m->min_y[c] < m->pos[j].y - 0.25 * m->height && m->min_y[c] < m->ground + 0.1 * m->height)
+      g_array_append_val(legs, c);
+  }
+  return legs;
+}
+
+/* Assigns the bones of one leg chain: upper leg, lower leg, foot (the first joint in the chain
+ * within 12% of the height above the ground, at least two joints down), toes. Names win when they
+ * fall on the chain in the right order. */
+static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map *map, bool left,
+                    GError **error) {
+  const rk_bone upper = left ? RK_BONE_LEFT_UPPER_LEG : RK_BONE_RIGHT_UPPER_LEG;
+  int ankle = -1;
+  for (size_t k = 2; k < n; k++)
+    if (!is_end_site(m, chain[k]) && m->pos[chain[k]].y < m->ground + 0.12 * m->height) {
+      ankle = (int)k;
+      break;
+    }
+  if (ankle < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "the %s leg chain from '%s' has no ankle (no joint near the ground below a knee)",
+                left ? "left" : "right", rk_skeleton_joint_name(m->s, (size_t)chain[0]));
+    return false;
+  }
+  int idx[4] = {ankle - 2, ankle - 1, ankle, -1};
+  if ((size_t)ankle + 1 < n && !is_end_site(m, chain[ankle + 1]))
+    idx[3] = ankle + 1;
+  /* Names inside this chain override the positional guess. */
+  if (m->use_names) {
+    /* A sided "hip" is the upper leg only when no joint is named thigh/upleg ("LHipJoint"
+     * above "LeftUpLeg" in CMU files is a helper). */
+    const name_class want[5] = {NC_UPPER_LEG, NC_LOWER_LEG, NC_FOOT, NC_TOES, NC_HIP_SIDED};
+    int found[5] = {-1, -1, -1, -1, -1};
+    for (int b = 0; b < 5; b++)
+      for (size_t k = 0; k < n; k++)
+        if (m->names[chain[k]].cls == want[b]) {
+          found[b] = (int)k;
+          break;
+        }
+    if (found[0] < 0)
+      found[0] = found[4];
+    for (int b = 0; b < 4; b++)
+      if (found[b] >= 0)
+        idx[b] = found[b];
+  }
+  for (int b = 0; b < 4; b++) {
+    if (idx[b] < 0)
+      continue;
+    int j = chain[idx[b]];
+    map->joint[upper + b] = j;
+    static const name_class leg_class[4] = {NC_UPPER_LEG, NC_LOWER_LEG, NC_FOOT, NC_TOES};
+    name_class c = m->names[j].cls;
+    bool named = m->use_names && (c == leg_class[b] || (b == 0 && c == NC_HIP_SIDED));
+    map->source[upper + b] = named ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+  }
+  return true;
+}
+
+/* Children that are neither end sites nor helpers. */
+static size_t real_child_count(const mapper *m, int j) {
+  size_t n = 0;
+  g_autoptr(GArray) ch = children_of(m, j);
+  for (guint i = 0; i < ch->len; i++) {
+    int c = g_array_index(ch, int, i);
+    n += !is_end_site(m, c) && !is_helper(m, c);
+  }
+  return n;
+}
+
+/* Assigns one arm chain: hand = first joint that branches into fingers (or the last real joint),
+ * forearm and upper arm above it, shoulder (clavicle) above those when it is not the chest. */
+static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map *map, bool left) {
+  const rk_bone shoulder = left ? RK_BONE_LEFT_SHOULDER : RK_BONE_RIGHT_SHOULDER;
+  int last = -1;
+  for (size_t k = 0; k < n; k++)
+    if (!is_end_site(m, chain[k]))
+      last = (int)k;
+  int hand = last;
+  for (int k = 0; k <= last; k++) {
+    if (k >= 2 && real_child_count(m, chain[k]) >= 2) {
+      hand = k;
+      break;
+    }
+  }
+  int idx[4] = {hand - 3, hand - 2, hand - 1, hand};
+  if (m->use_names) {
+    /* Clavicle names first; "shoulder" is the clavicle unless a clavicle/collar joint exists. */
+    int clav = -1, shoulder_named = -1;
+    for (size_t k = 0; k < n; k++) {
+      name_class c = m->names[chain[k]].cls;
+      if (c == NC_CLAVICLE && clav < 0)
+        clav = (int)k;
+      if (c == NC_SHOULDER && shoulder_named < 0)
+        shoulder_named = (int)k;
+    }
+    const name_class want[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
+    int named[4] = {-1, -1, -1, -1};
+    for (int b = 0; b < 4; b++)
+      for (size_t k = 0; k < n; k++)
+        if (m->names[chain[k]].cls == want[b]) {
+          named[b] = (int)k;
+          break;
+        }
+    if (shoulder_named >= 0) {
+      if (clav >= 0 && named[1] < 0)
+        named[1] = shoulder_named; /* 3ds Max: Collar, Shoulder (= upper arm), Elbow, Wrist */
+      else if (named[0] < 0)
+        named[0] = shoulder_named; /* MotionBuilder/Mixamo: Shoulder (= clavicle), Arm, ... */
+    }
+    for (int b = 0; b < 4; b++)
+      if (named[b] >= 0)
+        idx[b] = named[b];
+  }
+  for (int b = 0; b < 4; b++) {
+    if (idx[b] < 0 || idx[b] > last)
+      continue;
+    int j = chain[idx[b]];
+    map->joint[shoulder + b] = j;
+    static const name_class arm_class[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
+    name_class c = m->names[j].cls;
+    bool by_name = m->use_names && (c == arm_class[b] || (c == NC_SHOULDER && b <= 1));
+    map->source[shoulder + b] = by_name ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+  }
+}
+
+/* Side of a chain from its names (majority vote), or SIDE_NONE. */
+static side chain_side(const mapper *m, const int *chain, size_t n) {
+  int l = 0, r = 0;
+  for (size_t k = 0; k < n; k++) {
+    l += m->names[chain[k]].side == SIDE_LEFT;
+    r += m->names[chain[k]].side == SIDE_RIGHT;
+  }
+  return l > r ? SIDE_LEFT : r > l ? SIDE_RIGHT : SIDE_NONE;
+}
+
+#define MAX_CHAIN 256
+
+bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
+                           rk_humanoid_map *map, GError **error) {
+  const rk_humanoid_options defaults = RK_HUMANOID_OPTIONS_INIT;
+  if (!opts)
+    opts = &defaults;
+  memset(map, 0, sizeof *map);
+  for (int b = 0; b < RK_BONE_COUNT; b++)
+    map->joint[b] = -1;
+  map->up = rk_vec3_make(0, 1, 0);
+
+  mapper m = {0};
+  m.s = s;
+  m.n = rk_skeleton_joint_count(s);
+  m.use_names = opts->use_names;
+  g_autofree rk_mat4 *models = g_new(rk_mat4, m.n);
+  rk_skeleton_rest_models(s, models);
+  g_autofree rk_vec3 *pos = g_new(rk_vec3, m.n);
+  g_autofree double *min_y = g_new(double, m.n);
+  g_autofree double *max_y = g_new(double, m.n);
+  g_autofree name_info *names = g_new(name_info, m.n);
+  m.pos = pos;
+  m.min_y = min_y;
+  m.max_y = max_y;
+  m.names = names;
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t j = 0; j < m.n; j++) {
+    pos[j] = rk_mat4_get_translation(&models[j]);
+    min_y[j] = max_y[j] = pos[j].y;
+    lo = fmin(lo, pos[j].y);
+    hi = fmax(hi, pos[j].y);
+    names[j] = classify_name(rk_skeleton_joint_name(s, j));
+  }
+  for (size_t j = m.n; j-- > 0;) {
+    int p = rk_skeleton_parent(s, j);
+    if (p >= 0) {
+      min_y[p] = fmin(min_y[p], min_y[j]);
+      max_y[p] = fmax(max_y[p], max_y[j]);
+    }
+  }
+  m.height = hi - lo;
+  m.ground = lo;
+  m.min_len = opts->min_bone_fraction * m.height;
+  if (!(m.height > 0)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "the rest pose has no height (all joints at one level): not a standing humanoid");
+    return false;
+  }
+
+  /* Hips: a joint with two (or more) children whose subtrees reach down to the ground; a named
+   * hips joint wins when it qualifies; otherwise the highest qualifying one. */
+  int hips = -1;
+  g_autoptr(GArray) legs = NULL;
+  for (size_t j = 0; j < m.n; j++) {
+    GArray *lc = leg_children(&m, (int)j);
+    bool named = m.use_names && names[j].cls == NC_HIPS;
+    bool better = hips < 0 || (named && names[hips].cls != NC_HIPS) ||
+                  (!(names[hips].cls == NC_HIPS && m.use_names) && pos[j].y > pos[hips].y);
+    if (lc->len >= 2 && better) {
+      hips = (int)j;
+      if (legs)
+        g_array_unref(legs);
+      legs = lc;
+    } else {
+      g_array_unref(lc);
+    }
+  }
+  if (hips < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "no hips: no joint has two child chains reaching down to the ground (not a "
+                "standing biped in its rest pose)");
+    return false;
+  }
+  int ground_limbs = count_ground_limbs(&m);
+  if (ground_limbs >= 4) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "the rig looks like a quadruped (%d limbs reach the ground); the humanoid profile "
+                "maps two legs and two arms: give a map file to map it anyway",
+                ground_limbs);
+    return false;
+  }
+  map->joint[RK_BONE_HIPS] = hips;
+  map->source[RK_BONE_HIPS] = m.use_names && names[hips].cls == NC_HIPS ? RK_BONE_BY_NAME
+                                                                         : RK_BONE_BY_TOPOLOGY;
+  int root = rk_skeleton_parent(s, (size_t)hips);
+  if (root >= 0) {
+    while (rk_skeleton_parent(s, (size_t)root) >= 0)
+      root = rk_skeleton_parent(s, (size_t)root);
+    map->joint[RK_BONE_ROOT] = root;
+    map->source[RK_BONE_ROOT] = RK_BONE_BY_TOPOLOGY;
+  }
+
+  /* The two legs: when there are more than two downward children (a tail, a skirt), keep the
+   * pair reaching lowest. */
+  int leg[2] = {g_array_index(legs, int, 0), g_array_index(legs, int, 1)};
+  for (guint i = 2; i < legs->len; i++) {
+    int c = g_array_index(legs, int, i);
+    int worst = min_y[leg[0]] > min_y[leg[1]] ? 0 : 1;
+    if (min_y[c] < min_y[leg[worst]])
+      leg[worst] = c;
+  }
+  int leg_chain[2][MAX_CHAIN];
+  size_t leg_n[2];
+  for (int k = 0; k < 2; k++)
+    leg_n[k] = follow_chain(&m, leg[k], CHAIN_DOWN, pos[hips], leg_chain[k], MAX_CHAIN);
+
+  /* Spine up from the hips, to the joint where two side chains (arms) branch: the chest. */
+  g_autoptr(GArray) hc = children_of(&m, hips);
+  int up = -1;
+  for (guint i = 0; i < hc->len; i++) {
+    int c = g_array_index(hc, int, i);
+    if (c != leg[0] && c != leg[1] && max_y[c] > pos[hips].y + 0.15 * m.height &&
+        (up < 0 || max_y[c] > max_y[up]))
+      up = c;
+  }
+  int spine_chain[MAX_CHAIN];
+  size_t spine_n = up >= 0 ? follow_chain(&m, up, CHAIN_UP, pos[hips], spine_chain, MAX_CHAIN) : 0;
+  int chest = -1, arm_root[2] = {-1, -1};
+  for (size_t k = 0; k < spine_n && chest < 0; k++) {
+    int j = spine_chain[k];
+    g_autoptr(GArray) ch = children_of(&m, j);
+    int next = k + 1 < spine_n ? spine_chain[k + 1] : -1;
+    int found[2] = {-1, -1}, nf = 0;
+    for (guint i = 0; i < ch->len && nf < 3; i++) {
+      int c = g_array_index(ch, int, i);
+      if (next >= 0 && rk_skeleton_is_ancestor(s, (size_t)c, (size_t)next))
+        continue;
+      /* Arms reach sideways (T/A-pose) or hang down (I-pose), but not to the ground. */
+      double reach = fmax(horizontal_reach(&m, c, pos[j]), pos[j].y - min_y[c]);
+      if (reach > 0.15 * m.height && min_y[c] > m.ground + 0.1 * m.height) {
+        if (nf < 2)
+          found[nf] = c;
+        nf++;
+      }
+    }
+    if (nf >= 2) {
+      chest = j;
+      arm_root[0] = found[0];
+      arm_root[1] = found[1];
+    }
+  }
+  if (chest >= 0) {
+    map->joint[RK_BONE_CHEST] = chest;
+    map->source[RK_BONE_CHEST] = RK_BONE_BY_TOPOLOGY;
+    if (spine_chain[0] != chest) {
+      map->joint[RK_BONE_SPINE] = spine_chain[0];
+      map->source[RK_BONE_SPINE] = RK_BONE_BY_TOPOLOGY;
+    }
+    /* Neck and head above the chest. */
+    size_t k0 = 0;
+    while (k0 < spine_n && spine_chain[k0] != chest)
+      k0++;
+    int top = -1;
+    for (size_t k = k0 + 1; k < spine_n; k++)
+      if (!is_end_site(&m, spine_chain[k]))
+        top = (int)k;
+    if (top >= 0) {
+      /* The head is where the chain above the chest branches (jaw, eyes, ...), else its top;
+       * a joint named head wins. */
+      int head_k = top;
+      for (size_t k = k0 + 1; k <= (size_t)top; k++)
+        if (real_child_count(&m, spine_chain[k]) >= 2) {
+          head_k = (int)k;
+          break;
+        }
+      for (size_t k = k0 + 1; k <= (size_t)top; k++)
+        if (m.use_names && names[spine_chain[k]].cls == NC_HEAD) {
+          head_k = (int)k;
+          break;
+        }
+      map->joint[RK_BONE_HEAD] = spine_chain[head_k];
+      map->source[RK_BONE_HEAD] =
+          m.use_names && names[spine_chain[head_k]].cls == NC_HEAD ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+      if ((size_t)head_k > k0 + 1) {
+        map->joint[RK_BONE_NECK] = spine_chain[k0 + 1];
+        map->source[RK_BONE_NECK] = m.use_names && names[spine_chain[k0 + 1]].cls == NC_NECK
+                                        ? RK_BONE_BY_NAME
+                                        : RK_BONE_BY_TOPOLOGY;
+      }
+    }
+  } else if (spine_n > 0) {
+    /* No arms found: map the spine and head only. */
+    map->joint[RK_BONE_SPINE] = spine_chain[0];
+    map->source[RK_BONE_SPINE] = RK_BONE_BY_TOPOLOGY;
+  }
+  if (m.use_names)
+    for (int b = RK_BONE_SPINE; b <= RK_BONE_HEAD; b++) {
+      int j = map->joint[b];
+      name_class want = b == RK_BONE_NECK ? NC_NECK : b == RK_BONE_HEAD ? NC_HEAD : NC_SPINE;
+      if (j >= 0 && names[j].cls == want)
+        map->source[b] = RK_BONE_BY_NAME;
+    }
+
+  /* Facing: toes point forward; else the glTF convention (+Z). */
+  rk_vec3 fwd = rk_vec3_make(0, 0, 0);
+  for (int k = 0; k < 2; k++) {
+    size_t n = leg_n[k];
+    if (n >= 2) {
+      rk_vec3 d = rk_vec3_sub(pos[leg_chain[k][n - 1]], pos[leg_chain[k][n - 2]]);
+      fwd = rk_vec3_add(fwd, rk_vec3_make(d.x, 0, d.z));
+    }
+  }
+  fwd = rk_vec3_norm(fwd) > 0.02 * m.height ? rk_vec3_normalize(fwd) : rk_vec3_make(0, 0, 1);
+  map->forward = fwd;
+  const rk_vec3 left_dir = rk_vec3_cross(map->up, fwd);
+
+  /* Sides: names when they agree between the two chains, else geometry. */
+  side s0 = chain_side(&m, leg_chain[0], leg_n[0]), s1 = chain_side(&m, leg_chain[1], leg_n[1]);
+  bool first_left;
+  if (m.use_names && s0 != SIDE_NONE && s1 != SIDE_NONE && s0 != s1)
+    first_left = s0 == SIDE_LEFT;
+  else
+    first_left = rk_vec3_dot(pos[leg[0]], left_dir) > rk_vec3_dot(pos[leg[1]], left_dir);
+  if (!map_leg(&m, leg_chain[first_left ? 0 : 1], leg_n[first_left ? 0 : 1], map, true, error) ||
+      !map_leg(&m, leg_chain[first_left ? 1 : 0], leg_n[first_left ? 1 : 0], map, false, error))
+    return false;
+
+  if (arm_root[0] >= 0) {
+    int arm_chain[2][MAX_CHAIN];
+    size_t arm_n[2];
+    for (int k = 0; k < 2; k++)
+      arm_n[k] = follow_chain(&m, arm_root[k], CHAIN_OUT, pos[chest], arm_chain[k], MAX_CHAIN);
+    side a0 = chain_side(&m, arm_chain[0], arm_n[0]), a1 = chain_side(&m, arm_chain[1], arm_n[1]);
+    bool arm0_left;
+    if (m.use_names && a0 != SIDE_NONE && a1 != SIDE_NONE && a0 != a1)
+      arm0_left = a0 == SIDE_LEFT;
+    else
+      arm0_left = rk_vec3_dot(pos[arm_chain[0][arm_n[0] - 1]], left_dir) >
+                  rk_vec3_dot(pos[arm_chain[1][arm_n[1] - 1]], left_dir);
+    map_arm(&m, arm_chain[arm0_left ? 0 : 1], arm_n[arm0_left ? 0 : 1], map, true);
+    map_arm(&m, arm_chain[arm0_left ? 1 : 0], arm_n[arm0_left ? 1 : 0], map, false);
+  }
+
+  /* Measurements used to scale motion between rigs. */
+  map->height = m.height;
+  /* The ground under the feet: the lowest joint of the two legs (a root joint may sit anywhere). */
+  map->ground = fmin(min_y[leg[0]], min_y[leg[1]]);
+  map->hip_height = pos[hips].y - map->ground;
+  double len = 0;
+  for (int side_i = 0; side_i < 2; side_i++) {
+    rk_bone u = side_i ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    rk_vec3 a = pos[map->joint[u]], b = pos[map->joint[u + 1]], c = pos[map->joint[u + 2]];
+    len += rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(c, b)) + (c.y - map->ground);
+  }
+  map->leg_length = 0.5 * len;
+  return rk_humanoid_map_validate(map, s, error);
+}
+
+bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, GKeyFile *kf,
+                                   const char *group, const char *kf_name, GError **error) {
+  if (!g_key_file_has_group(kf, group))
+    return true;
+  gsize n = 0;
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
+  for (gsize i = 0; i < n; i++) {
+    rk_bone b;
+    if (!rk_bone_parse(keys[i], &b)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                  "%s: [%s] %s: unknown bone (bones are e.g. hips, spine, left_upper_leg)",
+                  kf_name, group, keys[i]);
+      return false;
+    }
+    g_autofree char *value = g_key_file_get_string(kf, group, keys[i], NULL);
+    g_strstrip(value);
+    if (!*value) {
+      map->joint[b] = -1;
+      map->source[b] = RK_BONE_UNMAPPED;
+      continue;
+    }
+    int j = rk_skeleton_find_joint(s, value);
+    if (j < 0) {
+      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: [%s] %s = %s: no joint '%s' in the rig",
+                  kf_name, group, keys[i], value, value);
+      return false;
+    }
+    map->joint[b] = j;
+    map->source[b] = RK_BONE_BY_MAP_FILE;
+  }
+  return true;
+}
+
+bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *s, GError **error) {
+  const size_t n = rk_skeleton_joint_count(s);
+  for (int b = 0; b < RK_BONE_COUNT; b++) {
+    int j = map->joint[b];
+    if (j >= (int)n || j < -1) {
+      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "bone %s maps to joint %d out of range",
+                  bone_names[b], j);
+      return false;
+    }
+    if (j < 0 && bone_required[b]) {
+      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "required bone %s is not mapped",
+                  bone_names[b]);
+      return false;
+    }
+    for (int c = 0; c < b && j >= 0; c++)
+      if (map->joint[c] == j && !(b == RK_BONE_CHEST && c == RK_BONE_SPINE)) {
+        g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "joint '%s' is mapped to both %s and %s",
+                    rk_skeleton_joint_name(s, (size_t)j), bone_names[c], bone_names[b]);
+        return false;
+      }
+  }
+  /* Each limb and the trunk top-down: every mapped bone below its mapped predecessor. */
+  static const rk_bone chains[][5] = {
+      {RK_BONE_HIPS, RK_BONE_LEFT_UPPER_LEG, RK_BONE_LEFT_LOWER_LEG, RK_BONE_LEFT_FOOT, RK_BONE_LEFT_TOES},
+      {RK_BONE_HIPS, RK_BONE_RIGHT_UPPER_LEG, RK_BONE_RIGHT_LOWER_LEG, RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_TOES},
+      {RK_BONE_CHEST, RK_BONE_LEFT_SHOULDER, RK_BONE_LEFT_UPPER_ARM, RK_BONE_LEFT_FOREARM, RK_BONE_LEFT_HAND},
+      {RK_BONE_CHEST, RK_BONE_RIGHT_SHOULDER, RK_BONE_RIGHT_UPPER_ARM, RK_BONE_RIGHT_FOREARM, RK_BONE_RIGHT_HAND},
+      {RK_BONE_HIPS, RK_BONE_SPINE, RK_BONE_CHEST, RK_BONE_NECK, RK_BONE_HEAD},
+  };
+  for (size_t c = 0; c < G_N_ELEMENTS(chains); c++) {
+    int prev = -1;
+    rk_bone prev_b = chains[c][0];
+    for (int k = 0; k < 5; k++) {
+      int j = map->joint[chains[c][k]];
+      if (j < 0)
+        continue;
+      if (prev >= 0 && (j == prev ? chains[c][k] != RK_BONE_CHEST
+                                  : !rk_skeleton_is_ancestor(s, (size_t)prev, (size_t)j))) {
+        g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                    "bone %s ('%s') is not below bone %s ('%s') in the hierarchy",
+                    bone_names[chains[c][k]], rk_skeleton_joint_name(s, (size_t)j),
+                    bone_names[prev_b], rk_skeleton_joint_name(s, (size_t)prev));
+        return false;
+      }
+      prev = j;
+      prev_b = chains[c][k];
+    }
+  }
+  return true;
+}
+
+char *rk_humanoid_map_to_string(const rk_humanoid_map *map, const rk_skeleton *s) {
+  GString *out = g_string_new(NULL);
+  for (int b = 0; b < RK_BONE_COUNT; b++) {
+    int j = map->joint[b];
+    g_string_append_printf(out, "  %-16s %-28s %s\n", bone_names[b],
+                           j >= 0 ? rk_skeleton_joint_name(s, (size_t)j) : "-",
+                           rk_bone_source_name(map->source[b]));
+  }
+  return g_string_free(out, FALSE);
+}
+
+size_t rk_humanoid_chain(const rk_skeleton *s, int from, int to, double min_length, int *out) {
+  if (from < 0 || to < 0 || !rk_skeleton_is_ancestor(s, (size_t)from, (size_t)to))
+    return 0;
+  size_t n = 0;
+  for (int j = to; j != from; j = rk_skeleton_parent(s, (size_t)j))
+    out[n++] = j;
+  out[n++] = from;
+  /* Reverse to root-first, then drop helpers that coincide with their parent (not the ends). */
+  for (size_t a = 0, z = n - 1; a < z; a++, z--) {
+    int t = out[a];
+    out[a] = out[z];
+    out[z] = t;
+  }
+  if (min_length <= 0 || n <= 2)
+    return n;
+  g_autofree rk_mat4 *models = g_new(rk_mat4, rk_skeleton_joint_count(s));
+  rk_skeleton_rest_models(s, models);
+  size_t k = 1;
+  for (size_t i = 1; i + 1 < n; i++) {
+    rk_vec3 d = rk_vec3_sub(rk_mat4_get_translation(&models[out[i]]),
+                            rk_mat4_get_translation(&models[out[k - 1]]));
+    if (rk_vec3_norm(d) > min_length)
+      out[k++] = out[i];
+  }
+  out[k++] = out[n - 1];
+  return k;
+}

@@ -1,0 +1,293 @@
+/* Humanoid mapping: name conventions, topology alone, sides from geometry, refusal of
+ * non-humanoids, map files. */
+#include "rk_test.h"
+
+#include <rigkit/humanoid.h>
+#include <string.h>
+
+/* A T-pose template facing +Z (left = +X), metres. Slots name the joints per convention. */
+enum {
+  T_ROOT, T_HIPS, T_SPINE, T_CHEST, T_NECK, T_HEAD, T_HEAD_END,
+  T_LCLAV, T_LUPARM, T_LFOREARM, T_LHAND, T_LFINGER1, T_LFINGER2,
+  T_RCLAV, T_RUPARM, T_RFOREARM, T_RHAND, T_RFINGER1, T_RFINGER2,
+  T_LUPLEG, T_LKNEE, T_LANKLE, T_LTOE, T_LTOE_END,
+  T_RUPLEG, T_RKNEE, T_RANKLE, T_RTOE, T_RTOE_END, T_COUNT
+};
+
+static const struct {
+  int parent;
+  double x, y, z;
+} tmpl[T_COUNT] = {
+    [T_ROOT] = {-1, 0, 0, 0},           [T_HIPS] = {T_ROOT, 0, 0.95, 0},
+    [T_SPINE] = {T_HIPS, 0, 0.1, 0},     [T_CHEST] = {T_SPINE, 0, 0.25, 0},
+    [T_NECK] = {T_CHEST, 0, 0.2, 0},     [T_HEAD] = {T_NECK, 0, 0.1, 0.02},
+    [T_HEAD_END] = {T_HEAD, 0, 0.18, 0}, [T_LCLAV] = {T_CHEST, 0.03, 0.15, 0},
+    [T_LUPARM] = {T_LCLAV, 0.15, 0, 0},  [T_LFOREARM] = {T_LUPARM, 0.28, 0, 0},
+    [T_LHAND] = {T_LFOREARM, 0.25, 0, 0}, [T_LFINGER1] = {T_LHAND, 0.08, 0, 0.02},
+    [T_LFINGER2] = {T_LHAND, 0.07, 0, -0.02}, [T_RCLAV] = {T_CHEST, -0.03, 0.15, 0},
+    [T_RUPARM] = {T_RCLAV, -0.15, 0, 0}, [T_RFOREARM] = {T_RUPARM, -0.28, 0, 0},
+    [T_RHAND] = {T_RFOREARM, -0.25, 0, 0}, [T_RFINGER1] = {T_RHAND, -0.08, 0, 0.02},
+    [T_RFINGER2] = {T_RHAND, -0.07, 0, -0.02}, [T_LUPLEG] = {T_HIPS, 0.09, -0.05, 0},
+    [T_LKNEE] = {T_LUPLEG, 0, -0.42, 0}, [T_LANKLE] = {T_LKNEE, 0, -0.42, -0.02},
+    [T_LTOE] = {T_LANKLE, 0, -0.05, 0.12}, [T_LTOE_END] = {T_LTOE, 0, 0, 0.05},
+    [T_RUPLEG] = {T_HIPS, -0.09, -0.05, 0}, [T_RKNEE] = {T_RUPLEG, 0, -0.42, 0},
+    [T_RANKLE] = {T_RKNEE, 0, -0.42, -0.02}, [T_RTOE] = {T_RANKLE, 0, -0.05, 0.12},
+    [T_RTOE_END] = {T_RTOE, 0, 0, 0.05},
+};
+
+/* Builds the template with names[] (NULL entries get "j<slot>"), rotated about Y by yaw
+ * (facing) and with the right limbs added first when right_first. */
+static rk_skeleton *make_rig(const char *const names[T_COUNT], double yaw, bool right_first) {
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  int order[T_COUNT], k = 0;
+  for (int i = 0; i < T_COUNT; i++)
+    if (!right_first || (!(i >= T_RCLAV && i <= T_RFINGER2) && !(i >= T_RUPLEG)))
+      order[k++] = i;
+  if (right_first) {
+    /* Right-side joints first, after the trunk. */
+    int trunk = k;
+    int right[T_COUNT], nr = 0;
+    for (int i = 0; i < T_COUNT; i++)
+      if ((i >= T_RCLAV && i <= T_RFINGER2) || i >= T_RUPLEG)
+        right[nr++] = i;
+    memmove(order + nr, order, sizeof(int) * (size_t)trunk);
+    memcpy(order, right, sizeof(int) * (size_t)nr);
+    k = trunk + nr;
+  }
+  int builder_index[T_COUNT];
+  for (int n = 0; n < k; n++)
+    builder_index[order[n]] = n;
+  rk_quat yq = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), yaw);
+  for (int n = 0; n < k; n++) {
+    int i = order[n];
+    rk_transform x = rk_transform_identity();
+    x.t = rk_vec3_make(tmpl[i].x, tmpl[i].y, tmpl[i].z);
+    if (i == T_ROOT)
+      x.r = yq;
+    char fallback[16];
+    snprintf(fallback, sizeof fallback, "j%d", i);
+    unsigned flags = (i == T_HEAD_END || i == T_LTOE_END || i == T_RTOE_END || i == T_LFINGER1 ||
+                      i == T_LFINGER2 || i == T_RFINGER1 || i == T_RFINGER2)
+                         ? RK_JOINT_END_SITE
+                         : 0;
+    rk_skeleton_builder_add_joint(b, names && names[i] ? names[i] : fallback,
+                                  tmpl[i].parent < 0 ? -1 : builder_index[tmpl[i].parent], &x, flags);
+  }
+  g_autoptr(GError) error = NULL;
+  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, &error);
+  cr_assert(s, "%s", error ? error->message : "");
+  return s;
+}
+
+static void expect_standard_map(const rk_skeleton *s, const rk_humanoid_map *map,
+                                const char *const names[T_COUNT]) {
+  static const struct {
+    rk_bone bone;
+    int slot;
+  } expect[] = {
+      {RK_BONE_HIPS, T_HIPS},          {RK_BONE_SPINE, T_SPINE},
+      {RK_BONE_CHEST, T_CHEST},        {RK_BONE_NECK, T_NECK},
+      {RK_BONE_HEAD, T_HEAD},          {RK_BONE_LEFT_SHOULDER, T_LCLAV},
+      {RK_BONE_LEFT_UPPER_ARM, T_LUPARM}, {RK_BONE_LEFT_FOREARM, T_LFOREARM},
+      {RK_BONE_LEFT_HAND, T_LHAND},    {RK_BONE_RIGHT_SHOULDER, T_RCLAV},
+      {RK_BONE_RIGHT_UPPER_ARM, T_RUPARM}, {RK_BONE_RIGHT_FOREARM, T_RFOREARM},
+      {RK_BONE_RIGHT_HAND, T_RHAND},   {RK_BONE_LEFT_UPPER_LEG, T_LUPLEG},
+      {RK_BONE_LEFT_LOWER_LEG, T_LKNEE}, {RK_BONE_LEFT_FOOT, T_LANKLE},
+      {RK_BONE_LEFT_TOES, T_LTOE},     {RK_BONE_RIGHT_UPPER_LEG, T_RUPLEG},
+      {RK_BONE_RIGHT_LOWER_LEG, T_RKNEE}, {RK_BONE_RIGHT_FOOT, T_RANKLE},
+      {RK_BONE_RIGHT_TOES, T_RTOE},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(expect); i++) {
+    char fallback[16];
+    snprintf(fallback, sizeof fallback, "j%d", expect[i].slot);
+    const char *want = names && names[expect[i].slot] ? names[expect[i].slot] : fallback;
+    int j = map->joint[expect[i].bone];
+    cr_assert(j >= 0, "bone %s unmapped", rk_bone_name(expect[i].bone));
+    cr_assert_str_eq(rk_skeleton_joint_name(s, (size_t)j), want, "bone %s",
+                     rk_bone_name(expect[i].bone));
+  }
+}
+
+#define RIG(...) ((const char *const[T_COUNT]){__VA_ARGS__})
+
+Test(humanoid, maps_every_named_convention) {
+  const char *const *sets[] = {
+      /* CMU MotionBuilder-friendly BVH */
+      RIG([T_ROOT] = "Reference", [T_HIPS] = "Hips", [T_SPINE] = "Spine", [T_CHEST] = "Spine1",
+          [T_NECK] = "Neck", [T_HEAD] = "Head", [T_LCLAV] = "LeftShoulder", [T_LUPARM] = "LeftArm",
+          [T_LFOREARM] = "LeftForeArm", [T_LHAND] = "LeftHand", [T_RCLAV] = "RightShoulder",
+          [T_RUPARM] = "RightArm", [T_RFOREARM] = "RightForeArm", [T_RHAND] = "RightHand",
+          [T_LUPLEG] = "LeftUpLeg", [T_LKNEE] = "LeftLeg", [T_LANKLE] = "LeftFoot",
+          [T_LTOE] = "LeftToeBase", [T_RUPLEG] = "RightUpLeg", [T_RKNEE] = "RightLeg",
+          [T_RANKLE] = "RightFoot", [T_RTOE] = "RightToeBase"),
+      /* CMU 3ds-Max-friendly BVH */
+      RIG([T_ROOT] = "Root", [T_HIPS] = "hip", [T_SPINE] = "abdomen", [T_CHEST] = "chest",
+          [T_NECK] = "neck", [T_HEAD] = "head", [T_LCLAV] = "LeftCollar", [T_LUPARM] = "LeftShoulder",
+          [T_LFOREARM] = "LeftElbow", [T_LHAND] = "LeftWrist", [T_RCLAV] = "RightCollar",
+          [T_RUPARM] = "RightShoulder", [T_RFOREARM] = "RightElbow", [T_RHAND] = "RightWrist",
+          [T_LUPLEG] = "LeftHip", [T_LKNEE] = "LeftKnee", [T_LANKLE] = "LeftAnkle",
+          [T_LTOE] = "LeftToe", [T_RUPLEG] = "RightHip", [T_RKNEE] = "RightKnee",
+          [T_RANKLE] = "RightAnkle", [T_RTOE] = "RightToe"),
+      /* MakeHuman */
+      RIG([T_ROOT] = "Root", [T_HIPS] = "Hips", [T_SPINE] = "Spine1", [T_CHEST] = "Spine3",
+          [T_NECK] = "Neck", [T_HEAD] = "Head", [T_LCLAV] = "Clavicle_L", [T_LUPARM] = "UpArm_L",
+          [T_LFOREARM] = "LoArm_L", [T_LHAND] = "Hand_L", [T_RCLAV] = "Clavicle_R",
+          [T_RUPARM] = "UpArm_R", [T_RFOREARM] = "LoArm_R", [T_RHAND] = "Hand_R",
+          [T_LUPLEG] = "UpLeg_L", [T_LKNEE] = "LoLeg_L", [T_LANKLE] = "Foot_L", [T_LTOE] = "Toe_L",
+          [T_RUPLEG] = "UpLeg_R", [T_RKNEE] = "LoLeg_R", [T_RANKLE] = "Foot_R", [T_RTOE] = "Toe_R"),
+      /* Mixamo */
+      RIG([T_ROOT] = "mixamorig:Root", [T_HIPS] = "mixamorig:Hips", [T_SPINE] = "mixamorig:Spine",
+          [T_CHEST] = "mixamorig:Spine2", [T_NECK] = "mixamorig:Neck", [T_HEAD] = "mixamorig:Head",
+          [T_HEAD_END] = "mixamorig:HeadTop_End", [T_LCLAV] = "mixamorig:LeftShoulder",
+          [T_LUPARM] = "mixamorig:LeftArm", [T_LFOREARM] = "mixamorig:LeftForeArm",
+          [T_LHAND] = "mixamorig:LeftHand", [T_RCLAV] = "mixamorig:RightShoulder",
+          [T_RUPARM] = "mixamorig:RightArm", [T_RFOREARM] = "mixamorig:RightForeArm",
+          [T_RHAND] = "mixamorig:RightHand", [T_LUPLEG] = "mixamorig:LeftUpLeg",
+          [T_LKNEE] = "mixamorig:LeftLeg", [T_LANKLE] = "mixamorig:LeftFoot",
+          [T_LTOE] = "mixamorig:LeftToeBase", [T_LTOE_END] = "mixamorig:LeftToe_End",
+          [T_RUPLEG] = "mixamorig:RightUpLeg", [T_RKNEE] = "mixamorig:RightLeg",
+          [T_RANKLE] = "mixamorig:RightFoot", [T_RTOE] = "mixamorig:RightToeBase",
+          [T_RTOE_END] = "mixamorig:RightToe_End"),
+      /* Blender / Rigify deform bones */
+      RIG([T_ROOT] = "root", [T_HIPS] = "DEF-pelvis", [T_SPINE] = "DEF-spine", [T_CHEST] = "DEF-spine.003",
+          [T_NECK] = "DEF-spine.004", [T_HEAD] = "DEF-spine.006", [T_LCLAV] = "DEF-shoulder.L",
+          [T_LUPARM] = "DEF-upper_arm.L", [T_LFOREARM] = "DEF-forearm.L", [T_LHAND] = "DEF-hand.L",
+          [T_RCLAV] = "DEF-shoulder.R", [T_RUPARM] = "DEF-upper_arm.R", [T_RFOREARM] = "DEF-forearm.R",
+          [T_RHAND] = "DEF-hand.R", [T_LUPLEG] = "DEF-thigh.L", [T_LKNEE] = "DEF-shin.L",
+          [T_LANKLE] = "DEF-foot.L", [T_LTOE] = "DEF-toe.L", [T_RUPLEG] = "DEF-thigh.R",
+          [T_RKNEE] = "DEF-shin.R", [T_RANKLE] = "DEF-foot.R", [T_RTOE] = "DEF-toe.R"),
+      /* Unreal mannequin */
+      RIG([T_ROOT] = "root", [T_HIPS] = "pelvis", [T_SPINE] = "spine_01", [T_CHEST] = "spine_03",
+          [T_NECK] = "neck_01", [T_HEAD] = "head", [T_LCLAV] = "clavicle_l", [T_LUPARM] = "upperarm_l",
+          [T_LFOREARM] = "lowerarm_l", [T_LHAND] = "hand_l", [T_RCLAV] = "clavicle_r",
+          [T_RUPARM] = "upperarm_r", [T_RFOREARM] = "lowerarm_r", [T_RHAND] = "hand_r",
+          [T_LUPLEG] = "thigh_l", [T_LKNEE] = "calf_l", [T_LANKLE] = "foot_l", [T_LTOE] = "ball_l",
+          [T_RUPLEG] = "thigh_r", [T_RKNEE] = "calf_r", [T_RANKLE] = "foot_r", [T_RTOE] = "ball_r"),
+      /* Generic l_/r_ prefixes */
+      RIG([T_ROOT] = "root", [T_HIPS] = "pelvis", [T_SPINE] = "spine", [T_CHEST] = "chest",
+          [T_NECK] = "neck", [T_HEAD] = "head", [T_LCLAV] = "l_clavicle", [T_LUPARM] = "l_upperarm",
+          [T_LFOREARM] = "l_forearm", [T_LHAND] = "l_hand", [T_RCLAV] = "r_clavicle",
+          [T_RUPARM] = "r_upperarm", [T_RFOREARM] = "r_forearm", [T_RHAND] = "r_hand",
+          [T_LUPLEG] = "l_thigh", [T_LKNEE] = "l_shin", [T_LANKLE] = "l_foot", [T_LTOE] = "l_toe",
+          [T_RUPLEG] = "r_thigh", [T_RKNEE] = "r_shin", [T_RANKLE] = "r_foot", [T_RTOE] = "r_toe"),
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(sets); k++) {
+    g_autoptr(rk_skeleton) s = make_rig(sets[k], 0, false);
+    rk_humanoid_map map;
+    g_autoptr(GError) error = NULL;
+    cr_assert(rk_humanoid_map_build(s, NULL, &map, &error), "set %zu: %s", k, error ? error->message : "");
+    expect_standard_map(s, &map, sets[k]);
+    cr_assert_eq(map.source[RK_BONE_LEFT_FOOT], RK_BONE_BY_NAME, "set %zu", k);
+    rk_assert_vec3_near(map.forward, rk_vec3_make(0, 0, 1), 1e-9);
+    rk_assert_near(map.hip_height, 0.95 - 0.01 + 0.0, 1e-9);
+  }
+}
+
+Test(humanoid, topology_alone_maps_a_nameless_rig_in_any_facing) {
+  /* No usable names, right limbs listed first, rig turned to face -X: sides must come from
+   * geometry (toes forward). */
+  for (int turn = 0; turn < 4; turn++) {
+    g_autoptr(rk_skeleton) s = make_rig(NULL, turn * RK_PI / 2, turn % 2 == 1);
+    rk_humanoid_map map;
+    g_autoptr(GError) error = NULL;
+    cr_assert(rk_humanoid_map_build(s, NULL, &map, &error), "%s", error ? error->message : "");
+    expect_standard_map(s, &map, NULL);
+    for (int b = 0; b < RK_BONE_COUNT; b++)
+      cr_assert(map.source[b] != RK_BONE_BY_NAME);
+    rk_quat yq = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), turn * RK_PI / 2);
+    rk_assert_vec3_near(map.forward, rk_quat_rotate(yq, rk_vec3_make(0, 0, 1)), 1e-9);
+  }
+}
+
+Test(humanoid, misleading_names_do_not_override_topology) {
+  /* A rig whose left leg is named "Right*" only on one joint: the chains' majority decides and
+   * the toes still point forward. RiggedFigure-style numbered names say nothing. */
+  const char *const *names = RIG([T_HIPS] = "torso_joint_1", [T_LUPLEG] = "leg_joint_L_1",
+                                 [T_LKNEE] = "leg_joint_L_2", [T_LANKLE] = "leg_joint_L_3",
+                                 [T_LTOE] = "leg_joint_L_5", [T_RUPLEG] = "leg_joint_R_1",
+                                 [T_RKNEE] = "leg_joint_R_2", [T_RANKLE] = "leg_joint_R_3",
+                                 [T_RTOE] = "leg_joint_R_5", [T_LUPARM] = "arm_joint_L_1",
+                                 [T_LFOREARM] = "arm_joint_L_2", [T_LHAND] = "arm_joint_L_3",
+                                 [T_RUPARM] = "arm_joint_R_1", [T_RFOREARM] = "arm_joint_R_2",
+                                 [T_RHAND] = "arm_joint_R_3");
+  g_autoptr(rk_skeleton) s = make_rig(names, 0, false);
+  rk_humanoid_map map;
+  g_autoptr(GError) error = NULL;
+  cr_assert(rk_humanoid_map_build(s, NULL, &map, &error), "%s", error ? error->message : "");
+  expect_standard_map(s, &map, names);
+}
+
+Test(humanoid, refuses_a_quadruped_and_a_rig_without_legs) {
+  /* Quadruped: hips with two hind legs and a horizontal spine to a chest with two front legs. */
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(0, 0.5, -0.3);
+  int hip = rk_skeleton_builder_add_joint(b, "hip", -1, &x, 0);
+  x.t = rk_vec3_make(0, 0.05, 0.6);
+  int chest = rk_skeleton_builder_add_joint(b, "chest", hip, &x, 0);
+  x.t = rk_vec3_make(0, 0.25, 0.2);
+  rk_skeleton_builder_add_joint(b, "head", chest, &x, 0);
+  const char *legs[4][3] = {{"fl1", "fl2", "fl3"}, {"fr1", "fr2", "fr3"}, {"hl1", "hl2", "hl3"}, {"hr1", "hr2", "hr3"}};
+  for (int l = 0; l < 4; l++) {
+    x.t = rk_vec3_make(l % 2 ? -0.1 : 0.1, -0.05, 0);
+    int a = rk_skeleton_builder_add_joint(b, legs[l][0], l < 2 ? chest : hip, &x, 0);
+    x.t = rk_vec3_make(0, -0.22, 0);
+    int k = rk_skeleton_builder_add_joint(b, legs[l][1], a, &x, 0);
+    x.t = rk_vec3_make(0, -0.23, 0.02);
+    rk_skeleton_builder_add_joint(b, legs[l][2], k, &x, 0);
+  }
+  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
+  rk_humanoid_map map;
+  g_autoptr(GError) error = NULL;
+  cr_assert_not(rk_humanoid_map_build(s, NULL, &map, &error));
+  cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_MAPPING));
+  cr_assert(strstr(error->message, "quadruped"), "%s", error->message);
+
+  g_autoptr(rk_skeleton_builder) c = rk_skeleton_builder_new();
+  x.t = rk_vec3_make(0, 1, 0);
+  int r = rk_skeleton_builder_add_joint(c, "root", -1, &x, 0);
+  rk_skeleton_builder_add_joint(c, "arm", r, &x, 0);
+  g_autoptr(rk_skeleton) t = rk_skeleton_builder_build(c, NULL, NULL);
+  g_autoptr(GError) e2 = NULL;
+  cr_assert_not(rk_humanoid_map_build(t, NULL, &map, &e2));
+  cr_assert(strstr(e2->message, "no hips"), "%s", e2->message);
+}
+
+Test(humanoid, map_file_overrides_and_reports_bad_entries) {
+  g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
+  rk_humanoid_map map;
+  cr_assert(rk_humanoid_map_build(s, NULL, &map, NULL));
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(kf, "[target]\nleft_toes=\nhead=j4\n", (gsize)-1, 0, NULL));
+  cr_assert(rk_humanoid_map_apply_keyfile(&map, s, kf, "target", "my.map", NULL));
+  cr_assert_eq(map.joint[RK_BONE_LEFT_TOES], -1);
+  cr_assert_eq(map.joint[RK_BONE_HEAD], rk_skeleton_find_joint(s, "j4"));
+  cr_assert_eq(map.source[RK_BONE_HEAD], RK_BONE_BY_MAP_FILE);
+  /* The head now sits on the neck joint: validation names the clash. */
+  g_autoptr(GError) clash = NULL;
+  cr_assert_not(rk_humanoid_map_validate(&map, s, &clash));
+  cr_assert(strstr(clash->message, "neck"), "%s", clash->message);
+
+  g_autoptr(GKeyFile) bad = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(bad, "[target]\nleft_tail=j3\n", (gsize)-1, 0, NULL));
+  g_autoptr(GError) e1 = NULL;
+  cr_assert_not(rk_humanoid_map_apply_keyfile(&map, s, bad, "target", "my.map", &e1));
+  cr_assert(strstr(e1->message, "my.map") && strstr(e1->message, "left_tail"), "%s", e1->message);
+  g_autoptr(GKeyFile) missing = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(missing, "[target]\nhips=Pelvis2\n", (gsize)-1, 0, NULL));
+  g_autoptr(GError) e2 = NULL;
+  cr_assert_not(rk_humanoid_map_apply_keyfile(&map, s, missing, "target", "my.map", &e2));
+  cr_assert(g_error_matches(e2, RK_ERROR, RK_ERROR_NOT_FOUND));
+  cr_assert(strstr(e2->message, "Pelvis2"));
+}
+
+Test(humanoid, chain_skips_coincident_helpers) {
+  g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
+  int out[T_COUNT];
+  int hips = rk_skeleton_find_joint(s, "j1"), toe = rk_skeleton_find_joint(s, "j22");
+  size_t n = rk_humanoid_chain(s, hips, toe, 0.01, out);
+  cr_assert_eq(n, 5);
+  cr_assert_eq(out[0], hips);
+  cr_assert_eq(out[4], toe);
+  cr_assert_eq(rk_humanoid_chain(s, toe, hips, 0.01, out), 0);
+}
