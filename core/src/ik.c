@@ -310,6 +310,12 @@ rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *p, size_t max_rows, GError **error) 
   ws->slot_k = g_new0(int, ws->slot_cap * n);
   ws->slot_c = g_new0(int, ws->slot_cap * n);
   ws->dof_tmp = g_new0(int, n);
+  ws->fk_ends = g_new0(int, ws->slot_cap);
+  ws->fk_links = g_new0(int, MAX(ws->links, 1));
+  if (p->tree) {
+    ws->jd = g_new0(rk__ik_joint, ws->links);
+    rk__ik_fk_prepare(ws);
+  }
   for (int i = 0; i < 3; i++) {
     rk__ik_state *s = &ws->st[i];
     s->q = g_new0(double, n);
@@ -317,12 +323,20 @@ rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *p, size_t max_rows, GError **error) 
     s->J = g_new0(double, mc * n);
     s->models = g_new0(rk_mat4, MAX(ws->links, 1));
     s->axes = g_new0(rk_dof_axis, n);
+    s->pts = g_new0(rk_vec3, ws->slot_cap);
   }
+  ws->Jt = g_new0(double, mc * n);
+  ws->Wt = g_new0(double, mc * n);
+  ws->J2Nt = g_new0(double, mc * n);
   ws->G1 = g_new0(double, mc * mc);
+  ws->V = g_new0(double, mc * mc);
+  ws->G2raw = g_new0(double, big * big);
   ws->G2 = g_new0(double, big * big);
-  ws->K = g_new0(double, mc * n);
-  ws->Jf = g_new0(double, mc * n);
-  ws->J2N = g_new0(double, mc * n);
+  ws->dq1 = g_new0(double, n);
+  ws->u1 = g_new0(double, mc);
+  ws->e2p = g_new0(double, mc);
+  ws->cache_free = g_new0(int, n);
+  ws->cache_id = -1;
   ws->vm1 = g_new0(double, mc);
   ws->vm2 = g_new0(double, mc);
   ws->vm3 = g_new0(double, mc);
@@ -331,9 +345,9 @@ rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *p, size_t max_rows, GError **error) 
   ws->vc3 = g_new0(double, big);
   ws->vc4 = g_new0(double, big);
   ws->vc5 = g_new0(double, big);
-  ws->dq = g_new0(double, n);
   ws->free_cols = g_new0(int, n);
   ws->blocked = g_new0(unsigned char, n);
+  ws->active = g_new0(unsigned char, n);
   ws->goal_pos = g_new0(double, ws->goal_cap);
   ws->goal_rot = g_new0(double, ws->goal_cap);
   ws->loop_res = g_new0(double, 6);
@@ -355,18 +369,28 @@ void rk_ik_ws_free(rk_ik_ws *ws) {
   g_free(ws->slot_k);
   g_free(ws->slot_c);
   g_free(ws->dof_tmp);
+  g_free(ws->fk_ends);
+  g_free(ws->fk_links);
+  g_free(ws->jd);
   for (int i = 0; i < 3; i++) {
     g_free(ws->st[i].q);
     g_free(ws->st[i].e);
     g_free(ws->st[i].J);
     g_free(ws->st[i].models);
     g_free(ws->st[i].axes);
+    g_free(ws->st[i].pts);
   }
+  g_free(ws->Jt);
+  g_free(ws->Wt);
+  g_free(ws->J2Nt);
   g_free(ws->G1);
+  g_free(ws->V);
+  g_free(ws->G2raw);
   g_free(ws->G2);
-  g_free(ws->K);
-  g_free(ws->Jf);
-  g_free(ws->J2N);
+  g_free(ws->dq1);
+  g_free(ws->u1);
+  g_free(ws->e2p);
+  g_free(ws->cache_free);
   g_free(ws->vm1);
   g_free(ws->vm2);
   g_free(ws->vm3);
@@ -375,9 +399,9 @@ void rk_ik_ws_free(rk_ik_ws *ws) {
   g_free(ws->vc3);
   g_free(ws->vc4);
   g_free(ws->vc5);
-  g_free(ws->dq);
   g_free(ws->free_cols);
   g_free(ws->blocked);
+  g_free(ws->active);
   g_free(ws->goal_pos);
   g_free(ws->goal_rot);
   g_free(ws->loop_res);
@@ -509,6 +533,8 @@ bool rk__ik_setup(const rk_ik_problem *p, rk_ik_ws *ws, GError **error) {
     ws->cols[c++] = (int)k;
   }
   ws->c = c;
+  if (!ws->use_chain)
+    rk__ik_fk_links(ws, p);
   ws->slot_off[0] = 0;
   size_t slot = 0;
   for (size_t i = 0; i < p->goal_count; i++, slot++)

@@ -14,6 +14,9 @@
  *      drops; the damping follows Nielsen's gain-ratio rule.
  */
 #include "ik_internal.h"
+#include "ik_kernels.h"
+
+#include "cpu.h"
 
 #include <rigkit/error.h>
 #include <string.h>
@@ -32,257 +35,190 @@ static inline double uniform01(uint64_t *s) {
   return (double)(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* ---- Damped least squares on a gathered matrix ------------------------------------------------ */
+/* ---- The step ---------------------------------------------------------------------------------- */
 
-/* A is r x f with leading dimension lda. wide (r <= f): G = A A^T + l2 I (r x r), else
- * G = A^T A + l2 I (f x f). Cholesky in place; when that fails (l2 = 0 and A rank deficient) a
- * tiny relative damping is added. Returns the damping actually used. */
-static double dls_factor(const double *A, size_t lda, size_t r, size_t f, double l2, double *G,
-                         bool *wide) {
-  *wide = r <= f;
-  const size_t k = *wide ? r : f;
-  double eps = 0.0;
-  for (int attempt = 0; attempt < 6; attempt++) {
-    if (*wide) {
-      memset(G, 0, k * k * sizeof(double));
-      for (size_t c = 0; c < f; c++) {
-        const double *col = A + c * lda;
-        for (size_t b = 0; b < r; b++) {
-          const double x = col[b];
-          double *g = G + b * k;
-          for (size_t a = b; a < r; a++)
-            g[a] += col[a] * x;
-        }
-      }
-    } else {
-      for (size_t a = 0; a < f; a++) {
-        const double *ca = A + a * lda;
-        for (size_t b = a; b < f; b++) {
-          const double *cb = A + b * lda;
-          double s = 0;
-          for (size_t i = 0; i < r; i++)
-            s += ca[i] * cb[i];
-          G[a * k + b] = s;
-        }
-      }
-    }
-    double maxd = 0;
-    for (size_t a = 0; a < k; a++)
-      maxd = fmax(maxd, G[a * k + a]);
-    if (attempt > 0)
-      eps = (eps > 0 ? eps * 1e3 : 1e-13 * maxd) + 1e-300;
-    for (size_t a = 0; a < k; a++)
-      G[a * k + a] += l2 + eps;
-    if (rk__ik_cholesky(k, G, k))
-      return l2 + eps;
+/* Dot product with four independent sums (the additions do not wait on each other). */
+RK__IK_INLINE void chol_solve(size_t n, const double *L, size_t lda, double *b) {
+  rk__ik_forward(n, L, lda, b);
+  rk__ik_backward(n, L, lda, b);
+}
+
+/* The parts of the step that depend on the free columns only (not on the damping, the posture or
+ * the residual): the transposed Jacobian, the hard rows' factor and null-space projection of the
+ * goal rows, and the level-2 Gram matrix. */
+RK__IK_INLINE void prep_matrices_impl(rk_ik_ws *ws, const double *J, size_t f) {
+  const size_t m = ws->m, m1 = ws->m1, m2 = m - m1;
+  double *Jt = ws->Jt;
+  for (size_t j = 0; j < f; j++) {
+    const double *col = J + (size_t)ws->free_cols[j] * m;
+    for (size_t i = 0; i < m; i++)
+      Jt[i * f + j] = col[i];
   }
-  /* Not even damping helps (non-finite input): a zero factor would divide by zero, so return an
-   * identity factor with damping 1 (a gradient step). */
-  memset(G, 0, k * k * sizeof(double));
+  const double *J2t = Jt + m1 * f;
+  double *J2Nt = ws->J2Nt;
+  if (m1 > 0) {
+    double *G1 = ws->G1, *G1raw = ws->G2; /* G2 is free until the level-2 factor */
+    double maxd = 0;
+    for (size_t a = 0; a < m1; a++)
+      for (size_t b = a; b < m1; b++)
+        G1raw[a * m1 + b] = rk__ik_dot(Jt + a * f, Jt + b * f, f);
+    for (size_t a = 0; a < m1; a++)
+      maxd = fmax(maxd, G1raw[a * m1 + a]);
+    /* A tiny damping keeps a rank-deficient J1 (a planar loop's idle rows) factorable. */
+    double eps = 1e-10 * maxd + 1e-300;
+    bool ok = false;
+    for (int attempt = 0; attempt < 4 && !ok; attempt++, eps *= 1e3) {
+      memcpy(G1, G1raw, m1 * m1 * sizeof(double));
+      for (size_t a = 0; a < m1; a++)
+        G1[a * m1 + a] += eps;
+      ok = rk__ik_cholesky_impl(m1, G1, m1);
+    }
+    if (!ok) { /* non-finite input only: no level-1 step */
+      memset(G1, 0, m1 * m1 * sizeof(double));
+      for (size_t a = 0; a < m1; a++)
+        G1[a * m1 + a] = 1e150;
+    }
+    /* Wt = (L1^-1 J1)^T */
+    memcpy(ws->Wt, Jt, m1 * f * sizeof(double));
+    rk__ik_forward_multi(m1, G1, m1, ws->Wt, f);
+    /* V = L1^-1 (J1 J2^T), then J2N^T = J2^T - W^T V. */
+    for (size_t i = 0; i < m2; i++) {
+      double *v = ws->V + i * m1;
+      for (size_t a = 0; a < m1; a++)
+        v[a] = rk__ik_dot(Jt + a * f, J2t + i * f, f);
+      rk__ik_forward(m1, G1, m1, v);
+      double *out = J2Nt + i * f;
+      memcpy(out, J2t + i * f, f * sizeof(double));
+      for (size_t a = 0; a < m1; a++)
+        rk__ik_axpy(-v[a], ws->Wt + a * f, out, f);
+    }
+  } else {
+    memcpy(J2Nt, Jt, m * f * sizeof(double));
+  }
+  /* Level-2 Gram matrix (lower triangle), the smaller of the two forms. */
+  double *G = ws->G2raw;
+  ws->g2_wide = m2 <= f;
+  double maxd = 0;
+  if (ws->g2_wide) {
+    for (size_t a = 0; a < m2; a++)
+      for (size_t b = a; b < m2; b++)
+        G[a * m2 + b] = rk__ik_dot(J2Nt + a * f, J2Nt + b * f, f);
+    for (size_t a = 0; a < m2; a++)
+      maxd = fmax(maxd, G[a * m2 + a]);
+  } else {
+    memset(G, 0, f * f * sizeof(double));
+    for (size_t i = 0; i < m2; i++) {
+      const double *r = J2Nt + i * f;
+      for (size_t d = 0; d < f; d++)
+        rk__ik_axpy(r[d], r + d, G + d * f + d, f - d);
+    }
+    for (size_t a = 0; a < f; a++)
+      maxd = fmax(maxd, G[a * f + a]);
+  }
+  ws->g2_maxdiag = maxd;
+}
+
+/* The parts that depend on the residual e (m): the hard rows' step dq1 and what the goal rows
+ * still need, e2' = e2 - J2 dq1. */
+RK__IK_INLINE void prep_vectors_impl(rk_ik_ws *ws, const double *e, size_t f) {
+  const size_t m = ws->m, m1 = ws->m1, m2 = m - m1;
+  memset(ws->dq1, 0, f * sizeof(double));
+  if (m1 > 0) {
+    memcpy(ws->u1, e, m1 * sizeof(double));
+    rk__ik_forward(m1, ws->G1, m1, ws->u1);
+    for (size_t a = 0; a < m1; a++)
+      rk__ik_axpy(ws->u1[a], ws->Wt + a * f, ws->dq1, f);
+    const double *J2t = ws->Jt + m1 * f;
+    for (size_t i = 0; i < m2; i++)
+      ws->e2p[i] = e[m1 + i] - rk__ik_dot(J2t + i * f, ws->dq1, f);
+  } else {
+    memcpy(ws->e2p, e, m * sizeof(double));
+  }
+}
+
+/* Damped level-2 factor: G2 = G2raw + l2 I, Cholesky (a tiny damping added where l2 = 0 leaves it
+ * singular). Returns the damping used. */
+RK__IK_INLINE double factor_level2_impl(rk_ik_ws *ws, size_t f, double l2) {
+  const size_t m2 = ws->m - ws->m1, k = ws->g2_wide ? m2 : f;
+  double eps = 0;
+  for (int attempt = 0; attempt < 6; attempt++) {
+    memcpy(ws->G2, ws->G2raw, k * k * sizeof(double));
+    for (size_t a = 0; a < k; a++)
+      ws->G2[a * k + a] += l2 + eps;
+    if (rk__ik_cholesky_impl(k, ws->G2, k))
+      return l2 + eps;
+    eps = (eps > 0 ? eps * 1e3 : 1e-13 * ws->g2_maxdiag) + 1e-300;
+  }
+  /* Not even damping helps (non-finite input): the identity (a gradient step). */
+  memset(ws->G2, 0, k * k * sizeof(double));
   for (size_t a = 0; a < k; a++)
-    G[a * k + a] = 1.0;
+    ws->G2[a * k + a] = 1.0;
   return 1.0;
 }
 
-/* out[f] = the DLS solution for e[r] with the factor of dls_factor. tmp: max(r, f) doubles. */
-static void dls_apply(const double *A, size_t lda, size_t r, size_t f, const double *G, bool wide,
-                      const double *e, double *out, double *tmp) {
-  if (wide) {
-    memcpy(tmp, e, r * sizeof(double));
-    rk__ik_cholesky_solve(r, G, r, tmp);
-    for (size_t c = 0; c < f; c++) {
-      const double *col = A + c * lda;
-      double s = 0;
-      for (size_t i = 0; i < r; i++)
-        s += col[i] * tmp[i];
-      out[c] = s;
-    }
+/* The step over the free columns at damping l2 (factor_level2 done): dqf[f]. posture (optional,
+ * f entries, overwritten) is projected into the null space of both levels and added. */
+RK__IK_INLINE void level2_step_impl(rk_ik_ws *ws, size_t f, double l2u, double *posture,
+                                   double *dqf) {
+  const size_t m1 = ws->m1, m2 = ws->m - m1;
+  const double *J2Nt = ws->J2Nt;
+  double *t = ws->vm3;
+  if (ws->g2_wide) {
+    memcpy(t, ws->e2p, m2 * sizeof(double));
+    chol_solve(m2, ws->G2, m2, t);
+    memcpy(dqf, ws->dq1, f * sizeof(double));
+    for (size_t i = 0; i < m2; i++)
+      rk__ik_axpy(t[i], J2Nt + i * f, dqf, f);
   } else {
-    for (size_t c = 0; c < f; c++) {
-      const double *col = A + c * lda;
-      double s = 0;
-      for (size_t i = 0; i < r; i++)
-        s += col[i] * e[i];
-      out[c] = s;
-    }
-    rk__ik_cholesky_solve(f, G, f, out);
+    memset(dqf, 0, f * sizeof(double));
+    for (size_t i = 0; i < m2; i++)
+      rk__ik_axpy(ws->e2p[i], J2Nt + i * f, dqf, f);
+    chol_solve(f, ws->G2, f, dqf);
+    rk__ik_axpy(1.0, ws->dq1, dqf, f);
   }
-}
-
-/* z[f] -> its projection into the (damped) null space of A: z - A^T (A A^T + l2)^-1 A z, which
- * equals l2 (A^T A + l2)^-1 z. tmp: max(r, f) doubles. */
-static void dls_null(const double *A, size_t lda, size_t r, size_t f, const double *G, bool wide,
-                     double l2, double *z, double *tmp) {
-  if (wide) {
-    for (size_t i = 0; i < r; i++)
-      tmp[i] = 0;
-    for (size_t c = 0; c < f; c++) {
-      const double *col = A + c * lda;
-      for (size_t i = 0; i < r; i++)
-        tmp[i] += col[i] * z[c];
-    }
-    rk__ik_cholesky_solve(r, G, r, tmp);
-    for (size_t c = 0; c < f; c++) {
-      const double *col = A + c * lda;
-      double s = 0;
-      for (size_t i = 0; i < r; i++)
-        s += col[i] * tmp[i];
-      z[c] -= s;
-    }
+  if (!posture)
+    return;
+  /* N1 z = z - W^T (W z) */
+  for (size_t a = 0; a < m1; a++)
+    rk__ik_axpy(-rk__ik_dot(ws->Wt + a * f, posture, f), ws->Wt + a * f, posture, f);
+  if (ws->g2_wide) {
+    for (size_t i = 0; i < m2; i++)
+      t[i] = rk__ik_dot(J2Nt + i * f, posture, f);
+    chol_solve(m2, ws->G2, m2, t);
+    for (size_t i = 0; i < m2; i++)
+      rk__ik_axpy(-t[i], J2Nt + i * f, posture, f);
   } else {
-    rk__ik_cholesky_solve(f, G, f, z);
+    chol_solve(f, ws->G2, f, posture);
     for (size_t c = 0; c < f; c++)
-      z[c] *= l2;
+      posture[c] *= l2u;
   }
+  rk__ik_axpy(1.0, posture, dqf, f);
 }
 
-/* ---- One step --------------------------------------------------------------------------------- */
+RK__MULTIVERSION(void, prep_matrices, (rk_ik_ws * ws, const double *J, size_t f), (ws, J, f),
+                 { prep_matrices_impl(ws, J, f); })
+RK__MULTIVERSION(void, prep_vectors, (rk_ik_ws * ws, const double *e, size_t f), (ws, e, f),
+                 { prep_vectors_impl(ws, e, f); })
+RK__MULTIVERSION(double, factor_level2, (rk_ik_ws * ws, size_t f, double l2), (ws, f, l2),
+                 { return factor_level2_impl(ws, f, l2); })
+RK__MULTIVERSION(void, level2_step,
+                 (rk_ik_ws * ws, size_t f, double l2u, double *posture, double *dqf),
+                 (ws, f, l2u, posture, dqf), { level2_step_impl(ws, f, l2u, posture, dqf); })
 
-/* The step over the free columns (ws->free_cols[0..f)) for residual e (m) at damping l2:
- * dqf[f]. posture (optional, f entries, overwritten) is projected and added. */
+/* Builds (or reuses) the matrices for the current free set, then the step for residual e. */
 static void compute_step(rk_ik_ws *ws, const double *J, const double *e, size_t f, double l2,
                          double *posture, double *dqf) {
-  const size_t m = ws->m, m1 = ws->m1, m2 = m - m1;
-  double *Jf = ws->Jf;
-  for (size_t j = 0; j < f; j++)
-    memcpy(Jf + j * m, J + (size_t)ws->free_cols[j] * m, m * sizeof(double));
-  double *tmp = ws->vc4;
-  if (m1 == 0) {
-    bool wide;
-    const double l2u = dls_factor(Jf, m, m, f, l2, ws->G2, &wide);
-    dls_apply(Jf, m, m, f, ws->G2, wide, e, dqf, tmp);
-    if (posture) {
-      dls_null(Jf, m, m, f, ws->G2, wide, l2u, posture, tmp);
-      for (size_t j = 0; j < f; j++)
-        dqf[j] += posture[j];
-    }
-    return;
+  bool cached = ws->cache_id == ws->state_id && ws->cache_f == f &&
+                memcmp(ws->cache_free, ws->free_cols, f * sizeof(int)) == 0;
+  if (!cached) {
+    prep_matrices(ws, J, f);
+    memcpy(ws->cache_free, ws->free_cols, f * sizeof(int));
+    ws->cache_f = f;
+    ws->cache_id = ws->state_id;
   }
-  /* Level 1: the hard rows, minimum norm (tiny damping only where J1 is rank deficient). */
-  const double *J1 = Jf, *J2 = Jf + m1;
-  bool wide1;
-  double *G1 = ws->G1;
-  /* G1 = J1 J1^T + eps (m1 x m1): always the wide form so K below is defined. */
-  memset(G1, 0, m1 * m1 * sizeof(double));
-  for (size_t c = 0; c < f; c++) {
-    const double *col = J1 + c * m;
-    for (size_t b = 0; b < m1; b++) {
-      const double x = col[b];
-      for (size_t a = b; a < m1; a++)
-        G1[b * m1 + a] += col[a] * x;
-    }
-  }
-  double maxd = 0;
-  for (size_t a = 0; a < m1; a++)
-    maxd = fmax(maxd, G1[a * m1 + a]);
-  const double eps1 = 1e-10 * maxd + 1e-300;
-  for (size_t a = 0; a < m1; a++)
-    G1[a * m1 + a] += eps1;
-  wide1 = rk__ik_cholesky(m1, G1, m1);
-  if (!wide1) {
-    /* Only non-finite input gets here: no level-1 step. */
-    memset(G1, 0, m1 * m1 * sizeof(double));
-    for (size_t a = 0; a < m1; a++)
-      G1[a * m1 + a] = 1e300;
-  }
-  /* dq1 = J1^T G1^-1 e1 */
-  double *y1 = ws->vm1;
-  memcpy(y1, e, m1 * sizeof(double));
-  rk__ik_cholesky_solve(m1, G1, m1, y1);
-  double *dq1 = ws->vc5;
-  for (size_t c = 0; c < f; c++) {
-    const double *col = J1 + c * m;
-    double s = 0;
-    for (size_t i = 0; i < m1; i++)
-      s += col[i] * y1[i];
-    dq1[c] = s;
-  }
-  /* K = G1^-1 J1 (m1 x f). */
-  double *K = ws->K;
-  for (size_t c = 0; c < f; c++) {
-    memcpy(K + c * m1, J1 + c * m, m1 * sizeof(double));
-    rk__ik_cholesky_solve(m1, G1, m1, K + c * m1);
-  }
-  /* P = J2 J1^T (m2 x m1, into G1's storage: the factor is no longer needed), then
-   * J2N = J2 - P K (m2 x f). */
-  double *P = G1;
-  memset(P, 0, m2 * m1 * sizeof(double));
-  for (size_t c = 0; c < f; c++) {
-    const double *c1 = J1 + c * m, *c2 = J2 + c * m;
-    for (size_t k = 0; k < m1; k++) {
-      const double x = c1[k];
-      double *pk = P + k * m2;
-      for (size_t i = 0; i < m2; i++)
-        pk[i] += c2[i] * x;
-    }
-  }
-  double *J2N = ws->J2N;
-  for (size_t c = 0; c < f; c++) {
-    double *out = J2N + c * m2;
-    const double *c2 = J2 + c * m, *kc = K + c * m1;
-    for (size_t i = 0; i < m2; i++)
-      out[i] = c2[i];
-    for (size_t k = 0; k < m1; k++) {
-      const double x = kc[k];
-      const double *pk = P + k * m2;
-      for (size_t i = 0; i < m2; i++)
-        out[i] -= pk[i] * x;
-    }
-  }
-  /* e2' = e2 - J2 dq1 */
-  double *e2 = ws->vm2;
-  for (size_t i = 0; i < m2; i++)
-    e2[i] = e[m1 + i];
-  for (size_t c = 0; c < f; c++) {
-    const double *c2 = J2 + c * m;
-    const double x = dq1[c];
-    for (size_t i = 0; i < m2; i++)
-      e2[i] -= c2[i] * x;
-  }
-  if (m2 > 0) {
-    bool wide;
-    const double l2u = dls_factor(J2N, m2, m2, f, l2, ws->G2, &wide);
-    dls_apply(J2N, m2, m2, f, ws->G2, wide, e2, dqf, tmp);
-    for (size_t c = 0; c < f; c++)
-      dqf[c] += dq1[c];
-    if (posture) {
-      /* N1 z = z - J1^T (K z), then the level-2 null space. */
-      double *kz = ws->vm3;
-      for (size_t k = 0; k < m1; k++)
-        kz[k] = 0;
-      for (size_t c = 0; c < f; c++)
-        for (size_t k = 0; k < m1; k++)
-          kz[k] += K[c * m1 + k] * posture[c];
-      for (size_t c = 0; c < f; c++) {
-        const double *col = J1 + c * m;
-        double s = 0;
-        for (size_t k = 0; k < m1; k++)
-          s += col[k] * kz[k];
-        posture[c] -= s;
-      }
-      dls_null(J2N, m2, m2, f, ws->G2, wide, l2u, posture, tmp);
-      for (size_t c = 0; c < f; c++)
-        dqf[c] += posture[c];
-    }
-  } else {
-    for (size_t c = 0; c < f; c++)
-      dqf[c] = dq1[c];
-    if (posture) {
-      double *kz = ws->vm3;
-      for (size_t k = 0; k < m1; k++)
-        kz[k] = 0;
-      for (size_t c = 0; c < f; c++)
-        for (size_t k = 0; k < m1; k++)
-          kz[k] += K[c * m1 + k] * posture[c];
-      for (size_t c = 0; c < f; c++) {
-        const double *col = J1 + c * m;
-        double s = 0;
-        for (size_t k = 0; k < m1; k++)
-          s += col[k] * kz[k];
-        dqf[c] += posture[c] - s;
-      }
-    }
-  }
+  prep_vectors(ws, e, f);
+  const double l2u = factor_level2(ws, f, l2);
+  level2_step(ws, f, l2u, posture, dqf);
 }
 
 /* ---- Limits ----------------------------------------------------------------------------------- */
@@ -375,41 +311,41 @@ static void random_start(const rk_ik_problem *p, rk_ik_ws *ws, const double *lo,
 /* Builds the trial configuration from cur: the step over the free columns, limits handled by
  * the active set and clamping passes. delta[c] receives the unwrapped change of each column
  * (for the LM model). */
-static void make_trial(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws,
-                       const rk__ik_state *cur, rk__ik_state *trial, const double *lo,
-                       const double *hi, double l2, bool with_posture, double *delta,
-                       double *grad_rel) {
+/* The active set at cur (ws->active: 1 = held on its limit this iteration) from the gradient
+ * J^T W e; returns the projected gradient relative to |J| |W e|, zero at a minimum of the error
+ * (a goal's closest point inside the limits). */
+static double active_set(rk_ik_ws *ws, const rk__ik_state *cur, const double *lo,
+                         const double *hi) {
   const size_t C = ws->c, m = ws->m;
-  unsigned char *blocked = ws->blocked;
   double gmax = 0, colmax = 0;
-  /* Active set from the gradient J^T W e. */
   for (size_t c = 0; c < C; c++) {
     const int k = ws->cols[c];
     const double *col = cur->J + c * m;
-    double g = 0;
-    for (size_t i = 0; i < ws->m1; i++)
-      g += RK__IK_HARD_MERIT * col[i] * cur->e[i];
-    for (size_t i = ws->m1; i < m; i++)
-      g += col[i] * cur->e[i];
+    const double g = RK__IK_HARD_MERIT * rk__ik_dot(col, cur->e, ws->m1) +
+                     rk__ik_dot(col + ws->m1, cur->e + ws->m1, m - ws->m1);
     const double v = cur->q[k], l = limit_lo(lo, k), h = limit_hi(hi, k);
     const double tl = 1e-12 * (1.0 + fabs(l)), th = 1e-12 * (1.0 + fabs(h));
-    blocked[c] = ((v <= l + tl && g <= 0) || (v >= h - th && g >= 0)) ? 1 : 0;
-    delta[c] = 0;
-    if (!blocked[c]) {
-      double cn = 0;
-      for (size_t i = 0; i < m; i++)
-        cn += col[i] * col[i];
+    ws->active[c] = ((v <= l + tl && g <= 0) || (v >= h - th && g >= 0)) ? 1 : 0;
+    if (!ws->active[c]) {
       gmax = fmax(gmax, fabs(g));
-      colmax = fmax(colmax, sqrt(cn));
+      colmax = fmax(colmax, sqrt(rk__ik_dot(col, col, m)));
     }
   }
-  /* Projected gradient relative to |J| |W e|: zero at a minimum (a goal's closest point). */
-  double en = 0;
-  for (size_t i = 0; i < ws->m1; i++)
-    en += RK__IK_HARD_MERIT * RK__IK_HARD_MERIT * cur->e[i] * cur->e[i];
-  for (size_t i = ws->m1; i < m; i++)
-    en += cur->e[i] * cur->e[i];
-  *grad_rel = gmax / (colmax * sqrt(en) + 1e-300);
+  const double en = RK__IK_HARD_MERIT * RK__IK_HARD_MERIT * rk__ik_dot(cur->e, cur->e, ws->m1) +
+                    rk__ik_dot(cur->e + ws->m1, cur->e + ws->m1, m - ws->m1);
+  return gmax / (colmax * sqrt(en) + 1e-300);
+}
+
+/* Builds the trial configuration from cur: the step over the free columns (those not in the
+ * active set), limits handled by clamping passes. delta[c] receives the unwrapped change of each
+ * column (for the LM model). */
+static void make_trial(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws,
+                       const rk__ik_state *cur, rk__ik_state *trial, const double *lo,
+                       const double *hi, double l2, bool with_posture, double *delta) {
+  const size_t C = ws->c, m = ws->m;
+  unsigned char *blocked = ws->blocked;
+  memcpy(blocked, ws->active, C);
+  memset(delta, 0, C * sizeof(double));
   /* e adjusted for DOFs moved onto a limit, in the trial's row buffer (its evaluation rewrites
    * it afterwards). */
   double *e = trial->e;
@@ -500,6 +436,7 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
   const gint64 budget_us = (gint64)(o.time_budget_s * 1e6);
 
   rk__ik_state *cur = &ws->st[0], *trial = &ws->st[1], *best = &ws->st[2];
+  ws->state_id++;
   memcpy(cur->q, q, n * sizeof(double));
   clamp_all(ws, n, lo, hi, cur->q);
   rk__ik_eval(p, &o, ws, cur, true);
@@ -537,16 +474,18 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
     }
     res.iterations++;
     attempt_it++;
-    bool accepted = false, stalled = false;
-    for (int tries = 0; tries < MAX_LM_TRIES; tries++) {
-      double grad_rel;
-      make_trial(p, &o, ws, cur, trial, lo, hi, l2, tries == 0, delta, &grad_rel);
-      if (tries == 0 && grad_rel <= 1e-12) {
-        /* First-order optimal: a minimum of the error (the closest point), within limits. */
-        stalled = true;
-        break;
-      }
-      rk__ik_eval(p, &o, ws, trial, true);
+    /* First-order optimal: a minimum of the error (the closest point), within limits. */
+    const bool optimal = active_set(ws, cur, lo, hi) <= 1e-12;
+    /* The posture moves the body in the goals' null space, but only to first order: its
+     * second-order effect on the goals would stall the last digits, so it stops once every
+     * error is within ten tolerances (and on a retried LM step). */
+    const bool near = cur->pos_err <= 10 * o.position_tolerance &&
+                      cur->rot_err <= 10 * o.orientation_tolerance &&
+                      cur->closure <= 10 * o.closure_tolerance;
+    bool accepted = false, stalled = optimal;
+    for (int tries = 0; !optimal && tries < MAX_LM_TRIES; tries++) {
+      make_trial(p, &o, ws, cur, trial, lo, hi, l2, tries == 0 && !near, delta);
+      rk__ik_eval(p, &o, ws, trial, false);
       res.evaluations++;
       if (!adaptive) {
         accepted = true;
@@ -575,6 +514,9 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
       rk__ik_state tmp = *cur;
       *cur = *trial;
       *trial = tmp;
+      ws->state_id++;
+      if (!cur->reached)
+        rk__ik_jacobian(p, ws, cur);
       if (cur->reached || cur->merit < best->merit)
         copy_state(ws, best, cur);
       /* Converged: no progress above rounding over five accepted steps in a row. */
@@ -607,6 +549,7 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
       }
       res.restarts++;
       random_start(p, ws, lo, hi, &rng, cur->q);
+      ws->state_id++;
       rk__ik_eval(p, &o, ws, cur, true);
       res.evaluations++;
       if (cur->reached || cur->merit < best->merit)

@@ -116,9 +116,10 @@ static const rk_mat4 *goal_link_frame(const rk_ik_ws *ws, const rk_ik_problem *p
   return &s->models[link];
 }
 
-/* Rows of one loop at `row`; returns the number of rows. */
+/* Rows of loop li at `row` (residual only; the Jacobian comes from the slot points); returns
+ * the number of rows. */
 static size_t loop_rows(const rk_ik_problem *p, rk_ik_ws *ws, rk__ik_state *s, size_t li,
-                        size_t row, double w, bool jac) {
+                        size_t row, double w) {
   const rk_loop *lp = &p->loops[li];
   const size_t slot = p->goal_count + 2 * li;
   const size_t r = rk_loop_rows(lp);
@@ -128,44 +129,34 @@ static size_t loop_rows(const rk_ik_problem *p, rk_ik_ws *ws, rk__ik_state *s, s
     s->e[row + i] = -w * F[i];
     s->closure = fmax(s->closure, fabs(F[i]));
   }
-  if (jac) {
-    const rk_vec3 pa = rk_mat4_transform_point(&s->models[lp->link_a],
-                                               rk_mat4_get_translation(&lp->frame_a));
-    const int rrow = r == 6 ? (int)row + 3 : -1;
-    add_point_jacobian(ws, p, s, slot, pa, (int)row, w, rrow, w, 1.0);
-    if (lp->link_b >= 0) {
-      const rk_vec3 pb = rk_mat4_transform_point(&s->models[lp->link_b],
-                                                 rk_mat4_get_translation(&lp->frame_b));
-      add_point_jacobian(ws, p, s, slot + 1, pb, (int)row, w, rrow, w, -1.0);
-    }
-  }
+  s->pts[slot] = rk_mat4_transform_point(&s->models[lp->link_a],
+                                         rk_mat4_get_translation(&lp->frame_a));
+  s->pts[slot + 1] = lp->link_b >= 0
+                         ? rk_mat4_transform_point(&s->models[lp->link_b],
+                                                   rk_mat4_get_translation(&lp->frame_b))
+                         : rk_vec3_make(0, 0, 0);
   return r;
 }
 
 void rk__ik_eval(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws, rk__ik_state *s,
                  bool jac) {
   rk_mat4 end;
-  if (ws->use_chain) {
+  if (ws->use_chain)
     chain_fk(ws, s, &end);
-  } else {
-    rk_tree_fk(ws->tree, s->q, p->root, s->models);
-    if (jac)
-      rk_tree_dof_axes(ws->tree, s->q, s->models, RK_DOF_AXES_COORDINATE, s->axes);
-  }
+  else
+    rk__ik_tree_fk(ws, s->q, p->root, s->models, s->axes, true);
   const size_t m = ws->m;
-  if (jac)
-    memset(s->J, 0, m * ws->c * sizeof(double));
   s->pos_err = s->rot_err = s->closure = 0;
   size_t row = 0;
   if (ws->m1 > 0)
     for (size_t i = 0; i < p->loop_count; i++)
-      row += loop_rows(p, ws, s, i, row, 1.0, jac);
+      row += loop_rows(p, ws, s, i, row, 1.0);
   for (size_t gi = 0; gi < p->goal_count; gi++) {
     const rk_ik_goal *g = &p->goals[gi];
     rk_mat4 tmp;
     const rk_mat4 *W = goal_link_frame(ws, p, s, gi, &end, &tmp);
     const rk_vec3 pt = rk_mat4_transform_point(W, g->point);
-    int prow = -1, rrow = -1;
+    s->pts[gi] = pt;
     ws->goal_pos[gi] = ws->goal_rot[gi] = 0;
     if (g->kind != RK_IK_ORIENTATION) {
       const rk_vec3 d = rk_vec3_sub(g->target_position, pt);
@@ -176,7 +167,6 @@ void rk__ik_eval(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws, r
       ws->goal_pos[gi] = rk_vec3_norm(d);
       if (w > 0) /* a goal switched off (weight 0) does not decide whether the solve reached */
         s->pos_err = fmax(s->pos_err, ws->goal_pos[gi]);
-      prow = (int)row;
       row += 3;
     }
     if (g->kind != RK_IK_POSITION) {
@@ -190,15 +180,12 @@ void rk__ik_eval(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws, r
       ws->goal_rot[gi] = angle;
       if (w > 0)
         s->rot_err = fmax(s->rot_err, angle);
-      rrow = (int)row;
       row += 3;
     }
-    if (jac)
-      add_point_jacobian(ws, p, s, gi, pt, prow, g->weight, rrow, g->orientation_weight, 1.0);
   }
   if (ws->m1 == 0)
     for (size_t i = 0; i < p->loop_count; i++)
-      row += loop_rows(p, ws, s, i, row, p->loop_weight, jac);
+      row += loop_rows(p, ws, s, i, row, p->loop_weight);
 
   double hard = 0, soft = 0;
   for (size_t i = 0; i < ws->m1; i++)
@@ -209,4 +196,43 @@ void rk__ik_eval(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws, r
   s->merit = RK__IK_HARD_MERIT * hard + soft;
   s->reached = s->pos_err <= o->position_tolerance && s->rot_err <= o->orientation_tolerance &&
                s->closure <= o->closure_tolerance;
+  if (jac)
+    rk__ik_jacobian(p, ws, s);
+}
+
+void rk__ik_jacobian(const rk_ik_problem *p, rk_ik_ws *ws, rk__ik_state *s) {
+  memset(s->J, 0, ws->m * ws->c * sizeof(double));
+  int row = 0;
+  for (size_t li = 0; ws->m1 > 0 && li < p->loop_count; li++) {
+    const rk_loop *lp = &p->loops[li];
+    const size_t slot = p->goal_count + 2 * li;
+    const int rrow = lp->kind == RK_LOOP_RIGID ? row + 3 : -1;
+    add_point_jacobian(ws, p, s, slot, s->pts[slot], row, 1.0, rrow, 1.0, 1.0);
+    if (lp->link_b >= 0)
+      add_point_jacobian(ws, p, s, slot + 1, s->pts[slot + 1], row, 1.0, rrow, 1.0, -1.0);
+    row += (int)rk_loop_rows(lp);
+  }
+  for (size_t gi = 0; gi < p->goal_count; gi++) {
+    const rk_ik_goal *g = &p->goals[gi];
+    int prow = -1, rrow = -1;
+    if (g->kind != RK_IK_ORIENTATION) {
+      prow = row;
+      row += 3;
+    }
+    if (g->kind != RK_IK_POSITION) {
+      rrow = row;
+      row += 3;
+    }
+    add_point_jacobian(ws, p, s, gi, s->pts[gi], prow, g->weight, rrow, g->orientation_weight, 1.0);
+  }
+  for (size_t li = 0; ws->m1 == 0 && li < p->loop_count; li++) {
+    const rk_loop *lp = &p->loops[li];
+    const size_t slot = p->goal_count + 2 * li;
+    const double w = p->loop_weight;
+    const int rrow = lp->kind == RK_LOOP_RIGID ? row + 3 : -1;
+    add_point_jacobian(ws, p, s, slot, s->pts[slot], row, w, rrow, w, 1.0);
+    if (lp->link_b >= 0)
+      add_point_jacobian(ws, p, s, slot + 1, s->pts[slot + 1], row, w, rrow, w, -1.0);
+    row += (int)rk_loop_rows(lp);
+  }
 }

@@ -9,13 +9,23 @@
 /* Weight of the hard-loop rows in the merit function of the LM acceptance test. */
 #define RK__IK_HARD_MERIT 1e6
 
+/* A tree joint as the IK's FK reads it (copied from rk_tree_joint at workspace creation). */
+typedef struct rk__ik_joint {
+  int parent, type, dof;
+  int ax[3];        /* ball / free: Euler axes (0 x, 1 y, 2 z) in product order */
+  double R0[9];     /* zero rotation, 3x3 column-major */
+  rk_vec3 t0, s0;   /* zero translation and scale */
+  rk_vec3 axis;     /* revolute (zero frame) or prismatic (parent frame) axis */
+} rk__ik_joint;
+
 /* One evaluated configuration: q, the stacked rows and their Jacobian, and the errors. */
 typedef struct rk__ik_state {
   double *q;            /* n */
   double *e;            /* m rows: hard loop rows first (m1), then goals and soft loops */
   double *J;            /* m x c, column-major, leading dimension m */
-  rk_mat4 *models;      /* world frame of every link (tree) / every chain link */
-  rk_dof_axis *axes;    /* world axis of every DOF */
+  rk_mat4 *models;      /* world frame of every link (tree path) */
+  rk_dof_axis *axes;    /* world axis of every DOF (chain path: set by the FK) */
+  rk_vec3 *pts;         /* world point of each slot (goal points, loop frame origins) */
   double merit;         /* RK__IK_HARD_MERIT |e1|^2 + |e2|^2 */
   double cost;          /* |e2|^2 (goals and soft loops) */
   double pos_err, rot_err, closure; /* largest errors (result fields) */
@@ -50,30 +60,57 @@ struct rk_ik_ws {
   size_t slot_cap;
   int *slot_off, *slot_k, *slot_c;
   int *dof_tmp;                /* n */
+  /* Tree path FK (ik_fk.c): per-link joint data, and per solve the links to compute. */
+  rk__ik_joint *jd;            /* links */
+  int *fk_ends;                /* slot_cap */
+  int *fk_links;               /* links */
+  size_t fk_count;
   size_t m, m1;                /* rows, hard rows of the current problem */
   /* States: current, trial, best. */
   rk__ik_state st[3];
-  /* Solver scratch. */
-  double *G1, *G2;             /* normal matrices */
-  double *K;                   /* m1 x c */
-  double *Jf;                  /* m x c, gathered free columns */
-  double *J2N;                 /* m2 x c */
+  /* Solver scratch. The step works on the free columns f (the solved DOFs not held on a limit)
+   * in a transposed layout: Jt is f x m (column i = row i of J over the free columns), so every
+   * inner loop runs along the DOFs, contiguous. */
+  double *Jt;                  /* f x m */
+  double *Wt;                  /* f x m1: (L1^-1 J1)^T, L1 the Cholesky factor of J1 J1^T */
+  double *J2Nt;                /* f x m2: (J2 - J2 J1^+ J1)^T, the goals in the loops' null space */
+  double *G1;                  /* m1 x m1 factor */
+  double *V;                   /* m1 x m2: L1^-1 J1 J2^T */
+  double *G2raw, *G2;          /* level-2 Gram matrix (m2 x m2 or f x f) and its damped factor */
+  double g2_maxdiag;
+  bool g2_wide;
+  double *dq1;                 /* f: the hard rows' minimum-norm step */
+  double *u1;                  /* m1 */
+  double *e2p;                 /* m2: goal rows less what dq1 already does */
+  int *cache_free;             /* free columns the cached matrices were built for */
+  size_t cache_f;
+  long cache_id;               /* state the cache belongs to (-1 = none) */
+  long state_id;               /* bumped whenever the current state changes */
   double *vm1, *vm2, *vm3;     /* m-sized vectors */
   double *vc1, *vc2, *vc3, *vc4, *vc5; /* dof-sized vectors */
-  double *dq;                  /* n */
   int *free_cols;              /* c */
-  unsigned char *blocked;      /* c: column removed from this step (limit) */
+  unsigned char *active;       /* c: held on its limit this iteration (the active set) */
+  unsigned char *blocked;      /* c: out of this step (active, or driven onto a limit) */
   double *goal_pos, *goal_rot; /* per goal errors of the last evaluation */
   double *loop_res;            /* 6, one loop's residual */
 };
 
-/* Evaluates the rows (and the Jacobian when jac) of the problem at s->q; fills s's errors.
- * ws->use_chain / cols / m must be set up by rk__ik_setup. */
+/* Evaluates the rows of the problem at s->q (FK, residuals, errors, the slot points); the
+ * Jacobian too when jac. ws->use_chain / cols / m must be set up by rk__ik_setup. */
 void rk__ik_eval(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws, rk__ik_state *s,
                  bool jac);
+/* The Jacobian of a state rk__ik_eval evaluated (from its models / axes and slot points). */
+void rk__ik_jacobian(const rk_ik_problem *p, rk_ik_ws *ws, rk__ik_state *s);
 /* Per-solve setup: chooses the chain or tree path, the solved DOFs (columns), row counts.
  * False with error when the problem does not fit the workspace. */
 bool rk__ik_setup(const rk_ik_problem *p, rk_ik_ws *ws, GError **error);
+
+/* Tree FK (ik_fk.c): joint data at workspace creation, the link subset per solve, and the pass
+ * (models of the subset; with want_axes, the world axes of the DOFs moving them). */
+void rk__ik_fk_prepare(rk_ik_ws *ws);
+void rk__ik_fk_links(rk_ik_ws *ws, const rk_ik_problem *p);
+void rk__ik_tree_fk(rk_ik_ws *ws, const double *q, const rk_mat4 *root, rk_mat4 *models,
+                    rk_dof_axis *axes, bool want_axes);
 
 /* Dense kernels (column-major). */
 /* In place Cholesky of the n x n SPD matrix A (lower triangle); false when a pivot is not > 0. */

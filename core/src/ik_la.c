@@ -4,45 +4,17 @@
  * every iteration, written for the column-major layout and sizes it uses (a few to a hundred
  * rows), with no checks beyond what the solver needs. */
 #include "ik_internal.h"
+#include "ik_kernels.h"
 
 #include <string.h>
 
 bool rk__ik_cholesky(size_t n, double *A, size_t lda) {
-  /* Right-looking, column by column: every inner loop runs down a contiguous column. */
-  for (size_t j = 0; j < n; j++) {
-    double *cj = A + j * lda;
-    const double d = cj[j];
-    if (!(d > 0.0) || !isfinite(d))
-      return false;
-    const double l = sqrt(d), inv = 1.0 / l;
-    cj[j] = l;
-    for (size_t i = j + 1; i < n; i++)
-      cj[i] *= inv;
-    for (size_t k = j + 1; k < n; k++) {
-      double *ck = A + k * lda;
-      const double f = cj[k];
-      for (size_t i = k; i < n; i++)
-        ck[i] -= cj[i] * f;
-    }
-  }
-  return true;
+  return rk__ik_cholesky_impl(n, A, lda);
 }
 
 void rk__ik_cholesky_solve(size_t n, const double *L, size_t lda, double *b) {
-  for (size_t j = 0; j < n; j++) {
-    const double *cj = L + j * lda;
-    const double x = b[j] / cj[j];
-    b[j] = x;
-    for (size_t i = j + 1; i < n; i++)
-      b[i] -= cj[i] * x;
-  }
-  for (size_t j = n; j-- > 0;) {
-    const double *cj = L + j * lda;
-    double s = b[j];
-    for (size_t i = j + 1; i < n; i++)
-      s -= cj[i] * b[i];
-    b[j] = s / cj[j];
-  }
+  rk__ik_forward(n, L, lda, b);
+  rk__ik_backward(n, L, lda, b);
 }
 
 /* LU with partial pivoting of the n x n matrix A in place; false when a pivot is zero. */

@@ -140,8 +140,10 @@ typedef struct rk_ik_options {
                                    1e-5 m) ... */
   double orientation_tolerance; /* ... and every orientation error below (default 1e-4 rad) ... */
   double closure_tolerance;     /* ... and every loop residual entry below (default 1e-9) */
-  double damping;               /* DLS: the damping lambda (in units of the rows, default 0.01);
-                                   LM: the start, relative to the largest diagonal of J^T J */
+  double damping;               /* DLS: the damping lambda (in units of the rows); LM: the start
+                                   of lambda^2 relative to the largest diagonal of J^T J (default
+                                   1e-3; 1e-5 suits warm starts such as per-frame solves from the
+                                   previous frame's answer) */
   int max_restarts;             /* random restarts when an attempt stalls (default 0) */
   int attempt_iterations;       /* iterations one attempt may take before it counts as stalled
                                    (default 0 = no cap) */
@@ -153,7 +155,7 @@ typedef struct rk_ik_options {
 } rk_ik_options;
 
 /** Default options (see each field). */
-#define RK_IK_OPTIONS_INIT {RK_IK_LM, 200, 1e-5, 1e-4, 1e-9, 0.01, 0, 0, 1, 0.0, 0.0}
+#define RK_IK_OPTIONS_INIT {RK_IK_LM, 200, 1e-5, 1e-4, 1e-9, 1e-3, 0, 0, 1, 0.0, 0.0}
 
 /** Fills *opts with the defaults (same as RK_IK_OPTIONS_INIT). */
 RK_API void rk_ik_options_init(rk_ik_options *opts);
