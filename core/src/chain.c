@@ -78,10 +78,10 @@ rk_chain *rk_chain_new(const rk_tree *t, int base, int tip, GError **error) {
       dh_axes[i].dir = axes[d].axis;
       dh_axes[i].type = t->dofs[d].kind == RK_DOF_ROTATION ? RK_DH_REVOLUTE : RK_DH_PRISMATIC;
     }
-    bool ok = rk_dh_extract(RK_DH_STANDARD, dh_axes, c->ndof, &end, c->rows_std, &base_w, &tool,
-                            error) &&
-              rk_dh_extract(RK_DH_MODIFIED, dh_axes, c->ndof, &end, c->rows_mod, &base_mod,
-                            &tool_mod, error);
+    bool ok =
+        rk_dh_extract(RK_DH_STANDARD, dh_axes, c->ndof, &end, c->rows_std, &base_w, &tool, error) &&
+        rk_dh_extract(RK_DH_MODIFIED, dh_axes, c->ndof, &end, c->rows_mod, &base_mod, &tool_mod,
+                      error);
     g_free(q0);
     g_free(axes);
     g_free(dh_axes);
@@ -91,34 +91,20 @@ rk_chain *rk_chain_new(const rk_tree *t, int base, int tip, GError **error) {
       return NULL;
     }
   }
-  c->dh_std = (rk_dh_chain){RK_DH_STANDARD, c->rows_std, c->ndof, rk_mat4_mul_affine(&mb_inv, &base_w),
-                            tool};
+  c->dh_std = (rk_dh_chain){RK_DH_STANDARD, c->rows_std, c->ndof,
+                            rk_mat4_mul_affine(&mb_inv, &base_w), tool};
   c->dh_mod = (rk_dh_chain){RK_DH_MODIFIED, c->rows_mod, c->ndof,
                             rk_mat4_mul_affine(&mb_inv, &base_mod), tool_mod};
   return c;
 }
 
-const char *rk_chain_name(const rk_chain *c) {
-  return c->name;
-}
-int rk_chain_base_link(const rk_chain *c) {
-  return c->base;
-}
-int rk_chain_tip_link(const rk_chain *c) {
-  return c->tip;
-}
-size_t rk_chain_dof_count(const rk_chain *c) {
-  return c->ndof;
-}
-const int *rk_chain_dofs(const rk_chain *c) {
-  return c->dofs;
-}
-size_t rk_chain_link_count(const rk_chain *c) {
-  return c->nlinks;
-}
-const int *rk_chain_links(const rk_chain *c) {
-  return c->links;
-}
+const char *rk_chain_name(const rk_chain *c) { return c->name; }
+int rk_chain_base_link(const rk_chain *c) { return c->base; }
+int rk_chain_tip_link(const rk_chain *c) { return c->tip; }
+size_t rk_chain_dof_count(const rk_chain *c) { return c->ndof; }
+const int *rk_chain_dofs(const rk_chain *c) { return c->dofs; }
+size_t rk_chain_link_count(const rk_chain *c) { return c->nlinks; }
+const int *rk_chain_links(const rk_chain *c) { return c->links; }
 const rk_dh_chain *rk_chain_dh(const rk_chain *c, rk_dh_convention convention) {
   return convention == RK_DH_MODIFIED ? &c->dh_mod : &c->dh_std;
 }

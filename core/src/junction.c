@@ -8,7 +8,8 @@
 /* Standard-DH frame m of a chain (world <- frame m): the product of the first m rows, with the
  * chain variables taken from q_tree (tree DOF vector, via the chain's DOF indices), from q_chain
  * (chain-local variables), or zero when both are NULL. */
-static rk_mat4 chain_frame(const rk_chain *c, size_t m, const double *q_tree, const double *q_chain) {
+static rk_mat4 chain_frame(const rk_chain *c, size_t m, const double *q_tree,
+                           const double *q_chain) {
   const rk_dh_chain *dh = rk_chain_dh(c, RK_DH_STANDARD);
   const int *dofs = rk_chain_dofs(c);
   rk_mat4 cur = dh->base, next;
@@ -130,7 +131,8 @@ bool rk__tree_build_junctions(rk_tree *t, GError **error) {
       }
       c->row = (int)rows_above - 1;
       c->dof = rk_chain_dofs(ca)[c->row];
-      const rk_mat4 fb = chain_frame(cb, rows_above, NULL, NULL), fa_inv = rk_mat4_inverse_rigid(&fa);
+      const rk_mat4 fb = chain_frame(cb, rows_above, NULL, NULL),
+                    fa_inv = rk_mat4_inverse_rigid(&fa);
       c->offset = rk_mat4_mul_affine(&fa_inv, &fb);
       const rk_vec3 z = rk_mat4_column(&c->offset, 2);
       c->planar = fabs(z.x) < 1e-9 && fabs(z.y) < 1e-9 && z.z > 0;
@@ -148,17 +150,13 @@ bool rk__tree_build_junctions(rk_tree *t, GError **error) {
   return ok;
 }
 
-size_t rk_tree_junction_count(const rk_tree *tree) {
-  return tree->junction_count;
-}
+size_t rk_tree_junction_count(const rk_tree *tree) { return tree->junction_count; }
 
 const rk_junction *rk_tree_junction(const rk_tree *tree, size_t i) {
   return i < tree->junction_count ? &tree->junctions[i] : NULL;
 }
 
-size_t rk_tree_junction_residual_count(const rk_tree *tree) {
-  return tree->junction_rows;
-}
+size_t rk_tree_junction_residual_count(const rk_tree *tree) { return tree->junction_rows; }
 
 static void constraint_residual(const rk_junction *J, const rk_junction_constraint *c,
                                 const double *q_tree, const double *q_a, const double *q_b,
@@ -194,7 +192,6 @@ void rk_junction_residual(const rk_junction *junction, size_t constraint, const 
   constraint_residual(junction, &junction->constraints[constraint], NULL, q_a, q_b, out);
 }
 
-double rk_junction_angle_residual(const rk_junction_constraint *c, double theta_a,
-                                  double theta_b) {
+double rk_junction_angle_residual(const rk_junction_constraint *c, double theta_a, double theta_b) {
   return rk__wrap_angle(theta_b - theta_a - c->phi);
 }

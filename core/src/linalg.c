@@ -1,4 +1,5 @@
-/* Small dense linear algebra on caller buffers (see rigkit/linalg.h). Column-major, no allocation. */
+/* Small dense linear algebra on caller buffers (see rigkit/linalg.h): column-major, no
+ * allocation. */
 #include <rigkit/linalg.h>
 
 #include <float.h>
@@ -7,7 +8,7 @@
 
 #define AT(A, ld, r, c) ((A)[(size_t)(c) * (ld) + (r)])
 
-/* ---- BLAS-like ----------------------------------------------------------------------------- */
+/* ---- BLAS-like ------------------------------------------------------------------------------- */
 
 void rk_la_gemv(size_t m, size_t n, double alpha, const double *A, size_t lda, const double *x,
                 double beta, double *y) {
@@ -99,7 +100,7 @@ double rk_la_dot(size_t n, const double *x, const double *y) {
   return s;
 }
 
-/* ---- Cholesky ---------------------------------------------------------------------------------- */
+/* ---- Cholesky -------------------------------------------------------------------------------- */
 
 bool rk_la_cholesky(size_t n, double *A, size_t lda) {
   double dmax = 0.0;
@@ -139,7 +140,7 @@ void rk_la_cholesky_solve(size_t n, const double *L, size_t lda, double *b) {
   }
 }
 
-/* ---- LU ------------------------------------------------------------------------------------------ */
+/* ---- LU -------------------------------------------------------------------------------------- */
 
 bool rk_la_lu(size_t n, double *A, size_t lda, int *piv) {
   bool ok = true;
@@ -192,10 +193,9 @@ void rk_la_lu_solve(size_t n, const double *LU, size_t lda, const int *piv, doub
   }
 }
 
-/* ---- QR with column pivoting --------------------------------------------------------------------- */
+/* ---- QR with column pivoting ----------------------------------------------------------------- */
 
-void rk_la_qr_cp(size_t m, size_t n, double *A, size_t lda, double *tau, int *perm,
-                 double *work) {
+void rk_la_qr_cp(size_t m, size_t n, double *A, size_t lda, double *tau, int *perm, double *work) {
   double *vn1 = work, *vn2 = work + n; /* running and reference column norms */
   const size_t k = m < n ? m : n;
   for (size_t j = 0; j < n; j++) {
@@ -282,7 +282,7 @@ size_t rk_la_qr_rank(size_t m, size_t n, const double *R, size_t lda, double tol
   return rank;
 }
 
-/* ---- SVD by one-sided Jacobi (Hestenes) ------------------------------------------------------------ */
+/* ---- SVD by one-sided Jacobi (Hestenes) ------------------------------------------------------ */
 
 size_t rk_la_svd_work(size_t m, size_t n) {
   const size_t k = m < n ? m : n, p = m < n ? n : m;

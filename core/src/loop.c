@@ -7,9 +7,7 @@
 
 #include <string.h>
 
-size_t rk_loop_rows(const rk_loop *loop) {
-  return loop->kind == RK_LOOP_RIGID ? 6 : 3;
-}
+size_t rk_loop_rows(const rk_loop *loop) { return loop->kind == RK_LOOP_RIGID ? 6 : 3; }
 
 size_t rk_loops_rows(const rk_loop *loops, size_t n) {
   size_t r = 0;
@@ -25,17 +23,20 @@ static bool frame_ok(const rk_mat4 *m) {
 
 bool rk_loop_validate(const rk_tree *tree, const rk_loop *loop, GError **error) {
   const int n = (int)tree->n;
-  const char *an = loop->link_a >= 0 && loop->link_a < n ? rk_tree_link_name(tree, (size_t)loop->link_a) : "?";
+  const char *an =
+      loop->link_a >= 0 && loop->link_a < n ? rk_tree_link_name(tree, (size_t)loop->link_a) : "?";
   const char *bn = loop->link_b == -1 ? "world"
-                   : loop->link_b >= 0 && loop->link_b < n ? rk_tree_link_name(tree, (size_t)loop->link_b)
-                                                           : "?";
+                   : loop->link_b >= 0 && loop->link_b < n
+                       ? rk_tree_link_name(tree, (size_t)loop->link_b)
+                       : "?";
   if (loop->link_a < 0 || loop->link_a >= n || loop->link_b < -1 || loop->link_b >= n) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "loop %d ('%s') -> %d ('%s'): link out of range",
                 loop->link_a, an, loop->link_b, bn);
     return false;
   }
   if (loop->link_a == loop->link_b) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "loop '%s' -> '%s': both ends on one link", an, bn);
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "loop '%s' -> '%s': both ends on one link", an,
+                bn);
     return false;
   }
   if (loop->kind != RK_LOOP_POSITION && loop->kind != RK_LOOP_RIGID) {
@@ -43,8 +44,8 @@ bool rk_loop_validate(const rk_tree *tree, const rk_loop *loop, GError **error) 
     return false;
   }
   if (!frame_ok(&loop->frame_a) || !frame_ok(&loop->frame_b)) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "loop '%s' -> '%s': a frame is not rigid or not finite",
-                an, bn);
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "loop '%s' -> '%s': a frame is not rigid or not finite", an, bn);
     return false;
   }
   return true;
@@ -83,7 +84,8 @@ static rk_vec3 rotation_error(const rk_mat4 *wa, const rk_mat4 *wb) {
   return rk_quat_to_rotvec(rk_quat_from_mat3(&e));
 }
 
-void rk_loop_residual(const rk_tree *tree, const rk_loop *loop, const rk_mat4 *models, double *out) {
+void rk_loop_residual(const rk_tree *tree, const rk_loop *loop, const rk_mat4 *models,
+                      double *out) {
   (void)tree;
   rk_mat4 wa, wb;
   loop_frames(loop, models, &wa, &wb);
@@ -181,7 +183,7 @@ void rk_loops_jacobian(const rk_tree *tree, const rk_loop *loops, size_t n, cons
   }
 }
 
-/* ---- workspace, rank, solve -------------------------------------------------------------------- */
+/* ---- workspace, rank, solve ------------------------------------------------------------------ */
 
 struct rk_loop_ws {
   const rk_tree *tree;
@@ -199,7 +201,7 @@ rk_loop_ws *rk_loop_ws_new(const rk_tree *tree, size_t max_rows) {
   ws->ndof = tree->ndof;
   ws->models = g_new(rk_mat4, tree->n ? tree->n : 1);
   ws->axes = g_new0(rk_dof_axis, nd);
-  ws->J = g_new(double, mr * nd);
+  ws->J = g_new(double, mr *nd);
   ws->F = g_new(double, mr);
   ws->F_try = g_new(double, mr);
   ws->dq = g_new(double, nd);

@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <string.h>
 
-/* ---- names ------------------------------------------------------------------------------------- */
+/* ---- names ----------------------------------------------------------------------------------- */
 
 const char *rk_joint_type_name(rk_joint_type type) {
   switch (type) {
@@ -63,7 +63,7 @@ void rk_tree_options_init(rk_tree_options *opts) {
   *opts = d;
 }
 
-/* ---- small helpers ----------------------------------------------------------------------------- */
+/* ---- small helpers --------------------------------------------------------------------------- */
 
 static const rk_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
@@ -77,15 +77,12 @@ rk_mat4 rk__mat4_rigid_part(const rk_mat4 *m) {
     y = rk_vec3_any_perpendicular(x);
   rk_vec3 z = rk_vec3_cross(x, y);
   /* Keep a reflection's handedness out: z follows x cross y. */
-  rk_mat4 r = {{x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, m->m[12], m->m[13], m->m[14], 1}};
+  rk_mat4 r = {
+      {x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, m->m[12], m->m[13], m->m[14], 1}};
   return r;
 }
 
-static rk_vec3 linear_apply(const rk_mat4 *m, rk_vec3 v) {
-  return rk_mat4_transform_dir(m, v);
-}
-
-/* ---- accessors --------------------------------------------------------------------------------- */
+/* ---- accessors ------------------------------------------------------------------------------- */
 
 rk_tree *rk_tree_ref(rk_tree *tree) {
   if (tree)
@@ -109,16 +106,13 @@ void rk_tree_free(rk_tree *tree) {
   g_free(tree->link_dof_count);
   g_free(tree->zero_models);
   g_free(tree->q_rest);
+  g_free(tree->euler_axes);
   rk_skeleton_free(tree->skeleton);
   g_free(tree);
 }
 
-const rk_skeleton *rk_tree_skeleton(const rk_tree *tree) {
-  return tree->skeleton;
-}
-size_t rk_tree_link_count(const rk_tree *tree) {
-  return tree->n;
-}
+const rk_skeleton *rk_tree_skeleton(const rk_tree *tree) { return tree->skeleton; }
+size_t rk_tree_link_count(const rk_tree *tree) { return tree->n; }
 const char *rk_tree_link_name(const rk_tree *tree, size_t link) {
   return link < tree->n ? rk_skeleton_joint_name(tree->skeleton, link) : NULL;
 }
@@ -134,21 +128,15 @@ size_t rk_tree_link_subtree_end(const rk_tree *tree, size_t link) {
 const rk_joint *rk_tree_joint(const rk_tree *tree, size_t joint) {
   return joint < tree->n ? &tree->joints[joint] : NULL;
 }
-size_t rk_tree_dof_count(const rk_tree *tree) {
-  return tree->ndof;
-}
+size_t rk_tree_dof_count(const rk_tree *tree) { return tree->ndof; }
 const rk_dof *rk_tree_dof(const rk_tree *tree, size_t k) {
   return k < tree->ndof ? &tree->dofs[k] : NULL;
 }
 const char *rk_tree_dof_name(const rk_tree *tree, size_t k) {
   return k < tree->ndof ? tree->dof_names[k] : NULL;
 }
-const double *rk_tree_lower(const rk_tree *tree) {
-  return tree->lower;
-}
-const double *rk_tree_upper(const rk_tree *tree) {
-  return tree->upper;
-}
+const double *rk_tree_lower(const rk_tree *tree) { return tree->lower; }
+const double *rk_tree_upper(const rk_tree *tree) { return tree->upper; }
 
 bool rk_tree_dof_moves_link(const rk_tree *tree, size_t k, size_t link) {
   if (k >= tree->ndof || link >= tree->n)
@@ -174,7 +162,7 @@ size_t rk_tree_link_dofs(const rk_tree *tree, size_t link, int *out) {
   return count;
 }
 
-/* ---- q <-> local poses ------------------------------------------------------------------------- */
+/* ---- q <-> local poses ----------------------------------------------------------------------- */
 
 void rk_tree_q_zero(const rk_tree *tree, double *q) {
   for (size_t k = 0; k < tree->ndof; k++)
@@ -185,6 +173,25 @@ void rk_tree_q_rest(const rk_tree *tree, double *q) {
   memcpy(q, tree->q_rest, tree->ndof * sizeof(double));
 }
 
+/* Rotation of angle about a unit axis (no normalisation: tree axes are unit by construction). */
+static inline rk_quat axis_quat(rk_vec3 a, double angle) {
+  double s, c;
+  rk_sincos(0.5 * angle, &s, &c);
+  return rk_quat_make(a.x * s, a.y * s, a.z * s, c);
+}
+
+/* R_A(q0) R_B(q1) R_C(q2) as a quaternion, each factor about a coordinate axis. */
+static inline rk_quat euler_quat(const unsigned char ax[3], const double *q) {
+  rk_quat r = rk_quat_identity();
+  for (int k = 0; k < 3; k++) {
+    double s, c;
+    rk_sincos(0.5 * q[k], &s, &c);
+    rk_quat e = rk_quat_make(ax[k] == 0 ? s : 0.0, ax[k] == 1 ? s : 0.0, ax[k] == 2 ? s : 0.0, c);
+    r = k ? rk_quat_mul(r, e) : e;
+  }
+  return r;
+}
+
 void rk_tree_joint_local(const rk_tree *tree, size_t j, const double *q, rk_transform *out) {
   const rk_joint *J = &tree->joints[j];
   *out = J->zero;
@@ -193,17 +200,17 @@ void rk_tree_joint_local(const rk_tree *tree, size_t j, const double *q, rk_tran
   case RK_JOINT_FIXED:
     break;
   case RK_JOINT_REVOLUTE:
-    out->r = rk_quat_mul(J->zero.r, rk_quat_from_axis_angle(J->axis, qj[0]));
+    out->r = rk_quat_mul(J->zero.r, axis_quat(J->axis, qj[0]));
     break;
   case RK_JOINT_PRISMATIC:
     out->t = rk_vec3_add(J->zero.t, rk_vec3_scale(J->axis, qj[0]));
     break;
   case RK_JOINT_BALL:
-    out->r = rk_quat_mul(J->zero.r, rk_euler_to_quat(J->order, qj));
+    out->r = rk_quat_mul(J->zero.r, euler_quat(tree->euler_axes[j], qj));
     break;
   case RK_JOINT_FREE:
     out->t = rk_vec3_add(J->zero.t, rk_vec3_make(qj[0], qj[1], qj[2]));
-    out->r = rk_quat_mul(J->zero.r, rk_euler_to_quat(J->order, qj + 3));
+    out->r = rk_quat_mul(J->zero.r, euler_quat(tree->euler_axes[j], qj + 3));
     break;
   }
 }
@@ -322,10 +329,10 @@ void rk_tree_q_integrate(const rk_tree *tree, const double *q, const double *dv,
   }
 }
 
-/* ---- FK and axes ------------------------------------------------------------------------------- */
+/* ---- FK and axes ----------------------------------------------------------------------------- */
 
-static inline void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models,
-                          size_t j) {
+__attribute__((always_inline)) static inline void
+fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models, size_t j) {
   rk_transform L;
   rk_tree_joint_local(t, j, q, &L);
   rk_mat4 local;
@@ -344,76 +351,81 @@ void rk_tree_fk(const rk_tree *tree, const double *q, const rk_mat4 *root, rk_ma
     fk_one(tree, q, root, models, j);
 }
 
-void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root,
-                       const int *links, size_t count, rk_mat4 *models) {
+void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root, const int *links,
+                       size_t count, rk_mat4 *models) {
   for (size_t k = 0; k < count; k++)
     if (links[k] >= 0 && (size_t)links[k] < tree->n)
       fk_one(tree, q, root, models, (size_t)links[k]);
 }
 
+/* World direction of a vector v given in joint j's child frame: models[j]'s linear part applied to
+ * v with the joint's own scale removed (models[j] = parent * T R S), normalised. */
+static inline rk_vec3 child_dir_to_world(const rk_mat4 *m, rk_vec3 inv_s, rk_vec3 v) {
+  return rk_vec3_normalize(
+      rk_mat4_transform_dir(m, rk_vec3_make(v.x * inv_s.x, v.y * inv_s.y, v.z * inv_s.z)));
+}
+
+static inline rk_quat axis_half(int axis, double angle) {
+  double s, c;
+  rk_sincos(0.5 * angle, &s, &c);
+  return rk_quat_make(axis == 0 ? s : 0.0, axis == 1 ? s : 0.0, axis == 2 ? s : 0.0, c);
+}
+
 void rk_tree_dof_axes(const rk_tree *tree, const double *q, const rk_mat4 *models,
                       rk_dof_axes_mode mode, rk_dof_axis *axes) {
-  const rk_mat4 identity = rk_mat4_identity();
+  /* Every axis is computed in the joint's child frame and mapped by models[j], so neither the
+   * parent nor the root placement is needed. */
   for (size_t j = 0; j < tree->n; j++) {
     const rk_joint *J = &tree->joints[j];
     if (J->dof_count == 0)
       continue;
-    /* Roots: the root placement is not known here; models[j] = placement * local, so the
-     * parent's linear part is models[j] * local^-1. Non-roots use models[parent]. */
-    rk_mat4 proot;
-    const rk_mat4 *P;
-    if (tree->parents[j] >= 0) {
-      P = &models[tree->parents[j]];
-    } else {
-      rk_transform L;
-      rk_tree_joint_local(tree, j, q, &L);
-      rk_mat4 lm = rk_transform_to_mat4(&L), inv;
-      if (rk_mat4_inverse_affine(&lm, &inv))
-        proot = rk_mat4_mul_affine(&models[j], &inv);
-      else
-        proot = identity;
-      P = &proot;
-    }
-    const rk_vec3 origin = rk_mat4_get_translation(&models[j]);
+    const rk_mat4 *M = &models[j];
+    const rk_vec3 origin = rk_mat4_get_translation(M);
+    const rk_vec3 inv_s = rk_vec3_make(1.0 / J->zero.s.x, 1.0 / J->zero.s.y, 1.0 / J->zero.s.z);
     rk_dof_axis *out = &axes[J->dof_offset];
     const double *qj = q + J->dof_offset;
+    const unsigned char *ax = tree->euler_axes[j];
     switch (J->type) {
     case RK_JOINT_FIXED:
       break;
-    case RK_JOINT_REVOLUTE:
+    case RK_JOINT_REVOLUTE: /* the rotation keeps its own axis */
       out[0].origin = origin;
-      out[0].axis = rk_vec3_normalize(linear_apply(P, rk_quat_rotate(J->zero.r, J->axis)));
+      out[0].axis = child_dir_to_world(M, inv_s, J->axis);
       break;
-    case RK_JOINT_PRISMATIC:
+    case RK_JOINT_PRISMATIC: /* parent-frame axis, seen from the child: r0^-1 a */
       out[0].origin = origin;
-      out[0].axis = rk_vec3_normalize(linear_apply(P, J->axis));
+      out[0].axis = child_dir_to_world(M, inv_s, rk_quat_rotate(rk_quat_conj(J->zero.r), J->axis));
       break;
     case RK_JOINT_FREE:
     case RK_JOINT_BALL: {
       int first = 0;
+      const double *a = qj;
+      /* Child-frame images of the Euler axes: e_A turned back by C and B, e_B by C, e_C. */
+      const rk_quat ic = rk_quat_conj(axis_half(ax[2], a[J->type == RK_JOINT_FREE ? 5 : 2]));
+      const rk_quat ib = rk_quat_conj(axis_half(ax[1], a[J->type == RK_JOINT_FREE ? 4 : 1]));
       if (J->type == RK_JOINT_FREE) {
+        /* Translations along the parent axes: in the child frame, (r0 E)^-1 e_k. */
+        const rk_quat ia = rk_quat_conj(axis_half(ax[0], a[3]));
+        const rk_quat back =
+            rk_quat_mul(rk_quat_mul(rk_quat_mul(ic, ib), ia), rk_quat_conj(J->zero.r));
         for (int k = 0; k < 3; k++) {
           out[k].origin = origin;
-          out[k].axis = rk_vec3_normalize(linear_apply(P, unit_axes[k]));
+          out[k].axis = child_dir_to_world(M, inv_s, rk_quat_rotate(back, unit_axes[k]));
         }
         first = 3;
       }
-      int ax[3];
-      rk_euler_order_axes(J->order, ax);
-      const double *a = qj + first;
       if (mode == RK_DOF_AXES_TANGENT) {
-        rk_quat r = rk_quat_mul(J->zero.r, rk_euler_to_quat(J->order, a));
         for (int k = 0; k < 3; k++) {
           out[first + k].origin = origin;
-          out[first + k].axis = rk_vec3_normalize(linear_apply(P, rk_quat_rotate(r, unit_axes[k])));
+          out[first + k].axis = child_dir_to_world(M, inv_s, unit_axes[k]);
         }
       } else {
-        rk_quat r = J->zero.r;
-        for (int k = 0; k < 3; k++) {
-          out[first + k].origin = origin;
-          out[first + k].axis = rk_vec3_normalize(linear_apply(P, rk_quat_rotate(r, unit_axes[ax[k]])));
-          r = rk_quat_mul(r, rk_quat_from_axis_angle(unit_axes[ax[k]], a[k]));
-        }
+        const rk_vec3 va = rk_quat_rotate(rk_quat_mul(ic, ib), unit_axes[ax[0]]);
+        const rk_vec3 vb = rk_quat_rotate(ic, unit_axes[ax[1]]);
+        out[first + 0].origin = out[first + 1].origin = out[first + 2].origin = origin;
+        out[first + 0].axis = child_dir_to_world(M, inv_s, va);
+        out[first + 1].axis = child_dir_to_world(M, inv_s, vb);
+        out[first + 2].axis = child_dir_to_world(M, inv_s, unit_axes[ax[2]]);
       }
       break;
     }

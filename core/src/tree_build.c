@@ -8,9 +8,7 @@
 
 static const rk_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
-static bool valid_type(rk_joint_type t) {
-  return t >= RK_JOINT_FIXED && t <= RK_JOINT_FREE;
-}
+static bool valid_type(rk_joint_type t) { return t >= RK_JOINT_FIXED && t <= RK_JOINT_FREE; }
 
 static rk_euler_order order_from_axes(int a, int b, int c) {
   for (int o = RK_EULER_XYZ; o <= RK_EULER_ZYX; o++) {
@@ -100,8 +98,8 @@ static void set_hints(rk_tree *t, size_t j) {
     J->hint_axis = rk_vec3_normalize(n);
 }
 
-static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_of,
-                       size_t index, GError **error) {
+static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_of, size_t index,
+                       GError **error) {
   if (!sp->name) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint spec %zu has no name", index);
     return false;
@@ -123,8 +121,9 @@ static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_
   }
   if ((sp->type == RK_JOINT_REVOLUTE || sp->type == RK_JOINT_PRISMATIC) &&
       (!rk_vec3_is_finite(sp->axis) || rk_vec3_norm(sp->axis) < 1e-12)) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint spec '%s': the %s axis is zero or not finite",
-                sp->name, rk_joint_type_name(sp->type));
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "joint spec '%s': the %s axis is zero or not finite", sp->name,
+                rk_joint_type_name(sp->type));
     return false;
   }
   if (sp->has_limits)
@@ -139,8 +138,8 @@ static bool check_spec(const rk_skeleton *s, const rk_joint_spec *sp, int *spec_
 }
 
 static bool check_options(const rk_tree_options *o, GError **error) {
-  const double vals[] = {o->hinge_tolerance, o->hinge_min_range, o->line_tolerance,
-                         o->static_tolerance, o->limit_margin};
+  const double vals[] = {o->hinge_tolerance,  o->hinge_min_range, o->line_tolerance,
+                         o->static_tolerance, o->limit_margin,    o->hinge_relative_tolerance};
   for (size_t i = 0; i < G_N_ELEMENTS(vals); i++)
     if (!isfinite(vals[i]) || vals[i] < 0) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
@@ -149,7 +148,8 @@ static bool check_options(const rk_tree_options *o, GError **error) {
     }
   if (!valid_type(o->root_type) || !valid_type(o->default_type) ||
       (unsigned)o->ball_order > RK_EULER_N_ORDERS) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "tree options: unknown joint type or Euler order");
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "tree options: unknown joint type or Euler order");
     return false;
   }
   if ((o->root_type == RK_JOINT_REVOLUTE || o->root_type == RK_JOINT_PRISMATIC ||
@@ -172,8 +172,37 @@ static void relative_rotations(const rk__tree_samples *s, size_t j, rk_quat rest
     d[f] = rk_quat_mul(inv, s->rot[f * s->n + j]);
 }
 
+/* Number of distinct successive key values of a joint's channel (capped at `cap`): 0 without a
+ * track. Rotations compare as rotations (q and -q are equal). */
+static int distinct_keys(const rk_clip *clip, int joint, rk_channel ch, double tol, int cap) {
+  const int ti = rk_clip_find_track(clip, joint, ch);
+  if (ti < 0)
+    return 0;
+  const rk_track *tr = rk_clip_track(clip, (size_t)ti);
+  const int nc = rk_channel_components(ch), stride = tr->interp == RK_INTERP_CUBIC ? 3 * nc : nc;
+  const int off = tr->interp == RK_INTERP_CUBIC ? nc : 0;
+  int count = 0;
+  const double *last = NULL;
+  for (size_t k = 0; k < tr->key_count && count < cap; k++) {
+    const double *v = tr->values + k * (size_t)stride + off;
+    bool differs = !last;
+    if (last && ch == RK_CHANNEL_ROTATION) {
+      rk_quat a = rk_quat_normalize(rk_quat_make(last[0], last[1], last[2], last[3]));
+      rk_quat b = rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3]));
+      differs = rk_quat_angle_between(a, b) > tol;
+    } else if (last) {
+      differs = fabs(v[0] - last[0]) + fabs(v[1] - last[1]) + fabs(v[2] - last[2]) > tol;
+    }
+    if (differs) {
+      count++;
+      last = v;
+    }
+  }
+  return count;
+}
+
 /* Types one joint from the clip (non-root, no spec, not an end site). */
-static void type_from_clip(rk_tree *t, size_t j, const rk_tree_options *o,
+static void type_from_clip(rk_tree *t, size_t j, const rk_tree_options *o, const rk_clip *clip,
                            const rk__tree_samples *s, rk_quat *d, rk_vec3 *p, double height) {
   rk_joint *J = &t->joints[j];
   const rk_transform *rest = rk_skeleton_rest(t->skeleton, j);
@@ -186,6 +215,7 @@ static void type_from_clip(rk_tree *t, size_t j, const rk_tree_options *o,
   J->fit_residual_max = fit.max;
   J->fit_range = fit.range;
   J->motion_range = fit.motion;
+  J->fit_keys = distinct_keys(clip, (int)j, RK_CHANNEL_ROTATION, o->static_tolerance, 3);
 
   rk_vec3 mean_t = rk_vec3_make(0, 0, 0);
   for (size_t f = 0; f < s->frames; f++) {
@@ -205,8 +235,8 @@ static void type_from_clip(rk_tree *t, size_t j, const rk_tree_options *o,
     J->origin = RK_ORIGIN_STATIC;
     return;
   }
-  if (o->detect_hinges && !rot_static && fit.range >= o->hinge_min_range &&
-      fit.max <= o->hinge_tolerance) {
+  if (o->detect_hinges && !rot_static && J->fit_keys >= 3 && fit.range >= o->hinge_min_range &&
+      fit.max <= o->hinge_tolerance && fit.max <= o->hinge_relative_tolerance * fit.range) {
     J->type = RK_JOINT_REVOLUTE;
     J->origin = RK_ORIGIN_HINGE_FIT;
     J->axis = fit.axis;
@@ -217,8 +247,11 @@ static void type_from_clip(rk_tree *t, size_t j, const rk_tree_options *o,
     rk_vec3 dir, mean;
     double off, range;
     rk__fit_line(p, s->frames, &dir, &mean, &off, &range);
-    if (range > 0 && off <= o->line_tolerance * range) {
-      rk_vec3 zt = rk_vec3_add(mean, rk_vec3_scale(dir, rk_vec3_dot(rk_vec3_sub(rest->t, mean), dir)));
+    const double key_tol = o->static_tolerance * scale_t;
+    if (range > 0 && off <= o->line_tolerance * range &&
+        distinct_keys(clip, (int)j, RK_CHANNEL_TRANSLATION, key_tol, 3) >= 3) {
+      rk_vec3 zt =
+          rk_vec3_add(mean, rk_vec3_scale(dir, rk_vec3_dot(rk_vec3_sub(rest->t, mean), dir)));
       if (rk_vec3_dot(rk_vec3_sub(mean, zt), dir) < 0)
         dir = rk_vec3_scale(dir, -1.0);
       J->type = RK_JOINT_PRISMATIC;
@@ -250,9 +283,7 @@ static rk_euler_order choose_order(rk_tree *t, size_t j, const rk_mat4 *rest_mod
   return best;
 }
 
-static const char *euler_axis_name(int axis) {
-  return axis == 0 ? "rx" : axis == 1 ? "ry" : "rz";
-}
+static const char *euler_axis_name(int axis) { return axis == 0 ? "rx" : axis == 1 ? "ry" : "rz"; }
 
 static bool assign_dofs(rk_tree *t, GError **error) {
   size_t ndof = 0;
@@ -263,8 +294,8 @@ static bool assign_dofs(rk_tree *t, GError **error) {
     ndof += (size_t)J->dof_count;
     if (ndof > RK_TREE_MAX_DOF) {
       g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
-                  "the kinematic tree would have more than %d DOFs (at joint '%s')", RK_TREE_MAX_DOF,
-                  rk_skeleton_joint_name(t->skeleton, j));
+                  "the kinematic tree would have more than %d DOFs (at joint '%s')",
+                  RK_TREE_MAX_DOF, rk_skeleton_joint_name(t->skeleton, j));
       return false;
     }
   }
@@ -437,8 +468,8 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
     J->zero = rest[j];
     J->order = RK_EULER_N_ORDERS;
     const bool root = t->parents[j] < 0;
-    const bool end_site = (rk_skeleton_joint_flags(skeleton, j) & RK_JOINT_END_SITE) &&
-                          t->subtree_end[j] == j + 1;
+    const bool end_site =
+        (rk_skeleton_joint_flags(skeleton, j) & RK_JOINT_END_SITE) && t->subtree_end[j] == j + 1;
     if (spec_of[j] >= 0) {
       const rk_joint_spec *sp = &o.joints[spec_of[j]];
       J->type = sp->type;
@@ -454,7 +485,7 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
       if (J->type == RK_JOINT_REVOLUTE || J->type == RK_JOINT_PRISMATIC)
         J->axis = rk_vec3_normalize(o.default_axis);
       if (s && !root)
-        type_from_clip(t, j, &o, s, d, p, height);
+        type_from_clip(t, j, &o, motion, s, d, p, height);
     }
     if (J->type == RK_JOINT_BALL || J->type == RK_JOINT_FREE) {
       rk_euler_order ord = spec_of[j] >= 0 ? o.joints[spec_of[j]].order : RK_EULER_N_ORDERS;
@@ -469,6 +500,14 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
   g_free(p);
   g_free(rest_models);
 
+  t->euler_axes = g_malloc0((n ? n : 1) * sizeof *t->euler_axes);
+  for (size_t j = 0; j < n; j++)
+    if (t->joints[j].type == RK_JOINT_BALL || t->joints[j].type == RK_JOINT_FREE) {
+      int ax[3];
+      rk_euler_order_axes(t->joints[j].order, ax);
+      for (int k = 0; k < 3; k++)
+        t->euler_axes[j][k] = (unsigned char)ax[k];
+    }
   bool ok = assign_dofs(t, error);
   if (ok) {
     if (s && o.limits_from_clip)

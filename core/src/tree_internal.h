@@ -11,19 +11,20 @@ struct rk_tree {
   rk_skeleton *skeleton; /* one reference */
   size_t n;              /* links = joints */
   size_t ndof;
-  const int *parents;    /* borrowed from the skeleton */
+  const int *parents; /* borrowed from the skeleton */
   size_t *subtree_end;
   rk_joint *joints;
   rk_dof *dofs;
   char **dof_names;
   double *lower, *upper;
-  size_t *link_dof_count; /* DOFs moving each link */
-  rk_mat4 *zero_models;   /* FK at q = 0 */
-  double *q_rest;         /* q of the skeleton's rest pose */
+  size_t *link_dof_count;         /* DOFs moving each link */
+  rk_mat4 *zero_models;           /* FK at q = 0 */
+  double *q_rest;                 /* q of the skeleton's rest pose */
+  unsigned char (*euler_axes)[3]; /* per joint: axis index (0..2) of each Euler angle */
   /* Junctions. */
   size_t junction_count;
   rk_junction *junctions;
-  rk_chain **chains;      /* every junction chain, owned; junctions point into it */
+  rk_chain **chains; /* every junction chain, owned; junctions point into it */
   size_t chain_total;
   int *branch_links;
   rk_junction_constraint *constraints;
@@ -44,11 +45,11 @@ void rk__tree_samples_clear(rk__tree_samples *s);
 
 /* Result of a single-axis fit of a joint's rotations d_f (relative to its rest rotation). */
 typedef struct rk__hinge_fit {
-  rk_vec3 axis;     /* unit, in the rest frame of the joint (right-multiplied) */
-  rk_quat zero;     /* rotation on the hinge nearest to the identity (relative to the rest) */
-  double rms, max;  /* residual angles off the hinge */
-  double range;     /* max - min hinge angle */
-  double motion;    /* largest angle from the mean rotation */
+  rk_vec3 axis;    /* unit, in the rest frame of the joint (right-multiplied) */
+  rk_quat zero;    /* rotation on the hinge nearest to the identity (relative to the rest) */
+  double rms, max; /* residual angles off the hinge */
+  double range;    /* max - min hinge angle */
+  double motion;   /* largest angle from the mean rotation */
 } rk__hinge_fit;
 
 /* Fits d[0..count) (unit quaternions, any signs) with C exp(theta_f axis). */

@@ -18,8 +18,8 @@ static rk_chain *chain_or_fail(const rk_tree *t, int base, int tip) {
 }
 
 /* Checks that world FK through the chain (both conventions) equals tree FK at q. */
-static void assert_chain_fk(const rk_tree *t, const rk_chain *c, const double *q, const rk_mat4 *models,
-                            double tol) {
+static void assert_chain_fk(const rk_tree *t, const rk_chain *c, const double *q,
+                            const rk_mat4 *models, double tol) {
   for (int conv = 0; conv < 2; conv++) {
     rk_mat4 end, world;
     rk_chain_fk(c, (rk_dh_convention)conv, q, NULL, &end);
@@ -104,7 +104,7 @@ Test(chain, humanoid_chains_match_tree_fk_for_random_q) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
   g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
-  const char *pairs[][2] = {{NULL, "Toe_L_end"}, {"Hips", "Hand_R_end"}, {"Chest", "Head_end"},
+  const char *pairs[][2] = {{NULL, "Toe_L_end"},   {"Hips", "Hand_R_end"}, {"Chest", "Head_end"},
                             {"UpLeg_R", "Foot_R"}, {"LoArm_L", "LoArm_L"}, {NULL, "Hips"}};
   double q[58];
   rk_mat4 m[26];
@@ -147,11 +147,13 @@ Test(chain, gather_and_bad_chains) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
   g_autoptr(GError) e1 = NULL, e2 = NULL;
-  cr_assert_null(rk_chain_new(t, rk_tree_find_link(t, "Hand_L"), rk_tree_find_link(t, "Foot_L"), &e1));
+  cr_assert_null(
+      rk_chain_new(t, rk_tree_find_link(t, "Hand_L"), rk_tree_find_link(t, "Foot_L"), &e1));
   cr_assert(g_error_matches(e1, RK_ERROR, RK_ERROR_INVALID));
   cr_assert(strstr(e1->message, "Hand_L") && strstr(e1->message, "Foot_L"), "%s", e1->message);
   cr_assert_null(rk_chain_new(t, -1, 999, &e2));
-  g_autoptr(rk_chain) c = chain_or_fail(t, rk_tree_find_link(t, "UpLeg_L"), rk_tree_find_link(t, "Foot_L"));
+  g_autoptr(rk_chain) c =
+      chain_or_fail(t, rk_tree_find_link(t, "UpLeg_L"), rk_tree_find_link(t, "Foot_L"));
   cr_assert_eq(rk_chain_dof_count(c), 6, "knee and ankle balls (the base's own joint excluded)");
   double q[66], qc[6];
   for (int k = 0; k < 66; k++)
@@ -160,7 +162,8 @@ Test(chain, gather_and_bad_chains) {
   for (size_t i = 0; i < 6; i++)
     rk_assert_near(qc[i], rk_chain_dofs(c)[i], 0);
   /* A chain with no DOFs: an end site from its parent. */
-  g_autoptr(rk_chain) z = chain_or_fail(t, rk_tree_find_link(t, "Head"), rk_tree_find_link(t, "Head_end"));
+  g_autoptr(rk_chain) z =
+      chain_or_fail(t, rk_tree_find_link(t, "Head"), rk_tree_find_link(t, "Head_end"));
   cr_assert_eq(rk_chain_dof_count(z), 0);
   rk_mat4 end;
   rk_chain_fk(z, RK_DH_STANDARD, q, NULL, &end);

@@ -35,7 +35,8 @@ Test(junction, planar_six_link_tree_lists_theta_2u_equals_theta_2l_plus_quarter_
   rk_assert_near(c->phi, RK_PI / 4, 1e-12); /* theta_2u = theta_2l + pi/4 */
   rk_assert_near(c->dz, 0, 1e-12);
   /* The DH rows agree before the junction and differ by phi at it. */
-  const rk_dh_chain *dl = rk_chain_dh(lower, RK_DH_STANDARD), *du = rk_chain_dh(upper, RK_DH_STANDARD);
+  const rk_dh_chain *dl = rk_chain_dh(lower, RK_DH_STANDARD),
+                    *du = rk_chain_dh(upper, RK_DH_STANDARD);
   rk_assert_near(du->rows[0].theta, dl->rows[0].theta, 1e-12);
   rk_assert_near(du->rows[0].a, dl->rows[0].a, 1e-12);
   rk_assert_near(du->rows[1].theta - dl->rows[1].theta, RK_PI / 4, 1e-12);
@@ -89,7 +90,8 @@ Test(junction, humanoid_pelvis_and_chest_are_junctions_with_rigid_offsets) {
   cr_assert_eq(pelvis->link, rk_tree_find_link(t, "Hips"));
   cr_assert_eq(chest->link, rk_tree_find_link(t, "Chest"));
   cr_assert_eq(pelvis->chain_count, 3);
-  cr_assert(chain_reaches(t, pelvis->chains[0], "Chest"), "the spine branch stops at the next junction");
+  cr_assert(chain_reaches(t, pelvis->chains[0], "Chest"),
+            "the spine branch stops at the next junction");
   cr_assert(chain_reaches(t, pelvis->chains[1], "Toe_L_end"));
   cr_assert(chain_reaches(t, pelvis->chains[2], "Toe_R_end"));
   cr_assert_eq(chest->chain_count, 3);
@@ -101,7 +103,8 @@ Test(junction, humanoid_pelvis_and_chest_are_junctions_with_rigid_offsets) {
   /* The spine's and the left leg's first axes are both the lateral x: their junction frames
    * share z (theta about it differs by 0 or pi); the legs' frames relate the same way. */
   cr_assert(pelvis->constraints[0].planar);
-  rk_assert_near(fabs(pelvis->constraints[0].phi) * (RK_PI - fabs(pelvis->constraints[0].phi)), 0, 1e-9);
+  rk_assert_near(fabs(pelvis->constraints[0].phi) * (RK_PI - fabs(pelvis->constraints[0].phi)), 0,
+                 1e-9);
   cr_assert_eq(rk_tree_junction_residual_count(t), 24);
   double q[58], res[24], qa[32], qb[32], r6[6];
   guint64 rng = 8;

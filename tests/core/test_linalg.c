@@ -28,7 +28,8 @@ Test(linalg, gemv_ata_aat_against_loops) {
     y[i] = NAN; /* beta = 0 must ignore it */
   rk_la_gemv(5, 3, 2.0, A, 5, x, 0.0, y);
   for (int r = 0; r < 5; r++)
-    rk_assert_near(y[r], 2.0 * (AT(A, 5, r, 0) * x[0] + AT(A, 5, r, 1) * x[1] + AT(A, 5, r, 2) * x[2]), 1e-15);
+    rk_assert_near(
+        y[r], 2.0 * (AT(A, 5, r, 0) * x[0] + AT(A, 5, r, 1) * x[1] + AT(A, 5, r, 2) * x[2]), 1e-15);
   rk_la_gemv_t(5, 3, 1.0, A, 5, y, 0.0, yt);
   rk_la_ata(5, 3, A, 5, ata, 3);
   rk_la_aat(5, 3, A, 5, aat, 5);
@@ -129,7 +130,8 @@ Test(linalg, svd_reconstructs_and_orders_singular_values) {
 Test(linalg, rank_by_svd_and_by_pivoted_qr_agree) {
   guint64 rng = 4;
   for (int trial = 0; trial < 60; trial++) {
-    const size_t m = 2 + (size_t)rk_test_uniform(&rng, 0, 10), n = 2 + (size_t)rk_test_uniform(&rng, 0, 10);
+    const size_t m = 2 + (size_t)rk_test_uniform(&rng, 0, 10),
+                 n = 2 + (size_t)rk_test_uniform(&rng, 0, 10);
     const size_t k = m < n ? m : n, r = (size_t)rk_test_uniform(&rng, 0, (double)k + 1);
     double A[144], B[144], tau[12], work[1024];
     int perm[12];

@@ -48,7 +48,8 @@ Test(loop, closed_planar_ten_link_chain_has_effective_dof_8_and_7_when_welded) {
   cr_assert(rk_loop_validate(t, &pin, NULL));
   cr_assert_lt(residual_at(t, &pin, 1, q), 1e-15, "the rest pose is closed");
   cr_assert_eq(rk_loop_rows(&pin), 3);
-  cr_assert_eq(rk_loops_rank(t, &pin, 1, q, 0, ws), 2, "two independent closure equations (in the plane)");
+  cr_assert_eq(rk_loops_rank(t, &pin, 1, q, 0, ws), 2,
+               "two independent closure equations (in the plane)");
   cr_assert_eq(rk_loops_effective_dof(t, &pin, 1, q, ws), 8);
   cr_assert_eq(rk_loops_effective_dof(t, &pin, 1, NULL, ws), 8);
   cr_assert_eq(rk_loops_rank(t, &weld, 1, q, 0, ws), 3);
@@ -82,7 +83,7 @@ static void assert_loop_jacobian(const rk_tree *t, const rk_loop *l, const doubl
   const size_t nd = rk_tree_dof_count(t), n = rk_tree_link_count(t), rows = rk_loop_rows(l);
   rk_mat4 *m = g_new(rk_mat4, n);
   rk_dof_axis *axes = g_new(rk_dof_axis, nd);
-  double *J = g_new(double, rows * nd), *qp = g_new(double, nd), *qm = g_new(double, nd);
+  double *J = g_new(double, rows *nd), *qp = g_new(double, nd), *qm = g_new(double, nd);
   double Fp[6], Fm[6];
   rk_tree_fk(t, q, NULL, m);
   rk_tree_dof_axes(t, q, m, RK_DOF_AXES_COORDINATE, axes);

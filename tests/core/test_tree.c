@@ -121,8 +121,9 @@ Test(tree, dof_axes_are_the_derivatives_of_fk) {
         qm[k] -= h;
         rk_tree_fk(t, qp, &root, mp);
         rk_tree_fk(t, qm, &root, mm);
-        rk_vec3 fd = rk_vec3_scale(rk_vec3_sub(rk_mat4_get_translation(&mp[link]),
-                                               rk_mat4_get_translation(&mm[link])), 0.5 / h);
+        rk_vec3 fd = rk_vec3_scale(
+            rk_vec3_sub(rk_mat4_get_translation(&mp[link]), rk_mat4_get_translation(&mm[link])),
+            0.5 / h);
         rk_assert_vec3_near(rk_vec3_make(J[k * 6], J[k * 6 + 1], J[k * 6 + 2]), fd, 1e-8);
         cr_assert_eq(J[k * 6] != 0 || J[k * 6 + 3] != 0 || J[k * 6 + 4] != 0 || J[k * 6 + 5] != 0 ||
                          J[k * 6 + 1] != 0 || J[k * 6 + 2] != 0,
@@ -166,9 +167,14 @@ Test(tree, tangent_axes_match_integrate_and_survive_gimbal_lock) {
       rk_tree_q_integrate(t, q, dv, qm);
       rk_tree_fk(t, qp, NULL, mp);
       rk_tree_fk(t, qm, NULL, mm);
-      rk_vec3 fd = rk_vec3_scale(rk_vec3_sub(rk_mat4_get_translation(&mp[hand]),
-                                             rk_mat4_get_translation(&mm[hand])), 0.5 / h);
-      cr_assert(rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)) < tol, "trial %d dof %zu (%s): %g", trial, k, rk_tree_dof_name(t, k), rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)));
+      rk_vec3 fd = rk_vec3_scale(
+          rk_vec3_sub(rk_mat4_get_translation(&mp[hand]), rk_mat4_get_translation(&mm[hand])),
+          0.5 / h);
+      cr_assert(
+          rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)) <
+              tol,
+          "trial %d dof %zu (%s): %g", trial, k, rk_tree_dof_name(t, k),
+          rk_vec3_norm(rk_vec3_sub(rk_vec3_make(Jt[k * 6], Jt[k * 6 + 1], Jt[k * 6 + 2]), fd)));
     }
     /* The shoulder's three tangent columns are orthonormal (full rank) even at lock; the
      * coordinate columns lose rank there. */
@@ -280,8 +286,12 @@ Test(tree, link_dofs_are_the_ancestor_dofs) {
 
 Test(tree, clamp_and_limits) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  rk_joint_spec spec = {.name = "LoLeg_L", .type = RK_JOINT_REVOLUTE, .axis = {2, 0, 0},
-                        .has_limits = true, .lower = {0.0}, .upper = {2.5}};
+  rk_joint_spec spec = {.name = "LoLeg_L",
+                        .type = RK_JOINT_REVOLUTE,
+                        .axis = {2, 0, 0},
+                        .has_limits = true,
+                        .lower = {0.0},
+                        .upper = {2.5}};
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.joints = &spec;
   o.joint_count = 1;
@@ -345,4 +355,54 @@ Test(tree, one_joint_and_all_fixed_trees) {
   rk_mat4 m;
   rk_tree_fk(f, NULL, NULL, &m);
   rk_assert_mat4_near(m, rk_mat4_identity(), 0);
+}
+
+typedef struct thread_job {
+  const rk_tree *tree;
+  guint64 seed;
+  double out[2000];
+} thread_job;
+
+/* FK, DOF axes, q <-> locals and junction residuals on a shared const tree. */
+static gpointer thread_body(gpointer p) {
+  thread_job *job = p;
+  const rk_tree *t = job->tree;
+  double q[66], back[66], res[24];
+  rk_mat4 m[26];
+  rk_dof_axis axes[66];
+  rk_transform locals[26];
+  guint64 rng = job->seed;
+  size_t o = 0;
+  for (int it = 0; it < 200; it++) {
+    fx_random_q(t, &rng, 1.0, q);
+    rk_tree_fk(t, q, NULL, m);
+    rk_tree_dof_axes(t, q, m, RK_DOF_AXES_COORDINATE, axes);
+    rk_tree_q_to_locals(t, q, locals);
+    rk_tree_q_from_locals(t, locals, q, back, NULL);
+    rk_tree_junction_residuals(t, q, res);
+    if (o + 8 <= G_N_ELEMENTS(job->out)) {
+      job->out[o++] = m[25].m[12];
+      job->out[o++] = axes[40].axis.y;
+      job->out[o++] = back[17];
+      job->out[o++] = res[7];
+    }
+  }
+  return NULL;
+}
+
+Test(tree, const_tree_is_safe_and_deterministic_on_two_threads) {
+  g_autoptr(rk_skeleton) s = fx_humanoid();
+  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  thread_job *a = g_new0(thread_job, 1), *b = g_new0(thread_job, 1), *c = g_new0(thread_job, 1);
+  a->tree = b->tree = c->tree = t;
+  a->seed = b->seed = c->seed = 77;
+  GThread *ta = g_thread_new("a", thread_body, a), *tb = g_thread_new("b", thread_body, b);
+  g_thread_join(ta);
+  g_thread_join(tb);
+  thread_body(c);
+  cr_assert_eq(memcmp(a->out, b->out, sizeof a->out), 0, "two threads, same answers bit for bit");
+  cr_assert_eq(memcmp(a->out, c->out, sizeof a->out), 0);
+  g_free(a);
+  g_free(b);
+  g_free(c);
 }

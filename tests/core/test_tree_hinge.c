@@ -150,9 +150,11 @@ Test(tree_hinge, hinge_off_the_rest_gets_a_zero_pose_on_the_hinge) {
 Test(tree_hinge, small_motion_proves_nothing) {
   g_autoptr(rk_skeleton) s = two_bone();
   const rk_quat rest = rk_skeleton_rest(s, 1)->r;
-  g_autoptr(rk_clip) c = hinge_clip(s, rest, rk_quat_identity(), rk_vec3_make(1, 0, 0), 0, 0.05, 20);
+  g_autoptr(rk_clip) c =
+      hinge_clip(s, rest, rk_quat_identity(), rk_vec3_make(1, 0, 0), 0, 0.05, 20);
   g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
-  cr_assert_eq(rk_tree_joint(t, 1)->type, RK_JOINT_BALL, "3 degrees of motion is below hinge_min_range");
+  cr_assert_eq(rk_tree_joint(t, 1)->type, RK_JOINT_BALL,
+               "3 degrees of motion is below hinge_min_range");
   cr_assert_lt(rk_tree_joint(t, 1)->fit_residual_max, 1e-9);
 }
 
@@ -229,8 +231,12 @@ Test(tree_hinge, euler_order_moves_away_from_lock_when_the_clip_goes_there) {
   rk_euler_order h = rk_tree_joint(t0, 1)->order;
   int ax[3];
   rk_euler_order_axes(h, ax);
-  rk_vec3 middle = ax[1] == 0 ? rk_vec3_make(1, 0, 0) : ax[1] == 1 ? rk_vec3_make(0, 1, 0) : rk_vec3_make(0, 0, 1);
-  rk_vec3 other = ax[0] == 0 ? rk_vec3_make(1, 0, 0) : ax[0] == 1 ? rk_vec3_make(0, 1, 0) : rk_vec3_make(0, 0, 1);
+  rk_vec3 middle = ax[1] == 0   ? rk_vec3_make(1, 0, 0)
+                   : ax[1] == 1 ? rk_vec3_make(0, 1, 0)
+                                : rk_vec3_make(0, 0, 1);
+  rk_vec3 other = ax[0] == 0   ? rk_vec3_make(1, 0, 0)
+                  : ax[0] == 1 ? rk_vec3_make(0, 1, 0)
+                               : rk_vec3_make(0, 0, 1);
   /* Motion: 85 degrees about the heuristic's middle axis, plus a wobble about the first so it
    * is no hinge. */
   const size_t frames = 30;
@@ -258,4 +264,50 @@ Test(tree_hinge, euler_order_moves_away_from_lock_when_the_clip_goes_there) {
     rk_tree_q_from_locals(t, locals, NULL, q, NULL);
     cr_assert_lt(fabs(q[j->dof_offset + 1]), 60 * RK_DEG);
   }
+}
+
+Test(tree_hinge, two_keys_prove_nothing_and_wobble_relative_to_range_rejects) {
+  g_autoptr(rk_skeleton) s = two_bone();
+  const rk_quat rest = rk_skeleton_rest(s, 1)->r;
+  /* Two keys 40 degrees apart about a tilted axis: slerp makes a perfect single-axis motion, which
+   * is no evidence of a hinge. */
+  g_autoptr(rk_clip) two = rk_clip_new("two", 3);
+  rk_clip_set_fps(two, 30);
+  const double t2k[2] = {0, 1};
+  rk_quat k1 = rk_quat_mul(rest, rk_quat_from_axis_angle(rk_vec3_make(1, 1, 0), 0.7));
+  const double r2k[8] = {rest.x, rest.y, rest.z, rest.w, k1.x, k1.y, k1.z, k1.w};
+  rk_track tk = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, t2k, r2k};
+  cr_assert(rk_clip_add_track(two, &tk, NULL));
+  g_autoptr(rk_tree) t2 = tree_or_fail(s, two, NULL);
+  const rk_joint *j = rk_tree_joint(t2, 1);
+  cr_assert_eq(j->fit_keys, 2);
+  cr_assert_lt(j->fit_residual_max, 1e-9);
+  cr_assert_eq(j->type, RK_JOINT_BALL);
+  /* Many keys: a 12 degree sway with 2.5 degrees of wobble is within the absolute tolerance but
+   * not within 10% of its range. */
+  const size_t frames = 41;
+  g_autoptr(rk_clip) c = rk_clip_new("sway", 3);
+  rk_clip_set_fps(c, 30);
+  double times[41], rot[164];
+  for (size_t f = 0; f < frames; f++) {
+    times[f] = f / 30.0;
+    const double u = 2 * RK_PI * (double)f / 40.0;
+    rk_quat q = rk_quat_mul(
+        rest,
+        rk_quat_mul(rk_quat_from_axis_angle(rk_vec3_make(1, 0, 0), 6 * RK_DEG * sin(u)),
+                    rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), 2.5 * RK_DEG * sin(3 * u))));
+    rot[f * 4] = q.x, rot[f * 4 + 1] = q.y, rot[f * 4 + 2] = q.z, rot[f * 4 + 3] = q.w;
+  }
+  rk_track tr = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames, times, rot};
+  cr_assert(rk_clip_add_track(c, &tr, NULL));
+  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  j = rk_tree_joint(t, 1);
+  cr_assert_eq(j->fit_keys, 3);
+  cr_assert_lt(j->fit_residual_max, 3 * RK_DEG);
+  cr_assert_gt(j->fit_range, 10 * RK_DEG);
+  cr_assert_eq(j->type, RK_JOINT_BALL);
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.hinge_relative_tolerance = 0.5;
+  g_autoptr(rk_tree) loose = tree_or_fail(s, c, &o);
+  cr_assert_eq(rk_tree_joint(loose, 1)->type, RK_JOINT_REVOLUTE);
 }

@@ -30,24 +30,24 @@ G_BEGIN_DECLS
 
 /** Constraint between the junction frames of two of a junction's chains. */
 typedef struct rk_junction_constraint {
-  int chain_a;     /* reference chain (index into rk_junction.chains) */
-  int chain_b;     /* constrained chain */
-  int row;         /* index of the junction's DH row in both chains (0-based), -1 when the
-                      junction has no DOF above it (fixed to the world: nothing to constrain) */
-  int dof;         /* tree DOF of that row, -1 with row */
-  bool planar;     /* the two junction frames share z: the constraint is an angle (and a shift) */
-  double phi;      /* planar: theta_b = theta_a + phi (rad, in (-pi, pi]) (standard DH) */
-  double dz;       /* planar: d_b = d_a + dz */
-  rk_mat4 offset;  /* F_b = F_a * offset, standard DH junction frames (always set) */
+  int chain_a;    /* reference chain (index into rk_junction.chains) */
+  int chain_b;    /* constrained chain */
+  int row;        /* index of the junction's DH row in both chains (0-based), -1 when the
+                     junction has no DOF above it (fixed to the world: nothing to constrain) */
+  int dof;        /* tree DOF of that row, -1 with row */
+  bool planar;    /* the two junction frames share z: the constraint is an angle (and a shift) */
+  double phi;     /* planar: theta_b = theta_a + phi (rad, in (-pi, pi]) (standard DH) */
+  double dz;      /* planar: d_b = d_a + dz */
+  rk_mat4 offset; /* F_b = F_a * offset, standard DH junction frames (always set) */
 } rk_junction_constraint;
 
 /** A junction link with its chains and constraints (borrowed view). */
 typedef struct rk_junction {
-  int link;                                  /* the junction link */
-  size_t chain_count;                        /* = number of movable branches (>= 2) */
-  const rk_chain *const *chains;             /* world -> end of each branch */
-  const int *branch_links;                   /* first link of each branch (chain_count) */
-  size_t constraint_count;                   /* chain_count - 1 */
+  int link;                      /* the junction link */
+  size_t chain_count;            /* = number of movable branches (>= 2) */
+  const rk_chain *const *chains; /* world -> end of each branch */
+  const int *branch_links;       /* first link of each branch (chain_count) */
+  size_t constraint_count;       /* chain_count - 1 */
   const rk_junction_constraint *constraints;
 } rk_junction;
 

@@ -21,9 +21,9 @@
 #ifndef RIGKIT_LINALG_H
 #define RIGKIT_LINALG_H
 
+#include <rigkit/api.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <rigkit/api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,13 +45,12 @@ RK_API void rk_la_aat(size_t m, size_t n, const double *A, size_t lda, double *o
 /** Copies the m x n matrix A into B (leading dimensions may differ). */
 RK_API void rk_la_copy(size_t m, size_t n, const double *A, size_t lda, double *B, size_t ldb);
 /** B = A^T: B is n x m. */
-RK_API void rk_la_transpose(size_t m, size_t n, const double *A, size_t lda, double *B,
-                            size_t ldb);
+RK_API void rk_la_transpose(size_t m, size_t n, const double *A, size_t lda, double *B, size_t ldb);
 /** Euclidean norm of x[n], computed without overflow or underflow. */
 RK_API double rk_la_norm2(size_t n, const double *x);
 RK_API double rk_la_dot(size_t n, const double *x, const double *y);
 
-/* ---- Cholesky (symmetric positive definite) ---------------------------------------------------- */
+/* ---- Cholesky (symmetric positive definite) -------------------------------------------------- */
 
 /** In place: the lower triangle of the n x n symmetric matrix A becomes L with A = L L^T (the
  * strict upper triangle is not touched). Returns false (A partly overwritten) when A is not
@@ -60,7 +59,7 @@ RK_API bool rk_la_cholesky(size_t n, double *A, size_t lda);
 /** Solves L L^T x = b with the factor from rk_la_cholesky; b is overwritten by x. */
 RK_API void rk_la_cholesky_solve(size_t n, const double *L, size_t lda, double *b);
 
-/* ---- LU with partial pivoting ------------------------------------------------------------------ */
+/* ---- LU with partial pivoting ---------------------------------------------------------------- */
 
 /** In place LU factorisation P A = L U of the n x n matrix A (unit lower L below the diagonal, U
  * on and above); piv[n] receives the row swaps. Returns false when a pivot is exactly zero or not
@@ -69,7 +68,7 @@ RK_API bool rk_la_lu(size_t n, double *A, size_t lda, int *piv);
 /** Solves A x = b with the factor from rk_la_lu; b is overwritten by x. */
 RK_API void rk_la_lu_solve(size_t n, const double *LU, size_t lda, const int *piv, double *b);
 
-/* ---- QR with column pivoting --------------------------------------------------------------------- */
+/* ---- QR with column pivoting ----------------------------------------------------------------- */
 
 /** Scratch doubles rk_la_qr_cp needs for an m x n matrix. */
 #define RK_LA_QR_WORK(m, n) (2 * (size_t)(n) + (size_t)(m))
@@ -84,23 +83,22 @@ RK_API void rk_la_qr_cp(size_t m, size_t n, double *A, size_t lda, double *tau, 
  * |R[i,i]| > tol * |R[0,0]| (tol <= 0 means max(m, n) * DBL_EPSILON * 16). */
 RK_API size_t rk_la_qr_rank(size_t m, size_t n, const double *R, size_t lda, double tol);
 
-/* ---- SVD (one-sided Jacobi) ------------------------------------------------------------------------ */
+/* ---- SVD (one-sided Jacobi) ------------------------------------------------------------------ */
 
 /** Scratch doubles rk_la_svd needs for an m x n matrix. */
 RK_API size_t rk_la_svd_work(size_t m, size_t n);
 /** Thin SVD A = U diag(s) V^T of the m x n matrix A by one-sided Jacobi rotations (accurate for
  * small singular values, robust for rank-deficient A). k = min(m, n) singular values go to s[k] in
  * decreasing order; U (m x k, leading dimension ldu) and V (n x k, leading dimension ldv) are
- * written when not NULL (columns of U for zero singular values are zero). A is not modified. work: rk_la_svd_work(m, n) doubles. Returns false
- * when the input is not finite or the sweeps did not converge (then s is still the best estimate);
- * true otherwise. */
+ * written when not NULL (columns of U for zero singular values are zero). A is not modified. work:
+ * rk_la_svd_work(m, n) doubles. Returns false when the input is not finite or the sweeps did not
+ * converge (then s is still the best estimate); true otherwise. */
 RK_API bool rk_la_svd(size_t m, size_t n, const double *A, size_t lda, double *s, double *U,
                       size_t ldu, double *V, size_t ldv, double *work);
 /** Numerical rank of the m x n matrix A: the number of singular values above
  * tol * s_max (tol <= 0 means max(m, n) * DBL_EPSILON * 16; a zero matrix has rank 0).
  * work: rk_la_svd_work(m, n) + min(m, n) doubles. */
-RK_API size_t rk_la_rank(size_t m, size_t n, const double *A, size_t lda, double tol,
-                         double *work);
+RK_API size_t rk_la_rank(size_t m, size_t n, const double *A, size_t lda, double tol, double *work);
 /** Scratch doubles rk_la_pinv_solve needs. */
 RK_API size_t rk_la_pinv_work(size_t m, size_t n);
 /** Minimum-norm least-squares solution x[n] = A^+ b of A x = b for the m x n matrix A, through

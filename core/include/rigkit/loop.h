@@ -49,8 +49,8 @@ RK_API bool rk_loop_validate(const rk_tree *tree, const rk_loop *loop, GError **
 /** Makes a loop that is closed at q: frame_a is point_a (in link a's body coordinates) with link
  * a's orientation, and frame_b is where that frame sits at q in link b's coordinates (or in the
  * world for link_b = -1). A planted foot: rk_loop_closing(tree, RK_LOOP_RIGID, q, foot, p, -1). */
-RK_API rk_loop rk_loop_closing(const rk_tree *tree, rk_loop_kind kind, const double *q,
-                               int link_a, rk_vec3 point_a, int link_b);
+RK_API rk_loop rk_loop_closing(const rk_tree *tree, rk_loop_kind kind, const double *q, int link_a,
+                               rk_vec3 point_a, int link_b);
 
 /** F(q) of one loop into out[rk_loop_rows]: models must be rk_tree_fk(q). */
 RK_API void rk_loop_residual(const rk_tree *tree, const rk_loop *loop, const rk_mat4 *models,
@@ -66,10 +66,10 @@ RK_API void rk_loops_residual(const rk_tree *tree, const rk_loop *loops, size_t 
                               const rk_mat4 *models, double *out);
 /** Stacked Jacobians of n loops (rk_loops_rows x dof_count, leading dimension ld). */
 RK_API void rk_loops_jacobian(const rk_tree *tree, const rk_loop *loops, size_t n,
-                              const rk_mat4 *models, const rk_dof_axis *axes, double *J,
-                              size_t ld);
+                              const rk_mat4 *models, const rk_dof_axis *axes, double *J, size_t ld);
 
-/** Scratch for rank and solve, sized for a tree and up to max_rows closure rows (one per thread). */
+/** Scratch for rank and solve, sized for a tree and up to max_rows closure rows (one per
+ * thread). */
 typedef struct rk_loop_ws rk_loop_ws;
 /** Allocates scratch for a tree with up to max_rows stacked closure rows; the caller frees it with
  * rk_loop_ws_free. The tree must outlive it. Never fails. */

@@ -43,8 +43,10 @@
  * Types from data, names as hints. Without a clip every movable joint is a ball (roots free),
  * end sites are fixed, and the options can type joints explicitly (robots, DH files). With a clip,
  * a joint whose rotations over the clip stay about one axis (fit residual within
- * hinge_tolerance over a range of at least hinge_min_range) becomes revolute with the fitted axis
- * (knees and elbows of mocap); the fit is kept for every tested joint (rk_joint.fit_*).
+ * hinge_tolerance and within hinge_relative_tolerance of the range, over a range of at least
+ * hinge_min_range, from at least 3 distinct keys) becomes revolute with the fitted axis (knees
+ * and elbows of mocap); the fit is kept for every tested joint (rk_joint.fit_*). Two keys prove
+ * nothing (any two rotations differ by one axis), so sparse clips leave joints as balls.
  * Names and the rest pose never decide a type: they only set hinge_hint/hint_axis for a tool to
  * show ("this looks like a knee").
  *
@@ -61,21 +63,22 @@
  *        rk_tree_from_skeleton, rk_tree_ref, rk_tree_free, rk_tree_skeleton, rk_tree_link_count,
  *        rk_tree_link_name, rk_tree_link_parent, rk_tree_find_link, rk_tree_link_subtree_end,
  *        rk_tree_joint, rk_tree_dof_count, rk_tree_dof, rk_tree_dof_name, rk_tree_lower,
- *        rk_tree_upper, rk_tree_dof_moves_link, rk_tree_link_dof_count, rk_tree_link_dofs, rk_tree_q_zero,
- *        rk_tree_q_rest, rk_tree_q_to_locals, rk_tree_q_from_locals, rk_tree_q_clamp,
- *        rk_tree_q_within_limits, rk_tree_q_integrate, rk_tree_joint_local, rk_tree_fk,
+ *        rk_tree_upper, rk_tree_dof_moves_link, rk_tree_link_dof_count, rk_tree_link_dofs,
+ *        rk_tree_q_zero, rk_tree_q_rest, rk_tree_q_to_locals, rk_tree_q_from_locals,
+ *        rk_tree_q_clamp, rk_tree_q_within_limits, rk_tree_q_integrate, rk_tree_joint_local,
+ *        rk_tree_fk,
  *        rk_tree_fk_subset, rk_dof_axis, rk_dof_axes_mode, rk_tree_dof_axes,
  *        rk_tree_frame_jacobian, rk_tree_transform_between
  */
 #ifndef RIGKIT_TREE_H
 #define RIGKIT_TREE_H
 
-#include <stddef.h>
 #include <glib.h>
 #include <rigkit/clip.h>
 #include <rigkit/euler.h>
 #include <rigkit/math.h>
 #include <rigkit/skeleton.h>
+#include <stddef.h>
 
 G_BEGIN_DECLS
 
@@ -110,7 +113,7 @@ RK_API int rk_joint_type_dof_count(rk_joint_type type);
 
 /** An explicit joint description in rk_tree_options (robots, DH files, user overrides). */
 typedef struct rk_joint_spec {
-  const char *name;     /* skeleton joint name (exact); required */
+  const char *name; /* skeleton joint name (exact); required */
   rk_joint_type type;
   rk_vec3 axis;         /* revolute: in the joint's zero frame; prismatic: in the parent frame;
                            need not be unit, must not be zero for those types */
@@ -121,51 +124,56 @@ typedef struct rk_joint_spec {
 
 /** How rk_tree_from_skeleton types joints; start from RK_TREE_OPTIONS_INIT. */
 typedef struct rk_tree_options {
-  rk_joint_type root_type;      /* type of root joints (default FREE) */
-  rk_joint_type default_type;   /* other movable joints without evidence (default BALL) */
-  rk_vec3 default_axis;         /* axis when default_type/root_type is revolute or prismatic
-                                   (default (0,0,1): robots from DH files turn about local z) */
-  bool detect_hinges;           /* with a clip: fit revolute joints (default true) */
-  double hinge_tolerance;       /* max angle (rad) off the fitted axis, worst frame (default
-                                   3 degrees) */
-  double hinge_min_range;       /* least range (rad) of the hinge angle for a fit to count
-                                   (default 10 degrees: a joint that barely moves proves nothing) */
-  bool detect_prismatic;        /* with a clip: non-root joints translating along a line with
-                                   static rotation become prismatic (default true) */
-  double line_tolerance;        /* max distance off the fitted line, as a fraction of the range
-                                   (default 0.02) */
-  bool fix_static;              /* with a clip: joints that do not move become fixed (default
-                                   false: a target rig must stay fully movable) */
-  double static_tolerance;      /* rotation (rad) and relative translation under which a joint
-                                   counts as static (default 1e-4) */
-  bool limits_from_clip;        /* with a clip: DOF limits = clip range widened by limit_margin
-                                   (default false: limits stay wide; rotation +-pi, translation
-                                   unbounded) */
-  double limit_margin;          /* radians for angles; translations use it times the bone length
-                                   scale (default 10 degrees = 0.1745) */
-  rk_euler_order ball_order;    /* Euler order of every ball/free joint, RK_EULER_N_ORDERS =
-                                   choose per joint (default) */
-  const rk_joint_spec *joints;  /* explicit joints (borrowed during the call) */
+  rk_joint_type root_type;     /* type of root joints (default FREE) */
+  rk_joint_type default_type;  /* other movable joints without evidence (default BALL) */
+  rk_vec3 default_axis;        /* axis when default_type/root_type is revolute or prismatic
+                                  (default (0,0,1): robots from DH files turn about local z) */
+  bool detect_hinges;          /* with a clip: fit revolute joints (default true) */
+  double hinge_tolerance;      /* max angle (rad) off the fitted axis, worst frame (default
+                                  3 degrees) */
+  double hinge_min_range;      /* least range (rad) of the hinge angle for a fit to count
+                                  (default 10 degrees: a joint that barely moves proves nothing) */
+  bool detect_prismatic;       /* with a clip: non-root joints translating along a line with
+                                  static rotation become prismatic (default true) */
+  double line_tolerance;       /* max distance off the fitted line, as a fraction of the range
+                                  (default 0.02) */
+  bool fix_static;             /* with a clip: joints that do not move become fixed (default
+                                  false: a target rig must stay fully movable) */
+  double static_tolerance;     /* rotation (rad) and relative translation under which a joint
+                                  counts as static (default 1e-4) */
+  bool limits_from_clip;       /* with a clip: DOF limits = clip range widened by limit_margin
+                                  (default false: limits stay wide; rotation +-pi, translation
+                                  unbounded) */
+  double limit_margin;         /* radians for angles; translations use it times the bone length
+                                  scale (default 10 degrees = 0.1745) */
+  rk_euler_order ball_order;   /* Euler order of every ball/free joint, RK_EULER_N_ORDERS =
+                                  choose per joint (default) */
+  const rk_joint_spec *joints; /* explicit joints (borrowed during the call) */
   size_t joint_count;
-  size_t clip_max_frames;       /* frames sampled from the clip at most (default 20000; longer
-                                   clips are sampled with a stride) */
+  size_t clip_max_frames;          /* frames sampled from the clip at most (default 20000; longer
+                                      clips are sampled with a stride) */
+  double hinge_relative_tolerance; /* the fit residual must also stay below this fraction of the
+                                   hinge's range (default 0.1: 3 degrees of wobble on a 12 degree
+                                   sway is no hinge) */
 } rk_tree_options;
 
 /** Default options (see each field). */
-#define RK_TREE_OPTIONS_INIT                                                                     \
-  {RK_JOINT_FREE, RK_JOINT_BALL, {0, 0, 1}, true, 3.0 * RK_DEG, 10.0 * RK_DEG, true, 0.02,      \
-   false, 1e-4, false, 10.0 * RK_DEG, RK_EULER_N_ORDERS, NULL, 0, 20000}
+#define RK_TREE_OPTIONS_INIT                                                                       \
+  {                                                                                                \
+    RK_JOINT_FREE, RK_JOINT_BALL, {0, 0, 1}, true, 3.0 * RK_DEG, 10.0 * RK_DEG, true, 0.02, false, \
+        1e-4, false, 10.0 * RK_DEG, RK_EULER_N_ORDERS, NULL, 0, 20000, 0.1                         \
+  }
 
 /** Fills *opts with the defaults (same as RK_TREE_OPTIONS_INIT). */
 RK_API void rk_tree_options_init(rk_tree_options *opts);
 
 /** One joint of a tree (borrowed view, valid while the tree lives). */
 typedef struct rk_joint {
-  int link;                /* the child link (= skeleton joint index) */
-  int parent;              /* parent link, -1 = the world */
+  int link;   /* the child link (= skeleton joint index) */
+  int parent; /* parent link, -1 = the world */
   rk_joint_type type;
-  rk_joint_origin origin;  /* why it has this type */
-  int dof_offset;          /* index of its first DOF in q, -1 when it has none */
+  rk_joint_origin origin; /* why it has this type */
+  int dof_offset;         /* index of its first DOF in q, -1 when it has none */
   int dof_count;
   rk_vec3 axis;            /* revolute: unit axis in the zero frame; prismatic: unit axis in the
                               parent frame; otherwise (0,0,0) */
@@ -181,9 +189,11 @@ typedef struct rk_joint {
   double fit_residual_max; /* ... worst frame (compared with hinge_tolerance) */
   double fit_range;        /* range (max - min, rad) of the angle about that axis */
   double motion_range;     /* largest rotation (rad) of the joint away from its mean pose */
+  int fit_keys;            /* distinct rotation keys of the joint in the clip (capped at 3): a fit
+                              needs 3, since any two rotations are related by a single axis */
   /* Hints from names and the rest pose: never used to type the joint. */
-  bool hinge_hint;         /* the name or the rest bend suggests a hinge (knee, elbow, ...) */
-  rk_vec3 hint_axis;       /* suggested axis (zero frame), (0,0,0) when unknown */
+  bool hinge_hint;   /* the name or the rest bend suggests a hinge (knee, elbow, ...) */
+  rk_vec3 hint_axis; /* suggested axis (zero frame), (0,0,0) when unknown */
 } rk_joint;
 
 /** What a DOF moves. */
@@ -191,12 +201,12 @@ typedef enum rk_dof_kind { RK_DOF_ROTATION, RK_DOF_TRANSLATION } rk_dof_kind;
 
 /** One DOF of q (borrowed view). */
 typedef struct rk_dof {
-  int joint;         /* joint (= link) index */
-  int component;     /* 0 .. dof_count - 1 within the joint */
+  int joint;     /* joint (= link) index */
+  int component; /* 0 .. dof_count - 1 within the joint */
   rk_dof_kind kind;
-  rk_vec3 axis;      /* unit axis at q = 0: rotations in the joint's zero frame (ball and free:
-                        the Euler axis before the later angles turn it), translations in the
-                        parent frame */
+  rk_vec3 axis;        /* unit axis at q = 0: rotations in the joint's zero frame (ball and free:
+                          the Euler axis before the later angles turn it), translations in the
+                          parent frame */
   double lower, upper; /* limits (-inf / +inf when unbounded) */
 } rk_dof;
 
@@ -287,8 +297,7 @@ RK_API void rk_tree_joint_local(const rk_tree *tree, size_t joint, const double 
 /** Forward kinematics: models[link_count] receives the model-space (world) matrix of every link's
  * body frame for q, exactly rk_fk_models(rk_tree_q_to_locals(q)). root (optional) is placed above
  * the roots. */
-RK_API void rk_tree_fk(const rk_tree *tree, const double *q, const rk_mat4 *root,
-                       rk_mat4 *models);
+RK_API void rk_tree_fk(const rk_tree *tree, const double *q, const rk_mat4 *root, rk_mat4 *models);
 /** Forward kinematics for a subset of links: links[count] ascending and closed under parents
  * (rk_skeleton_ancestor_closure); only those entries of models are written. */
 RK_API void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root,
@@ -313,7 +322,8 @@ typedef enum rk_dof_axes_mode {
 
 /** World axes of every DOF at q: axes[dof_count]; models must be rk_tree_fk(q) (root placement
  * included). The geometric Jacobian column of DOF k for a point p on a link it moves is
- * (axis x (p - origin); axis) for a rotation and (axis; 0) for a translation (linear rows first). */
+ * (axis x (p - origin); axis) for a rotation and (axis; 0) for a translation (linear
+ * rows first). */
 RK_API void rk_tree_dof_axes(const rk_tree *tree, const double *q, const rk_mat4 *models,
                              rk_dof_axes_mode mode, rk_dof_axis *axes);
 /** Geometric Jacobian of the world point p fixed on a link (link -1: the world, all zero):
