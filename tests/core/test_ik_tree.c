@@ -620,3 +620,139 @@ Test(ik_tree, same_tree_problems_on_two_threads_bit_identical) {
   g_free(jobs[1].out);
   rk_tree_free(t);
 }
+
+/* ---- The IK's own FK and Jacobian against the tree's ---------------------------------------- */
+
+/* Every joint type: free root, balls, a revolute knee, a prismatic slider, fixed end sites. */
+static rk_tree *mixed_tree(void) {
+  rk_skeleton_builder *b = rk_skeleton_builder_new();
+  rk_transform t = rk_transform_identity();
+  t.t = rk_vec3_make(0.1, 0.9, -0.2);
+  t.r = rk_quat_from_axis_angle(rk_vec3_make(0.2, 1, 0.1), 0.4);
+  int root = rk_skeleton_builder_add_joint(b, "root", -1, &t, 0);
+  t.t = rk_vec3_make(0, 0.3, 0.05);
+  t.r = rk_quat_from_axis_angle(rk_vec3_make(1, 0, 0.3), -0.3);
+  int ball = rk_skeleton_builder_add_joint(b, "ball", root, &t, 0);
+  t.t = rk_vec3_make(0.02, 0.4, 0);
+  t.r = rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), 0.2);
+  int knee = rk_skeleton_builder_add_joint(b, "knee", ball, &t, 0);
+  t.t = rk_vec3_make(0, 0.35, 0.01);
+  t.r = rk_quat_identity();
+  int slide = rk_skeleton_builder_add_joint(b, "slide", knee, &t, 0);
+  t.t = rk_vec3_make(0.05, 0.1, 0);
+  int wrist = rk_skeleton_builder_add_joint(b, "wrist", slide, &t, 0);
+  t.t = rk_vec3_make(0, 0.08, 0.02);
+  rk_skeleton_builder_add_joint(b, "tip", wrist, &t, RK_JOINT_END_SITE);
+  t.t = rk_vec3_make(-0.2, 0.1, 0);
+  int arm = rk_skeleton_builder_add_joint(b, "arm", root, &t, 0);
+  t.t = rk_vec3_make(-0.3, 0, 0);
+  rk_skeleton_builder_add_joint(b, "arm_end", arm, &t, RK_JOINT_END_SITE);
+  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
+  rk_skeleton_builder_free(b);
+  rk_joint_spec specs[2];
+  memset(specs, 0, sizeof specs);
+  specs[0].name = "knee";
+  specs[0].type = RK_JOINT_REVOLUTE;
+  specs[0].axis = rk_vec3_make(0.3, 0.1, 1);
+  specs[0].order = RK_EULER_N_ORDERS;
+  specs[1].name = "slide";
+  specs[1].type = RK_JOINT_PRISMATIC;
+  specs[1].axis = rk_vec3_make(0.1, 1, 0.2);
+  specs[1].order = RK_EULER_N_ORDERS;
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.joints = specs;
+  o.joint_count = 2;
+  GError *err = NULL;
+  rk_tree *tree = rk_tree_from_skeleton(s, NULL, &o, &err);
+  cr_assert(tree, "%s", err ? err->message : "");
+  return tree;
+}
+
+Test(ik_tree, ik_fk_matches_tree_fk_on_every_joint_type) {
+  rk_tree *t = mixed_tree();
+  const size_t n = rk_tree_dof_count(t), links = rk_tree_link_count(t);
+  rk_mat4 *models = g_new(rk_mat4, links);
+  rk_ik_goal *goals = g_new(rk_ik_goal, links);
+  double *pe = g_new(double, links), *re = g_new(double, links), q[64];
+  rk_mat4 root = rk_mat4_rot_y(0.7);
+  root.m[12] = 1.0, root.m[13] = -0.5;
+  guint64 rng = 77;
+  for (int trial = 0; trial < 20; trial++) {
+    for (size_t k = 0; k < n; k++)
+      q[k] = rk_test_uniform(&rng, -1.2, 1.2);
+    rk_tree_fk(t, q, &root, models);
+    for (size_t l = 0; l < links; l++) {
+      const rk_ik_goal g = RK_IK_GOAL_INIT;
+      goals[l] = g;
+      goals[l].link = (int)l;
+      goals[l].point = rk_vec3_make(0.01 * (double)l, -0.02, 0.03);
+      goals[l].target_position = rk_mat4_transform_point(&models[l], goals[l].point);
+      const rk_mat3 R = rk_mat4_get_rotation(&models[l]);
+      goals[l].target_orientation = rk_quat_from_mat3(&R);
+    }
+    rk_ik_problem p = RK_IK_PROBLEM_INIT;
+    p.tree = t;
+    p.root = &root;
+    p.goals = goals;
+    p.goal_count = links;
+    rk_ik_ws *ws = rk_ik_ws_new(&p, 0, NULL);
+    cr_assert(rk_ik_goal_errors(&p, q, ws, pe, re, NULL, NULL));
+    for (size_t l = 0; l < links; l++)
+      cr_assert(pe[l] < 1e-12 && re[l] < 1e-7, "link %s: %g m %g rad", rk_tree_link_name(t, l),
+                pe[l], re[l]);
+    rk_ik_ws_free(ws);
+  }
+  g_free(models);
+  g_free(goals);
+  g_free(pe);
+  g_free(re);
+  rk_tree_free(t);
+}
+
+/* A wrong Jacobian column would leave a first-order error after one Newton step; with the right
+ * one the error drops quadratically (1e-3 -> ~1e-6). */
+Test(ik_tree, one_newton_step_converges_quadratically) {
+  rk_tree *t = mixed_tree();
+  const size_t n = rk_tree_dof_count(t);
+  const int tip = link_of(t, "tip"), arm = link_of(t, "arm_end");
+  double q[64], qt[64];
+  guint64 rng = 13;
+  for (int trial = 0; trial < 20; trial++) {
+    for (size_t k = 0; k < n; k++) {
+      q[k] = rk_test_uniform(&rng, -1, 1);
+      qt[k] = q[k] + rk_test_uniform(&rng, -1e-3, 1e-3);
+    }
+    rk_mat4 models[16];
+    rk_tree_fk(t, qt, NULL, models);
+    rk_ik_goal g[2];
+    const int ls[2] = {tip, arm};
+    for (int i = 0; i < 2; i++) {
+      const rk_ik_goal g0 = RK_IK_GOAL_INIT;
+      g[i] = g0;
+      g[i].link = ls[i];
+      g[i].target_position = rk_mat4_get_translation(&models[ls[i]]);
+      const rk_mat3 R = rk_mat4_get_rotation(&models[ls[i]]);
+      g[i].target_orientation = rk_quat_from_mat3(&R);
+    }
+    rk_ik_problem p = RK_IK_PROBLEM_INIT;
+    p.tree = t;
+    p.goals = g;
+    p.goal_count = 2;
+    rk_ik_ws *ws = rk_ik_ws_new(&p, 0, NULL);
+    rk_ik_options o = RK_IK_OPTIONS_INIT;
+    o.method = RK_IK_NEWTON;
+    o.max_iterations = 1;
+    rk_ik_result before, after;
+    double qq[64];
+    memcpy(qq, q, sizeof q);
+    o.max_iterations = 0;
+    cr_assert(rk_ik_solve(&p, &o, qq, ws, &before, NULL));
+    o.max_iterations = 1;
+    cr_assert(rk_ik_solve(&p, &o, qq, ws, &after, NULL));
+    const double e0 = fmax(before.position_error, before.orientation_error);
+    const double e1 = fmax(after.position_error, after.orientation_error);
+    cr_assert(e0 > 1e-4 && e1 < 1e-2 * e0, "trial %d: %g -> %g", trial, e0, e1);
+    rk_ik_ws_free(ws);
+  }
+  rk_tree_free(t);
+}
