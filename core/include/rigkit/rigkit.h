@@ -16,5 +16,7 @@
 #include <rigkit/chain.h>
 #include <rigkit/junction.h>
 #include <rigkit/loop.h>
+#include <rigkit/jacobian.h>
+#include <rigkit/ik.h>
 
 #endif
