@@ -682,3 +682,67 @@ Test(ik_problem, names_and_defaults) {
   cr_assert_null(rk_ik_ws_new(NULL, 0, NULL));
   rk_ik_ws_free(NULL);
 }
+
+/* ---- Stopping reasons and seeds ---------------------------------------------------------------- */
+
+Test(ik_solve, stop_reasons_are_reported) {
+  iiwa_setup s;
+  iiwa_init(&s);
+  rk_ik_ws *ws = ws_for(&s.p);
+  s.goal.target_position = rk_vec3_make(2.0, 0.5, 0.4); /* beyond the arm's 1.3 m reach */
+  double q[7] = {0};
+  rk_ik_options o = RK_IK_OPTIONS_INIT;
+  o.max_iterations = 3;
+  rk_ik_result res;
+  cr_assert(rk_ik_solve(&s.p, &o, q, ws, &res, NULL));
+  cr_assert_eq(res.status, RK_IK_MAX_ITERATIONS);
+  cr_assert_eq(res.iterations, 3);
+  cr_assert_not(res.reached);
+  /* Endless restarts stop at the time budget. */
+  o.max_iterations = 1 << 30;
+  o.max_restarts = 1 << 30;
+  o.time_budget_s = 2e-3;
+  memset(q, 0, sizeof q);
+  gint64 t0 = g_get_monotonic_time();
+  cr_assert(rk_ik_solve(&s.p, &o, q, ws, &res, NULL));
+  gint64 t1 = g_get_monotonic_time();
+  cr_assert_eq(res.status, RK_IK_TIMEOUT, "%s", rk_ik_status_name(res.status));
+  cr_assert(res.restarts > 0);
+  cr_assert(t1 - t0 < 200000, "took %lld us", (long long)(t1 - t0));
+  /* The best attempt is returned: straight toward the target, within limits. */
+  for (int j = 0; j < 7; j++)
+    cr_assert(q[j] >= s.lo[j] && q[j] <= s.hi[j]);
+  /* Attempts cut short by restarts: near the closest distance (~1.12 m), far below the start's. */
+  cr_assert(res.position_error < 1.35, "error %g", res.position_error);
+  rk_ik_ws_free(ws);
+}
+
+Test(ik_solve, restarts_follow_the_seed) {
+  iiwa_case cases[20];
+  const size_t n = read_iiwa(cases, 20);
+  iiwa_setup s;
+  iiwa_init(&s);
+  rk_ik_ws *ws = ws_for(&s.p);
+  rk_ik_options o = RK_IK_OPTIONS_INIT;
+  o.max_restarts = 500;
+  o.attempt_iterations = 5; /* restart often, so the draws decide the answer */
+  o.max_iterations = 3000;
+  int differ = 0;
+  for (size_t i = 0; i < n; i++) {
+    s.goal.target_position = cases[i].p;
+    s.goal.target_orientation = cases[i].r;
+    double a[7], b[7], c[7];
+    for (int k = 0; k < 3; k++) {
+      double *q = k == 0 ? a : k == 1 ? b : c;
+      memcpy(q, cases[i].seed, sizeof a);
+      o.seed = k < 2 ? 5 : 6;
+      rk_ik_result res;
+      cr_assert(rk_ik_solve(&s.p, &o, q, ws, &res, NULL));
+      cr_assert(res.reached);
+    }
+    cr_assert(memcmp(a, b, sizeof a) == 0, "same seed, different answers (target %zu)", i);
+    differ += memcmp(a, c, sizeof a) != 0;
+  }
+  cr_assert(differ > 0, "another seed never changed an answer");
+  rk_ik_ws_free(ws);
+}
