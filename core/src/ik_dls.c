@@ -341,7 +341,8 @@ static double active_set(rk_ik_ws *ws, const rk__ik_state *cur, const double *lo
  * column (for the LM model). */
 static void make_trial(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws *ws,
                        const rk__ik_state *cur, rk__ik_state *trial, const double *lo,
-                       const double *hi, double l2, bool with_posture, double *delta) {
+                       const double *hi, double l2, double posture_gain, double alpha,
+                       double *delta) {
   const size_t C = ws->c, m = ws->m;
   unsigned char *blocked = ws->blocked;
   memcpy(blocked, ws->active, C);
@@ -358,13 +359,16 @@ static void make_trial(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws 
         ws->free_cols[f++] = (int)c;
     if (f == 0)
       break;
-    bool posture = with_posture && p->posture && p->posture_gain > 0;
+    const bool posture = p->posture && posture_gain > 0;
     if (posture)
       for (size_t j = 0; j < f; j++) {
         const int k = ws->cols[ws->free_cols[j]];
-        post[j] = p->posture_gain * (p->posture[k] - cur->q[k]);
+        post[j] = posture_gain * (p->posture[k] - cur->q[k]);
       }
     compute_step(ws, cur->J, e, f, l2, posture ? post : NULL, dqf);
+    if (alpha != 1.0)
+      for (size_t j = 0; j < f; j++)
+        dqf[j] *= alpha;
     /* Cap the largest move. */
     if (o->max_step > 0) {
       double big = 0;
@@ -477,14 +481,19 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
     /* First-order optimal: a minimum of the error (the closest point), within limits. */
     const bool optimal = active_set(ws, cur, lo, hi) <= 1e-12;
     /* The posture moves the body in the goals' null space, but only to first order: its
-     * second-order effect on the goals would stall the last digits, so it stops once every
-     * error is within ten tolerances (and on a retried LM step). */
+     * second-order effect on the goals would hold back their convergence, so its gain halves
+     * with every iteration of an attempt, and it stops once every error is within ten
+     * tolerances (and on a retried LM step). */
     const bool near = cur->pos_err <= 10 * o.position_tolerance &&
                       cur->rot_err <= 10 * o.orientation_tolerance &&
                       cur->closure <= 10 * o.closure_tolerance;
+    const double gain = near ? 0.0 : ldexp(p->posture_gain, -(attempt_it - 1 < 60 ? attempt_it - 1 : 60));
     bool accepted = false, stalled = optimal;
     for (int tries = 0; !optimal && tries < MAX_LM_TRIES; tries++) {
-      make_trial(p, &o, ws, cur, trial, lo, hi, l2, tries == 0 && !near, delta);
+      /* A retried step: more damping for the goals; with hard rows (not damped) also half the
+       * length, so an overshooting closure step is cut back too. */
+      const double alpha = ws->m1 > 0 ? ldexp(1.0, -tries) : 1.0;
+      make_trial(p, &o, ws, cur, trial, lo, hi, l2, tries == 0 ? gain : 0.0, alpha, delta);
       rk__ik_eval(p, &o, ws, trial, false);
       res.evaluations++;
       if (!adaptive) {

@@ -99,8 +99,10 @@ typedef struct rk_ik_problem {
   const double *lower;       /* limits (dof count entries each); NULL = the tree's limits, or */
   const double *upper;       /* unbounded for a chain. -INFINITY / INFINITY = no limit */
   const double *posture;     /* reference q (dof count entries), NULL = no posture term */
-  double posture_gain;       /* fraction of (posture - q) applied per iteration in the null space
-                                of the goals and loops, in [0, 1] (default 0.1) */
+  double posture_gain;       /* fraction of (posture - q) applied at the first iteration, in the
+                                null space of the goals and loops, halving at each later one (a
+                                warm-started frame pulls toward the posture a little each frame);
+                                in [0, 1] (default 0.1) */
   const bool *locked;        /* DOFs the solver must not move (dof count entries), NULL = none */
 } rk_ik_problem;
 
