@@ -27,9 +27,12 @@
  * bit-identical answers. A numerical outcome (goal not reached, iterations spent) is a result
  * (rk_ik_result.status), not an error; rk_ik_solve fails only on an invalid problem.
  *
- * Fast path. A tree that is one serial chain of revolute and prismatic joints (a robot arm) with
- * goals on its tip and no loops is solved through its DH table (rigkit/chain.h) instead of tree FK:
- * same answers up to rounding, several times faster.
+ * Evaluation. On a tree, each evaluation runs forward kinematics over only the links the goals
+ * and loops need (and their ancestors), with the DOF axes in the same pass (same conventions as
+ * rk_tree_fk and rk_tree_dof_axes), and assembles the Jacobian over only the DOFs that move them;
+ * the Jacobian is computed for accepted steps only. Fast path: a tree whose every DOF moves one
+ * tip link (a robot arm) with goals on that tip (or links rigidly below it) and no loops is
+ * evaluated through its DH table (rigkit/chain.h): same answers up to rounding.
  *
  * Index: rk_ik_goal_kind, rk_ik_goal, RK_IK_GOAL_INIT, rk_ik_loop_mode, rk_ik_problem,
  *        RK_IK_PROBLEM_INIT, rk_ik_problem_dof_count, rk_ik_problem_rows, rk_ik_problem_validate,
@@ -137,7 +140,7 @@ RK_API const char *rk_ik_method_name(rk_ik_method method);
 /** Solver options; start from RK_IK_OPTIONS_INIT. */
 typedef struct rk_ik_options {
   rk_ik_method method;          /* default RK_IK_LM */
-  int max_iterations;           /* Jacobian evaluations over all attempts (default 200) */
+  int max_iterations;           /* iterations over all attempts (default 200) */
   double position_tolerance;    /* goal reached when every position error is below (default
                                    1e-5 m) ... */
   double orientation_tolerance; /* ... and every orientation error below (default 1e-4 rad) ... */
@@ -178,7 +181,7 @@ RK_API const char *rk_ik_status_name(rk_ik_status status);
 typedef struct rk_ik_result {
   rk_ik_status status;
   bool reached;             /* status == RK_IK_REACHED */
-  int iterations;           /* Jacobian evaluations, all attempts */
+  int iterations;           /* iterations (one Jacobian each), all attempts */
   int evaluations;          /* FK evaluations (rejected LM trials included) */
   int restarts;             /* random restarts made */
   double position_error;    /* largest goal position error (m) */
@@ -200,7 +203,8 @@ typedef struct rk_ik_ws rk_ik_ws;
 RK_API rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *problem, size_t max_rows, GError **error);
 /** Frees a workspace; NULL is a no-op. */
 RK_API void rk_ik_ws_free(rk_ik_ws *ws);
-/** True when the workspace takes the DH fast path for this mechanism. */
+/** True when the workspace's mechanism has the DH fast path (a chain problem, or a tree that is
+ * one serial chain); a solve takes it when its goals all sit on the tip and it has no loops. */
 RK_API bool rk_ik_ws_uses_chain_path(const rk_ik_ws *ws);
 
 /** Solves the problem from q (dof count entries; the start, replaced by the answer). The start
