@@ -310,7 +310,7 @@ rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *p, size_t max_rows, GError **error) 
   ws->slot_k = g_new0(int, ws->slot_cap * n);
   ws->slot_c = g_new0(int, ws->slot_cap * n);
   ws->dof_tmp = g_new0(int, n);
-  ws->fk_ends = g_new0(int, ws->slot_cap);
+  ws->fk_mark = g_new0(unsigned char, MAX(ws->links, 1));
   ws->fk_links = g_new0(int, MAX(ws->links, 1));
   if (p->tree) {
     ws->jd = g_new0(rk__ik_joint, ws->links);
@@ -369,7 +369,7 @@ void rk_ik_ws_free(rk_ik_ws *ws) {
   g_free(ws->slot_k);
   g_free(ws->slot_c);
   g_free(ws->dof_tmp);
-  g_free(ws->fk_ends);
+  g_free(ws->fk_mark);
   g_free(ws->fk_links);
   g_free(ws->jd);
   for (int i = 0; i < 3; i++) {

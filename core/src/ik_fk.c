@@ -8,7 +8,6 @@
  * it against the tree's functions on every joint type. */
 #include "ik_internal.h"
 
-#include <rigkit/skeleton.h>
 #include <string.h>
 
 void rk__ik_fk_prepare(rk_ik_ws *ws) {
@@ -31,17 +30,26 @@ void rk__ik_fk_prepare(rk_ik_ws *ws) {
   }
 }
 
+/* Marks a link and its ancestors. */
+static void mark_up(rk_ik_ws *ws, int link) {
+  for (int j = link; j >= 0 && !ws->fk_mark[j]; j = ws->jd[j].parent)
+    ws->fk_mark[j] = 1;
+}
+
 void rk__ik_fk_links(rk_ik_ws *ws, const rk_ik_problem *p) {
-  const rk_skeleton *s = rk_tree_skeleton(ws->tree);
-  size_t n = 0;
+  /* (rk_skeleton_ancestor_closure would do, but it allocates: a solve must not.) */
+  memset(ws->fk_mark, 0, ws->links);
   for (size_t i = 0; i < p->goal_count; i++)
-    ws->fk_ends[n++] = p->goals[i].link;
+    mark_up(ws, p->goals[i].link);
   for (size_t i = 0; i < p->loop_count; i++) {
-    ws->fk_ends[n++] = p->loops[i].link_a;
-    if (p->loops[i].link_b >= 0)
-      ws->fk_ends[n++] = p->loops[i].link_b;
+    mark_up(ws, p->loops[i].link_a);
+    mark_up(ws, p->loops[i].link_b);
   }
-  ws->fk_count = rk_skeleton_ancestor_closure(s, ws->fk_ends, n, ws->fk_links);
+  size_t n = 0;
+  for (size_t l = 0; l < ws->links; l++)
+    if (ws->fk_mark[l])
+      ws->fk_links[n++] = (int)l;
+  ws->fk_count = n;
 }
 
 /* out = A B for 3x3 column-major matrices. */

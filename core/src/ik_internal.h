@@ -62,7 +62,7 @@ struct rk_ik_ws {
   int *dof_tmp;                /* n */
   /* Tree path FK (ik_fk.c): per-link joint data, and per solve the links to compute. */
   rk__ik_joint *jd;            /* links */
-  int *fk_ends;                /* slot_cap */
+  unsigned char *fk_mark;      /* links */
   int *fk_links;               /* links */
   size_t fk_count;
   size_t m, m1;                /* rows, hard rows of the current problem */
