@@ -27,6 +27,13 @@ static rk_vec3 rotate_about(rk_vec3 v, rk_vec3 h, double theta) {
                      rk_vec3_scale(rk_vec3_cross(h, perp), s));
 }
 
+/* Rotation of angle theta about the unit axis h (rk_sincos, no renormalisation). */
+static rk_quat axis_angle(rk_vec3 h, double theta) {
+  double s, c;
+  rk_sincos(0.5 * theta, &s, &c);
+  return rk_quat_make(h.x * s, h.y * s, h.z * s, c);
+}
+
 static rk_vec3 perp_to(rk_vec3 v, rk_vec3 w) {
   return rk_vec3_sub(v, rk_vec3_scale(w, rk_vec3_dot(v, w)));
 }
@@ -85,7 +92,7 @@ bool rk_two_bone_run(rk_two_bone_job *j) {
     double c = (la * la + lb * lb - dist * dist - 2.0 * k0) / (2.0 * R);
     c = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c;
     /* Bend sense: the current one while the limb is bent, else the given one. */
-    if (fabs(sin(beta0)) > 1e-9)
+    if (fabs(B) > 1e-9 * R) /* |sin(beta0)| = |B| / R */
       sigma = beta0 > 0 ? 1.0 : -1.0;
     const double beta = sigma * acos(c);
     theta = beta - beta0;
@@ -96,7 +103,7 @@ bool rk_two_bone_run(rk_two_bone_job *j) {
   if (theta > j->upper)
     theta = j->upper;
   j->mid_angle = theta;
-  j->mid_rotation = rk_quat_from_axis_angle(h, theta);
+  j->mid_rotation = axis_angle(h, theta);
 
   /* Start rotation: swing the end onto the target line, then twist toward the pole. */
   const rk_vec3 e1 = rk_vec3_add(j->mid, rotate_about(b, h, theta));
@@ -123,7 +130,7 @@ bool rk_two_bone_run(rk_two_bone_job *j) {
       double x = ratio / 0.2;
       x = x > 1.0 ? 1.0 : x;
       const double fade = x * x * (3.0 - 2.0 * x);
-      rot = rk_quat_mul(rk_quat_from_axis_angle(w, psi * fade), swing);
+      rot = rk_quat_mul(axis_angle(w, psi * fade), swing);
     }
   }
   j->start_rotation = rk_quat_normalize(rot);
@@ -134,11 +141,14 @@ bool rk_two_bone_run(rk_two_bone_job *j) {
 
 /* ---- Limbs of a tree ------------------------------------------------------------------------ */
 
-/* Unit rotation of an affine frame (columns normalised). */
+/* Unit rotation of an affine frame (columns normalised where they carry scale). */
 static rk_quat frame_rot(const rk_mat4 *w) {
   rk_mat3 r;
   for (int c = 0; c < 3; c++) {
-    const rk_vec3 col = rk_vec3_normalize(rk_mat4_column(w, c));
+    rk_vec3 col = rk_mat4_column(w, c);
+    const double n2 = rk_vec3_dot(col, col);
+    if (fabs(n2 - 1.0) > 1e-12)
+      col = rk_vec3_scale(col, 1.0 / sqrt(n2));
     r.m[c * 3 + 0] = col.x;
     r.m[c * 3 + 1] = col.y;
     r.m[c * 3 + 2] = col.z;
@@ -152,10 +162,12 @@ static rk_quat parent_rot(const rk_tree *tree, const rk_mat4 *models, int link) 
 }
 
 /* World hinge axis of a revolute joint: parent rotation * zero rotation * axis. */
+static rk_vec3 hinge_axis_from(const rk_joint *jt, rk_quat parent) {
+  return rk_quat_rotate(rk_quat_mul(parent, jt->zero.r), jt->axis);
+}
+
 static rk_vec3 hinge_axis(const rk_tree *tree, const rk_mat4 *models, int link) {
-  const rk_joint *jt = rk_tree_joint(tree, (size_t)link);
-  const rk_quat pr = parent_rot(tree, models, link);
-  return rk_quat_rotate(rk_quat_mul(pr, jt->zero.r), jt->axis);
+  return hinge_axis_from(rk_tree_joint(tree, (size_t)link), parent_rot(tree, models, link));
 }
 
 /* First rotational DOF of a ball or free joint. */
@@ -252,8 +264,9 @@ bool rk_ik_limb_solve(const rk_tree *tree, const rk_ik_limb *limb, rk_vec3 targe
   job.pole = pole;
   job.bend_sign = limb->bend_sign;
   const bool revolute = jm->type == RK_JOINT_REVOLUTE;
+  const rk_quat pm = parent_rot(tree, models, limb->mid);
   if (revolute) {
-    job.mid_axis = hinge_axis(tree, models, limb->mid);
+    job.mid_axis = hinge_axis_from(jm, pm);
     const double v = q[limb->mid_dof];
     job.lower = rk_tree_lower(tree)[limb->mid_dof] - v;
     job.upper = rk_tree_upper(tree)[limb->mid_dof] - v;
@@ -261,12 +274,13 @@ bool rk_ik_limb_solve(const rk_tree *tree, const rk_ik_limb *limb, rk_vec3 targe
   if (!rk_two_bone_run(&job))
     return false;
   /* World rotations before the change. */
-  const rk_quat ws = frame_rot(&models[limb->start]), wm = frame_rot(&models[limb->mid]);
-  const rk_quat ps = parent_rot(tree, models, limb->start), pm = parent_rot(tree, models, limb->mid);
+  const rk_quat ws = frame_rot(&models[limb->start]);
+  const rk_quat ps = parent_rot(tree, models, limb->start);
   if (revolute) {
     q[limb->mid_dof] += job.mid_angle;
   } else {
     /* local' = parent^-1 * R_mid * world */
+    const rk_quat wm = frame_rot(&models[limb->mid]);
     const rk_quat local = rk_quat_mul(rk_quat_conj(pm), rk_quat_mul(job.mid_rotation, wm));
     set_ball(tree, limb->mid, limb->mid_dof, rk_quat_normalize(local), q);
   }
