@@ -83,11 +83,11 @@ typedef enum name_class {
   NC_HELPER, /* twist/roll/helper joints: never a canonical bone */
 } name_class;
 
-typedef enum side { SIDE_NONE, SIDE_LEFT, SIDE_RIGHT } side;
+typedef enum side_kind { SIDE_NONE, SIDE_LEFT, SIDE_RIGHT } side_kind;
 
 typedef struct name_info {
   name_class cls;
-  side side;
+  side_kind side;
 } name_info;
 
 static const struct {
@@ -176,7 +176,7 @@ static GPtrArray *tokenize(const char *name) {
   return tokens;
 }
 
-static side side_of_token(const char *t) {
+static side_kind side_of_token(const char *t) {
   if (!strcmp(t, "left") || !strcmp(t, "l") || !strcmp(t, "lt") || !strcmp(t, "lft"))
     return SIDE_LEFT;
   if (!strcmp(t, "right") || !strcmp(t, "r") || !strcmp(t, "rt") || !strcmp(t, "rgt"))
@@ -186,6 +186,11 @@ static side side_of_token(const char *t) {
 
 static name_info classify_name(const char *name) {
   name_info info = {NC_NONE, SIDE_NONE};
+  /* A leading double underscore marks an internal helper (MakeHuman's __UpLeg_L, __Eye_L). */
+  if (name[0] == '_' && name[1] == '_') {
+    info.cls = NC_HELPER;
+    return info;
+  }
   g_autoptr(GPtrArray) tokens = tokenize(name);
   g_autoptr(GString) base = g_string_new(NULL);
   for (guint i = 0; i < tokens->len; i++) {
@@ -195,7 +200,7 @@ static name_info classify_name(const char *name) {
       info.cls = NC_HELPER;
       return info;
     }
-    side sd = side_of_token(t);
+    side_kind sd = side_of_token(t);
     if (sd != SIDE_NONE && info.side == SIDE_NONE) {
       info.side = sd;
       continue;
@@ -295,12 +300,13 @@ static bool is_end_site(const mapper *m, int j) {
   return (rk_skeleton_joint_flags(m->s, (size_t)j) & RK_JOINT_END_SITE) != 0;
 }
 
-/* Counts the limbs whose lowest joints reach the ground: walking up from each near-ground leaf
- * to the first ancestor that branches above 20% of the height gives the limb it belongs to. */
+/* Counts the limbs whose lowest joints reach the ground (within 15% of the height: a quadruped's
+ * front paws; a human's hands hang far higher): walking up from each near-ground leaf to the
+ * first ancestor that branches above 20% of the height gives the limb it belongs to. */
 static int count_ground_limbs(const mapper *m) {
   g_autoptr(GHashTable) limbs = g_hash_table_new(NULL, NULL);
   for (size_t j = 0; j < m->n; j++) {
-    if (rk_skeleton_subtree_end(m->s, j) != j + 1 || m->pos[j].y > m->ground + 0.08 * m->height)
+    if (rk_skeleton_subtree_end(m->s, j) != j + 1 || m->pos[j].y > m->ground + 0.15 * m->height)
       continue;
     int c = (int)j, p = rk_skeleton_parent(m->s, j);
     while (p >= 0) {
@@ -446,7 +452,7 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
 }
 
 /* Side of a chain from its names (majority vote), or SIDE_NONE. */
-static side chain_side(const mapper *m, const int *chain, size_t n) {
+static side_kind chain_side(const mapper *m, const int *chain, size_t n) {
   int l = 0, r = 0;
   for (size_t k = 0; k < n; k++) {
     l += m->names[chain[k]].side == SIDE_LEFT;
@@ -462,10 +468,7 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
   const rk_humanoid_options defaults = RK_HUMANOID_OPTIONS_INIT;
   if (!opts)
     opts = &defaults;
-  memset(map, 0, sizeof *map);
-  for (int b = 0; b < RK_BONE_COUNT; b++)
-    map->joint[b] = -1;
-  map->up = rk_vec3_make(0, 1, 0);
+  rk_humanoid_map_clear(map);
 
   mapper m = {0};
   m.s = s;
@@ -481,12 +484,16 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
   m.min_y = min_y;
   m.max_y = max_y;
   m.names = names;
-  double lo = INFINITY, hi = -INFINITY;
+  /* The height spans all joints; the ground is the lowest LEAF (root joints often sit at the
+   * origin, which says nothing about where the feet stand). */
+  double lo = INFINITY, hi = -INFINITY, all_lo = INFINITY;
   for (size_t j = 0; j < m.n; j++) {
     pos[j] = rk_mat4_get_translation(&models[j]);
     min_y[j] = max_y[j] = pos[j].y;
-    lo = fmin(lo, pos[j].y);
+    all_lo = fmin(all_lo, pos[j].y);
     hi = fmax(hi, pos[j].y);
+    if (rk_skeleton_subtree_end(s, j) == j + 1)
+      lo = fmin(lo, pos[j].y);
     names[j] = classify_name(rk_skeleton_joint_name(s, j));
   }
   for (size_t j = m.n; j-- > 0;) {
@@ -496,7 +503,7 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
       max_y[p] = fmax(max_y[p], max_y[j]);
     }
   }
-  m.height = hi - lo;
+  m.height = hi - all_lo;
   m.ground = lo;
   m.min_len = opts->min_bone_fraction * m.height;
   if (!(m.height > 0)) {
@@ -537,6 +544,26 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
                 ground_limbs);
     return false;
   }
+  /* The hips carry both the legs and the spine: when the leg branch has no chain going up
+   * (MakeHuman: Root -> {Spine1, Hips -> legs}), the hips are the ancestor where the spine
+   * leaves, and the leg branch joint is an intermediate that follows it. */
+  {
+    int branch = hips;
+    for (int j = branch; j >= 0; j = rk_skeleton_parent(s, (size_t)j)) {
+      bool has_up = false;
+      g_autoptr(GArray) ch = children_of(&m, j);
+      for (guint i = 0; i < ch->len; i++) {
+        int c = g_array_index(ch, int, i);
+        if (!rk_skeleton_is_ancestor(s, (size_t)c, (size_t)branch) &&
+            max_y[c] > pos[j].y + 0.15 * m.height)
+          has_up = true;
+      }
+      if (has_up) {
+        hips = j;
+        break;
+      }
+    }
+  }
   map->joint[RK_BONE_HIPS] = hips;
   map->source[RK_BONE_HIPS] = m.use_names && names[hips].cls == NC_HIPS ? RK_BONE_BY_NAME
                                                                          : RK_BONE_BY_TOPOLOGY;
@@ -567,7 +594,8 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
   int up = -1;
   for (guint i = 0; i < hc->len; i++) {
     int c = g_array_index(hc, int, i);
-    if (c != leg[0] && c != leg[1] && max_y[c] > pos[hips].y + 0.15 * m.height &&
+    if (!rk_skeleton_is_ancestor(s, (size_t)c, (size_t)leg[0]) &&
+        !rk_skeleton_is_ancestor(s, (size_t)c, (size_t)leg[1]) && max_y[c] > pos[hips].y + 0.15 * m.height &&
         (up < 0 || max_y[c] > max_y[up]))
       up = c;
   }
@@ -663,7 +691,7 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
   const rk_vec3 left_dir = rk_vec3_cross(map->up, fwd);
 
   /* Sides: names when they agree between the two chains, else geometry. */
-  side s0 = chain_side(&m, leg_chain[0], leg_n[0]), s1 = chain_side(&m, leg_chain[1], leg_n[1]);
+  side_kind s0 = chain_side(&m, leg_chain[0], leg_n[0]), s1 = chain_side(&m, leg_chain[1], leg_n[1]);
   bool first_left;
   if (m.use_names && s0 != SIDE_NONE && s1 != SIDE_NONE && s0 != s1)
     first_left = s0 == SIDE_LEFT;
@@ -678,7 +706,7 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
     size_t arm_n[2];
     for (int k = 0; k < 2; k++)
       arm_n[k] = follow_chain(&m, arm_root[k], CHAIN_OUT, pos[chest], arm_chain[k], MAX_CHAIN);
-    side a0 = chain_side(&m, arm_chain[0], arm_n[0]), a1 = chain_side(&m, arm_chain[1], arm_n[1]);
+    side_kind a0 = chain_side(&m, arm_chain[0], arm_n[0]), a1 = chain_side(&m, arm_chain[1], arm_n[1]);
     bool arm0_left;
     if (m.use_names && a0 != SIDE_NONE && a1 != SIDE_NONE && a0 != a1)
       arm0_left = a0 == SIDE_LEFT;
@@ -689,19 +717,65 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
     map_arm(&m, arm_chain[arm0_left ? 1 : 0], arm_n[arm0_left ? 1 : 0], map, false);
   }
 
-  /* Measurements used to scale motion between rigs. */
-  map->height = m.height;
-  /* The ground under the feet: the lowest joint of the two legs (a root joint may sit anywhere). */
-  map->ground = fmin(min_y[leg[0]], min_y[leg[1]]);
-  map->hip_height = pos[hips].y - map->ground;
-  double len = 0;
-  for (int side_i = 0; side_i < 2; side_i++) {
-    rk_bone u = side_i ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    rk_vec3 a = pos[map->joint[u]], b = pos[map->joint[u + 1]], c = pos[map->joint[u + 2]];
-    len += rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(c, b)) + (c.y - map->ground);
+  return rk_humanoid_map_finish(map, s, error);
+}
+
+void rk_humanoid_map_clear(rk_humanoid_map *map) {
+  memset(map, 0, sizeof *map);
+  for (int b = 0; b < RK_BONE_COUNT; b++)
+    map->joint[b] = -1;
+  map->up = rk_vec3_make(0, 1, 0);
+  map->forward = rk_vec3_make(0, 0, 1);
+}
+
+bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError **error) {
+  if (!rk_humanoid_map_validate(map, s, error))
+    return false;
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, models);
+#define P(b) rk_mat4_get_translation(&models[map->joint[b]])
+  map->up = rk_vec3_make(0, 1, 0);
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t j = 0; j < n; j++) {
+    lo = fmin(lo, models[j].m[13]);
+    hi = fmax(hi, models[j].m[13]);
   }
+  map->height = hi - lo;
+  /* Facing: the feet point forward (toes, else the horizontal foot direction is unknown and the
+   * glTF convention +Z is assumed). */
+  rk_vec3 fwd = rk_vec3_make(0, 0, 0);
+  for (int side = 0; side < 2; side++) {
+    rk_bone foot = side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT;
+    if (map->joint[foot + 1] >= 0) {
+      rk_vec3 d = rk_vec3_sub(P(foot + 1), P(foot));
+      fwd = rk_vec3_add(fwd, rk_vec3_make(d.x, 0, d.z));
+    }
+  }
+  map->forward = rk_vec3_norm(fwd) > 1e-3 * map->height ? rk_vec3_normalize(fwd) : rk_vec3_make(0, 0, 1);
+  /* The ground under the feet: the lowest joint of either leg (feet, toes and their tips). */
+  double ground = INFINITY;
+  for (int side = 0; side < 2; side++) {
+    int up = map->joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
+    for (size_t j = (size_t)up; j < rk_skeleton_subtree_end(s, (size_t)up); j++)
+      ground = fmin(ground, models[j].m[13]);
+  }
+  map->ground = ground;
+  map->hip_height = P(RK_BONE_HIPS).y - ground;
+  double len = 0;
+  for (int side = 0; side < 2; side++) {
+    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    len += rk_vec3_norm(rk_vec3_sub(P(u + 1), P(u))) + rk_vec3_norm(rk_vec3_sub(P(u + 2), P(u + 1))) +
+           (P(u + 2).y - ground);
+  }
+#undef P
   map->leg_length = 0.5 * len;
-  return rk_humanoid_map_validate(map, s, error);
+  if (!(map->hip_height > 0)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "the hips ('%s') are not above the feet",
+                rk_skeleton_joint_name(s, (size_t)map->joint[RK_BONE_HIPS]));
+    return false;
+  }
+  return true;
 }
 
 bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, GKeyFile *kf,

@@ -18,7 +18,7 @@
  *
  * Index: rk_bone, rk_bone_name, rk_bone_parse, rk_bone_mirror, rk_bone_is_required,
  *        rk_bone_source, rk_humanoid_map, rk_humanoid_options, RK_HUMANOID_OPTIONS_INIT,
- *        rk_humanoid_map_build, rk_humanoid_map_apply_keyfile, rk_humanoid_map_validate,
+ *        rk_humanoid_map_build, rk_humanoid_map_clear, rk_humanoid_map_finish, rk_humanoid_map_apply_keyfile, rk_humanoid_map_validate,
  *        rk_humanoid_map_to_string, rk_humanoid_chain
  */
 #ifndef RIGKIT_HUMANOID_H
@@ -107,6 +107,14 @@ typedef struct rk_humanoid_options {
  * naming what is missing. Bones that do not exist in the rig (no toes, no clavicles) stay -1. */
 RK_API bool rk_humanoid_map_build(const rk_skeleton *skeleton, const rk_humanoid_options *opts,
                                   rk_humanoid_map *map, GError **error);
+/** Empties a map (every bone unmapped, facing +Z), to be filled by rk_humanoid_map_apply_keyfile
+ * when the automatic mapping does not apply (a quadruped with a map file). */
+RK_API void rk_humanoid_map_clear(rk_humanoid_map *map);
+/** Validates a map (rk_humanoid_map_validate) and computes its measurements from the rest pose:
+ * facing (feet to toes, else +Z), height, ground (lowest joint of the legs), hip height and leg
+ * length. rk_humanoid_map_build calls it; call it again after applying a key file. Fails with
+ * RK_ERROR_MAPPING (invalid map, hips not above the feet). */
+RK_API bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *skeleton, GError **error);
 /** Overrides bones from a GLib key file group (e.g. "target" or "source") whose keys are bone
  * names and values joint names ("left_foot=Foot_L"); an empty value unmaps the bone. Fails with
  * RK_ERROR_INVALID for an unknown bone name and RK_ERROR_NOT_FOUND for a joint the skeleton lacks

@@ -5,7 +5,7 @@
  * asset what it converted (source unit and scale, up axis, repairs) so `rigkit info` can show it.
  *
  * Index: rk_import_options, RK_IMPORT_OPTIONS_INIT, rk_bvh_root_offset, rk_import_file,
- *        rk_import_memory, rk_import_format_from_path
+ *        rk_import_memory, rk_import_format_from_path, rk_import_parse_unit, rk_import_parse_axis
  */
 #ifndef RIGKIT_IMPORTERS_H
 #define RIGKIT_IMPORTERS_H
@@ -27,9 +27,11 @@ typedef struct rk_import_options {
                              skeleton's height when the format has no unit (BVH) */
   rk_bvh_root_offset bvh_root_offset;
   bool skip_meshes;       /* import only skeleton and clips */
+  const char *up_axis;    /* BVH: the file's up axis ("Y", "Z", "-Z", "X", ...); NULL = detect
+                             from the rest skeleton. DH tables: overrides the file's "up" line */
 } rk_import_options;
 
-#define RK_IMPORT_OPTIONS_INIT {NULL, 0.0, RK_BVH_ROOT_OFFSET_AUTO, false}
+#define RK_IMPORT_OPTIONS_INIT {NULL, 0.0, RK_BVH_ROOT_OFFSET_AUTO, false, NULL}
 
 /** Reads a file into a new asset (the caller frees it with rk_asset_free); opts NULL = defaults.
  * Fails with RK_ERROR_IO (missing, unreadable, a directory), RK_ERROR_PARSE (malformed),
@@ -42,6 +44,13 @@ RK_API rk_asset *rk_import_memory(const void *data, size_t size, const char *nam
                                   const rk_import_options *opts, GError **error);
 /** Static format name guessed from a path's extension ("bvh", "glb", ...) or NULL. */
 RK_API const char *rk_import_format_from_path(const char *path);
+/** Parses a unit: a name ("m", "dm", "cm", "mm", "in", "ft", "cmu" for CMU motion-capture units
+ * of 1/0.45 inch) or a positive number of metres per unit, into *metres_per_unit; false when the
+ * text is neither. */
+RK_API bool rk_import_parse_unit(const char *text, double *metres_per_unit);
+/** Parses an axis name ("X", "+y", "-Z", case-insensitive) into *axis (0..2) and *sign (+-1);
+ * false when the text is not an axis. */
+RK_API bool rk_import_parse_axis(const char *text, int *axis, int *sign);
 
 G_END_DECLS
 

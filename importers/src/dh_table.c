@@ -1,0 +1,349 @@
+/* rigkit's DH-table text format for robot chains (".dh"), so textbook and robot chains load like
+ * any other asset. The format (documented in importers/README.md):
+ *
+ *   rigkit-dh 1                     first line, required
+ *   # comment                       '#' starts a comment anywhere; blank lines are ignored
+ *   name <text>                     optional
+ *   convention standard|modified    default standard (A = Rz(theta) Tz(d) Tx(a) Rx(alpha))
+ *   length m|dm|cm|mm|in|ft         unit of a, d, base/tool translations; default m
+ *   angle deg|rad                   unit of alpha, theta, joint values; default rad
+ *   up x|y|z|-x|-y|-z               world up axis of the table; default z (converted to Y-up)
+ *   base <x y z> [<rx ry rz>]       world <- frame 0: translation, then R = Rz(rz) Ry(ry) Rx(rx)
+ *   tool <x y z> [<rx ry rz>]       last frame <- end effector, same form
+ *   joint <name> revolute|prismatic <a> <alpha> <d> <theta> [<min> <max>]
+ *                                   one per joint, in chain order; theta/d are offsets at q = 0
+ *   fps <rate>                      rate of the frames below (default 30)
+ *   frame <q1> ... <qn>             joint values of one frame (angle / length units)
+ *
+ * The skeleton is the chain in modified-DH form: a root joint "base" (world <- frame 0), one
+ * joint per table row whose local frame is the DH frame on that joint's axis (z = the axis, so
+ * the joint variable is a rotation about or a translation along local z), and a leaf "tool"
+ * (flagged end site). The rest pose is q = 0. Frames become one clip. */
+#include "import_internal.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+typedef struct dh_joint {
+  char *name;
+  rk_dh_row row;
+  bool has_limits;
+  double lo, hi;
+} dh_joint;
+
+static void dh_joint_clear(gpointer p) {
+  g_free(((dh_joint *)p)->name);
+}
+
+static bool dh_fail(GError **error, int code, unsigned line, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+static bool dh_fail(GError **error, int code, unsigned line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(error, RK_ERROR, code, "line %u: %s", line, msg);
+  return false;
+}
+
+static bool parse_numbers(char **tok, int n, double *out, unsigned line, const char *what,
+                          GError **error) {
+  for (int i = 0; i < n; i++) {
+    char *end = NULL;
+    if (!tok[i])
+      return dh_fail(error, RK_ERROR_PARSE, line, "%s needs %d numbers", what, n);
+    out[i] = g_ascii_strtod(tok[i], &end);
+    if (end == tok[i] || *end != '\0')
+      return dh_fail(error, RK_ERROR_PARSE, line, "%s: '%s' is not a number", what, tok[i]);
+    if (!isfinite(out[i]))
+      return dh_fail(error, RK_ERROR_INVALID, line, "%s: '%s' is not finite", what, tok[i]);
+  }
+  return true;
+}
+
+/* "x y z [rx ry rz]" -> transform (lengths scaled to metres later with everything else). */
+static bool parse_pose(char **tok, double angle_unit, rk_mat4 *out, unsigned line,
+                       const char *what, GError **error) {
+  double v[6] = {0};
+  const int n = (int)g_strv_length(tok);
+  if (n != 3 && n != 6)
+    return dh_fail(error, RK_ERROR_PARSE, line, "%s needs x y z [rx ry rz]", what);
+  if (!parse_numbers(tok, n, v, line, what, error))
+    return false;
+  rk_mat3 r = rk_mat3_rot_z(v[5] * angle_unit), ry = rk_mat3_rot_y(v[4] * angle_unit),
+          rx = rk_mat3_rot_x(v[3] * angle_unit);
+  rk_mat3 t = rk_mat3_mul(&r, &ry);
+  r = rk_mat3_mul(&t, &rx);
+  *out = rk_mat4_from_rt(&r, rk_vec3_make(v[0], v[1], v[2]));
+  return true;
+}
+
+static rk_transform modified_local(const rk_dh_row *row, double q) {
+  /* T = Rx(alpha) Tx(a) Tz(d) Rz(theta) = T(a, -sin(alpha) d, cos(alpha) d) R(Rx(alpha) Rz(theta)) */
+  double theta = row->theta, d = row->d;
+  if (row->type == RK_DH_REVOLUTE)
+    theta += q;
+  else
+    d += q;
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(row->a, -sin(row->alpha) * d, cos(row->alpha) * d);
+  x.r = rk_quat_mul(rk_quat_from_axis_angle(rk_vec3_make(1, 0, 0), row->alpha),
+                    rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), theta));
+  return x;
+}
+
+rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts, GError **error) {
+  g_autofree char *text = g_strndup((const char *)src->data, src->size);
+  if (strlen(text) != src->size) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "a DH table is text, this file holds NUL bytes");
+    return NULL;
+  }
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autoptr(GArray) joints = g_array_new(FALSE, TRUE, sizeof(dh_joint));
+  g_array_set_clear_func(joints, dh_joint_clear);
+  g_autoptr(GArray) frames = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(rk__raw_asset) raw = rk__raw_asset_new();
+  bool header = false, standard = true, frames_started = false;
+  double length_unit = 1.0, angle_unit = 1.0, fps = 0;
+  const char *length_name = "m";
+  int up_axis = 2, up_sign = 1;
+  rk_mat4 base = rk_mat4_identity(), tool = rk_mat4_identity();
+  g_autofree char *name = NULL;
+  size_t frame_count = 0;
+  for (unsigned ln = 0; lines[ln]; ln++) {
+    const unsigned line = ln + 1;
+    char *hash = strchr(lines[ln], '#');
+    if (hash)
+      *hash = '\0';
+    if (strlen(lines[ln]) > RK__IMPORT_MAX_LINE) {
+      dh_fail(error, RK_ERROR_LIMIT, line, "line longer than %zu bytes", (size_t)RK__IMPORT_MAX_LINE);
+      return NULL;
+    }
+    g_strdelimit(lines[ln], "\t\r", ' ');
+    g_auto(GStrv) raw_tok = g_strsplit(g_strstrip(lines[ln]), " ", -1);
+    /* Drop the empty strings that runs of spaces leave. */
+    GPtrArray *tv = g_ptr_array_new();
+    for (char **t = raw_tok; *t; t++)
+      if (**t)
+        g_ptr_array_add(tv, *t);
+    g_ptr_array_add(tv, NULL);
+    char **tok = (char **)tv->pdata;
+    const guint nt = tv->len - 1;
+    bool ok = true;
+    if (nt == 0) {
+      g_ptr_array_free(tv, TRUE);
+      continue;
+    }
+    const char *key = tok[0];
+    if (!header) {
+      if (strcmp(key, "rigkit-dh") != 0 || nt != 2 || strcmp(tok[1], "1") != 0)
+        ok = dh_fail(error, RK_ERROR_PARSE, line, "a DH table starts with 'rigkit-dh 1'");
+      header = true;
+    } else if (frames_started && strcmp(key, "frame") != 0 && strcmp(key, "fps") != 0) {
+      ok = dh_fail(error, RK_ERROR_PARSE, line, "'%s' after the frames", key);
+    } else if (strcmp(key, "name") == 0) {
+      g_free(name);
+      name = g_strjoinv(" ", tok + 1);
+    } else if (strcmp(key, "convention") == 0) {
+      if (nt == 2 && strcmp(tok[1], "standard") == 0)
+        standard = true;
+      else if (nt == 2 && strcmp(tok[1], "modified") == 0)
+        standard = false;
+      else
+        ok = dh_fail(error, RK_ERROR_PARSE, line, "convention is 'standard' or 'modified'");
+    } else if (strcmp(key, "length") == 0) {
+      if (nt != 2 || !rk__unit_from_name(tok[1], &length_unit))
+        ok = dh_fail(error, RK_ERROR_PARSE, line, "unknown length unit");
+      else
+        length_name = rk__unit_name(length_unit) ? rk__unit_name(length_unit) : "m";
+    } else if (strcmp(key, "angle") == 0) {
+      if (nt == 2 && strcmp(tok[1], "deg") == 0)
+        angle_unit = RK_DEG;
+      else if (nt == 2 && strcmp(tok[1], "rad") == 0)
+        angle_unit = 1.0;
+      else
+        ok = dh_fail(error, RK_ERROR_PARSE, line, "angle is 'deg' or 'rad'");
+    } else if (strcmp(key, "up") == 0) {
+      if (nt != 2 || !rk_import_parse_axis(tok[1], &up_axis, &up_sign))
+        ok = dh_fail(error, RK_ERROR_PARSE, line, "up is one of x, y, z, -x, -y, -z");
+    } else if (strcmp(key, "base") == 0 || strcmp(key, "tool") == 0) {
+      ok = parse_pose(tok + 1, angle_unit, key[0] == 'b' ? &base : &tool, line, key, error);
+    } else if (strcmp(key, "joint") == 0) {
+      if (nt != 7 && nt != 9) {
+        ok = dh_fail(error, RK_ERROR_PARSE, line,
+                     "joint <name> revolute|prismatic <a> <alpha> <d> <theta> [<min> <max>]");
+      } else if (joints->len >= RK_SKELETON_MAX_JOINTS - 2) {
+        ok = dh_fail(error, RK_ERROR_LIMIT, line, "more than %d joints", RK_SKELETON_MAX_JOINTS - 2);
+      } else {
+        dh_joint j = {0};
+        double v[6];
+        if (strcmp(tok[2], "revolute") == 0)
+          j.row.type = RK_DH_REVOLUTE;
+        else if (strcmp(tok[2], "prismatic") == 0)
+          j.row.type = RK_DH_PRISMATIC;
+        else
+          ok = dh_fail(error, RK_ERROR_PARSE, line, "joint type '%s' (revolute or prismatic)",
+                       tok[2]);
+        if (ok)
+          ok = parse_numbers(tok + 3, (int)nt - 3, v, line, "joint", error);
+        if (ok) {
+          j.name = g_strdup(tok[1]);
+          j.row.a = v[0] * length_unit;
+          j.row.alpha = v[1] * angle_unit;
+          j.row.d = v[2] * length_unit;
+          j.row.theta = v[3] * angle_unit;
+          if (nt == 9) {
+            const double u = j.row.type == RK_DH_REVOLUTE ? angle_unit : length_unit;
+            j.has_limits = true;
+            j.lo = v[4] * u, j.hi = v[5] * u;
+            if (!(j.lo <= j.hi))
+              ok = dh_fail(error, RK_ERROR_INVALID, line, "joint '%s': min > max", j.name);
+          }
+          g_array_append_val(joints, j);
+        }
+      }
+    } else if (strcmp(key, "fps") == 0) {
+      double v;
+      if (nt != 2 || !parse_numbers(tok + 1, 1, &v, line, "fps", error) || !(v > 0) || v > 1e6) {
+        if (error && !*error)
+          dh_fail(error, RK_ERROR_INVALID, line, "fps must be positive");
+        ok = false;
+      } else {
+        fps = v;
+      }
+    } else if (strcmp(key, "frame") == 0) {
+      frames_started = true;
+      if (nt - 1 != joints->len) {
+        ok = dh_fail(error, RK_ERROR_PARSE, line, "frame %zu has %u values for %u joints",
+                     frame_count, nt - 1, joints->len);
+      } else if (frame_count >= RK_CLIP_MAX_KEYS) {
+        ok = dh_fail(error, RK_ERROR_LIMIT, line, "more than %u frames", RK_CLIP_MAX_KEYS);
+      } else {
+        double v[64];
+        for (guint k = 0; k < joints->len && ok; k += 64) {
+          const int chunk = (int)MIN(64u, joints->len - k);
+          ok = parse_numbers(tok + 1 + k, chunk, v, line, "frame", error);
+          for (int c = 0; ok && c < chunk; c++) {
+            const dh_joint *j = &g_array_index(joints, dh_joint, k + (guint)c);
+            double q = v[c] * (j->row.type == RK_DH_REVOLUTE ? angle_unit : length_unit);
+            g_array_append_val(frames, q);
+          }
+        }
+        frame_count++;
+      }
+    } else {
+      ok = dh_fail(error, RK_ERROR_PARSE, line, "unknown keyword '%s'", key);
+    }
+    g_ptr_array_free(tv, TRUE);
+    if (!ok)
+      return NULL;
+  }
+  if (!header || joints->len == 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s", header ? "the table has no joints"
+                                                             : "a DH table starts with 'rigkit-dh 1'");
+    return NULL;
+  }
+  /* Base and tool translations are in the length unit too. */
+  for (int r = 0; r < 3; r++) {
+    base.m[12 + r] *= length_unit;
+    tool.m[12 + r] *= length_unit;
+  }
+  const size_t n = joints->len;
+  g_autofree rk_dh_row *rows = g_new(rk_dh_row, n);
+  for (size_t i = 0; i < n; i++)
+    rows[i] = g_array_index(joints, dh_joint, i).row;
+  g_autofree rk_dh_row *mrows = g_new(rk_dh_row, n);
+  rk_mat4 mtool = tool;
+  if (standard)
+    rk_dh_standard_to_modified(rows, n, &tool, mrows, &mtool);
+  else
+    memcpy(mrows, rows, n * sizeof *rows);
+
+  rk_transform base_t, tool_t;
+  rk_transform_from_mat4(&base, &base_t);
+  rk_transform_from_mat4(&mtool, &tool_t);
+  int prev = rk__raw_add_joint(raw, "base", -1, &base_t, RK_JOINT_HELPER);
+  g_autofree int *ids = g_new(int, n);
+  for (size_t i = 0; i < n; i++) {
+    const dh_joint *j = &g_array_index(joints, dh_joint, i);
+    rk_transform rest = modified_local(&mrows[i], 0.0);
+    ids[i] = prev = rk__raw_add_joint(raw, j->name, prev, &rest, 0);
+  }
+  rk__raw_add_joint(raw, "tool", prev, &tool_t, RK_JOINT_END_SITE);
+  {
+    g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
+    for (size_t i = 0; i < rk__raw_joint_count(raw); i++)
+      if (!g_hash_table_add(names, rk__raw_joint_at(raw, i)->name)) {
+        g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                    "duplicate joint name '%s' ('base' and 'tool' are taken)",
+                    rk__raw_joint_at(raw, i)->name);
+        return NULL;
+      }
+  }
+  GString *limits = g_string_new(NULL);
+  for (size_t i = 0; i < n; i++) {
+    const dh_joint *j = &g_array_index(joints, dh_joint, i);
+    if (j->has_limits)
+      g_string_append_printf(limits, "%s%s [%g, %g]", limits->len ? ", " : "", j->name, j->lo,
+                             j->hi);
+  }
+  if (limits->len)
+    rk__raw_note(raw, "joint limits (rad or m): %s", limits->str);
+  g_string_free(limits, TRUE);
+  rk__raw_note(raw, "DH table%s%s: %zu %s joints (%s convention), rest pose q = 0",
+               name ? " " : "", name ? name : "", n, n == 1 ? "chain" : "chain", 
+               standard ? "standard" : "modified");
+
+  if (frame_count > 0) {
+    if (fps <= 0) {
+      fps = 30;
+      rk__raw_note(raw, "no fps line: frames played at 30 fps");
+    }
+    rk__raw_clip *clip = rk__raw_add_clip(raw, name ? name : "frames");
+    clip->fps = fps;
+    clip->duration = (double)(frame_count - 1) / fps;
+    const double *q = (const double *)(void *)frames->data;
+    for (size_t i = 0; i < n; i++) {
+      const bool rev = mrows[i].type == RK_DH_REVOLUTE;
+      rk__raw_track *t = rk__raw_clip_add_track(
+          clip, ids[i], rev ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR);
+      rk_quat prev_q = rk_quat_identity();
+      for (size_t f = 0; f < frame_count; f++) {
+        rk_transform x = modified_local(&mrows[i], q[f * n + i]);
+        double v[4];
+        if (rev) {
+          if (rk_quat_dot(x.r, prev_q) < 0)
+            x.r = rk_quat_make(-x.r.x, -x.r.y, -x.r.z, -x.r.w);
+          prev_q = x.r;
+          v[0] = x.r.x, v[1] = x.r.y, v[2] = x.r.z, v[3] = x.r.w;
+        } else {
+          v[0] = x.t.x, v[1] = x.t.y, v[2] = x.t.z;
+        }
+        rk__raw_track_push(t, (double)f / fps, v);
+      }
+    }
+  }
+
+  rk__raw_set_unit(raw, length_name, length_unit);
+  if (opts->unit_scale > 0) {
+    rk__raw_scale_lengths(raw, opts->unit_scale / length_unit);
+    rk__raw_set_unit(raw, rk__unit_name(opts->unit_scale) ? rk__unit_name(opts->unit_scale)
+                                                          : "custom",
+                     opts->unit_scale);
+    rk__raw_note(raw, "unit overridden: %g m per file unit", opts->unit_scale);
+  }
+  if (opts->up_axis && !rk_import_parse_axis(opts->up_axis, &up_axis, &up_sign)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "invalid up axis '%s'", opts->up_axis);
+    return NULL;
+  }
+  rk__raw_set_up_axis(raw, rk__axis_name(up_axis, up_sign));
+  if (!(up_axis == 1 && up_sign > 0)) {
+    rk_mat3 a = rk__basis_for_up(up_axis, up_sign);
+    rk_transform fold = rk_transform_identity();
+    fold.r = rk_quat_from_mat3(&a);
+    rk__raw_premultiply_roots(raw, &fold);
+    rk__raw_note(raw, "table world is %s-up: converted to Y-up (folded into 'base')",
+                 rk__axis_name(up_axis, up_sign));
+  }
+  return g_steal_pointer(&raw);
+}

@@ -1,0 +1,237 @@
+/* Public entry points of the importers: reading the file, choosing the reader, error context. */
+#include "import_internal.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+typedef struct format_entry {
+  const char *ext;
+  const char *format;
+} format_entry;
+
+static const format_entry formats[] = {
+    {".bvh", "bvh"}, {".gltf", "gltf"}, {".glb", "glb"}, {".fbx", "fbx"}, {".dh", "dh"},
+};
+
+const char *rk_import_format_from_path(const char *path) {
+  if (!path)
+    return NULL;
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash))
+    return NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+    if (g_ascii_strcasecmp(dot, formats[i].ext) == 0)
+      return formats[i].format;
+  return NULL;
+}
+
+/* Format from the first bytes, or NULL. */
+static const char *sniff(const uint8_t *d, size_t n) {
+  if (n >= 4 && memcmp(d, "glTF", 4) == 0)
+    return "glb";
+  if (n >= 18 && memcmp(d, "Kaydara FBX Binary", 18) == 0)
+    return "fbx";
+  size_t i = 0;
+  if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF)
+    i = 3; /* UTF-8 byte order mark */
+  while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+    i++;
+  if (n - i >= 9 && g_ascii_strncasecmp((const char *)d + i, "HIERARCHY", 9) == 0)
+    return "bvh";
+  if (n - i >= 9 && memcmp(d + i, "rigkit-dh", 9) == 0)
+    return "dh";
+  if (n - i >= 1 && d[i] == '{')
+    return "gltf";
+  if (n - i >= 5 && memcmp(d + i, "; FBX", 5) == 0)
+    return "fbx";
+  return NULL;
+}
+
+static bool known_format(const char *f) {
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+    if (strcmp(formats[i].format, f) == 0)
+      return true;
+  return false;
+}
+
+static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
+                                  const rk_import_options *opts, GError **error) {
+  rk__gltf_info gltf = {0};
+  rk__source main = *src;
+  const bool is_gltf = strcmp(format, "gltf") == 0 || strcmp(format, "glb") == 0;
+  if (is_gltf) {
+    if (!rk__gltf_prepare(src, strcmp(format, "glb") == 0, &gltf, error)) {
+      rk__gltf_info_clear(&gltf);
+      return NULL;
+    }
+    if (gltf.rewritten) {
+      main.data = gltf.rewritten;
+      main.size = gltf.rewritten_size;
+    }
+  }
+  rk__scene scene;
+  if (!rk__assimp_read(&main, format, &scene, error)) {
+    rk__gltf_info_clear(&gltf);
+    return NULL;
+  }
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+  if (strcmp(format, "fbx") == 0)
+    rk__fbx_fold_helpers(&scene, notes);
+  rk__raw_asset *raw = rk__scene_to_raw(&scene, format, is_gltf ? &gltf : NULL, opts, error);
+  if (raw)
+    for (guint i = 0; i < notes->len; i++)
+      rk__raw_note(raw, "%s", (const char *)g_ptr_array_index(notes, i));
+  rk__scene_clear(&scene);
+  rk__gltf_info_clear(&gltf);
+  return raw;
+}
+
+/* Messages stay on one line: the CLI prints them as "rigkit info: <path>: <fault>". */
+static void one_line(GError *e) {
+  if (!e)
+    return;
+  for (char *p = e->message; *p; p++)
+    if (*p == '\n' || *p == '\r' || *p == '\t')
+      *p = ' ';
+}
+
+static rk_asset *import_source(const rk__source *src, const rk_import_options *opts_in,
+                               GError **error) {
+  rk_import_options defaults = RK_IMPORT_OPTIONS_INIT;
+  const rk_import_options *opts = opts_in ? opts_in : &defaults;
+  GError *err = NULL;
+  rk_asset *asset = NULL;
+  const char *format = NULL;
+  if (opts->format) {
+    if (!known_format(opts->format)) {
+      g_set_error(&err, RK_ERROR, RK_ERROR_UNSUPPORTED, "unknown format '%s'", opts->format);
+      goto out;
+    }
+    format = opts->format;
+  }
+  if (!(opts->unit_scale >= 0) || !isfinite(opts->unit_scale)) {
+    g_set_error(&err, RK_ERROR, RK_ERROR_INVALID, "invalid unit scale %g", opts->unit_scale);
+    goto out;
+  }
+  if (src->size == 0) {
+    g_set_error(&err, RK_ERROR, RK_ERROR_PARSE, "empty file");
+    goto out;
+  }
+  const char *by_content = sniff(src->data, src->size);
+  if (!format)
+    format = rk_import_format_from_path(src->name);
+  if (!format)
+    format = by_content;
+  /* .gltf and .glb are told apart by the bytes, whatever the extension says. */
+  if (format && (strcmp(format, "gltf") == 0 || strcmp(format, "glb") == 0) && by_content &&
+      (strcmp(by_content, "gltf") == 0 || strcmp(by_content, "glb") == 0))
+    format = by_content;
+  if (!format) {
+    const char *dot = src->name ? strrchr(src->name, '.') : NULL;
+    g_set_error(&err, RK_ERROR, RK_ERROR_UNSUPPORTED,
+                "unknown file format (extension '%s'; rigkit reads .bvh .gltf .glb .fbx .dh)",
+                dot ? dot : "");
+    goto out;
+  }
+  rk__raw_asset *raw = NULL;
+  if (strcmp(format, "bvh") == 0)
+    raw = rk__bvh_read(src, opts, &err);
+  else if (strcmp(format, "dh") == 0)
+    raw = rk__dh_read(src, opts, &err);
+  else
+    raw = read_assimp(src, format, opts, &err);
+  if (raw) {
+    asset = rk__raw_asset_finish(raw, format, src->name, &err);
+    rk__raw_asset_free(raw);
+  }
+out:
+  if (err) {
+    g_prefix_error(&err, "%s: ", src->name);
+    one_line(err);
+    g_propagate_error(error, err);
+  }
+  return asset;
+}
+
+rk_asset *rk_import_file(const char *path, const rk_import_options *opts, GError **error) {
+  g_return_val_if_fail(path != NULL, NULL);
+  GStatBuf st;
+  if (g_stat(path, &st) != 0) {
+    int e = errno;
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot open: %s", path, g_strerror(e));
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: is a directory, not a file", path);
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: not a regular file", path);
+    return NULL;
+  }
+  if ((guint64)st.st_size > RK__IMPORT_MAX_FILE_SIZE) {
+    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s: %" G_GUINT64_FORMAT " bytes (limit 1 GiB)",
+                path, (guint64)st.st_size);
+    return NULL;
+  }
+  gchar *data = NULL;
+  gsize size = 0;
+  g_autoptr(GError) read_error = NULL;
+  if (!g_file_get_contents(path, &data, &size, &read_error)) {
+    /* GLib's message already names the file and the reason (e.g. permission denied). */
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot read: %s", path,
+                read_error->code == (gint)G_FILE_ERROR_ACCES ? "permission denied"
+                                                             : read_error->message);
+    return NULL;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  rk__source src = {path, dir, (const uint8_t *)data, size};
+  rk_asset *asset = import_source(&src, opts, error);
+  g_free(data);
+  return asset;
+}
+
+rk_asset *rk_import_memory(const void *data, size_t size, const char *name,
+                           const rk_import_options *opts, GError **error) {
+  g_return_val_if_fail(data != NULL || size == 0, NULL);
+  if (size > RK__IMPORT_MAX_FILE_SIZE) {
+    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s: %zu bytes (limit 1 GiB)",
+                name ? name : "(memory)", size);
+    return NULL;
+  }
+  rk__source src = {name ? name : "(memory)", NULL, data ? data : (const uint8_t *)"", size};
+  return import_source(&src, opts, error);
+}
+
+bool rk_import_parse_axis(const char *text, int *axis, int *sign) {
+  if (!text)
+    return false;
+  int s = 1;
+  if (*text == '+' || *text == '-') {
+    s = *text == '-' ? -1 : 1;
+    text++;
+  }
+  if (text[0] == '\0' || text[1] != '\0')
+    return false;
+  const char c = g_ascii_toupper(text[0]);
+  if (c < 'X' || c > 'Z')
+    return false;
+  *axis = c - 'X';
+  *sign = s;
+  return true;
+}
+
+bool rk_import_parse_unit(const char *text, double *metres_per_unit) {
+  if (!text)
+    return false;
+  if (rk__unit_from_name(text, metres_per_unit))
+    return true;
+  char *end = NULL;
+  const double v = g_ascii_strtod(text, &end);
+  if (end == text || *end != '\0' || !isfinite(v) || v <= 0)
+    return false;
+  *metres_per_unit = v;
+  return true;
+}

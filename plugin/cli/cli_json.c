@@ -1,0 +1,44 @@
+/* JSON output helpers of the command line. */
+#include "cli_json.h"
+
+static void add_number(JsonBuilder *b, double v) {
+  if (isfinite(v))
+    json_builder_add_double_value(b, v);
+  else
+    json_builder_add_null_value(b);
+}
+
+void rk__json_add_vec3(JsonBuilder *b, const char *name, rk_vec3 v) {
+  json_builder_set_member_name(b, name);
+  json_builder_begin_array(b);
+  add_number(b, v.x);
+  add_number(b, v.y);
+  add_number(b, v.z);
+  json_builder_end_array(b);
+}
+
+void rk__json_add_quat(JsonBuilder *b, const char *name, rk_quat q) {
+  json_builder_set_member_name(b, name);
+  json_builder_begin_array(b);
+  add_number(b, q.x);
+  add_number(b, q.y);
+  add_number(b, q.z);
+  add_number(b, q.w);
+  json_builder_end_array(b);
+}
+
+void rk__json_add_double(JsonBuilder *b, const char *name, double v) {
+  json_builder_set_member_name(b, name);
+  add_number(b, v);
+}
+
+bool rk__json_print(JsonBuilder *b, FILE *out, bool pretty) {
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  json_generator_set_pretty(gen, pretty);
+  json_generator_set_indent(gen, 2);
+  json_generator_set_root(gen, root);
+  gsize len = 0;
+  g_autofree char *text = json_generator_to_data(gen, &len);
+  return fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF && fflush(out) == 0;
+}
