@@ -428,6 +428,12 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
   }
   if (!rk_ik_problem_validate(p, error) || !rk__ik_setup(p, ws, error))
     return false;
+  for (size_t k = 0; k < ws->n; k++)
+    if (!isfinite(q[k])) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "IK solve: the start q of DOF %s is %g",
+                  p->tree ? rk_tree_dof_name(p->tree, k) : "(chain row)", q[k]);
+      return false;
+    }
   rk_ik_options o;
   if (options)
     o = *options;

@@ -656,6 +656,12 @@ Test(ik_problem, solve_rejects_mismatched_workspace_and_keeps_q) {
   cr_assert(err && strstr(err->message, "workspace"), "%s", err ? err->message : "");
   g_clear_error(&err);
   cr_assert(q[0] == 0.1 && q[1] == 0.2 && q[2] == 0.3);
+  /* A non-finite start. */
+  double qn[7] = {0, 0, NAN, 0, 0, 0, 0};
+  cr_assert_not(rk_ik_solve(&s.p, NULL, qn, ws, NULL, &err));
+  cr_assert(g_error_matches(err, RK_ERROR, RK_ERROR_INVALID) && strstr(err->message, "start q"));
+  g_clear_error(&err);
+  cr_assert(isnan(qn[2]));
   /* Too many rows for the workspace: two pose goals (12 rows) in a 6-row workspace. */
   rk_ik_goal goals[2] = {s.goal, s.goal};
   s.p.goals = goals;

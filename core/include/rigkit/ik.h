@@ -210,9 +210,9 @@ RK_API bool rk_ik_ws_uses_chain_path(const rk_ik_ws *ws);
 /** Solves the problem from q (dof count entries; the start, replaced by the answer). The start
  * is clamped into the limits first; the answer always lies inside them. options NULL = defaults.
  * *result (optional) receives what happened. Returns false without touching q when the problem
- * is invalid (rk_ik_problem_validate), does not match the workspace's mechanism or has more rows
- * than it holds (error set); a goal not reached is not a failure (see result->status). Allocates
- * nothing. */
+ * is invalid (rk_ik_problem_validate), does not match the workspace's mechanism, has more rows
+ * than it holds, or q holds NaN or infinity (error set, RK_ERROR_INVALID or RK_ERROR_LIMIT); a
+ * goal not reached is not a failure (see result->status). Allocates nothing. */
 RK_API bool rk_ik_solve(const rk_ik_problem *problem, const rk_ik_options *options, double *q,
                         rk_ik_ws *ws, rk_ik_result *result, GError **error);
 
