@@ -13,30 +13,42 @@ void rk_ik_options_init(rk_ik_options *opts) {
 
 const char *rk_ik_method_name(rk_ik_method method) {
   switch (method) {
-  case RK_IK_NEWTON: return "newton";
-  case RK_IK_DLS: return "dls";
-  case RK_IK_LM: return "lm";
+  case RK_IK_NEWTON:
+    return "newton";
+  case RK_IK_DLS:
+    return "dls";
+  case RK_IK_LM:
+    return "lm";
   }
   return "?";
 }
 
 const char *rk_ik_status_name(rk_ik_status status) {
   switch (status) {
-  case RK_IK_REACHED: return "reached";
-  case RK_IK_CLOSEST: return "closest";
-  case RK_IK_MAX_ITERATIONS: return "max-iterations";
-  case RK_IK_TIMEOUT: return "timeout";
+  case RK_IK_REACHED:
+    return "reached";
+  case RK_IK_CLOSEST:
+    return "closest";
+  case RK_IK_MAX_ITERATIONS:
+    return "max-iterations";
+  case RK_IK_TIMEOUT:
+    return "timeout";
   }
   return "?";
 }
 
 const char *rk_ik_step_kind_name(rk_ik_step_kind kind) {
   switch (kind) {
-  case RK_IK_STEP_REGULAR: return "regular";
-  case RK_IK_STEP_OVERDETERMINED: return "over-determined";
-  case RK_IK_STEP_UNDERDETERMINED: return "under-determined";
-  case RK_IK_STEP_DAMPED: return "damped";
-  case RK_IK_STEP_SINGULAR: return "singular";
+  case RK_IK_STEP_REGULAR:
+    return "regular";
+  case RK_IK_STEP_OVERDETERMINED:
+    return "over-determined";
+  case RK_IK_STEP_UNDERDETERMINED:
+    return "under-determined";
+  case RK_IK_STEP_DAMPED:
+    return "damped";
+  case RK_IK_STEP_SINGULAR:
+    return "singular";
   }
   return "?";
 }
@@ -51,9 +63,7 @@ size_t rk_ik_problem_dof_count(const rk_ik_problem *p) {
   return 0;
 }
 
-static size_t goal_rows(const rk_ik_goal *g) {
-  return g->kind == RK_IK_POSE ? 6 : 3;
-}
+static size_t goal_rows(const rk_ik_goal *g) { return g->kind == RK_IK_POSE ? 6 : 3; }
 
 size_t rk_ik_problem_rows(const rk_ik_problem *p) {
   if (!p)
@@ -135,8 +145,8 @@ bool rk_ik_problem_validate(const rk_ik_problem *p, GError **error) {
   for (size_t i = 0; i < p->goal_count; i++) {
     const rk_ik_goal *g = &p->goals[i];
     if (g->link < 0 || (size_t)g->link >= links) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "IK goal %zu: link %d out of range (%zu links)",
-                  i, g->link, links);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                  "IK goal %zu: link %d out of range (%zu links)", i, g->link, links);
       return false;
     }
     const char *name = link_name(p, g->link);
@@ -151,9 +161,10 @@ bool rk_ik_problem_validate(const rk_ik_problem *p, GError **error) {
       return false;
     }
     if (!quat_is_unit(g->rotation) || !quat_is_unit(g->target_orientation)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "IK goal %zu (link '%s'): rotation or target orientation is not a unit quaternion",
-                  i, name);
+      g_set_error(
+          error, RK_ERROR, RK_ERROR_INVALID,
+          "IK goal %zu (link '%s'): rotation or target orientation is not a unit quaternion", i,
+          name);
       return false;
     }
     if (!(g->weight >= 0 && isfinite(g->weight)) ||
@@ -181,8 +192,8 @@ bool rk_ik_problem_validate(const rk_ik_problem *p, GError **error) {
     return false;
   }
   if (!(p->loop_weight >= 0 && isfinite(p->loop_weight))) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "IK problem: loop weight %g must be finite and >= 0",
-                p->loop_weight);
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "IK problem: loop weight %g must be finite and >= 0", p->loop_weight);
     return false;
   }
   const size_t n = rk_ik_problem_dof_count(p);
@@ -210,7 +221,7 @@ bool rk_ik_problem_validate(const rk_ik_problem *p, GError **error) {
   return true;
 }
 
-/* ---- Workspace --------------------------------------------------------------------------------- */
+/* ---- Workspace ------------------------------------------------------------------------------- */
 
 /* The first link that every DOF of the tree moves, or -1 (then the tree is no single chain). */
 static int whole_chain_tip(const rk_tree *tree) {
@@ -307,8 +318,8 @@ rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *p, size_t max_rows, GError **error) 
   ws->goal_offsets = g_new0(rk_mat4, ws->goal_cap);
   ws->slot_cap = ws->goal_cap + 2 * (ws->m_cap / 3 + 1);
   ws->slot_off = g_new0(int, ws->slot_cap + 1);
-  ws->slot_k = g_new0(int, ws->slot_cap * n);
-  ws->slot_c = g_new0(int, ws->slot_cap * n);
+  ws->slot_k = g_new0(int, ws->slot_cap *n);
+  ws->slot_c = g_new0(int, ws->slot_cap *n);
   ws->dof_tmp = g_new0(int, n);
   ws->fk_mark = g_new0(unsigned char, MAX(ws->links, 1));
   ws->fk_links = g_new0(int, MAX(ws->links, 1));
@@ -320,18 +331,18 @@ rk_ik_ws *rk_ik_ws_new(const rk_ik_problem *p, size_t max_rows, GError **error) 
     rk__ik_state *s = &ws->st[i];
     s->q = g_new0(double, n);
     s->e = g_new0(double, mc);
-    s->J = g_new0(double, mc * n);
+    s->J = g_new0(double, mc *n);
     s->models = g_new0(rk_mat4, MAX(ws->links, 1));
     s->axes = g_new0(rk_dof_axis, n);
     s->pts = g_new0(rk_vec3, ws->slot_cap);
   }
-  ws->Jt = g_new0(double, mc * n);
-  ws->Wt = g_new0(double, mc * n);
-  ws->J2Nt = g_new0(double, mc * n);
-  ws->G1 = g_new0(double, mc * mc);
-  ws->V = g_new0(double, mc * mc);
-  ws->G2raw = g_new0(double, big * big);
-  ws->G2 = g_new0(double, big * big);
+  ws->Jt = g_new0(double, mc *n);
+  ws->Wt = g_new0(double, mc *n);
+  ws->J2Nt = g_new0(double, mc *n);
+  ws->G1 = g_new0(double, mc *mc);
+  ws->V = g_new0(double, mc *mc);
+  ws->G2raw = g_new0(double, big *big);
+  ws->G2 = g_new0(double, big *big);
   ws->dq1 = g_new0(double, n);
   ws->u1 = g_new0(double, mc);
   ws->e2p = g_new0(double, mc);
@@ -408,11 +419,10 @@ void rk_ik_ws_free(rk_ik_ws *ws) {
   g_free(ws);
 }
 
-bool rk_ik_ws_uses_chain_path(const rk_ik_ws *ws) {
-  return ws && ws->has_chain;
-}
+bool rk_ik_ws_uses_chain_path(const rk_ik_ws *ws) { return ws && ws->has_chain; }
 
-/* ---- Per-solve setup ----------------------------------------------------------------------------- */
+/* ---- Per-solve setup
+ * ----------------------------------------------------------------------------- */
 
 /* True when link is the chain tip or a descendant of it that no further DOF moves. */
 static bool rides_on_tip(const rk_ik_ws *ws, int link) {
@@ -469,13 +479,15 @@ bool rk__ik_setup(const rk_ik_problem *p, rk_ik_ws *ws, GError **error) {
   }
   const size_t rows = rk_ik_problem_rows(p);
   if (rows > ws->m_cap || p->goal_count + 2 * p->loop_count > ws->slot_cap) {
-    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
-                "IK solve: the problem has %zu rows (%zu goals, %zu loops), the workspace holds %zu",
-                rows, p->goal_count, p->loop_count, ws->m_cap);
+    g_set_error(
+        error, RK_ERROR, RK_ERROR_LIMIT,
+        "IK solve: the problem has %zu rows (%zu goals, %zu loops), the workspace holds %zu", rows,
+        p->goal_count, p->loop_count, ws->m_cap);
     return false;
   }
   ws->m = rows;
-  ws->m1 = p->loop_mode == RK_IK_LOOPS_HARD && p->loops ? rk_loops_rows(p->loops, p->loop_count) : 0;
+  ws->m1 =
+      p->loop_mode == RK_IK_LOOPS_HARD && p->loops ? rk_loops_rows(p->loops, p->loop_count) : 0;
 
   /* Chain or tree path. */
   ws->use_chain = false;

@@ -35,9 +35,9 @@ static inline double uniform01(uint64_t *s) {
   return (double)(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* ---- The step ---------------------------------------------------------------------------------- */
+/* ---- The step -------------------------------------------------------------------------------- */
 
-/* Dot product with four independent sums (the additions do not wait on each other). */
+/* Solves L L^T x = b in place. */
 RK__IK_INLINE void chol_solve(size_t n, const double *L, size_t lda, double *b) {
   rk__ik_forward(n, L, lda, b);
   rk__ik_backward(n, L, lda, b);
@@ -159,7 +159,7 @@ RK__IK_INLINE double factor_level2_impl(rk_ik_ws *ws, size_t f, double l2) {
 /* The step over the free columns at damping l2 (factor_level2 done): dqf[f]. posture (optional,
  * f entries, overwritten) is projected into the null space of both levels and added. */
 RK__IK_INLINE void level2_step_impl(rk_ik_ws *ws, size_t f, double l2u, double *posture,
-                                   double *dqf) {
+                                    double *dqf) {
   const size_t m1 = ws->m1, m2 = ws->m - m1;
   const double *J2Nt = ws->J2Nt;
   double *t = ws->vm3;
@@ -221,7 +221,7 @@ static void compute_step(rk_ik_ws *ws, const double *J, const double *e, size_t 
   level2_step(ws, f, l2u, posture, dqf);
 }
 
-/* ---- Limits ----------------------------------------------------------------------------------- */
+/* ---- Limits ---------------------------------------------------------------------------------- */
 
 /* v brought inside [lo, hi] by a whole turn when the DOF is a rotation and that is possible. */
 static inline double wrap_into(double v, double lo, double hi, bool rot) {
@@ -232,16 +232,10 @@ static inline double wrap_into(double v, double lo, double hi, bool rot) {
   return w <= hi ? w : v;
 }
 
+static double limit_lo(const double *lo, int k) { return lo ? lo[k] : -INFINITY; }
+static double limit_hi(const double *hi, int k) { return hi ? hi[k] : INFINITY; }
 
-static double limit_lo(const double *lo, int k) {
-  return lo ? lo[k] : -INFINITY;
-}
-static double limit_hi(const double *hi, int k) {
-  return hi ? hi[k] : INFINITY;
-}
-
-static void clamp_all(const rk_ik_ws *ws, size_t n, const double *lo, const double *hi,
-                      double *q) {
+static void clamp_all(const rk_ik_ws *ws, size_t n, const double *lo, const double *hi, double *q) {
   for (size_t k = 0; k < n; k++) {
     const double l = limit_lo(lo, (int)k), h = limit_hi(hi, (int)k);
     double v = wrap_into(q[k], l, h, ws->is_rot[k]);
@@ -249,7 +243,7 @@ static void clamp_all(const rk_ik_ws *ws, size_t n, const double *lo, const doub
   }
 }
 
-/* ---- Solve ------------------------------------------------------------------------------------ */
+/* ---- Solve ----------------------------------------------------------------------------------- */
 
 static void copy_state(const rk_ik_ws *ws, rk__ik_state *dst, const rk__ik_state *src) {
   memcpy(dst->q, src->q, ws->n * sizeof(double));
@@ -457,8 +451,9 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
   uint64_t rng = o.seed;
   double *delta = ws->vc3;
   const double scale0 = fmax(max_diag_jtj(ws, cur->J), 1e-300);
-  double l2 = o.method == RK_IK_LM ? o.damping * scale0
-              : o.method == RK_IK_DLS ? o.damping * o.damping : 0.0;
+  double l2 = o.method == RK_IK_LM    ? o.damping * scale0
+              : o.method == RK_IK_DLS ? o.damping * o.damping
+                                      : 0.0;
   double nu = 2.0;
   int attempt_it = 0, flat = 0;
   double window_merit = cur->merit;
@@ -493,7 +488,8 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
     const bool near = cur->pos_err <= 10 * o.position_tolerance &&
                       cur->rot_err <= 10 * o.orientation_tolerance &&
                       cur->closure <= 10 * o.closure_tolerance;
-    const double gain = near ? 0.0 : ldexp(p->posture_gain, -(attempt_it - 1 < 60 ? attempt_it - 1 : 60));
+    const double gain =
+        near ? 0.0 : ldexp(p->posture_gain, -(attempt_it - 1 < 60 ? attempt_it - 1 : 60));
     bool accepted = false, stalled = optimal;
     for (int tries = 0; !optimal && tries < MAX_LM_TRIES; tries++) {
       /* A retried step: more damping for the goals; with hard rows (not damped) also half the

@@ -27,8 +27,8 @@ static void chain_fk(rk_ik_ws *ws, rk__ik_state *s, rk_mat4 *end) {
     rk_mat4 A;
     if (standard) {
       /* Rz(theta) Tz(d) Tx(a) Rx(alpha) */
-      const rk_mat4 m = {{ct, st, 0, 0, -st * ca, ct * ca, sa, 0, st * sa, -ct * sa, ca, 0,
-                          a * ct, a * st, d, 1}};
+      const rk_mat4 m = {
+          {ct, st, 0, 0, -st * ca, ct * ca, sa, 0, st * sa, -ct * sa, ca, 0, a * ct, a * st, d, 1}};
       A = m;
     } else {
       /* Rx(alpha) Tx(a) Tz(d) Rz(theta) */
@@ -129,12 +129,12 @@ static size_t loop_rows(const rk_ik_problem *p, rk_ik_ws *ws, rk__ik_state *s, s
     s->e[row + i] = -w * F[i];
     s->closure = fmax(s->closure, fabs(F[i]));
   }
-  s->pts[slot] = rk_mat4_transform_point(&s->models[lp->link_a],
-                                         rk_mat4_get_translation(&lp->frame_a));
-  s->pts[slot + 1] = lp->link_b >= 0
-                         ? rk_mat4_transform_point(&s->models[lp->link_b],
-                                                   rk_mat4_get_translation(&lp->frame_b))
-                         : rk_vec3_make(0, 0, 0);
+  s->pts[slot] =
+      rk_mat4_transform_point(&s->models[lp->link_a], rk_mat4_get_translation(&lp->frame_a));
+  s->pts[slot + 1] =
+      lp->link_b >= 0
+          ? rk_mat4_transform_point(&s->models[lp->link_b], rk_mat4_get_translation(&lp->frame_b))
+          : rk_vec3_make(0, 0, 0);
   return r;
 }
 

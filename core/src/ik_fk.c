@@ -124,9 +124,9 @@ void rk__ik_tree_fk(rk_ik_ws *ws, const double *q, const rk_mat4 *root, rk_mat4 
     switch (d->type) {
     case RK_JOINT_REVOLUTE: {
       if (want_axes) {
-        const rk_vec3 a = rk_vec3_add(rk_vec3_add(rk_vec3_scale(col3(W, 0), d->axis.x),
-                                                  rk_vec3_scale(col3(W, 1), d->axis.y)),
-                                      rk_vec3_scale(col3(W, 2), d->axis.z));
+        const rk_vec3 a = rk_vec3_add(
+            rk_vec3_add(rk_vec3_scale(col3(W, 0), d->axis.x), rk_vec3_scale(col3(W, 1), d->axis.y)),
+            rk_vec3_scale(col3(W, 2), d->axis.z));
         axes[d->dof].origin = origin;
         axes[d->dof].axis = rk_vec3_normalize(a);
       }
@@ -137,9 +137,9 @@ void rk__ik_tree_fk(rk_ik_ws *ws, const double *q, const rk_mat4 *root, rk_mat4 
       if (want_axes) {
         /* d origin / dq = P_linear a (exact also under a scaled parent). */
         axes[d->dof].origin = origin;
-        axes[d->dof].axis = rk_vec3_add(
-            rk_vec3_add(rk_vec3_scale(col3(PL, 0), d->axis.x), rk_vec3_scale(col3(PL, 1), d->axis.y)),
-            rk_vec3_scale(col3(PL, 2), d->axis.z));
+        axes[d->dof].axis = rk_vec3_add(rk_vec3_add(rk_vec3_scale(col3(PL, 0), d->axis.x),
+                                                    rk_vec3_scale(col3(PL, 1), d->axis.y)),
+                                        rk_vec3_scale(col3(PL, 2), d->axis.z));
       }
       break;
     case RK_JOINT_FREE:

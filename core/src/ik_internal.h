@@ -12,22 +12,22 @@
 /* A tree joint as the IK's FK reads it (copied from rk_tree_joint at workspace creation). */
 typedef struct rk__ik_joint {
   int parent, type, dof;
-  int ax[3];        /* ball / free: Euler axes (0 x, 1 y, 2 z) in product order */
-  double R0[9];     /* zero rotation, 3x3 column-major */
-  rk_vec3 t0, s0;   /* zero translation and scale */
-  rk_vec3 axis;     /* revolute (zero frame) or prismatic (parent frame) axis */
+  int ax[3];      /* ball / free: Euler axes (0 x, 1 y, 2 z) in product order */
+  double R0[9];   /* zero rotation, 3x3 column-major */
+  rk_vec3 t0, s0; /* zero translation and scale */
+  rk_vec3 axis;   /* revolute (zero frame) or prismatic (parent frame) axis */
 } rk__ik_joint;
 
 /* One evaluated configuration: q, the stacked rows and their Jacobian, and the errors. */
 typedef struct rk__ik_state {
-  double *q;            /* n */
-  double *e;            /* m rows: hard loop rows first (m1), then goals and soft loops */
-  double *J;            /* m x c, column-major, leading dimension m */
-  rk_mat4 *models;      /* world frame of every link (tree path) */
-  rk_dof_axis *axes;    /* world axis of every DOF (chain path: set by the FK) */
-  rk_vec3 *pts;         /* world point of each slot (goal points, loop frame origins) */
-  double merit;         /* RK__IK_HARD_MERIT |e1|^2 + |e2|^2 */
-  double cost;          /* |e2|^2 (goals and soft loops) */
+  double *q;         /* n */
+  double *e;         /* m rows: hard loop rows first (m1), then goals and soft loops */
+  double *J;         /* m x c, column-major, leading dimension m */
+  rk_mat4 *models;   /* world frame of every link (tree path) */
+  rk_dof_axis *axes; /* world axis of every DOF (chain path: set by the FK) */
+  rk_vec3 *pts;      /* world point of each slot (goal points, loop frame origins) */
+  double merit;      /* RK__IK_HARD_MERIT |e1|^2 + |e2|^2 */
+  double cost;       /* |e2|^2 (goals and soft loops) */
   double pos_err, rot_err, closure; /* largest errors (result fields) */
   bool reached;
 } rk__ik_state;
@@ -41,58 +41,58 @@ struct rk_ik_ws {
   size_t goal_cap;       /* most goals (m_cap / 3) */
   /* DH path: a chain problem, or a tree that is one serial chain (owned_chain). */
   bool has_chain;
-  rk_chain *owned_chain;       /* chain of the whole tree (world -> chain_tip), or NULL */
-  int chain_tip;               /* tree link at the chain's tip, -1 for chain problems */
-  const int *chain_dofs;       /* tree DOF of each chain row (owned_chain) */
+  rk_chain *owned_chain; /* chain of the whole tree (world -> chain_tip), or NULL */
+  int chain_tip;         /* tree link at the chain's tip, -1 for chain problems */
+  const int *chain_dofs; /* tree DOF of each chain row (owned_chain) */
   size_t chain_rows;
-  double *ca, *sa;             /* cos / sin of each row's alpha (per solve) */
-  rk_mat4 *frames;             /* chain frames: world <- DH frame i, rows + 1 */
+  double *ca, *sa; /* cos / sin of each row's alpha (per solve) */
+  rk_mat4 *frames; /* chain frames: world <- DH frame i, rows + 1 */
   /* Per solve: which DOFs the solver moves (columns) and the chain/tree choice. */
   bool use_chain;
-  rk_dh_chain dh;              /* the chain being evaluated, root folded into base */
-  size_t c;                    /* columns */
-  int *cols;                   /* DOF of each column */
-  int *col_of;                 /* column of each DOF, -1 when the DOF is not solved */
-  rk_mat4 *goal_offsets;       /* chain path: tip -> goal link (rigid descendants), per goal */
+  rk_dh_chain dh;        /* the chain being evaluated, root folded into base */
+  size_t c;              /* columns */
+  int *cols;             /* DOF of each column */
+  int *col_of;           /* column of each DOF, -1 when the DOF is not solved */
+  rk_mat4 *goal_offsets; /* chain path: tip -> goal link (rigid descendants), per goal */
   /* Per solve: the solved DOFs that move each goal link (slot i) and each loop's two links
    * (slots goal_count + 2 j and + 2 j + 1): pairs (DOF, column) in slot_k / slot_c from
    * slot_off[s] to slot_off[s + 1]. */
   size_t slot_cap;
   int *slot_off, *slot_k, *slot_c;
-  int *dof_tmp;                /* n */
+  int *dof_tmp; /* n */
   /* Tree path FK (ik_fk.c): per-link joint data, and per solve the links to compute. */
-  rk__ik_joint *jd;            /* links */
-  unsigned char *fk_mark;      /* links */
-  int *fk_links;               /* links */
+  rk__ik_joint *jd;       /* links */
+  unsigned char *fk_mark; /* links */
+  int *fk_links;          /* links */
   size_t fk_count;
-  size_t m, m1;                /* rows, hard rows of the current problem */
+  size_t m, m1; /* rows, hard rows of the current problem */
   /* States: current, trial, best. */
   rk__ik_state st[3];
   /* Solver scratch. The step works on the free columns f (the solved DOFs not held on a limit)
    * in a transposed layout: Jt is f x m (column i = row i of J over the free columns), so every
    * inner loop runs along the DOFs, contiguous. */
-  double *Jt;                  /* f x m */
-  double *Wt;                  /* f x m1: (L1^-1 J1)^T, L1 the Cholesky factor of J1 J1^T */
-  double *J2Nt;                /* f x m2: (J2 - J2 J1^+ J1)^T, the goals in the loops' null space */
-  double *G1;                  /* m1 x m1 factor */
-  double *V;                   /* m1 x m2: L1^-1 J1 J2^T */
-  double *G2raw, *G2;          /* level-2 Gram matrix (m2 x m2 or f x f) and its damped factor */
+  double *Jt;         /* f x m */
+  double *Wt;         /* f x m1: (L1^-1 J1)^T, L1 the Cholesky factor of J1 J1^T */
+  double *J2Nt;       /* f x m2: (J2 - J2 J1^+ J1)^T, the goals in the loops' null space */
+  double *G1;         /* m1 x m1 factor */
+  double *V;          /* m1 x m2: L1^-1 J1 J2^T */
+  double *G2raw, *G2; /* level-2 Gram matrix (m2 x m2 or f x f) and its damped factor */
   double g2_maxdiag;
   bool g2_wide;
-  double *dq1;                 /* f: the hard rows' minimum-norm step */
-  double *u1;                  /* m1 */
-  double *e2p;                 /* m2: goal rows less what dq1 already does */
-  int *cache_free;             /* free columns the cached matrices were built for */
+  double *dq1;     /* f: the hard rows' minimum-norm step */
+  double *u1;      /* m1 */
+  double *e2p;     /* m2: goal rows less what dq1 already does */
+  int *cache_free; /* free columns the cached matrices were built for */
   size_t cache_f;
-  long cache_id;               /* state the cache belongs to (-1 = none) */
-  long state_id;               /* bumped whenever the current state changes */
-  double *vm1, *vm2, *vm3;     /* m-sized vectors */
+  long cache_id;                       /* state the cache belongs to (-1 = none) */
+  long state_id;                       /* bumped whenever the current state changes */
+  double *vm1, *vm2, *vm3;             /* m-sized vectors */
   double *vc1, *vc2, *vc3, *vc4, *vc5; /* dof-sized vectors */
-  int *free_cols;              /* c */
-  unsigned char *active;       /* c: held on its limit this iteration (the active set) */
-  unsigned char *blocked;      /* c: out of this step (active, or driven onto a limit) */
-  double *goal_pos, *goal_rot; /* per goal errors of the last evaluation */
-  double *loop_res;            /* 6, one loop's residual */
+  int *free_cols;                      /* c */
+  unsigned char *active;               /* c: held on its limit this iteration (the active set) */
+  unsigned char *blocked;              /* c: out of this step (active, or driven onto a limit) */
+  double *goal_pos, *goal_rot;         /* per goal errors of the last evaluation */
+  double *loop_res;                    /* 6, one loop's residual */
 };
 
 /* Evaluates the rows of the problem at s->q (FK, residuals, errors, the slot points); the

@@ -8,9 +8,7 @@
 
 #include <string.h>
 
-bool rk__ik_cholesky(size_t n, double *A, size_t lda) {
-  return rk__ik_cholesky_impl(n, A, lda);
-}
+bool rk__ik_cholesky(size_t n, double *A, size_t lda) { return rk__ik_cholesky_impl(n, A, lda); }
 
 void rk__ik_cholesky_solve(size_t n, const double *L, size_t lda, double *b) {
   rk__ik_forward(n, L, lda, b);

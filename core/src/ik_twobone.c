@@ -139,7 +139,7 @@ bool rk_two_bone_run(rk_two_bone_job *j) {
   return true;
 }
 
-/* ---- Limbs of a tree ------------------------------------------------------------------------ */
+/* ---- Limbs of a tree ------------------------------------------------------------------------- */
 
 /* Unit rotation of an affine frame (columns normalised where they carry scale). */
 static rk_quat frame_rot(const rk_mat4 *w) {
@@ -186,8 +186,8 @@ bool rk_ik_limb_init(const rk_tree *tree, int start, int mid, int end, rk_ik_lim
     return false;
   }
   const rk_skeleton *s = rk_tree_skeleton(tree);
-  const char *ns = rk_tree_link_name(tree, (size_t)start), *nm = rk_tree_link_name(tree, (size_t)mid),
-             *ne = rk_tree_link_name(tree, (size_t)end);
+  const char *ns = rk_tree_link_name(tree, (size_t)start),
+             *nm = rk_tree_link_name(tree, (size_t)mid), *ne = rk_tree_link_name(tree, (size_t)end);
   if (start == mid || mid == end || !rk_skeleton_is_ancestor(s, (size_t)start, (size_t)mid) ||
       !rk_skeleton_is_ancestor(s, (size_t)mid, (size_t)end)) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
@@ -230,7 +230,8 @@ bool rk_ik_limb_init(const rk_tree *tree, int start, int mid, int end, rk_ik_lim
       limb->bend_sign = sn > 0 ? 1.0 : -1.0;
     } else {
       /* Straight at rest: turning by +q gives the bend sense -1 (see rk_two_bone_run). */
-      const double lo = rk_tree_lower(tree)[jm->dof_offset], hi = rk_tree_upper(tree)[jm->dof_offset];
+      const double lo = rk_tree_lower(tree)[jm->dof_offset],
+                   hi = rk_tree_upper(tree)[jm->dof_offset];
       const double qr = q[jm->dof_offset];
       limb->bend_sign = (hi - qr) >= (qr - lo) ? -1.0 : 1.0;
     }

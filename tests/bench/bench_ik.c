@@ -99,8 +99,8 @@ static void print_stats(const char *name, const char *seed, const char *extra, r
          "median_us=%.2f p99_us=%.2f mean_us=%.2f max_us=%.1f median_iter=%.0f p99_iter=%.0f "
          "max_iter=%.0f p99_restarts=%.0f worst_perr_success=%.1e worst_rerr_success=%.1e\n",
          name, seed, extra, s->n, (double)s->ok / (double)s->n, (double)s->ok_lim / (double)s->n,
-         (double)s->reached / (double)s->n, med, p99, mean, maxt, mi, p99i, maxi, mr,
-         s->worst_perr, s->worst_rerr);
+         (double)s->reached / (double)s->n, med, p99, mean, maxt, mi, p99i, maxi, mr, s->worst_perr,
+         s->worst_rerr);
   fflush(stdout);
 }
 
@@ -173,8 +173,7 @@ static void run(const char *name, const char *seed_name, const char *extra, cons
   rk_ik_ws_free(ws);
 }
 
-
-/* ---- Humanoid ---------------------------------------------------------------------------------- */
+/* ---- Humanoid -------------------------------------------------------------------------------- */
 
 static int hadd(rk_skeleton_builder *b, const char *name, int parent, double x, double y, double z,
                 unsigned flags) {
@@ -253,8 +252,8 @@ typedef struct walk {
   rk_tree *tree;
   size_t n, links;
   int goal_links[4];
-  double *q_truth;   /* frames x n: the motion the goals come from */
-  rk_mat4 *targets;  /* frames x 4: world frames of the goal links */
+  double *q_truth;  /* frames x n: the motion the goals come from */
+  rk_mat4 *targets; /* frames x 4: world frames of the goal links */
 } walk;
 
 /* A synthetic walk: every DOF swings about a start pose (legs and arms more), the root moves
@@ -278,7 +277,7 @@ static void walk_init(walk *w) {
   for (int f = 0; f < HUM_FRAMES; f++) {
     double *q = w->q_truth + (size_t)f * w->n;
     const double ph = 2 * RK_PI * f / 60.0; /* one cycle per second at 60 fps */
-    q[2] = 0.02 * f;                         /* forward 1.2 m/s */
+    q[2] = 0.02 * f;                        /* forward 1.2 m/s */
     q[1] = 0.02 * sin(2 * ph);
     for (size_t k = 6; k < w->n; k++)
       q[k] = amp[k] * sin(ph + phase[k]);
@@ -323,8 +322,10 @@ static void print_frames(const char *name, const char *extra, double *t_us, doub
 static void bench_twobone(walk *w) {
   const rk_tree *t = w->tree;
   rk_ik_limb limbs[4];
-  const char *chain[4][3] = {{"UpLeg_L", "LoLeg_L", "Foot_L"}, {"UpLeg_R", "LoLeg_R", "Foot_R"},
-                             {"UpArm_L", "LoArm_L", "Hand_L"}, {"UpArm_R", "LoArm_R", "Hand_R"}};
+  const char *chain[4][3] = {{"UpLeg_L", "LoLeg_L", "Foot_L"},
+                             {"UpLeg_R", "LoLeg_R", "Foot_R"},
+                             {"UpArm_L", "LoArm_L", "Hand_L"},
+                             {"UpArm_R", "LoArm_R", "Hand_R"}};
   for (int i = 0; i < 4; i++)
     if (!rk_ik_limb_init(t, rk_tree_find_link(t, chain[i][0]), rk_tree_find_link(t, chain[i][1]),
                          rk_tree_find_link(t, chain[i][2]), &limbs[i], NULL))
@@ -357,9 +358,9 @@ static void bench_twobone(walk *w) {
       const double tf = rk_bench_now_ns();
       bool all = true;
       for (int i = 0; i < 4; i++)
-        all &= rk_ik_limb_solve(t, &limbs[i],
-                                rk_mat4_get_translation(&w->targets[(size_t)f * 4 + i]), poles[i],
-                                models, q);
+        all &=
+            rk_ik_limb_solve(t, &limbs[i], rk_mat4_get_translation(&w->targets[(size_t)f * 4 + i]),
+                             poles[i], models, q);
       const double t1 = rk_bench_now_ns();
       t_us[f] = (t1 - t0) * 1e-3;
       fk_us[f] = (tf - t0) * 1e-3;
@@ -554,22 +555,22 @@ int main(int argc, char **argv) {
   const bool do_hum = !only || strcmp(only, "humanoid") == 0 || strcmp(only, "twobone") == 0;
   const bool do_dls = !only || strcmp(only, "humanoid") == 0;
   if (do_iiwa) {
-  run("ik", "rand", "method=lm tol=1e-5m,1e-4rad restarts=on", t, n, true, &o, &chain, lo, hi,
-      NULL);
-  run("ik", "zero", "method=lm tol=1e-5m,1e-4rad restarts=on", t, n, false, &o, &chain, lo, hi,
-      NULL);
-  rk_ik_options tp = o;
-  tp.position_tolerance = 1e-5;
-  tp.orientation_tolerance = 1e-5;
-  tp.time_budget_s = 5e-3;
-  tp.max_iterations = 1 << 30;
-  tp.max_restarts = 1 << 30;
-  run("ik_tracik_protocol", "nominal", "method=lm eps=1e-5 timeout_ms=5", t, n, false, &tp, &chain,
-      lo, hi, NULL);
-  rk_tree *iiwa = iiwa_tree();
-  run("ik_tree", "rand", "method=lm tol=1e-5m,1e-4rad restarts=on mechanism=tree", t, n, true, &o,
-      &chain, lo, hi, iiwa);
-  rk_tree_free(iiwa);
+    run("ik", "rand", "method=lm tol=1e-5m,1e-4rad restarts=on", t, n, true, &o, &chain, lo, hi,
+        NULL);
+    run("ik", "zero", "method=lm tol=1e-5m,1e-4rad restarts=on", t, n, false, &o, &chain, lo, hi,
+        NULL);
+    rk_ik_options tp = o;
+    tp.position_tolerance = 1e-5;
+    tp.orientation_tolerance = 1e-5;
+    tp.time_budget_s = 5e-3;
+    tp.max_iterations = 1 << 30;
+    tp.max_restarts = 1 << 30;
+    run("ik_tracik_protocol", "nominal", "method=lm eps=1e-5 timeout_ms=5", t, n, false, &tp,
+        &chain, lo, hi, NULL);
+    rk_tree *iiwa = iiwa_tree();
+    run("ik_tree", "rand", "method=lm tol=1e-5m,1e-4rad restarts=on mechanism=tree", t, n, true, &o,
+        &chain, lo, hi, iiwa);
+    rk_tree_free(iiwa);
   }
   free(t);
 

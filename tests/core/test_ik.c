@@ -30,7 +30,7 @@ static const rk_dh_row kIiwa[7] = {
     {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
 static const double kIiwaLimDeg[7] = {170, 120, 170, 120, 170, 120, 175};
 
-/* ---- Newton steps against hand formulas ---------------------------------------------------- */
+/* ---- Newton steps against hand formulas ------------------------------------------------------ */
 
 /* 2-link planar arm, position goal in the plane: J is 2 x 2,
  *   J = [ -l1 s1 - l2 s12   -l2 s12 ]
@@ -203,7 +203,7 @@ Test(ik_newton, singular_matrix_reported) {
   cr_assert(isfinite(dq3[0]) && isfinite(dq3[1]) && isfinite(dq3[2]));
 }
 
-/* ---- Solves on chains ---------------------------------------------------------------------- */
+/* ---- Solves on chains ------------------------------------------------------------------------ */
 
 typedef struct chain_problem {
   rk_dh_row rows[8];
@@ -528,7 +528,7 @@ Test(ik_solve, iiwa_targets_reached_within_limits) {
   rk_ik_ws_free(ws);
 }
 
-/* ---- Threads -------------------------------------------------------------------------------- */
+/* ---- Threads --------------------------------------------------------------------------------- */
 
 typedef struct thread_job {
   iiwa_case *cases;
@@ -689,7 +689,7 @@ Test(ik_problem, names_and_defaults) {
   rk_ik_ws_free(NULL);
 }
 
-/* ---- Stopping reasons and seeds ---------------------------------------------------------------- */
+/* ---- Stopping reasons and seeds -------------------------------------------------------------- */
 
 Test(ik_solve, stop_reasons_are_reported) {
   iiwa_setup s;

@@ -63,8 +63,7 @@ void free(void *p) {
   real_free(p);
 }
 
-static int add(rk_skeleton_builder *b, const char *name, int parent, double x, double y,
-               double z) {
+static int add(rk_skeleton_builder *b, const char *name, int parent, double x, double y, double z) {
   rk_transform t = rk_transform_identity();
   t.t = rk_vec3_make(x, y, z);
   return rk_skeleton_builder_add_joint(b, name, parent, &t, 0);

@@ -7,7 +7,7 @@
 #include <rigkit/jacobian.h>
 #include <string.h>
 
-/* ---- Fixtures ------------------------------------------------------------------------------- */
+/* ---- Fixtures -------------------------------------------------------------------------------- */
 
 static int add(rk_skeleton_builder *b, const char *name, int parent, double x, double y, double z,
                unsigned flags) {
@@ -171,7 +171,7 @@ static rk_vec3 link_pos(const rk_tree *t, const double *q, int link) {
   return p;
 }
 
-/* ---- Humanoid with both feet pinned --------------------------------------------------------- */
+/* ---- Humanoid with both feet pinned ---------------------------------------------------------- */
 
 typedef struct pinned {
   rk_tree *tree;
@@ -261,7 +261,8 @@ Test(ik_tree, unreachable_hand_goal_keeps_feet_closed) {
   /* It reached toward the goal: closer than at the start. */
   double q0[128];
   humanoid_start(s.tree, q0);
-  const double before = rk_vec3_norm(rk_vec3_sub(link_pos(s.tree, q0, s.hand), s.goal.target_position));
+  const double before =
+      rk_vec3_norm(rk_vec3_sub(link_pos(s.tree, q0, s.hand), s.goal.target_position));
   cr_assert(res.position_error < before - 0.3, "error %g, at start %g", res.position_error, before);
   cr_assert(rk_tree_q_within_limits(s.tree, s.q, 0.0));
   rk_ik_ws_free(ws);
@@ -310,7 +311,7 @@ Test(ik_tree, pose_goal_on_head_and_four_limbs) {
   rk_tree_free(t);
 }
 
-/* ---- Analytic limb vs numeric --------------------------------------------------------------- */
+/* ---- Analytic limb vs numeric ---------------------------------------------------------------- */
 
 Test(ik_tree, analytic_leg_agrees_with_numeric) {
   rk_tree *t = humanoid_tree();
@@ -342,7 +343,8 @@ Test(ik_tree, analytic_leg_agrees_with_numeric) {
     /* Numeric: only the hip ball and the knee move. */
     bool locked[128];
     for (size_t k = 0; k < n; k++)
-      locked[k] = !(k == (size_t)limb.mid_dof || (k >= (size_t)limb.start_dof && k < (size_t)limb.start_dof + 3));
+      locked[k] = !(k == (size_t)limb.mid_dof ||
+                    (k >= (size_t)limb.start_dof && k < (size_t)limb.start_dof + 3));
     rk_ik_goal g = RK_IK_GOAL_INIT;
     g.kind = RK_IK_POSITION;
     g.link = foot;
@@ -384,8 +386,8 @@ Test(ik_tree, limb_init_rejects_bad_limbs) {
   cr_assert(err && strstr(err->message, "UpLeg_L"), "%s", err ? err->message : "");
   g_clear_error(&err);
   /* A revolute start joint. */
-  cr_assert_not(rk_ik_limb_init(t, link_of(t, "LoLeg_L"), link_of(t, "Foot_L"),
-                                link_of(t, "Toe_L"), &limb, &err));
+  cr_assert_not(rk_ik_limb_init(t, link_of(t, "LoLeg_L"), link_of(t, "Foot_L"), link_of(t, "Toe_L"),
+                                &limb, &err));
   cr_assert(err && strstr(err->message, "LoLeg_L"));
   g_clear_error(&err);
   cr_assert_not(rk_ik_limb_init(t, 0, 1, 999, &limb, &err));
@@ -415,7 +417,7 @@ Test(ik_tree, ball_mid_joint_limb_reaches) {
   rk_tree_free(t);
 }
 
-/* ---- Warm-started sequences ----------------------------------------------------------------- */
+/* ---- Warm-started sequences ------------------------------------------------------------------ */
 
 Test(ik_tree, warm_started_walk_cycle_four_goals) {
   rk_tree *t = humanoid_tree();
@@ -460,7 +462,7 @@ Test(ik_tree, warm_started_walk_cycle_four_goals) {
   rk_tree_free(t);
 }
 
-/* ---- Robot tree: the DH fast path ----------------------------------------------------------- */
+/* ---- Robot tree: the DH fast path ------------------------------------------------------------ */
 
 Test(ik_tree, robot_tree_takes_chain_path_and_matches_generic) {
   rk_tree *t = iiwa_tree();
@@ -569,7 +571,7 @@ Test(ik_tree, tree_jacobian_equals_chain_dh_derivative_jacobian) {
   }
 }
 
-/* ---- Threads ------------------------------------------------------------------------------ */
+/* ---- Threads --------------------------------------------------------------------------------- */
 
 typedef struct walk_job {
   const rk_tree *tree;
@@ -582,9 +584,10 @@ static gpointer walk(gpointer data) {
   const size_t n = rk_tree_dof_count(t);
   double q[128];
   humanoid_start(t, q);
-  rk_loop loops[2] = {
-      rk_loop_closing(t, RK_LOOP_RIGID, q, rk_tree_find_link(t, "Foot_L"), rk_vec3_make(0, 0, 0), -1),
-      rk_loop_closing(t, RK_LOOP_RIGID, q, rk_tree_find_link(t, "Foot_R"), rk_vec3_make(0, 0, 0), -1)};
+  rk_loop loops[2] = {rk_loop_closing(t, RK_LOOP_RIGID, q, rk_tree_find_link(t, "Foot_L"),
+                                      rk_vec3_make(0, 0, 0), -1),
+                      rk_loop_closing(t, RK_LOOP_RIGID, q, rk_tree_find_link(t, "Foot_R"),
+                                      rk_vec3_make(0, 0, 0), -1)};
   rk_ik_goal g = RK_IK_GOAL_INIT;
   g.kind = RK_IK_POSITION;
   g.link = rk_tree_find_link(t, "Hand_R");
@@ -621,7 +624,7 @@ Test(ik_tree, same_tree_problems_on_two_threads_bit_identical) {
   rk_tree_free(t);
 }
 
-/* ---- The IK's own FK and Jacobian against the tree's ---------------------------------------- */
+/* ---- The IK's own FK and Jacobian against the tree's ----------------------------------------- */
 
 /* Every joint type: free root, balls, a revolute knee, a prismatic slider, fixed end sites. */
 static rk_tree *mixed_tree(void) {

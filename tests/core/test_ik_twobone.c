@@ -13,7 +13,8 @@ static rk_vec3 rand_vec(guint64 *rng, double r) {
 
 /* Applies the job's outputs: the new mid and end positions. */
 static void apply(const rk_two_bone_job *j, rk_vec3 *mid, rk_vec3 *end) {
-  const rk_vec3 e1 = rk_vec3_add(j->mid, rk_quat_rotate(j->mid_rotation, rk_vec3_sub(j->end, j->mid)));
+  const rk_vec3 e1 =
+      rk_vec3_add(j->mid, rk_quat_rotate(j->mid_rotation, rk_vec3_sub(j->end, j->mid)));
   *mid = rk_vec3_add(j->start, rk_quat_rotate(j->start_rotation, rk_vec3_sub(j->mid, j->start)));
   *end = rk_vec3_add(j->start, rk_quat_rotate(j->start_rotation, rk_vec3_sub(e1, j->start)));
 }
@@ -35,8 +36,8 @@ Test(two_bone, reachable_targets_hit_with_bend_kept_and_pole_followed) {
     j.end = rk_vec3_add(j.mid, rand_vec(&rng, 0.5));
     const double l1 = rk_vec3_norm(rk_vec3_sub(j.mid, j.start));
     const double l2 = rk_vec3_norm(rk_vec3_sub(j.end, j.mid));
-    const rk_vec3 h = rk_vec3_normalize(
-        rk_vec3_cross(rk_vec3_sub(j.start, j.mid), rk_vec3_sub(j.end, j.mid)));
+    const rk_vec3 h =
+        rk_vec3_normalize(rk_vec3_cross(rk_vec3_sub(j.start, j.mid), rk_vec3_sub(j.end, j.mid)));
     /* Every other trial passes the hinge explicitly (the bend-plane normal). */
     if (trial % 2)
       j.mid_axis = h;
@@ -101,7 +102,8 @@ Test(two_bone, out_of_reach_is_straight_or_folded_toward_target) {
   j.mid = rk_vec3_make(0.05, 0.55, 0.1);
   j.end = rk_vec3_make(0, 0.25, 0);
   j.pole = rk_vec3_make(0, 0, 1);
-  const double l1 = rk_vec3_norm(rk_vec3_sub(j.mid, j.start)), l2 = rk_vec3_norm(rk_vec3_sub(j.end, j.mid));
+  const double l1 = rk_vec3_norm(rk_vec3_sub(j.mid, j.start)),
+               l2 = rk_vec3_norm(rk_vec3_sub(j.end, j.mid));
   /* Too far. */
   j.target = rk_vec3_make(3, -2, 1);
   cr_assert(rk_two_bone_run(&j));

@@ -75,8 +75,8 @@ Test(jacobian, geometric_dh_derivative_and_finite_differences_agree) {
       rk_assert_mat4_near(end, fk, 1e-14);
       cr_assert(max_diff(Jg, Jd, 6 * n) < 1e-12, "conv %d trial %d: geometric vs DH %g", conv,
                 trial, max_diff(Jg, Jd, 6 * n));
-      cr_assert(max_diff(Jg, Jf, 6 * n) < 1e-7, "conv %d trial %d: geometric vs FD %g", conv,
-                trial, max_diff(Jg, Jf, 6 * n));
+      cr_assert(max_diff(Jg, Jf, 6 * n) < 1e-7, "conv %d trial %d: geometric vs FD %g", conv, trial,
+                max_diff(Jg, Jf, 6 * n));
       /* One derivative at a time equals its column. */
       for (size_t k = 0; k < n; k++) {
         const rk_mat4 dT = rk_dh_chain_derivative(&c, q, k);

@@ -212,9 +212,11 @@ Test(ik_files, makehuman_legs_by_the_limb_solver) {
                                        rk_mat4_get_translation(&mt[legs[i].start]));
       reached += rk_ik_limb_solve(w.tree, &legs[i], target, pole, m, q);
       rk_tree_fk(w.tree, q, NULL, m);
-      worst = fmax(worst, rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&m[legs[i].end]), target)));
-      worst_knee = fmax(worst_knee, rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&m[legs[i].mid]),
-                                                             rk_mat4_get_translation(&mt[legs[i].mid]))));
+      worst =
+          fmax(worst, rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&m[legs[i].end]), target)));
+      worst_knee =
+          fmax(worst_knee, rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&m[legs[i].mid]),
+                                                    rk_mat4_get_translation(&mt[legs[i].mid]))));
       solved++;
     }
   }

@@ -46,10 +46,10 @@
 #ifndef RIGKIT_IK_H
 #define RIGKIT_IK_H
 
-#include <stdint.h>
 #include <rigkit/dh.h>
 #include <rigkit/loop.h>
 #include <rigkit/tree.h>
+#include <stdint.h>
 
 G_BEGIN_DECLS
 
@@ -65,20 +65,20 @@ typedef enum rk_ik_goal_kind {
 /** A goal on one link (a plain value the caller updates per frame). */
 typedef struct rk_ik_goal {
   rk_ik_goal_kind kind;
-  int link;                  /* tree link; for a DH chain problem, link i (0 .. rows-1) is the
-                                body moved by joint i (DH frame i+1; the last includes the tool) */
-  rk_vec3 point;             /* goal frame origin on the link, link body coordinates (default 0) */
-  rk_quat rotation;          /* goal frame orientation on the link, body coordinates (default
-                                identity) */
-  rk_vec3 target_position;   /* world coordinates (metres) */
-  rk_quat target_orientation;/* world coordinates, unit */
-  double weight;             /* multiplies the position rows (default 1) */
-  double orientation_weight; /* multiplies the orientation rows (default 1: 1 rad counts as 1 m) */
+  int link;                   /* tree link; for a DH chain problem, link i (0 .. rows-1) is the
+                                 body moved by joint i (DH frame i+1; the last includes the tool) */
+  rk_vec3 point;              /* goal frame origin on the link, link body coordinates (default 0) */
+  rk_quat rotation;           /* goal frame orientation on the link, body coordinates (default
+                                 identity) */
+  rk_vec3 target_position;    /* world coordinates (metres) */
+  rk_quat target_orientation; /* world coordinates, unit */
+  double weight;              /* multiplies the position rows (default 1) */
+  double orientation_weight;  /* multiplies the orientation rows (default 1: 1 rad counts as 1 m) */
 } rk_ik_goal;
 
 /** A pose goal on no link yet, weights 1. */
-#define RK_IK_GOAL_INIT                                                                          \
-  {RK_IK_POSE, -1, {0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0}, {0, 0, 0, 1}, 1.0, 1.0}
+#define RK_IK_GOAL_INIT                                                                            \
+  { RK_IK_POSE, -1, {0, 0, 0}, {0, 0, 0, 1}, {0, 0, 0}, {0, 0, 0, 1}, 1.0, 1.0 }
 
 /** How loop closures enter the problem. */
 typedef enum rk_ik_loop_mode {
@@ -89,13 +89,13 @@ typedef enum rk_ik_loop_mode {
 /** An IK problem: borrowed inputs, valid for the duration of each call that takes it. */
 typedef struct rk_ik_problem {
   /* The mechanism: exactly one of tree and chain. */
-  const rk_tree *tree;       /* a kinematic tree: q is its DOF vector */
-  const rk_dh_chain *chain;  /* a DH chain: q has chain->count entries (theta or d offsets) */
-  const rk_mat4 *root;       /* world placement above the tree's roots / the chain's base;
-                                NULL = identity */
+  const rk_tree *tree;      /* a kinematic tree: q is its DOF vector */
+  const rk_dh_chain *chain; /* a DH chain: q has chain->count entries (theta or d offsets) */
+  const rk_mat4 *root;      /* world placement above the tree's roots / the chain's base;
+                               NULL = identity */
   const rk_ik_goal *goals;
   size_t goal_count;
-  const rk_loop *loops;      /* tree problems only */
+  const rk_loop *loops; /* tree problems only */
   size_t loop_count;
   rk_ik_loop_mode loop_mode; /* default hard */
   double loop_weight;        /* soft loops: row weight (default 100) */
@@ -110,8 +110,8 @@ typedef struct rk_ik_problem {
 } rk_ik_problem;
 
 /** An empty problem: no mechanism, no goals, hard loops with weight 100, posture gain 0.1. */
-#define RK_IK_PROBLEM_INIT                                                                       \
-  {NULL, NULL, NULL, NULL, 0, NULL, 0, RK_IK_LOOPS_HARD, 100.0, NULL, NULL, NULL, 0.1, NULL}
+#define RK_IK_PROBLEM_INIT                                                                         \
+  { NULL, NULL, NULL, NULL, 0, NULL, 0, RK_IK_LOOPS_HARD, 100.0, NULL, NULL, NULL, 0.1, NULL }
 
 /** Size of q for the problem's mechanism (0 when it has none). */
 RK_API size_t rk_ik_problem_dof_count(const rk_ik_problem *problem);
@@ -160,7 +160,8 @@ typedef struct rk_ik_options {
 } rk_ik_options;
 
 /** Default options (see each field). */
-#define RK_IK_OPTIONS_INIT {RK_IK_LM, 200, 1e-5, 1e-4, 1e-9, 1e-3, 0, 0, 1, 0.0, 0.0}
+#define RK_IK_OPTIONS_INIT                                                                         \
+  { RK_IK_LM, 200, 1e-5, 1e-4, 1e-9, 1e-3, 0, 0, 1, 0.0, 0.0 }
 
 /** Fills *opts with the defaults (same as RK_IK_OPTIONS_INIT). */
 RK_API void rk_ik_options_init(rk_ik_options *opts);
@@ -227,12 +228,12 @@ RK_API bool rk_ik_goal_errors(const rk_ik_problem *problem, const double *q, rk_
 
 /** Which formula a Newton step used. */
 typedef enum rk_ik_step_kind {
-  RK_IK_STEP_REGULAR,        /* m == n: dq = J^-1 e (LU with partial pivoting) */
-  RK_IK_STEP_OVERDETERMINED, /* m > n: dq = (J^T J)^-1 J^T e (Cholesky of J^T J) */
-  RK_IK_STEP_UNDERDETERMINED,/* m < n: dq = J^T (J J^T)^-1 e (Cholesky of J J^T) */
-  RK_IK_STEP_DAMPED,         /* lambda > 0: dq = J^T (J J^T + lambda^2 I)^-1 e, through the smaller
-                                of the two normal matrices */
-  RK_IK_STEP_SINGULAR,       /* the matrix to invert is singular: dq is set to 0 */
+  RK_IK_STEP_REGULAR,         /* m == n: dq = J^-1 e (LU with partial pivoting) */
+  RK_IK_STEP_OVERDETERMINED,  /* m > n: dq = (J^T J)^-1 J^T e (Cholesky of J^T J) */
+  RK_IK_STEP_UNDERDETERMINED, /* m < n: dq = J^T (J J^T)^-1 e (Cholesky of J J^T) */
+  RK_IK_STEP_DAMPED,          /* lambda > 0: dq = J^T (J J^T + lambda^2 I)^-1 e, through the smaller
+                                 of the two normal matrices */
+  RK_IK_STEP_SINGULAR,        /* the matrix to invert is singular: dq is set to 0 */
 } rk_ik_step_kind;
 
 /** Static name of a step kind ("regular", "over-determined", ...) or "?". */
@@ -243,8 +244,7 @@ RK_API size_t rk_ik_newton_step_work(size_t m, size_t n);
  * ld >= m), by the case the shape gives (or damped least squares when lambda > 0); returns the
  * case used. work: rk_ik_newton_step_work(m, n) doubles (plus n ints of pivots inside it). */
 RK_API rk_ik_step_kind rk_ik_newton_step(size_t m, size_t n, const double *J, size_t ld,
-                                         const double *e, double lambda, double *dq,
-                                         double *work);
+                                         const double *e, double lambda, double *dq, double *work);
 
 /* ---- Analytic two-bone IK -------------------------------------------------------------------- */
 
@@ -266,19 +266,21 @@ typedef struct rk_two_bone_job {
   double lower, upper;     /* limits of the mid joint's rotation about mid_axis from the current
                               pose (radians; -INFINITY / INFINITY = none) */
   /* Outputs. */
-  rk_quat start_rotation;  /* world-space rotation to apply about the start joint */
-  rk_quat mid_rotation;    /* world-space rotation to apply about the mid joint (= mid_angle about
-                              the hinge) */
-  double mid_angle;        /* signed angle of mid_rotation about mid_axis (radians) */
-  bool reached;            /* the end joint lands on the target (within 1e-9 of the limb size);
-                              false when the target is out of reach (the limb then points at it,
-                              as straight or as folded as it can) */
+  rk_quat start_rotation; /* world-space rotation to apply about the start joint */
+  rk_quat mid_rotation;   /* world-space rotation to apply about the mid joint (= mid_angle about
+                             the hinge) */
+  double mid_angle;       /* signed angle of mid_rotation about mid_axis (radians) */
+  bool reached;           /* the end joint lands on the target (within 1e-9 of the limb size);
+                             false when the target is out of reach (the limb then points at it,
+                             as straight or as folded as it can) */
 } rk_two_bone_job;
 
 /** A job with no limits, bend sign +1 and zero pole / axis (set the positions). */
-#define RK_TWO_BONE_JOB_INIT                                                                     \
-  {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1.0, -INFINITY, INFINITY,   \
-   {0, 0, 0, 1}, {0, 0, 0, 1}, 0.0, false}
+#define RK_TWO_BONE_JOB_INIT                                                                       \
+  {                                                                                                \
+    {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1.0, -INFINITY, INFINITY,    \
+        {0, 0, 0, 1}, {0, 0, 0, 1}, 0.0, false                                                     \
+  }
 
 /** Runs the job: fills the outputs. Returns false (outputs = identity) only when an input is not
  * finite or a bone has zero length. Never produces NaN; a target out of reach (too far or too
@@ -288,12 +290,12 @@ RK_API bool rk_two_bone_run(rk_two_bone_job *job);
 
 /** A limb of a tree for rk_ik_limb_solve: three links and how they move. */
 typedef struct rk_ik_limb {
-  int start, mid, end;   /* links: start joint (hip, a ball or free), mid joint (knee: revolute,
-                            or a ball), end (ankle: the point that reaches the goal) */
-  int start_dof;         /* first DOF of the start joint's rotation (3 Euler DOFs) */
-  int mid_dof;           /* first DOF of the mid joint's rotation (1 revolute or 3 Euler DOFs) */
-  double bend_sign;      /* rk_two_bone_job.bend_sign: from the rest pose, or for a limb straight
-                            at rest, the sense its revolute mid joint's limits allow most */
+  int start, mid, end; /* links: start joint (hip, a ball or free), mid joint (knee: revolute,
+                          or a ball), end (ankle: the point that reaches the goal) */
+  int start_dof;       /* first DOF of the start joint's rotation (3 Euler DOFs) */
+  int mid_dof;         /* first DOF of the mid joint's rotation (1 revolute or 3 Euler DOFs) */
+  double bend_sign;    /* rk_two_bone_job.bend_sign: from the rest pose, or for a limb straight
+                          at rest, the sense its revolute mid joint's limits allow most */
 } rk_ik_limb;
 
 /** Describes the limb start -> mid -> end of a tree (mid must be a child-path link of start and end

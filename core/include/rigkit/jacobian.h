@@ -39,8 +39,8 @@ RK_API void rk_dh_chain_jacobian(const rk_dh_chain *chain, const double *q, doub
                                  rk_mat4 *end, rk_mat4 *frames);
 /** The same Jacobian from the DH derivatives (P_k dA_k C_k for every k, in O(n) products with
  * prefix and suffix products). frames: scratch of 2 * (count + 1) matrices. */
-RK_API void rk_dh_chain_jacobian_dh(const rk_dh_chain *chain, const double *q, double *J,
-                                    size_t ld, rk_mat4 *frames);
+RK_API void rk_dh_chain_jacobian_dh(const rk_dh_chain *chain, const double *q, double *J, size_t ld,
+                                    rk_mat4 *frames);
 /** DH-derivative Jacobian of a tree chain's tip frame in world coordinates: 6 x
  * rk_chain_dof_count(chain) into J (leading dimension ld >= 6), column i for chain variable i
  * (tree DOF rk_chain_dofs(chain)[i]). base_model is the world frame of the chain's base link
