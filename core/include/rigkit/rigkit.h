@@ -18,6 +18,8 @@
 #include <rigkit/chain.h>
 #include <rigkit/junction.h>
 #include <rigkit/loop.h>
+#include <rigkit/jacobian.h>
+#include <rigkit/ik.h>
 #include <rigkit/retarget.h>
 
 #endif
