@@ -16,7 +16,8 @@
  *  3. contacts: foot joints (ankles and toes) of the source that are low (within
  *     contact_height * source height of their rest height above the clip's ground) and slow
  *     (horizontal speed below contact_speed * source height per second) for at least
- *     contact_min_time are planted;
+ *     contact_min_time are planted; an in-place cycle (the stance feet slide back at a common
+ *     speed: a treadmill) has no planted feet unless root_motion makes it travel;
  *  4. IK: each planted target foot joint is pinned where it was, on average, during its contact
  *     (blended in and out over blend_time); when both feet are planted they close a loop through
  *     the ground and the pelvis translates to keep both; optional hand goals follow the source's
@@ -48,9 +49,12 @@ typedef struct rk_retarget_options {
   double contact_min_time; /* seconds (default 0.06) */
   double blend_time;       /* seconds to blend into and out of a pin (default 0.1) */
   int ik_iterations;       /* most solver iterations per frame (default 30) */
+  bool root_motion;        /* in-place clips (the stance feet slide back: a treadmill) travel by
+                              the ground's speed so their feet can be planted (default false:
+                              an in-place clip stays in place and has no planted feet) */
 } rk_retarget_options;
 
-#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.3, 0.06, 0.1, 30}
+#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.3, 0.06, 0.1, 30, false}
 
 /** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
 typedef struct rk_contact_interval {
@@ -77,7 +81,7 @@ typedef struct rk_retarget_quality {
 } rk_retarget_quality;
 
 /** Reads the [settings] group of a retarget profile key file into *opts (keys: fps, foot_ik,
- * hand_ik, contact_height, contact_speed, contact_min_time, blend_time, ik_iterations; absent keys
+ * hand_ik, root_motion, contact_height, contact_speed, contact_min_time, blend_time, ik_iterations; absent keys
  * keep opts' values). The same profile file drives the CLI and the plugin; its [source] and
  * [target] groups map bones (rk_humanoid_map_apply_keyfile). Fails with RK_ERROR_INVALID naming
  * the file (keyfile_name), key and value for an unknown key or a bad value. */
@@ -123,6 +127,10 @@ RK_API rk_foot_contacts rk_retarget_result_contacts(const rk_retarget_result *r,
 RK_API const rk_retarget_quality *rk_retarget_result_quality(const rk_retarget_result *r);
 /** Quality of the same clip without IK (feet as the pose transfer leaves them). */
 RK_API const rk_retarget_quality *rk_retarget_result_quality_fk(const rk_retarget_result *r);
+/** The ground's horizontal velocity seen in the source clip (source units per second: the median
+ * velocity of its low foot joints) and, through *in_place (optional), whether that makes the clip
+ * an in-place cycle (faster than contact_speed). */
+RK_API rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, bool *in_place);
 /** Per-frame heights above the target's ground of each contact joint, before and after IK
  * (frames * contact_count entries each, frame-major), for plots. */
 RK_API const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after_ik);
