@@ -527,26 +527,31 @@ static int run_tree(const tree_args *a, const char *path) {
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.hinge_tolerance = a->hinge_tolerance_deg * RK_DEG;
   o.limits_from_clip = a->limits_from_clip;
-  const char *fmt = rk_asset_source_format(asset);
+  /* Joints whose file declares their mechanics (robot formats: DH tables) are typed as declared,
+   * with their limits; a file that declares them is a robot: its root is fixed to the world. */
   g_autoptr(GArray) specs = g_array_new(FALSE, TRUE, sizeof(rk_joint_spec));
-  if (fmt && strcmp(fmt, "dh") == 0) {
-    /* A DH table is a robot (importers.h): a fixed root "base" (world <- frame 0), one joint per
-     * row moving about or along its local z, and the tool as an end site. The skeleton does not
-     * say which rows are prismatic; the frames' clip does (translation tracks). */
+  for (size_t j = 0; j < rk_skeleton_joint_count(s); j++) {
+    rk_joint_mechanics m;
+    if (!rk_asset_joint_mechanics(asset, j, &m))
+      continue;
+    rk_joint_spec sp = {0};
+    sp.name = rk_skeleton_joint_name(s, j);
+    sp.type = m.motion == RK_JOINT_MOTION_REVOLUTE    ? RK_JOINT_REVOLUTE
+              : m.motion == RK_JOINT_MOTION_PRISMATIC ? RK_JOINT_PRISMATIC
+                                                      : RK_JOINT_FIXED;
+    /* The tree takes a revolute axis in the joint's zero frame and a prismatic one in the parent
+     * frame. */
+    sp.axis = m.motion == RK_JOINT_MOTION_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
+    sp.order = RK_EULER_N_ORDERS;
+    sp.has_limits = m.has_limits;
+    sp.lower[0] = m.lower;
+    sp.upper[0] = m.upper;
+    g_array_append_val(specs, sp);
+  }
+  if (specs->len > 0) {
     o.root_type = RK_JOINT_FIXED;
-    o.default_type = RK_JOINT_REVOLUTE;
-    o.default_axis = rk_vec3_make(0, 0, 1);
+    o.default_type = RK_JOINT_FIXED;
     o.detect_hinges = o.detect_prismatic = false;
-    for (size_t j = 0; motion && j < rk_skeleton_joint_count(s); j++)
-      if (rk_skeleton_parent(s, j) >= 0 &&
-          rk_clip_find_track(motion, (int)j, RK_CHANNEL_TRANSLATION) >= 0) {
-        rk_joint_spec sp = {.name = rk_skeleton_joint_name(s, j),
-                            .type = RK_JOINT_PRISMATIC,
-                            .axis =
-                                rk_quat_rotate(rk_skeleton_rest(s, j)->r, rk_vec3_make(0, 0, 1)),
-                            .order = RK_EULER_N_ORDERS};
-        g_array_append_val(specs, sp);
-      }
     o.joints = (const rk_joint_spec *)(void *)specs->data;
     o.joint_count = specs->len;
   }
