@@ -661,7 +661,6 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
 
   /* Pass 1: the source's foot joints (ground, contacts) and the transferred target's foot
    * positions (pins). */
-  g_autofree double *src_h = g_new(double, frames * MAX_FEET);
   g_autofree rk_vec3 *src_p = g_new(rk_vec3, frames * MAX_FEET);
   g_autofree rk_vec3 *fk_p = g_new(rk_vec3, frames * MAX_FEET);
   /* The clip's ground: the lowest any joint of the legs (toe tips included) gets, as the rigs'
