@@ -1161,6 +1161,11 @@ bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
   g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
   for (gsize i = 0; i < n; i++) {
     const char *k = keys[i];
+    if (!g_utf8_validate(k, -1, NULL)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] a key is not UTF-8 text",
+                  kf_name);
+      return false;
+    }
     g_autofree char *raw = g_key_file_get_string(kf, group, k, NULL);
     g_autoptr(GError) e = NULL;
     if (!strcmp(k, "foot_ik") || !strcmp(k, "hand_ik") || !strcmp(k, "root_motion")) {
