@@ -721,7 +721,6 @@ rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts
         goto fail;
       }
     }
-    g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < b.joints->len; i++) {
       bvh_joint *j = J(&b, i);
       if (!j->end_site)
