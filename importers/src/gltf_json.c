@@ -93,6 +93,13 @@ static guint array_len(JsonArray *a) {
   return a ? json_array_get_length(a) : 0;
 }
 
+/* An array element that must be an object: false with an error naming it when it is not. */
+static bool need_object(JsonObject *o, const char *what, GError **error) {
+  if (!o)
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s is not an object", what);
+  return o != NULL;
+}
+
 /* Reads an optional index member: true when absent (*out = -1) or a valid index < limit. */
 static bool get_index(ctx *c, JsonObject *o, const char *name, guint limit, gint64 *out,
                       const char *what, GError **error) {
@@ -172,7 +179,8 @@ static bool check_buffers(ctx *c, GError **error) {
     g_autofree char *what = g_strdup_printf("bufferView %u", i);
     gint64 buf;
     double off = 0, len = -1, stride = 0;
-    if (!v || !get_index(c, v, "buffer", array_len(c->buffers), &buf, what, error))
+    if (!need_object(v, what, error) ||
+        !get_index(c, v, "buffer", array_len(c->buffers), &buf, what, error))
       return false;
     if (buf < 0 || get_number(v, "byteLength", &len) != 1 || len < 0 ||
         get_number(v, "byteOffset", &off) < 0 || off < 0 ||
@@ -195,7 +203,8 @@ static bool check_buffers(ctx *c, GError **error) {
     g_autofree char *what = g_strdup_printf("accessor %u", i);
     gint64 view;
     double count = -1, off = 0, ctype = 0;
-    if (!a || !get_index(c, a, "bufferView", array_len(c->views), &view, what, error))
+    if (!need_object(a, what, error) ||
+        !get_index(c, a, "bufferView", array_len(c->views), &view, what, error))
       return false;
     const int comps = type_components(get_string(a, "type"));
     if (get_number(a, "count", &count) != 1 || count < 1 || count != floor(count) ||
@@ -336,7 +345,8 @@ static bool check_meshes_skins(ctx *c, GError **error) {
       JsonObject *prim = array_object(prims, p);
       g_autofree char *what = g_strdup_printf("mesh %u primitive %u", m, p);
       gint64 idx;
-      if (!prim || !get_index(c, prim, "indices", na, &idx, what, error) ||
+      if (!need_object(prim, what, error) ||
+          !get_index(c, prim, "indices", na, &idx, what, error) ||
           !get_index(c, prim, "material", G_MAXUINT, &idx, what, error))
         return false;
       JsonObject *attrs = get_object(prim, "attributes");
@@ -406,7 +416,7 @@ static bool check_animations(ctx *c, GError **error) {
       JsonObject *smp = array_object(samplers, s);
       g_autofree char *what = g_strdup_printf("animation %u sampler %u", a, s);
       gint64 in, out;
-      if (!smp || !get_index(c, smp, "input", na, &in, what, error) ||
+      if (!need_object(smp, what, error) || !get_index(c, smp, "input", na, &in, what, error) ||
           !get_index(c, smp, "output", na, &out, what, error))
         return false;
       if (in < 0 || out < 0) {
@@ -426,7 +436,13 @@ static bool check_animations(ctx *c, GError **error) {
       g_autofree char *what = g_strdup_printf("animation %u channel %u", a, k);
       gint64 smp, node;
       JsonObject *target = get_object(ch, "target");
-      if (!ch || !target || !get_index(c, ch, "sampler", array_len(samplers), &smp, what, error) ||
+      if (!need_object(ch, what, error))
+        return false;
+      if (!target) {
+        g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s has no target object", what);
+        return false;
+      }
+      if (!get_index(c, ch, "sampler", array_len(samplers), &smp, what, error) ||
           !get_index(c, target, "node", array_len(c->nodes), &node, what, error))
         return false;
       if (smp < 0) {
