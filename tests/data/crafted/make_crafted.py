@@ -251,6 +251,67 @@ frame 90 -90 100
 """)
 
 
+# Retarget profiles (the --map format: [settings], [source] and [target] bone=joint groups) for the
+# crafted BVH human (source) and RiggedFigure.glb (target). The second is the same profile as
+# Windows editors and hand-aligned files write it: CRLF line ends, tabs around '=' and before
+# keys, comments, a bone unmapped by an empty value; both must load and give the same maps.
+PROFILE = [
+    '# rigkit retarget profile: crafted BVH human -> RiggedFigure.glb',
+    '[settings]',
+    'fps=30',
+    'foot_ik=true',
+    'hand_ik=false',
+    'root_motion=false',
+    'contact_height=0.03',
+    'contact_speed=0.15',
+    'contact_min_time=0.06',
+    'blend_time=0.1',
+    'ik_iterations=30',
+    '',
+    '[source]',
+    'hips=Hips',
+    'spine=Spine',
+    'neck=Neck',
+    'head=Head',
+    'left_upper_arm=LeftArm',
+    'left_hand=LeftHand',
+    'right_upper_arm=RightArm',
+    'right_hand=RightHand',
+    'left_upper_leg=LeftUpLeg',
+    'left_lower_leg=LeftLeg',
+    'left_foot=LeftFoot',
+    'right_upper_leg=RightUpLeg',
+    'right_lower_leg=RightLeg',
+    'right_foot=RightFoot',
+    '',
+    '[target]',
+    'hips=torso_joint_1',
+    'left_upper_leg=leg_joint_L_1',
+    'left_lower_leg=leg_joint_L_2',
+    'left_foot=leg_joint_L_3',
+    'left_toes=leg_joint_L_5',
+    'right_upper_leg=leg_joint_R_1',
+    'right_lower_leg=leg_joint_R_2',
+    'right_foot=leg_joint_R_3',
+    'right_toes=leg_joint_R_5',
+]
+
+
+def profiles():
+    with open(os.path.join(HERE, 'human_to_figure.map'), 'w', newline='') as f:
+        f.write('\n'.join(PROFILE) + '\n')
+    lines = []
+    for line in PROFILE:
+        if '=' in line:
+            k, v = line.split('=', 1)
+            line = '\t%s\t=\t%s ' % (k, v)
+        lines.append(line)
+    lines.insert(lines.index('[target]') + 1, '# no toes on this side: an empty value unmaps')
+    lines.append('\tright_toes\t=\t')
+    with open(os.path.join(HERE, 'human_to_figure_crlf_tabs.map'), 'w', newline='') as f:
+        f.write('\r\n'.join(lines) + '\r\n')
+
+
 if __name__ == '__main__':
     dup_names()
     interpolation()
@@ -261,3 +322,4 @@ if __name__ == '__main__':
     bvh_human('human_yup_m_frames_short.bvh', 1.0, 'Y', False, frames_declared=2)
     bvh_human('human_yup_m_frames_long.bvh', 1.0, 'Y', False, frames_declared=5)
     dh_tables()
+    profiles()
