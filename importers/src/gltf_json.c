@@ -20,6 +20,9 @@
 
 /* Largest element count rigkit accepts in one accessor (keys, vertices, indices). */
 #define MAX_ACCESSOR_COUNT ((gint64)RK_MESH_MAX_VERTICES * 3)
+/* Largest accessor without a bufferView (all zeros, or sparse): no bytes of the file back its
+ * declared size, yet Assimp materialises it (a 3 KB file could claim gigabytes). */
+#define MAX_ZERO_ACCESSOR_BYTES ((double)(64u << 20))
 
 typedef struct ctx {
   const rk__source *src;
@@ -149,6 +152,35 @@ static int type_components(const char *type) {
   return 0;
 }
 
+/* Whether `count` elements of `elem` bytes from byteOffset of the object's bufferView lie in it. */
+static bool view_holds(ctx *c, JsonObject *o, double count, double elem) {
+  gint64 view;
+  double off = 0, vlen = 0;
+  if (!get_index(c, o, "bufferView", array_len(c->views), &view, "", NULL) || view < 0 ||
+      get_number(o, "byteOffset", &off) < 0 || off < 0)
+    return false;
+  get_number(array_object(c->views, (guint)view), "byteLength", &vlen);
+  return off + count * elem <= vlen;
+}
+
+/* A sparse accessor: its count of replaced elements, their indices and values must lie in their
+ * bufferViews (Assimp reads them without checking). */
+static bool check_sparse(ctx *c, JsonObject *a, double count, double elem, const char *what,
+                         GError **error) {
+  JsonObject *sp = get_object(a, "sparse");
+  JsonObject *ind = get_object(sp, "indices"), *val = get_object(sp, "values");
+  double n = 0, itype = 0;
+  const bool ok = sp && ind && val && get_number(sp, "count", &n) == 1 && n >= 1 &&
+                  n == floor(n) && n <= count && get_number(ind, "componentType", &itype) == 1 &&
+                  (itype == 5121 || itype == 5123 || itype == 5125) &&
+                  view_holds(c, ind, n, component_size((int)itype)) && view_holds(c, val, n, elem);
+  if (!ok)
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s: invalid sparse count, indices or values (or they do not fit their bufferViews)",
+                what);
+  return ok;
+}
+
 static bool check_buffers(ctx *c, GError **error) {
   for (guint i = 0; i < array_len(c->buffers); i++) {
     JsonObject *b = array_object(c->buffers, i);
@@ -219,13 +251,22 @@ static bool check_buffers(ctx *c, GError **error) {
                   what, count, MAX_ACCESSOR_COUNT);
       return false;
     }
-    if (view < 0)
+    const double elem = (double)component_size((int)ctype) * comps;
+    if (json_object_has_member(a, "sparse") && !check_sparse(c, a, count, elem, what, error))
+      return false;
+    if (view < 0) {
+      if (count * elem > MAX_ZERO_ACCESSOR_BYTES) {
+        g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
+                    "%s has no bufferView and declares %.0f bytes of zeros (limit %.0f)", what,
+                    count * elem, MAX_ZERO_ACCESSOR_BYTES);
+        return false;
+      }
       continue; /* all zeros (or sparse): no bytes to check */
+    }
     JsonObject *v = array_object(c->views, (guint)view);
     double vlen = 0, stride = 0;
     get_number(v, "byteLength", &vlen);
     get_number(v, "byteStride", &stride);
-    const double elem = (double)component_size((int)ctype) * comps;
     const double step = stride > 0 ? stride : elem;
     if (off + (count - 1) * step + elem > vlen) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
@@ -545,9 +586,16 @@ static double *read_accessor(ctx *c, gint64 i, size_t *count, int *components, G
                           json_object_get_boolean_member(a, "normalized");
   *count = (size_t)n;
   *components = comps;
+  /* Without a bufferView the accessor is zeros (or sparse): its declared count is backed by no
+   * bytes of the file, so a few bytes could claim gigabytes. Assimp 5.2.5 refuses such accessors
+   * too ("data is null"). */
+  if (view < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
+                "accessor %" G_GINT64_FORMAT " has no bufferView (zero or sparse accessors are not "
+                "supported for animation keys)", i);
+    return NULL;
+  }
   double *out = g_new0(double, (size_t)n * (size_t)comps + 1);
-  if (view < 0)
-    return out;
   JsonObject *v = array_object(c->views, (guint)view);
   double voff = 0, stride = 0;
   gint64 buf = -1;
