@@ -199,6 +199,22 @@ static bool check_buffers(ctx *c, GError **error) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "buffer %u has no uri", i);
       return false;
     }
+    if (uri && g_str_has_prefix(uri, "data:")) {
+      /* The bytes a base64 data URI holds, without decoding it: a short URI may not claim more. */
+      const char *comma = strchr(uri, ',');
+      if (comma && g_strstr_len(uri, comma - uri, ";base64")) {
+        size_t chars = strlen(comma + 1), pad = 0;
+        while (pad < 2 && chars > pad && comma[chars - pad] == '=')
+          pad++;
+        const size_t holds = chars / 4 * 3 - (chars % 4 == 0 ? pad : 0) +
+                             (chars % 4 > 1 ? chars % 4 - 1 : 0);
+        if ((double)holds < len) {
+          g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                      "buffer %u declares %.0f bytes but its data URI holds %zu", i, len, holds);
+          return false;
+        }
+      }
+    }
     if (!uri && (size_t)len > c->bin_size) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                   "buffer 0 declares %.0f bytes but the GLB BIN chunk has %zu (truncated?)", len,
