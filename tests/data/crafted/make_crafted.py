@@ -312,6 +312,25 @@ def profiles():
         f.write('\r\n'.join(lines) + '\r\n')
 
 
+# Line-end and whitespace variants that must read exactly like their plain originals: the 3-frame
+# Y-up human with classic Mac OS line ends (CR only), and with a UTF-8 byte order mark, CRLF and
+# tab indentation; a DH table with CRLF, tabs between fields and trailing tabs.
+def line_end_variants():
+    with open(os.path.join(HERE, 'human_yup_m_frames_short.bvh'), newline='') as f:
+        text = f.read()
+    with open(os.path.join(HERE, 'human_cr_only.bvh'), 'w', newline='') as f:
+        f.write(text.replace('\n', '\r'))
+    with open(os.path.join(HERE, 'human_bom_crlf_tabs.bvh'), 'w', newline='',
+              encoding='utf-8-sig') as f:
+        f.write(text.replace('  ', '\t').replace('\n', '\r\n'))
+    with open(os.path.join(HERE, 'planar_rrp.dh'), newline='') as f:
+        dh = f.read()
+    with open(os.path.join(HERE, 'planar_rrp_crlf_tabs.dh'), 'w', newline='') as f:
+        f.write('\r\n'.join('\t'.join(line.split(' ')) + ('\t' if line.startswith('joint') else '')
+                            if not line.startswith('#') else line
+                            for line in dh.rstrip('\n').split('\n')) + '\r\n')
+
+
 if __name__ == '__main__':
     dup_names()
     interpolation()
@@ -323,3 +342,4 @@ if __name__ == '__main__':
     bvh_human('human_yup_m_frames_long.bvh', 1.0, 'Y', False, frames_declared=5)
     dh_tables()
     profiles()
+    line_end_variants()
