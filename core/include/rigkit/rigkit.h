@@ -11,5 +11,6 @@
 #include <rigkit/asset.h>
 #include <rigkit/fk.h>
 #include <rigkit/dh.h>
+#include <rigkit/reduce.h>
 
 #endif

@@ -1,0 +1,170 @@
+/* Atomic output files: write a temporary in the destination's directory, fsync, rename. A reader
+ * of the destination sees either the previous file or the complete new one, never a prefix. */
+#include "export_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { BUFFER_SIZE = 256 * 1024 };
+
+struct rk__atomic_file {
+  char *path;     /* destination */
+  char *tmp_path; /* temporary beside it */
+  int fd;         /* -1 once closed */
+  int error_no;   /* first write error (sticky), 0 = none */
+  bool finished;
+  size_t used;
+  unsigned char buffer[BUFFER_SIZE];
+};
+
+rk__atomic_file *rk__atomic_file_open(const char *path, GError **error) {
+  if (!path || !*path) {
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "no output path given");
+    return NULL;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: is a directory, not a file name", path);
+    return NULL;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  g_autofree char *base = g_path_get_basename(path);
+  /* Keep the temporary's name within NAME_MAX (255) even for a long destination name. */
+  if (strlen(base) > 200)
+    base[200] = '\0';
+  g_autofree char *tmpl_name = g_strdup_printf(".%s.rk-XXXXXX", base);
+  char *tmpl = g_build_filename(dir, tmpl_name, NULL);
+  int fd = g_mkstemp_full(tmpl, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    int e = errno;
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot create a file in '%s': %s", path, dir,
+                g_strerror(e));
+    g_free(tmpl);
+    return NULL;
+  }
+  rk__atomic_file *f = g_malloc(sizeof *f);
+  f->path = g_strdup(path);
+  f->tmp_path = tmpl;
+  f->fd = fd;
+  f->error_no = 0;
+  f->finished = false;
+  f->used = 0;
+  return f;
+}
+
+const char *rk__atomic_file_path(const rk__atomic_file *f) {
+  return f->path;
+}
+
+static void write_all(rk__atomic_file *f, const unsigned char *p, size_t n) {
+  while (n > 0 && f->error_no == 0) {
+    ssize_t w = write(f->fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      f->error_no = errno;
+      return;
+    }
+    if (w == 0) {
+      f->error_no = EIO;
+      return;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+static void flush_buffer(rk__atomic_file *f) {
+  write_all(f, f->buffer, f->used);
+  f->used = 0;
+}
+
+bool rk__atomic_file_write(rk__atomic_file *f, const void *data, size_t n) {
+  if (f->error_no != 0 || f->finished)
+    return false;
+  const unsigned char *p = data;
+  if (f->used + n > BUFFER_SIZE) {
+    flush_buffer(f);
+    if (n >= BUFFER_SIZE) {
+      write_all(f, p, n);
+      return f->error_no == 0;
+    }
+  }
+  memcpy(f->buffer + f->used, p, n);
+  f->used += n;
+  return f->error_no == 0;
+}
+
+bool rk__atomic_file_puts(rk__atomic_file *f, const char *s) {
+  return rk__atomic_file_write(f, s, strlen(s));
+}
+
+bool rk__atomic_file_finish(rk__atomic_file *f, GError **error) {
+  if (f->finished)
+    return true;
+  flush_buffer(f);
+  if (f->error_no == 0 && fsync(f->fd) != 0 && errno != EINVAL && errno != EROFS)
+    f->error_no = errno;
+  if (f->error_no == 0) {
+    int fd = f->fd;
+    f->fd = -1;
+    if (close(fd) != 0 && errno != EINTR)
+      f->error_no = errno;
+  }
+  if (f->error_no != 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: write failed: %s (nothing written)", f->path,
+                g_strerror(f->error_no));
+    return false;
+  }
+  f->finished = true;
+  return true;
+}
+
+static void sync_directory(const char *path) {
+  g_autofree char *dir = g_path_get_dirname(path);
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    /* Best effort: some file systems refuse fsync on directories; the data itself is synced. */
+    (void)fsync(dfd);
+    close(dfd);
+  }
+}
+
+static void free_file(rk__atomic_file *f) {
+  if (f->fd >= 0)
+    close(f->fd);
+  g_free(f->path);
+  g_free(f->tmp_path);
+  g_free(f);
+}
+
+bool rk__atomic_file_commit(rk__atomic_file *f, GError **error) {
+  if (!rk__atomic_file_finish(f, error)) {
+    rk__atomic_file_abort(f);
+    return false;
+  }
+  if (g_rename(f->tmp_path, f->path) != 0) {
+    int e = errno;
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot replace the file: %s", f->path,
+                g_strerror(e));
+    rk__atomic_file_abort(f);
+    return false;
+  }
+  sync_directory(f->path);
+  free_file(f);
+  return true;
+}
+
+void rk__atomic_file_abort(rk__atomic_file *f) {
+  if (!f)
+    return;
+  if (f->fd >= 0) {
+    close(f->fd);
+    f->fd = -1;
+  }
+  if (f->tmp_path)
+    g_unlink(f->tmp_path);
+  free_file(f);
+}

@@ -1,0 +1,156 @@
+/* rk_export_file: picks the writer, and the checks and helpers every writer shares. */
+#include "export_internal.h"
+
+#include <string.h>
+
+rk_export_format rk_export_format_from_path(const char *path) {
+  if (!path)
+    return RK_EXPORT_AUTO;
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash))
+    return RK_EXPORT_AUTO;
+  static const struct {
+    const char *ext;
+    rk_export_format format;
+  } table[] = {{".gltf", RK_EXPORT_GLTF}, {".glb", RK_EXPORT_GLB}, {".bvh", RK_EXPORT_BVH},
+               {".fbx", RK_EXPORT_FBX}};
+  for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+    if (g_ascii_strcasecmp(dot, table[i].ext) == 0)
+      return table[i].format;
+  return RK_EXPORT_AUTO;
+}
+
+const char *rk_export_format_name(rk_export_format format) {
+  switch (format) {
+  case RK_EXPORT_AUTO:
+    return "auto";
+  case RK_EXPORT_GLTF:
+    return "gltf";
+  case RK_EXPORT_GLB:
+    return "glb";
+  case RK_EXPORT_BVH:
+    return "bvh";
+  case RK_EXPORT_FBX:
+    return "fbx";
+  }
+  return "?";
+}
+
+bool rk__export_check_skeleton(const rk_skeleton *s, const char *path, GError **error) {
+  const size_t n = rk_skeleton_joint_count(s);
+  if (n == 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: nothing to export: the skeleton has no joints",
+                path);
+    return false;
+  }
+  for (size_t j = 0; j < n; j++)
+    if (!rk_transform_is_finite(rk_skeleton_rest(s, j))) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: joint '%s' has a non-finite rest pose",
+                  path, rk_skeleton_joint_name(s, j));
+      return false;
+    }
+  return true;
+}
+
+bool rk__export_check_clip(const rk_clip *clip, const rk_skeleton *s, const char *path,
+                           GError **error) {
+  if (!isfinite(rk_clip_duration(clip))) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: clip '%s' has a non-finite duration", path,
+                rk_clip_name(clip));
+    return false;
+  }
+  for (size_t i = 0; i < rk_clip_track_count(clip); i++) {
+    const rk_track *t = rk_clip_track(clip, i);
+    const size_t per_key =
+        (size_t)rk_channel_components(t->channel) * (t->interp == RK_INTERP_CUBIC ? 3 : 1);
+    const char *joint = t->joint >= 0 && (size_t)t->joint < rk_skeleton_joint_count(s)
+                            ? rk_skeleton_joint_name(s, (size_t)t->joint)
+                            : "?";
+    for (size_t k = 0; k < t->key_count; k++) {
+      bool ok = isfinite(t->times[k]);
+      for (size_t c = 0; ok && c < per_key; c++)
+        ok = isfinite(t->values[k * per_key + c]);
+      if (!ok) {
+        g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                    "%s: clip '%s', joint '%s', %s key %zu (t=%g s) is not a finite number", path,
+                    rk_clip_name(clip), joint, rk_channel_name(t->channel), k, t->times[k]);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+GPtrArray *rk__export_select_clips(const rk_asset *asset, const rk_export_options *opts,
+                                   const char *path, GError **error) {
+  GPtrArray *clips = g_ptr_array_new();
+  const size_t n = rk_asset_clip_count(asset);
+  if (opts->clip) {
+    int i = rk_asset_find_clip(asset, opts->clip);
+    if (i < 0) {
+      GString *names = g_string_new(NULL);
+      for (size_t k = 0; k < n; k++)
+        g_string_append_printf(names, "%s'%s'", k ? ", " : "", rk_clip_name(rk_asset_clip(asset, k)));
+      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: no clip '%s' in the asset (clips: %s)",
+                  path, opts->clip, n ? names->str : "none");
+      g_string_free(names, TRUE);
+      g_ptr_array_unref(clips);
+      return NULL;
+    }
+    g_ptr_array_add(clips, (gpointer)rk_asset_clip(asset, (size_t)i));
+    return clips;
+  }
+  for (size_t k = 0; k < n; k++)
+    g_ptr_array_add(clips, (gpointer)rk_asset_clip(asset, k));
+  return clips;
+}
+
+char *rk__export_unique_name(GHashTable *used, const char *name) {
+  char *candidate = g_strdup(name);
+  for (unsigned k = 1; g_hash_table_contains(used, candidate); k++) {
+    g_free(candidate);
+    candidate = g_strdup_printf("%s.%03u", name, k);
+  }
+  g_hash_table_add(used, g_strdup(candidate));
+  return candidate;
+}
+
+bool rk_export_file(const rk_asset *asset, const char *path, const rk_export_options *opts,
+                    GError **error) {
+  const rk_export_options defaults = RK_EXPORT_OPTIONS_INIT;
+  if (!opts)
+    opts = &defaults;
+  if (!path || !*path) {
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "no output path given");
+    return false;
+  }
+  if (!asset) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: nothing to export (no asset)", path);
+    return false;
+  }
+  const rk_skeleton *s = rk_asset_skeleton(asset);
+  if (!rk__export_check_skeleton(s, path, error))
+    return false;
+  for (size_t i = 0; i < rk_asset_clip_count(asset); i++)
+    if (!rk__export_check_clip(rk_asset_clip(asset, i), s, path, error))
+      return false;
+  rk_export_format format = opts->format;
+  if (format == RK_EXPORT_AUTO)
+    format = rk_export_format_from_path(path);
+  switch (format) {
+  case RK_EXPORT_GLTF:
+  case RK_EXPORT_GLB:
+    return rk__gltf_write(asset, path, opts, format == RK_EXPORT_GLB, error);
+  case RK_EXPORT_BVH:
+    return rk__bvh_write(asset, path, opts, error);
+  case RK_EXPORT_FBX:
+    g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED, "%s: FBX export is not available yet", path);
+    return false;
+  case RK_EXPORT_AUTO:
+    break;
+  }
+  g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
+              "%s: unknown output format (use .gltf, .glb, .bvh or .fbx, or choose a format)", path);
+  return false;
+}

@@ -1,0 +1,150 @@
+/* JSON text of a json-glib tree, written by rigkit rather than by JsonGenerator: json-glib 1.6
+ * prints a double such as 1e-08 as "1e-08.0" (it appends ".0" to any number without a '.', even
+ * after an exponent), which is not JSON. Here numbers are the shortest decimal text that reads
+ * back to the same double, independent of the C locale, so output is valid, compact and
+ * deterministic. */
+#include "export_internal.h"
+
+#include <string.h>
+
+static void put_indent(GString *out, bool pretty, unsigned depth) {
+  if (!pretty)
+    return;
+  g_string_append_c(out, '\n');
+  for (unsigned i = 0; i < depth; i++)
+    g_string_append(out, "  ");
+}
+
+void rk__json_append_double(GString *out, double v) {
+  if (!isfinite(v)) { /* JSON has no NaN/Inf; writers check values before they get here */
+    g_string_append(out, "null");
+    return;
+  }
+  if (v == 0) {
+    g_string_append_c(out, '0');
+    return;
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (int prec = 1; prec <= 17; prec++) {
+    char fmt[8];
+    g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
+    g_ascii_formatd(buf, sizeof buf, fmt, v);
+    if (g_ascii_strtod(buf, NULL) == v)
+      break;
+  }
+  g_string_append(out, buf);
+}
+
+static void put_string(GString *out, const char *s) {
+  g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
+  g_string_append_c(out, '"');
+  for (const unsigned char *p = (const unsigned char *)valid; *p; p++) {
+    switch (*p) {
+    case '"':
+      g_string_append(out, "\\\"");
+      break;
+    case '\\':
+      g_string_append(out, "\\\\");
+      break;
+    case '\n':
+      g_string_append(out, "\\n");
+      break;
+    case '\r':
+      g_string_append(out, "\\r");
+      break;
+    case '\t':
+      g_string_append(out, "\\t");
+      break;
+    default:
+      if (*p < 0x20)
+        g_string_append_printf(out, "\\u%04x", *p);
+      else
+        g_string_append_c(out, (char)*p);
+    }
+  }
+  g_string_append_c(out, '"');
+}
+
+static void put_node(GString *out, JsonNode *node, bool pretty, unsigned depth);
+
+static void put_object(GString *out, JsonObject *o, bool pretty, unsigned depth) {
+  g_string_append_c(out, '{');
+  JsonObjectIter it;
+  const char *name;
+  JsonNode *member;
+  bool first = true;
+  json_object_iter_init_ordered(&it, o);
+  while (json_object_iter_next_ordered(&it, &name, &member)) {
+    if (!first)
+      g_string_append_c(out, ',');
+    first = false;
+    put_indent(out, pretty, depth + 1);
+    put_string(out, name);
+    g_string_append(out, pretty ? ": " : ":");
+    put_node(out, member, pretty, depth + 1);
+  }
+  if (!first)
+    put_indent(out, pretty, depth);
+  g_string_append_c(out, '}');
+}
+
+static void put_array(GString *out, JsonArray *a, bool pretty, unsigned depth) {
+  const guint n = json_array_get_length(a);
+  /* Arrays of numbers stay on one line: a matrix or a vector reads better that way. */
+  bool scalars = true;
+  for (guint i = 0; i < n && scalars; i++)
+    scalars = JSON_NODE_HOLDS_VALUE(json_array_get_element(a, i));
+  g_string_append_c(out, '[');
+  for (guint i = 0; i < n; i++) {
+    if (i > 0)
+      g_string_append(out, scalars && pretty ? ", " : ",");
+    if (!scalars)
+      put_indent(out, pretty, depth + 1);
+    put_node(out, json_array_get_element(a, i), pretty, depth + 1);
+  }
+  if (n > 0 && !scalars)
+    put_indent(out, pretty, depth);
+  g_string_append_c(out, ']');
+}
+
+static void put_node(GString *out, JsonNode *node, bool pretty, unsigned depth) {
+  switch (json_node_get_node_type(node)) {
+  case JSON_NODE_OBJECT:
+    put_object(out, json_node_get_object(node), pretty, depth);
+    return;
+  case JSON_NODE_ARRAY:
+    put_array(out, json_node_get_array(node), pretty, depth);
+    return;
+  case JSON_NODE_NULL:
+    g_string_append(out, "null");
+    return;
+  case JSON_NODE_VALUE:
+    break;
+  }
+  switch (json_node_get_value_type(node) == G_TYPE_INT64    ? 0
+          : json_node_get_value_type(node) == G_TYPE_DOUBLE ? 1
+          : json_node_get_value_type(node) == G_TYPE_BOOLEAN ? 2
+                                                              : 3) {
+  case 0:
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
+    return;
+  case 1:
+    rk__json_append_double(out, json_node_get_double(node));
+    return;
+  case 2:
+    g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
+    return;
+  default:
+    put_string(out, json_node_get_string(node));
+    return;
+  }
+}
+
+char *rk__json_object_to_text(JsonObject *root, bool pretty, size_t *length) {
+  GString *out = g_string_sized_new(4096);
+  g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), root);
+  put_node(out, node, pretty, 0);
+  if (length)
+    *length = out->len;
+  return g_string_free(out, FALSE);
+}

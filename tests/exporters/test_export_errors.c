@@ -1,0 +1,189 @@
+/* Bad input and failing outputs: every writer refuses with a clear error and leaves no file (and
+ * an existing file untouched). */
+#include "export_fixtures.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static const char *const formats[] = {"glb", "gltf", "bvh"};
+
+static rk_export_options one_clip(void) {
+  rk_export_options o = RK_EXPORT_OPTIONS_INIT;
+  o.clip = "walk"; /* BVH holds one clip */
+  return o;
+}
+
+Test(export_errors, unwritable_paths) {
+  g_autoptr(rk_asset) a = fixture_character(5);
+  rk_export_options o = one_clip();
+  g_autofree char *dir = fixture_tmpdir();
+  g_autofree char *file = g_build_filename(dir, "plain", NULL);
+  cr_assert(g_file_set_contents(file, "x", 1, NULL));
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *missing = g_strdup_printf("%s/no/such/dir/out.%s", dir, formats[i]);
+    g_autofree char *under_file = g_strdup_printf("%s/out.%s", file, formats[i]);
+    g_autofree char *proc = g_strdup_printf("/proc/rigkit-out.%s", formats[i]);
+    const char *paths[] = {missing, under_file, proc, dir};
+    for (size_t k = 0; k < G_N_ELEMENTS(paths); k++) {
+      g_autoptr(GError) e = NULL;
+      rk_export_options ok = o;
+      ok.format = k == 3 ? RK_EXPORT_GLB : RK_EXPORT_AUTO; /* the directory itself */
+      cr_assert_not(rk_export_file(a, paths[k], &ok, &e), "%s accepted", paths[k]);
+      cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s: %s", paths[k], e->message);
+      cr_assert(strstr(e->message, paths[k]) != NULL, "message does not name the path: %s",
+                e->message);
+      cr_log_info("%s", e->message);
+    }
+    cr_assert(!g_file_test(proc, G_FILE_TEST_EXISTS));
+  }
+  cr_assert_eq(fixture_dir_count(dir), 1); /* only "plain" */
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, read_only_directory) {
+  if (geteuid() == 0)
+    cr_skip("running as root: a read-only directory is writable (covered by /proc above)");
+  g_autoptr(rk_asset) a = fixture_character(5);
+  rk_export_options o = one_clip();
+  g_autofree char *dir = fixture_tmpdir();
+  cr_assert_eq(g_chmod(dir, 0555), 0);
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *p = g_strdup_printf("%s/out.%s", dir, formats[i]);
+    g_autoptr(GError) e = NULL;
+    cr_assert_not(rk_export_file(a, p, &o, &e));
+    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s", e->message);
+  }
+  g_chmod(dir, 0755);
+  cr_assert_eq(fixture_dir_count(dir), 0);
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, nan_in_a_clip) {
+  g_autoptr(rk_asset) a = fixture_character(9);
+  /* rk_clip_add_track refuses NaN, but the borrowed key arrays can still be written by a buggy
+   * caller: the writers check every value again. */
+  const rk_clip *walk = rk_asset_clip(a, 0);
+  const rk_track *t = rk_clip_track(walk, 3);
+  ((double *)t->values)[4 * 5 + 2] = NAN;
+  rk_export_options o = one_clip();
+  g_autofree char *dir = fixture_tmpdir();
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *p = g_strdup_printf("%s/nan.%s", dir, formats[i]);
+    g_autoptr(GError) e = NULL;
+    cr_assert_not(rk_export_file(a, p, &o, &e));
+    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
+    const char *joint = rk_skeleton_joint_name(rk_asset_skeleton(a), (size_t)t->joint);
+    cr_assert(strstr(e->message, joint) && strstr(e->message, "'walk'") &&
+                  strstr(e->message, "key 5"),
+              "message should name clip, joint and key: %s", e->message);
+    cr_log_info("%s", e->message);
+  }
+  cr_assert_eq(fixture_dir_count(dir), 0);
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, no_joints_and_no_asset) {
+  /* A skeleton with zero joints cannot be built... */
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  g_autoptr(GError) e = NULL;
+  cr_assert_null(rk_skeleton_builder_build(b, NULL, &e));
+  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID));
+  g_clear_error(&e);
+  /* ...so an importer that failed hands the exporter nothing: a clear error, no file. */
+  g_autofree char *dir = fixture_tmpdir();
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *p = g_strdup_printf("%s/empty.%s", dir, formats[i]);
+    cr_assert_not(rk_export_file(NULL, p, NULL, &e));
+    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
+    cr_assert(strstr(e->message, p), "%s", e->message);
+    g_clear_error(&e);
+  }
+  cr_assert_not(rk_export_file(NULL, NULL, NULL, &e));
+  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO));
+  cr_assert_eq(fixture_dir_count(dir), 0);
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, values_beyond_single_precision) {
+  g_autoptr(rk_skeleton) s = fixture_humanoid(false);
+  g_autoptr(rk_asset) a = rk_asset_new(s);
+  rk_clip *c = rk_clip_new("far", rk_skeleton_joint_count(s));
+  const double t[2] = {0, 1};
+  const double v[6] = {0, 0, 0, 1e39, 0, 0};
+  rk_track tr = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 2, t, v};
+  cr_assert(rk_clip_add_track(c, &tr, NULL));
+  cr_assert(rk_asset_add_clip(a, c));
+  g_autofree char *dir = fixture_tmpdir();
+  g_autofree char *p = g_build_filename(dir, "far.glb", NULL);
+  g_autoptr(GError) e = NULL;
+  cr_assert_not(rk_export_file(a, p, NULL, &e));
+  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
+  cr_assert(strstr(e->message, "Hips") && strstr(e->message, "key 1"), "%s", e->message);
+  cr_assert_eq(fixture_dir_count(dir), 0);
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, existing_file_survives_a_failed_export) {
+  g_autoptr(rk_asset) a = fixture_character(5);
+  rk_export_options o = one_clip();
+  g_autofree char *dir = fixture_tmpdir();
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *p = g_strdup_printf("%s/keep.%s", dir, formats[i]);
+    g_autoptr(GError) e = NULL;
+    cr_assert(rk_export_file(a, p, &o, &e), "%s", e ? e->message : "");
+    g_autofree char *before = NULL;
+    gsize lb = 0;
+    cr_assert(g_file_get_contents(p, &before, &lb, NULL));
+    rk_export_options bad = o;
+    bad.clip = "no such clip";
+    cr_assert_not(rk_export_file(a, p, &bad, &e));
+    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_NOT_FOUND), "%s", e->message);
+    cr_assert(strstr(e->message, "'walk'"), "the message lists the clips: %s", e->message);
+    g_autofree char *after = NULL;
+    gsize la = 0;
+    cr_assert(g_file_get_contents(p, &after, &la, NULL));
+    cr_assert(la == lb && memcmp(before, after, la) == 0);
+  }
+  /* keep.glb, keep.gltf + keep.bin, keep.bvh and no temporary. */
+  cr_assert_eq(fixture_dir_count(dir), 4);
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, disk_full_leaves_nothing) {
+  /* A file size limit makes write() fail part-way, as a full disk does. */
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4096, 4096};
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  g_autoptr(rk_asset) a = fixture_character(200);
+  rk_export_options o = one_clip();
+  g_autofree char *dir = fixture_tmpdir();
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *p = g_strdup_printf("%s/big.%s", dir, formats[i]);
+    g_autoptr(GError) e = NULL;
+    cr_assert_not(rk_export_file(a, p, &o, &e), "%s written past the size limit", p);
+    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s", e->message);
+    cr_assert(strstr(e->message, "write failed"), "%s", e->message);
+    cr_log_info("%s", e->message);
+  }
+  cr_assert_eq(fixture_dir_count(dir), 0);
+  fixture_rmdir(dir);
+}
+
+Test(export_errors, unknown_extension_and_fbx) {
+  g_autoptr(rk_asset) a = fixture_character(5);
+  g_autofree char *dir = fixture_tmpdir();
+  g_autofree char *p = g_build_filename(dir, "out.obj", NULL);
+  g_autoptr(GError) e = NULL;
+  cr_assert_not(rk_export_file(a, p, NULL, &e));
+  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_UNSUPPORTED), "%s", e->message);
+  g_clear_error(&e);
+  rk_export_options o = RK_EXPORT_OPTIONS_INIT;
+  o.format = RK_EXPORT_GLB; /* an explicit format wins over the extension */
+  cr_assert(rk_export_file(a, p, &o, &e), "%s", e ? e->message : "");
+  cr_assert_eq(rk_export_format_from_path("/x/y.GLB"), RK_EXPORT_GLB);
+  cr_assert_eq(rk_export_format_from_path("/x.glb/y"), RK_EXPORT_AUTO);
+  cr_assert_eq(rk_export_format_from_path("a.bvh"), RK_EXPORT_BVH);
+  cr_assert_str_eq(rk_export_format_name(RK_EXPORT_GLTF), "gltf");
+  fixture_rmdir(dir);
+}
