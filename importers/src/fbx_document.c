@@ -215,6 +215,12 @@ static const fbx_object *model_object(const rk__fbx_doc *doc, int model) {
   return &g_array_index(doc->objects, fbx_object, g_array_index(doc->models, guint, (guint)model));
 }
 
+bool rk__fbx_doc_model_is_skeleton(const rk__fbx_doc *doc, int model) {
+  const rk__fbx_prop *type = rk__fbx_node_prop(model_object(doc, model)->node, 2);
+  return rk__fbx_prop_is(type, "LimbNode") || rk__fbx_prop_is(type, "Limb") ||
+         rk__fbx_prop_is(type, "Root");
+}
+
 /* ---- properties ------------------------------------------------------------------------------- */
 
 /* The "P" entry called name in a Properties70 node, or NULL. */

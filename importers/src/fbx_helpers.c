@@ -260,21 +260,41 @@ static const char *helper_kind(const char *helper) {
   return strstr(helper, HELPER_TAG) + strlen(HELPER_TAG);
 }
 
+/* Marks the nodes whose Model is an FBX skeleton node and has children (leaves are bone tips,
+ * which the importer finds by itself and flags as end sites). */
+static void mark_skeleton(rk__scene *s, const rk__fbx_doc *doc) {
+  g_autofree bool *has_child = g_new0(bool, s->node_count);
+  for (unsigned i = 0; i < s->node_count; i++)
+    if (s->nodes[i].parent >= 0)
+      has_child[s->nodes[i].parent] = true;
+  for (unsigned i = 0; i < s->node_count; i++) {
+    const int m = has_child[i] ? rk__fbx_doc_find_model(doc, s->nodes[i].name) : -1;
+    s->nodes[i].fbx_skeleton = m >= 0 && rk__fbx_doc_model_is_skeleton(doc, m);
+  }
+}
+
+static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes);
+
 unsigned rk__fbx_fold_helpers(rk__scene *s, const rk__source *src, GPtrArray *notes) {
-  const unsigned n = s->node_count;
   unsigned helpers = 0;
-  for (unsigned i = 0; i < n; i++)
+  for (unsigned i = 0; i < s->node_count; i++)
     helpers += is_helper(s->nodes[i].name);
-  if (!helpers)
-    return 0;
-  /* rigkit's own reading of the file, for the joints whose chain Assimp split. */
+  /* rigkit's own reading of the file: node types, and the joints whose chain Assimp split. */
   g_autoptr(GError) doc_error = NULL;
   g_autoptr(rk__fbx_doc) doc = rk__fbx_doc_parse(src->data, src->size, src->name, &doc_error);
-  if (!doc)
+  if (!doc && helpers)
     g_ptr_array_add(notes, g_strdup_printf("rigkit could not read the FBX file's transform "
                                            "properties itself (%s): pre/post-rotations and pivots "
                                            "composed from Assimp's helper nodes",
                                            doc_error->message));
+  const unsigned folded = helpers ? fold(s, doc, notes) : 0;
+  if (doc)
+    mark_skeleton(s, doc);
+  return folded;
+}
+
+static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes) {
+  const unsigned n = s->node_count;
   /* Assimp's GlobalScale multiplies translations by UnitScaleFactor * 0.01 (in float). */
   const float usf = s->unit_scale_factor > 0 ? (float)s->unit_scale_factor : 1.0f;
   const double k = s->global_scale_applied ? (double)(usf * 0.01f) : 1.0;

@@ -115,6 +115,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk__fbx_doc, rk__fbx_doc_free)
 /** Index of the Model called name (without its "Model::" class prefix), -1 when none, -2 when
  * several Models share the name. */
 int rk__fbx_doc_find_model(const rk__fbx_doc *doc, const char *name);
+/** True when the Model is a skeleton node: its type (third property) is LimbNode, Limb or Root. */
+bool rk__fbx_doc_model_is_skeleton(const rk__fbx_doc *doc, int model);
 /** Local transform of Model `model` from its static properties (file units), with the full FBX
  * chain. Notes on approximations (InheritType, spheric rotation order) are added to notes. */
 rk_mat4 rk__fbx_doc_model_rest(const rk__fbx_doc *doc, int model, GPtrArray *notes);
