@@ -8,8 +8,8 @@
  * - one Model "LimbNode" + NodeAttribute "LimbNode" per joint, in skeleton order, with the rest
  *   pose as Lcl Translation / Lcl Rotation / Lcl Scaling, RotationOrder, RotationActive 1 and
  *   InheritType 1 (eInheritRSrs: the plain product of parent and local, as rigkit's FK);
- * - a BindPose with every joint's bind matrix (the inverse of its inverse bind matrix when the
- *   skeleton has one, else its rest world matrix) and every mesh;
+ * - a BindPose with every joint's bind matrix (the inverse of its inverse bind matrix when it
+ *   skins a mesh of the file and the skeleton has one, else its rest world matrix) and every mesh;
  * - per clip an AnimationStack (LocalStart 0, LocalStop = duration) with one AnimationLayer, and
  *   per animated channel of a joint an AnimationCurveNode T, R or S with three AnimationCurves.
  *   The clip is baked at its frame rate (the options' fps, else the clip's, else the rate its
@@ -722,7 +722,9 @@ static void write_definitions(fbx_ctx *c) {
   lcl(e, "Lcl Translation", zero);
   lcl(e, "Lcl Rotation", zero);
   lcl(e, "Lcl Scaling", one);
-  p_number(e, "Visibility", "A", 1);
+  p_begin(e, "Visibility", "Visibility", "", "A");
+  rk__fbx_enc_f64(e, 1);
+  rk__fbx_enc_end(e);
   p_vec(e, "GeometricTranslation", "Vector3D", "Vector", "", zero);
   p_vec(e, "GeometricRotation", "Vector3D", "Vector", "", zero);
   p_vec(e, "GeometricScaling", "Vector3D", "Vector", "", one);
@@ -1211,11 +1213,6 @@ bool rk__fbx_write_orders(const rk_asset *asset, const char *path, const rk_expo
   for (size_t j = 0; j < c.n; j++) /* joint names are unique: the skeleton guarantees it */
     c.names[j] = rk__export_unique_name(c.used, rk_skeleton_joint_name(c.s, j));
   rk_skeleton_rest_models(c.s, c.rest_world);
-  for (size_t j = 0; j < c.n; j++) {
-    rk_mat4 ibm;
-    if (!(rk_skeleton_inverse_bind(c.s, j, &ibm) && rk_mat4_inverse_affine(&ibm, &c.bind_world[j])))
-      c.bind_world[j] = c.rest_world[j];
-  }
   for (guint i = 0; i < selected->len; i++) {
     clip_out co = {0};
     co.clip = g_ptr_array_index(selected, i);
@@ -1224,6 +1221,18 @@ bool rk__fbx_write_orders(const rk_asset *asset, const char *path, const rk_expo
   }
   if (!check_ranges(&c) || !prepare_meshes(&c))
     goto done;
+  /* A joint that skins a mesh written here is bound where its inverse bind matrix says; the
+   * others (and every joint of a file without skins) at their rest pose. */
+  memcpy(c.bind_world, c.rest_world, c.n * sizeof(rk_mat4));
+  for (guint i = 0; i < c.meshes->len; i++) {
+    const mesh_out *m = &g_array_index(c.meshes, mesh_out, i);
+    for (guint k = 0; m->cl_joint && k < m->cl_joint->len; k++) {
+      const size_t j = (size_t)g_array_index(m->cl_joint, int, k);
+      rk_mat4 ibm, bind;
+      if (rk_skeleton_inverse_bind(c.s, j, &ibm) && rk_mat4_inverse_affine(&ibm, &bind))
+        c.bind_world[j] = bind;
+    }
+  }
   for (guint i = 0; i < c.clips->len; i++)
     if (!prepare_clip(&c, &g_array_index(c.clips, clip_out, i), locals, prev))
       goto done;

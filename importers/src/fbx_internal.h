@@ -62,6 +62,7 @@ struct rk__fbx_node {
   size_t n_props;
   rk__fbx_node *children;
   size_t n_children;
+  bool scope; /* has a child list, maybe empty: "{ }" in ASCII, a null record in binary */
 };
 
 /** The whole file as a root node (no name, no properties, the top-level nodes as children). */

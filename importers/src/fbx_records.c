@@ -226,6 +226,7 @@ static bool bin_node(bin_reader *r, size_t *pos, size_t limit, int depth, rk__fb
   if (cur != props_end)
     return bin_fail(r, at, "property list length does not match its properties");
   if (cur < end) {
+    out->scope = true;
     if (end - cur < hdr)
       return bin_fail(r, cur, "child list without its null record");
     GArray *kids = g_array_new(FALSE, TRUE, sizeof(rk__fbx_node));
@@ -468,6 +469,7 @@ static bool ascii_node(lexer *lx, int depth, rk__fbx_node *n) {
   skip_ws(lx, true);
   if (lx->p < lx->end && *lx->p == '{') {
     lx->p++;
+    n->scope = true;
     if (depth >= RK__FBX_MAX_DEPTH) {
       g_set_error(lx->error, RK_ERROR, RK_ERROR_LIMIT,
                   "%s: ASCII FBX line %d: nodes nest deeper than %d levels", lx->name, lx->line,
