@@ -4,6 +4,7 @@
 #define RK_EXPORT_INTERNAL_H
 
 #include <json-glib/json-glib.h>
+#include "json_text.h"
 #include <rigkit/error.h>
 #include <rigkit/exporters.h>
 
@@ -48,15 +49,6 @@ bool rk__export_check_skeleton(const rk_skeleton *s, const char *path, GError **
 /** Makes `name` unique within `used` (a set of owned strings): returns name itself or
  * "name.001", "name.002", ... (newly allocated; the set keeps its own copy). */
 char *rk__export_unique_name(GHashTable *used, const char *name);
-
-/* ---- JSON text (json_text.c) ---------------------------------------------------------------- */
-
-/** JSON text of an object (members in insertion order), pretty-printed with 2-space indents or
- * compact; numbers are the shortest text that reads back to the same double, locale-independent.
- * The caller frees the result; *length (optional) receives its length. */
-char *rk__json_object_to_text(JsonObject *root, bool pretty, size_t *length);
-/** Appends the shortest JSON number text of a finite double ("null" otherwise). */
-void rk__json_append_double(GString *out, double v);
 
 /* ---- writers --------------------------------------------------------------------------------- */
 

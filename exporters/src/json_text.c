@@ -3,7 +3,9 @@
  * after an exponent), which is not JSON. Here numbers are the shortest decimal text that reads
  * back to the same double, independent of the C locale, so output is valid, compact and
  * deterministic. */
-#include "export_internal.h"
+#include "json_text.h"
+
+#include <math.h>
 
 #include <string.h>
 

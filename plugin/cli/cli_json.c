@@ -1,6 +1,8 @@
 /* JSON output helpers of the command line. */
 #include "cli_json.h"
 
+#include "json_text.h"
+
 static void add_number(JsonBuilder *b, double v) {
   if (isfinite(v))
     json_builder_add_double_value(b, v);
@@ -33,12 +35,10 @@ void rk__json_add_double(JsonBuilder *b, const char *name, double v) {
 }
 
 bool rk__json_print(JsonBuilder *b, FILE *out, bool pretty) {
+  /* Not JsonGenerator: json-glib 1.6 prints 1e-08 as "1e-08.0" (invalid JSON); the exporters'
+   * writer prints the shortest exact number text. */
   g_autoptr(JsonNode) root = json_builder_get_root(b);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  json_generator_set_pretty(gen, pretty);
-  json_generator_set_indent(gen, 2);
-  json_generator_set_root(gen, root);
-  gsize len = 0;
-  g_autofree char *text = json_generator_to_data(gen, &len);
+  size_t len = 0;
+  g_autofree char *text = rk__json_object_to_text(json_node_get_object(root), pretty, &len);
   return fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF && fflush(out) == 0;
 }

@@ -2,6 +2,7 @@
  * codes 0 / 1 / 2. */
 #include "import_test.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 static JsonNode *run_json(const char *const *args) {
@@ -166,4 +167,24 @@ Test(cli, exit_codes) {
   cr_assert_eq(run_rc(ok, NULL), 0);
   const char *last[] = {"fk", fox, "--clip", "Walk", "--frame", "17", NULL};
   cr_assert_eq(run_rc(last, NULL), 0);
+}
+
+/* json-glib 1.6's generator prints 1e-08 as "1e-08.0"; the CLI must print valid JSON numbers. */
+Test(cli, json_numbers_with_exponents_are_valid) {
+  g_autofree char *dir = g_dir_make_tmp("rk-cli-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "tiny.bvh", NULL);
+  const char *bvh = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition "
+                    "Zrotation Xrotation Yrotation\n JOINT Top\n {\n  OFFSET 0.00000001 1.7 0\n"
+                    "  End Site\n  {\n   OFFSET 0 0.1 0\n  }\n }\n}\nMOTION\nFrames: 1\n"
+                    "Frame Time: 0.033333\n0 0 0 0 0 0\n";
+  cr_assert(g_file_set_contents(path, bvh, -1, NULL));
+  const char *args[] = {"info", path, "--json", "--unit", "m", "--up", "Y", NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  cr_assert_eq(run_cli(args, &out, &err), 0, "%s", err);
+  cr_assert_null(strstr(out, "e-08.0"), "invalid number in: %s", out);
+  cr_assert(strstr(out, "1e-08"), "%s", out);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  cr_assert(json_parser_load_from_data(parser, out, -1, NULL));
+  g_remove(path);
+  g_rmdir(dir);
 }

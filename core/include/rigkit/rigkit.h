@@ -12,5 +12,14 @@
 #include <rigkit/fk.h>
 #include <rigkit/dh.h>
 #include <rigkit/reduce.h>
+#include <rigkit/humanoid.h>
+#include <rigkit/linalg.h>
+#include <rigkit/tree.h>
+#include <rigkit/chain.h>
+#include <rigkit/junction.h>
+#include <rigkit/loop.h>
+#include <rigkit/jacobian.h>
+#include <rigkit/ik.h>
+#include <rigkit/retarget.h>
 
 #endif

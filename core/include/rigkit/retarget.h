@@ -1,0 +1,152 @@
+/* rigkit/retarget.h: moving a clip from one humanoid skeleton to another, with foot and hand IK.
+ *
+ * A rk_retargeter holds two rigs (source and target skeletons with their humanoid maps,
+ * rigkit/humanoid.h) and everything derived from them once: rest poses, the turn between the
+ * rigs' facings, the scale of root motion (ratio of hip heights), how each target joint is driven,
+ * the target's kinematic tree and IK workspaces. It is immutable once built: one retargeter serves
+ * any number of clips, on any number of threads at once (each run allocates its own scratch).
+ *
+ * Per output frame (at the source's rate or options.fps):
+ *  1. pose transfer: limbs and spine segments (upper/lower arm and leg, clavicle, spine, chest,
+ *     neck) take the source's bone directions, with the twist of the source's world rotation
+ *     (relative to its rest) carried over and never invented; hips, feet, toes, hands and head take
+ *     the source's world rotation relative to its own rest; unmapped joints keep their rest;
+ *  2. root motion: the hips follow the source's hips scaled by the hip-height ratio, heights
+ *     measured from each rig's ground (the target neither floats nor sinks);
+ *  3. contacts: foot joints (ankles and toes) of the source that are low (within
+ *     contact_height * source height of their rest height above the clip's ground) and slow
+ *     (horizontal speed below contact_speed * source height per second) for at least
+ *     contact_min_time are planted; an in-place cycle (the stance feet slide back at a common
+ *     speed: a treadmill) has no planted feet unless root_motion makes it travel;
+ *  4. IK: each planted target foot joint is pinned at its median transferred position over its
+ *     contact; the correction fades in and out over blend_time around the interval; when both feet are planted they close a loop through
+ *     the ground and the pelvis translates to keep both; optional hand goals follow the source's
+ *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
+ *     starting from the transferred pose, within the target tree's limits.
+ *
+ * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_retarget_options_from_keyfile,
+ *        rk_retargeter_new, rk_retargeter_free,
+ *        rk_retargeter_target, rk_retargeter_source, rk_retargeter_mapped_joints,
+ *        rk_retargeter_run, rk_retarget_result_*, rk_contact_interval, rk_foot_contacts,
+ *        rk_retarget_quality, rk_retarget_measure
+ */
+#ifndef RIGKIT_RETARGET_H
+#define RIGKIT_RETARGET_H
+
+#include <rigkit/clip.h>
+#include <rigkit/humanoid.h>
+#include <rigkit/skeleton.h>
+
+G_BEGIN_DECLS
+
+/** Retargeting options (start from RK_RETARGET_OPTIONS_INIT). */
+typedef struct rk_retarget_options {
+  double fps;              /* output frame rate; 0 = the source clip's (or 30 when it has none) */
+  bool foot_ik;            /* pin planted feet (default true) */
+  bool hand_ik;            /* hand goals from the source, scaled by arm length (default false) */
+  double contact_height;   /* fraction of the source's height (default 0.03) */
+  double contact_speed;    /* fraction of the source's height per second (default 0.15) */
+  double contact_min_time; /* seconds (default 0.06) */
+  double blend_time;       /* seconds to blend into and out of a pin (default 0.1) */
+  int ik_iterations;       /* most solver iterations per frame (default 30) */
+  bool root_motion;        /* in-place clips (the stance feet slide back: a treadmill) travel by
+                              the ground's speed so their feet can be planted (default false:
+                              an in-place clip stays in place and has no planted feet) */
+} rk_retarget_options;
+
+#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false}
+
+/** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
+typedef struct rk_contact_interval {
+  int first, last;
+} rk_contact_interval;
+
+/** The planted intervals of one target joint. */
+typedef struct rk_foot_contacts {
+  int joint;                            /* target skeleton joint */
+  size_t count;
+  const rk_contact_interval *intervals; /* borrowed */
+} rk_foot_contacts;
+
+/** Quality figures of a retargeted clip (millimetres, counts). */
+typedef struct rk_retarget_quality {
+  double foot_skate_mean_mm, foot_skate_max_mm; /* horizontal drift of planted joints from their
+                                                   position at each interval's first frame */
+  double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted joints vs their pins */
+  double loop_closure_residual_max_mm;          /* both feet planted: closure equations */
+  size_t joint_limit_violations;                /* (frame, joint) pairs outside the target tree's
+                                                   limits or with a knee/elbow bent backwards */
+  double limb_direction_median_deg;             /* target limb directions vs the source's */
+  size_t contact_frames;                        /* frames with at least one planted joint */
+  size_t loop_frames;                           /* frames where both feet closed the loop */
+} rk_retarget_quality;
+
+/** Reads the [settings] group of a retarget profile key file into *opts (keys: fps, foot_ik,
+ * hand_ik, root_motion, contact_height, contact_speed, contact_min_time, blend_time, ik_iterations; absent keys
+ * keep opts' values). The same profile file drives the CLI and the plugin; its [source] and
+ * [target] groups map bones (rk_humanoid_map_apply_keyfile). Fails with RK_ERROR_INVALID naming
+ * the file (keyfile_name), key and value for an unknown key or a bad value. */
+RK_API bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *keyfile,
+                                             const char *keyfile_name, GError **error);
+
+typedef struct rk_retargeter rk_retargeter;
+typedef struct rk_retarget_result rk_retarget_result;
+
+/** Prepares retargeting from a source rig to a target rig (both in canonical space) with their
+ * humanoid maps (copied). Keeps references to both skeletons. Fails with RK_ERROR_MAPPING when a
+ * map is invalid for its skeleton (rk_humanoid_map_validate) and with the tree/IK errors when the
+ * target cannot be made a kinematic tree. The caller frees it with rk_retargeter_free. */
+RK_API rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                        rk_skeleton *target, const rk_humanoid_map *target_map,
+                                        GError **error);
+/** Frees a retargeter; NULL is a no-op. */
+RK_API void rk_retargeter_free(rk_retargeter *rt);
+RK_API const rk_skeleton *rk_retargeter_source(const rk_retargeter *rt);
+RK_API const rk_skeleton *rk_retargeter_target(const rk_retargeter *rt);
+/** Number of canonical bones mapped in both rigs. */
+RK_API size_t rk_retargeter_mapped_joints(const rk_retargeter *rt);
+
+/** Retargets a clip of the source skeleton (its joint count must match): the result holds the
+ * baked target clip (one key per output frame, named after the source clip), the contacts and the
+ * quality figures measured on that clip. opts NULL = defaults. Fails with RK_ERROR_INVALID when the
+ * clip does not belong to the source skeleton or has no frames, RK_ERROR_LIMIT beyond
+ * RK_CLIP_MAX_KEYS frames; a NaN produced anywhere is reported as RK_ERROR_FAILED naming the frame.
+ * Thread-safe on a shared retargeter. The caller frees the result with rk_retarget_result_free. */
+RK_API rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *clip,
+                                             const rk_retarget_options *opts, GError **error);
+RK_API void rk_retarget_result_free(rk_retarget_result *r);
+/** Borrowed baked clip of the target skeleton. */
+RK_API const rk_clip *rk_retarget_result_clip(const rk_retarget_result *r);
+/** Takes the clip out of the result (the caller owns it; the result keeps its other data). */
+RK_API rk_clip *rk_retarget_result_take_clip(rk_retarget_result *r);
+RK_API size_t rk_retarget_result_frames(const rk_retarget_result *r);
+RK_API double rk_retarget_result_fps(const rk_retarget_result *r);
+/** Number of target joints with contact intervals, and each one's intervals (borrowed). */
+RK_API size_t rk_retarget_result_contact_count(const rk_retarget_result *r);
+RK_API rk_foot_contacts rk_retarget_result_contacts(const rk_retarget_result *r, size_t i);
+/** Quality measured on the baked clip (as rk_retarget_measure) plus the IK's own figures. */
+RK_API const rk_retarget_quality *rk_retarget_result_quality(const rk_retarget_result *r);
+/** Quality of the same clip without IK (feet as the pose transfer leaves them). */
+RK_API const rk_retarget_quality *rk_retarget_result_quality_fk(const rk_retarget_result *r);
+/** The ground's horizontal velocity seen in the source clip (source units per second: the median
+ * velocity of its low foot joints) and, through *in_place (optional), whether that makes the clip
+ * an in-place cycle (the ground slides faster than 10% of the source's height per second). */
+RK_API rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, bool *in_place);
+/** Per-frame heights above the target's ground of each contact joint, before and after IK
+ * (frames * contact_count entries each, frame-major), for plots. */
+RK_API const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after_ik);
+
+/** Measures foot skate and pin errors of any clip of a skeleton (e.g. the retargeted clip read
+ * back from the written file) over contact intervals given per joint NAME, at rate fps:
+ * skate = horizontal distance of the joint from its position at the interval's first frame.
+ * limb/limit figures are left 0 (they need the source). Joints not in the skeleton are skipped. */
+RK_API void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, double fps,
+                                const char *const *joint_names, const rk_foot_contacts *contacts,
+                                size_t contact_count, rk_retarget_quality *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retargeter, rk_retargeter_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retarget_result, rk_retarget_result_free)
+
+G_END_DECLS
+
+#endif

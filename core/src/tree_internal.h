@@ -1,0 +1,83 @@
+/* Internal layout of rk_tree shared by tree.c, tree_fit.c, chain.c, junction.c and loop.c. */
+#ifndef RK_TREE_INTERNAL_H
+#define RK_TREE_INTERNAL_H
+
+#include <rigkit/chain.h>
+#include <rigkit/junction.h>
+#include <rigkit/tree.h>
+
+struct rk_tree {
+  gint refcount;
+  rk_skeleton *skeleton; /* one reference */
+  size_t n;              /* links = joints */
+  size_t ndof;
+  const int *parents; /* borrowed from the skeleton */
+  size_t *subtree_end;
+  rk_joint *joints;
+  rk_dof *dofs;
+  char **dof_names;
+  double *lower, *upper;
+  size_t *link_dof_count;         /* DOFs moving each link */
+  rk_mat4 *zero_models;           /* FK at q = 0 */
+  double *q_rest;                 /* q of the skeleton's rest pose */
+  unsigned char (*euler_axes)[3]; /* per joint: axis index (0..2) of each Euler angle */
+  /* Junctions. */
+  size_t junction_count;
+  rk_junction *junctions;
+  rk_chain **chains; /* every junction chain, owned; junctions point into it */
+  size_t chain_total;
+  int *branch_links;
+  rk_junction_constraint *constraints;
+  size_t junction_rows;
+};
+
+/* Clip evidence gathered by tree_fit.c: per sampled frame the local pose of every joint. */
+typedef struct rk__tree_samples {
+  size_t frames, n;
+  rk_quat *rot;   /* [frame * n + joint] */
+  rk_vec3 *trans; /* [frame * n + joint] */
+} rk__tree_samples;
+
+/* Samples a clip into at most max_frames frames (allocates; free with rk__tree_samples_clear). */
+void rk__tree_samples_init(rk__tree_samples *s, const rk_skeleton *skel, const rk_clip *clip,
+                           size_t max_frames);
+void rk__tree_samples_clear(rk__tree_samples *s);
+
+/* Result of a single-axis fit of a joint's rotations d_f (relative to its rest rotation). */
+typedef struct rk__hinge_fit {
+  rk_vec3 axis;    /* unit, in the rest frame of the joint (right-multiplied) */
+  rk_quat zero;    /* rotation on the hinge nearest to the identity (relative to the rest) */
+  double rms, max; /* residual angles off the hinge */
+  double range;    /* max - min hinge angle */
+  double motion;   /* largest angle from the mean rotation */
+} rk__hinge_fit;
+
+/* Fits d[0..count) (unit quaternions, any signs) with C exp(theta_f axis). */
+void rk__fit_hinge(const rk_quat *d, size_t count, rk__hinge_fit *out);
+/* Fits points p[0..count) with a line: unit direction, mean, largest distance off the line and
+ * range along it. */
+void rk__fit_line(const rk_vec3 *p, size_t count, rk_vec3 *dir, rk_vec3 *mean, double *max_off,
+                  double *range);
+/* Largest |middle Euler angle| of the rotations d[0..count) in an order (smaller = further from
+ * gimbal lock). */
+double rk__euler_lock_margin_score(rk_euler_order order, const rk_quat *d, size_t count);
+
+/* Builds the junctions of a finished tree (everything but junctions set). */
+bool rk__tree_build_junctions(rk_tree *t, GError **error);
+void rk__tree_free_junctions(rk_tree *t);
+
+/* Wraps an angle into (-pi, pi]. */
+static inline double rk__wrap_angle(double a) {
+  a = fmod(a, 2.0 * RK_PI);
+  if (a <= -RK_PI)
+    a += 2.0 * RK_PI;
+  else if (a > RK_PI)
+    a -= 2.0 * RK_PI;
+  return a;
+}
+
+/* Rigid part of an affine matrix: columns orthonormalised (Gram-Schmidt x, then y, z = x cross y),
+ * translation kept. */
+rk_mat4 rk__mat4_rigid_part(const rk_mat4 *m);
+
+#endif
