@@ -1,11 +1,12 @@
 /* Headless Blender imports rigkit's FBX outputs (check_fbx.py): of every shared third-party file
- * (read by rigkit's importers) and of the test character with meshes. Checks the armature's bone
+ * (read by rigkit's importers), of a retarget output and of the test character with meshes. Checks the armature's bone
  * count, the action's frame range and bone heads against rigkit's FK within 1e-4 of the
  * skeleton's height. Skipped with a message when blender is missing. */
 #include "blender_check.h"
 
 #include <rigkit/importers.h>
 #include <rigkit/reduce.h>
+#include <rigkit/retarget.h>
 
 static const char *const shared_files[] = {
     "SimpleSkin.gltf",     "RiggedFigure.glb",    "Fox.glb",
@@ -21,6 +22,31 @@ static char *shared_path(const char *name) {
   if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
     cr_skip("shared test file %s not found (tests/data or ../shared/data)", name);
   return p;
+}
+
+/* What `rigkit retarget` writes: the target character (its meshes) with the retargeted clip. */
+static rk_asset *retarget_output(const char *source, const char *target) {
+  g_autofree char *sp = shared_path(source), *tp = shared_path(target);
+  g_autoptr(GError) e = NULL;
+  g_autoptr(rk_asset) src = rk_import_file(sp, NULL, &e);
+  g_autoptr(rk_asset) tgt = rk_import_file(tp, NULL, &e);
+  cr_assert(src && tgt, "%s", e ? e->message : "");
+  rk_humanoid_map sm, tm;
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s", e ? e->message : "");
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s", e ? e->message : "");
+  g_autoptr(rk_retargeter) rt =
+      rk_retargeter_new(rk_asset_skeleton(src), &sm, rk_asset_skeleton(tgt), &tm, &e);
+  cr_assert_not_null(rt, "%s", e ? e->message : "");
+  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+  o.root_motion = true;
+  g_autoptr(rk_retarget_result) r = rk_retargeter_run(rt, rk_asset_clip(src, 0), &o, &e);
+  cr_assert_not_null(r, "%s", e ? e->message : "");
+  rk_asset *out = rk_asset_new(rk_asset_skeleton(tgt));
+  for (size_t i = 0; i < rk_asset_mesh_count(tgt); i++)
+    rk_asset_add_mesh(out, rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(tgt, i)),
+                                       rk_skeleton_joint_count(rk_asset_skeleton(tgt)), NULL));
+  cr_assert(rk_asset_add_clip(out, rk_retarget_result_take_clip(r)));
+  return out;
 }
 
 /* One manifest entry: the FBX at path holds the asset's first clip (or none), written at fps, and
@@ -135,6 +161,12 @@ Test(blender, imports_rigkit_fbx_outputs) {
     export_first_clip(a, bare, RK_EXPORT_UNIT_DEFAULT, true, &fps);
     add_fbx_entry(jb, bare, a, fps, 0);
   }
+  /* A retarget output: the MakeHuman walk on RiggedFigure, with its skinned mesh. */
+  g_autoptr(rk_asset) rt = retarget_output("makehuman_walk1.bvh", "RiggedFigure.glb");
+  g_autofree char *rt_out = g_build_filename(dir, "walk_on_figure.fbx", NULL);
+  double rt_fps = 30;
+  export_first_clip(rt, rt_out, RK_EXPORT_UNIT_DEFAULT, false, &rt_fps);
+  add_fbx_entry(jb, rt_out, rt, rt_fps, rk_asset_mesh_count(rt));
   /* The test character (rest rotations, a skinned, a rigid and a static mesh), in metres. */
   g_autoptr(rk_asset) c = fixture_character(31);
   g_autofree char *out = g_build_filename(dir, "character.fbx", NULL);

@@ -9,6 +9,7 @@
 
 #include <rigkit/importers.h>
 #include <rigkit/reduce.h>
+#include <rigkit/retarget.h>
 
 static const char *const shared_files[] = {
     "SimpleSkin.gltf",     "RiggedFigure.glb",    "Fox.glb",
@@ -127,6 +128,41 @@ Test(fbx_roundtrip, every_shared_file) {
     worst = fmax(worst, round_trip(a, what, out, &m));
   }
   printf("fbx roundtrip: largest error over the shared files %.3g of the height\n", worst);
+  fixture_rmdir(dir);
+}
+
+/* What `rigkit retarget` writes: the target character (its meshes) with the retargeted clip. */
+static rk_asset *retarget_output(const char *source, const char *target, bool root_motion) {
+  g_autofree char *sp = shared_path(source), *tp = shared_path(target);
+  g_autoptr(rk_asset) src = import_or_fail(sp);
+  g_autoptr(rk_asset) tgt = import_or_fail(tp);
+  rk_humanoid_map sm, tm;
+  g_autoptr(GError) e = NULL;
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s", e ? e->message : "");
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s", e ? e->message : "");
+  g_autoptr(rk_retargeter) rt =
+      rk_retargeter_new(rk_asset_skeleton(src), &sm, rk_asset_skeleton(tgt), &tm, &e);
+  cr_assert_not_null(rt, "%s", e ? e->message : "");
+  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+  o.root_motion = root_motion;
+  g_autoptr(rk_retarget_result) r = rk_retargeter_run(rt, rk_asset_clip(src, 0), &o, &e);
+  cr_assert_not_null(r, "%s", e ? e->message : "");
+  rk_asset *out = rk_asset_new(rk_asset_skeleton(tgt));
+  for (size_t i = 0; i < rk_asset_mesh_count(tgt); i++)
+    rk_asset_add_mesh(out, rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(tgt, i)),
+                                       rk_skeleton_joint_count(rk_asset_skeleton(tgt)), NULL));
+  cr_assert(rk_asset_add_clip(out, rk_retarget_result_take_clip(r)));
+  return out;
+}
+
+Test(fbx_roundtrip, retarget_outputs) {
+  g_autofree char *dir = fixture_tmpdir();
+  g_autoptr(rk_asset) a = retarget_output("makehuman_walk1.bvh", "RiggedFigure.glb", true);
+  g_autofree char *p1 = g_build_filename(dir, "walk_on_figure.fbx", NULL);
+  round_trip(a, "walk -> RiggedFigure", p1, NULL);
+  g_autoptr(rk_asset) b = retarget_output("RiggedFigure.glb", "makehuman_walk1.bvh", false);
+  g_autofree char *p2 = g_build_filename(dir, "figure_on_makehuman.fbx", NULL);
+  round_trip(b, "RiggedFigure -> makehuman", p2, NULL);
   fixture_rmdir(dir);
 }
 
