@@ -513,6 +513,12 @@ static bool prepare_clip(fbx_ctx *c, clip_out *co, rk_transform *locals, double 
       x.v = g_new(float, 3 * co->frames);
       g_array_append_val(co->chans, x);
     }
+  if (co->chans->len == 0) { /* readers drop a stack without curves: hold the root's rest */
+    chan x = {0};
+    x.ch = RK_CHANNEL_ROTATION;
+    x.v = g_new(float, 3 * co->frames);
+    g_array_append_val(co->chans, x);
+  }
   const rk_transform *rest = rk_skeleton_rest_locals(c->s);
   /* Euler angles start near the rest pose's and then follow the previous key. */
   for (size_t j = 0; j < c->n; j++)

@@ -138,6 +138,25 @@ Test(fbx_errors, disk_full_leaves_nothing) {
   fixture_rmdir(dir);
 }
 
+Test(fbx_errors, a_clip_without_tracks_keeps_its_duration) {
+  g_autoptr(rk_skeleton) s = fixture_humanoid(true);
+  g_autoptr(rk_asset) a = rk_asset_new(s);
+  rk_clip *c = rk_clip_new("idle", rk_skeleton_joint_count(s));
+  rk_clip_set_duration(c, 1.5);
+  rk_clip_set_fps(c, 30);
+  cr_assert(rk_asset_add_clip(a, c));
+  g_autofree char *dir = fixture_tmpdir();
+  g_autofree char *p = g_build_filename(dir, "idle.fbx", NULL);
+  g_autoptr(GError) e = NULL;
+  cr_assert(rk_export_file(a, p, NULL, &e), "%s", e ? e->message : "");
+  g_autoptr(rk_asset) b = rk_import_file(p, NULL, &e);
+  cr_assert_not_null(b, "%s", e ? e->message : "");
+  cr_assert_eq(rk_asset_clip_count(b), 1u);
+  rk_assert_near(rk_clip_duration(rk_asset_clip(b, 0)), 1.5, 1e-9);
+  cr_assert_eq(rk_skeleton_joint_count(rk_asset_skeleton(b)), rk_skeleton_joint_count(s));
+  fixture_rmdir(dir);
+}
+
 Test(fbx_errors, one_clip_or_a_skeleton_alone) {
   g_autoptr(rk_asset) a = fixture_character(5);
   g_autofree char *dir = fixture_tmpdir();
