@@ -75,9 +75,7 @@ static void put_u64(rk__fbx_enc *e, uint64_t v) {
   put(e, &v, 8);
 }
 
-static size_t header_bytes(const rk__fbx_enc *e) {
-  return e->is64 ? 25 : 13;
-}
+static size_t header_bytes(const rk__fbx_enc *e) { return e->is64 ? 25 : 13; }
 
 rk__fbx_enc *rk__fbx_enc_new(uint32_t version) {
   rk__fbx_enc *e = g_new0(rk__fbx_enc, 1);
@@ -150,13 +148,9 @@ static void end_record(rk__fbx_enc *e, bool block) {
   g_array_set_size(e->stack, e->stack->len - 1);
 }
 
-void rk__fbx_enc_end(rk__fbx_enc *e) {
-  end_record(e, false);
-}
+void rk__fbx_enc_end(rk__fbx_enc *e) { end_record(e, false); }
 
-void rk__fbx_enc_end_block(rk__fbx_enc *e) {
-  end_record(e, true);
-}
+void rk__fbx_enc_end_block(rk__fbx_enc *e) { end_record(e, true); }
 
 /* Starts a property of type code `type`; false (nothing written) on misuse. */
 static bool prop(rk__fbx_enc *e, char type) {
@@ -218,13 +212,9 @@ static void bytes_prop(rk__fbx_enc *e, char type, const void *s, size_t n) {
   put(e, s, n);
 }
 
-void rk__fbx_enc_str(rk__fbx_enc *e, const char *s) {
-  bytes_prop(e, 'S', s, strlen(s));
-}
+void rk__fbx_enc_str(rk__fbx_enc *e, const char *s) { bytes_prop(e, 'S', s, strlen(s)); }
 
-void rk__fbx_enc_strn(rk__fbx_enc *e, const void *s, size_t n) {
-  bytes_prop(e, 'S', s, n);
-}
+void rk__fbx_enc_strn(rk__fbx_enc *e, const void *s, size_t n) { bytes_prop(e, 'S', s, n); }
 
 void rk__fbx_enc_object_name(rk__fbx_enc *e, const char *name, const char *cls) {
   const size_t a = strlen(name), b = strlen(cls);
@@ -240,9 +230,7 @@ void rk__fbx_enc_object_name(rk__fbx_enc *e, const char *name, const char *cls) 
   put(e, cls, b);
 }
 
-void rk__fbx_enc_raw(rk__fbx_enc *e, const void *data, size_t n) {
-  bytes_prop(e, 'R', data, n);
-}
+void rk__fbx_enc_raw(rk__fbx_enc *e, const void *data, size_t n) { bytes_prop(e, 'R', data, n); }
 
 /* An uncompressed array of n elements of esize bytes (already little-endian on this host, or
  * swapped element by element). */
@@ -269,21 +257,13 @@ static void array_prop(rk__fbx_enc *e, char type, const void *v, size_t n, size_
 #endif
 }
 
-void rk__fbx_enc_f32v(rk__fbx_enc *e, const float *v, size_t n) {
-  array_prop(e, 'f', v, n, 4);
-}
+void rk__fbx_enc_f32v(rk__fbx_enc *e, const float *v, size_t n) { array_prop(e, 'f', v, n, 4); }
 
-void rk__fbx_enc_f64v(rk__fbx_enc *e, const double *v, size_t n) {
-  array_prop(e, 'd', v, n, 8);
-}
+void rk__fbx_enc_f64v(rk__fbx_enc *e, const double *v, size_t n) { array_prop(e, 'd', v, n, 8); }
 
-void rk__fbx_enc_i32v(rk__fbx_enc *e, const int32_t *v, size_t n) {
-  array_prop(e, 'i', v, n, 4);
-}
+void rk__fbx_enc_i32v(rk__fbx_enc *e, const int32_t *v, size_t n) { array_prop(e, 'i', v, n, 4); }
 
-void rk__fbx_enc_i64v(rk__fbx_enc *e, const int64_t *v, size_t n) {
-  array_prop(e, 'l', v, n, 8);
-}
+void rk__fbx_enc_i64v(rk__fbx_enc *e, const int64_t *v, size_t n) { array_prop(e, 'l', v, n, 8); }
 
 GByteArray *rk__fbx_enc_finish(rk__fbx_enc *e, const char *path, GError **error) {
   while (e->stack->len)

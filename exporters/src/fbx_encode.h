@@ -36,12 +36,12 @@ void rk__fbx_enc_end(rk__fbx_enc *e);
 void rk__fbx_enc_end_block(rk__fbx_enc *e);
 
 /* Properties of the current record, in order. */
-void rk__fbx_enc_i16(rk__fbx_enc *e, int16_t v);  /* 'Y' */
-void rk__fbx_enc_bool(rk__fbx_enc *e, bool v);    /* 'C' */
-void rk__fbx_enc_i32(rk__fbx_enc *e, int32_t v);  /* 'I' */
-void rk__fbx_enc_f32(rk__fbx_enc *e, float v);    /* 'F' */
-void rk__fbx_enc_f64(rk__fbx_enc *e, double v);   /* 'D' */
-void rk__fbx_enc_i64(rk__fbx_enc *e, int64_t v);  /* 'L' */
+void rk__fbx_enc_i16(rk__fbx_enc *e, int16_t v); /* 'Y' */
+void rk__fbx_enc_bool(rk__fbx_enc *e, bool v);   /* 'C' */
+void rk__fbx_enc_i32(rk__fbx_enc *e, int32_t v); /* 'I' */
+void rk__fbx_enc_f32(rk__fbx_enc *e, float v);   /* 'F' */
+void rk__fbx_enc_f64(rk__fbx_enc *e, double v);  /* 'D' */
+void rk__fbx_enc_i64(rk__fbx_enc *e, int64_t v); /* 'L' */
 /** 'S' from a NUL-terminated string. */
 void rk__fbx_enc_str(rk__fbx_enc *e, const char *s);
 /** 'S' from n bytes (may hold NUL bytes, as object names "Name\0\1Class" do). */

@@ -56,9 +56,9 @@ typedef struct mesh_out {
   size_t nv, ntri;
   double *vertices, *normals, *uv; /* file units; normals and uv may be NULL */
   int32_t *poly;
-  GArray *cl_joint;   /* int: joints with weights, ascending */
-  GPtrArray *cl_idx;  /* GArray int32 per cluster */
-  GPtrArray *cl_w;    /* GArray double per cluster */
+  GArray *cl_joint;  /* int: joints with weights, ascending */
+  GPtrArray *cl_idx; /* GArray int32 per cluster */
+  GPtrArray *cl_w;   /* GArray double per cluster */
   int64_t model_id, geom_id, mat_id, skin_id, cl_first_id;
 } mesh_out;
 
@@ -88,8 +88,8 @@ typedef struct fbx_ctx {
   GError **error;
   rk__fbx_enc *e;
   size_t n;
-  double k;   /* file units per metre */
-  double usf; /* UnitScaleFactor: centimetres per file unit */
+  double k;                     /* file units per metre */
+  double usf;                   /* UnitScaleFactor: centimetres per file unit */
   const rk_euler_order *orders; /* per joint, rigkit convention */
   int64_t next_id;
   int64_t *model_id, *attr_id;
@@ -102,7 +102,8 @@ typedef struct fbx_ctx {
   int64_t pose_id, doc_id;
 } fbx_ctx;
 
-/* ---- conventions ------------------------------------------------------------------------------ */
+/* ---- conventions ------------------------------------------------------------------------------
+ */
 
 /* FBX RotationOrder of a rigkit order: FBX eEulerABC rotates about A first (R = R_C R_B R_A), so
  * it is rigkit's order CBA. -1 for proper Euler orders, which FBX cannot hold. */
@@ -139,25 +140,22 @@ static double clean(double v) {
   return v == 0.0 ? 0.0 : v; /* no negative zero: equal poses give equal bytes */
 }
 
-static bool fits_float(double v) {
-  return isfinite(v) && fabs(v) <= FLT_MAX;
-}
+static bool fits_float(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
 
 static rk_mat4 scaled(rk_mat4 m, double k) {
   m.m[12] *= k, m.m[13] *= k, m.m[14] *= k;
   return m;
 }
 
-static int64_t new_id(fbx_ctx *c) {
-  return c->next_id++;
-}
+static int64_t new_id(fbx_ctx *c) { return c->next_id++; }
 
 static void connect(fbx_ctx *c, int64_t src, int64_t dst, const char *prop) {
   conn x = {src, dst, prop};
   g_array_append_val(c->conns, x);
 }
 
-/* ---- records ---------------------------------------------------------------------------------- */
+/* ---- records ----------------------------------------------------------------------------------
+ */
 
 static void node_i32(rk__fbx_enc *e, const char *name, int32_t v) {
   rk__fbx_enc_begin(e, name);
@@ -262,11 +260,10 @@ static void p_none(rk__fbx_enc *e, const char *name, const char *type) {
   rk__fbx_enc_end(e);
 }
 
-static void lcl(rk__fbx_enc *e, const char *name, rk_vec3 v) {
-  p_vec(e, name, name, "", "A", v);
-}
+static void lcl(rk__fbx_enc *e, const char *name, rk_vec3 v) { p_vec(e, name, name, "", "A", v); }
 
-/* ---- checks ----------------------------------------------------------------------------------- */
+/* ---- checks -----------------------------------------------------------------------------------
+ */
 
 /* Values readers hold in single precision (KeyValueFloat is float32 by format; Assimp reads every
  * transform in float): refuse what does not fit, naming the clip, joint and key. */
@@ -306,7 +303,8 @@ static bool check_ranges(fbx_ctx *c) {
   return true;
 }
 
-/* ---- preparation ------------------------------------------------------------------------------ */
+/* ---- preparation ------------------------------------------------------------------------------
+ */
 
 static double pick_fps(const rk_clip *clip, const rk_export_options *opts) {
   if (opts->fps > 0 && isfinite(opts->fps))
@@ -351,9 +349,8 @@ static bool prepare_meshes(fbx_ctx *c) {
     m.d = d;
     m.model_name = rk__export_unique_name(c->used, d->name && *d->name ? d->name : "mesh");
     const bool skinned = d->joints && d->weights;
-    m.parent_joint = !skinned && d->attach_joint >= 0 && (size_t)d->attach_joint < c->n
-                         ? d->attach_joint
-                         : -1;
+    m.parent_joint =
+        !skinned && d->attach_joint >= 0 && (size_t)d->attach_joint < c->n ? d->attach_joint : -1;
     /* Rigid meshes are written in their joint's frame (their Model has no transform). */
     rk_mat4 to_local = rk_mat4_identity();
     if (m.parent_joint >= 0 && !rk_mat4_inverse_affine(&c->rest_world[m.parent_joint], &to_local)) {
@@ -363,7 +360,8 @@ static bool prepare_meshes(fbx_ctx *c) {
       mesh_out_clear(&m);
       return false;
     }
-    const rk_mat3 lin = rk_mat4_get_rotation(&c->rest_world[m.parent_joint >= 0 ? m.parent_joint : 0]);
+    const rk_mat3 lin =
+        rk_mat4_get_rotation(&c->rest_world[m.parent_joint >= 0 ? m.parent_joint : 0]);
     m.nv = d->vertex_count;
     m.vertices = g_new(double, 3 * m.nv);
     for (size_t v = 0; v < m.nv; v++) {
@@ -558,7 +556,8 @@ static bool prepare_clip(fbx_ctx *c, clip_out *co, rk_transform *locals, double 
   return true;
 }
 
-/* ---- sections --------------------------------------------------------------------------------- */
+/* ---- sections ---------------------------------------------------------------------------------
+ */
 
 static void write_header(fbx_ctx *c) {
   rk__fbx_enc *e = c->e;
@@ -584,8 +583,8 @@ static void write_header(fbx_ctx *c) {
   node_i32(e, "Version", 100);
   rk__fbx_enc_begin(e, "MetaData");
   node_i32(e, "Version", 100);
-  static const char *const meta[] = {"Title", "Subject", "Author", "Keywords", "Revision",
-                                     "Comment"};
+  static const char *const meta[] = {"Title",    "Subject",  "Author",
+                                     "Keywords", "Revision", "Comment"};
   for (size_t i = 0; i < G_N_ELEMENTS(meta); i++)
     node_str(e, meta[i], "");
   rk__fbx_enc_end(e);
@@ -704,8 +703,8 @@ static void write_definitions(fbx_ctx *c) {
   for (guint i = 0; i < c->clips->len; i++)
     curve_nodes += g_array_index(c->clips, clip_out, i).chans->len;
   const size_t models = c->n + c->meshes->len, stacks = c->clips->len;
-  const size_t total = 1 + models + c->n + 2 * geometries + deformers + 1 + 2 * stacks +
-                       4 * curve_nodes;
+  const size_t total =
+      1 + models + c->n + 2 * geometries + deformers + 1 + 2 * stacks + 4 * curve_nodes;
   const rk_vec3 zero = rk_vec3_make(0, 0, 0), one = rk_vec3_make(1, 1, 1);
   rk__fbx_enc_begin(e, "Definitions");
   node_i32(e, "Version", 100);
@@ -1137,7 +1136,8 @@ static void write_takes(fbx_ctx *c) {
   rk__fbx_enc_end(e);
 }
 
-/* ---- entry point ------------------------------------------------------------------------------ */
+/* ---- entry point ------------------------------------------------------------------------------
+ */
 
 static void assign_ids(fbx_ctx *c) {
   c->doc_id = new_id(c);

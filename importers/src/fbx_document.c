@@ -38,39 +38,27 @@ typedef struct fbx_conn {
 
 struct rk__fbx_doc {
   rk__fbx_tree tree;
-  GArray *objects;      /* fbx_object */
-  GHashTable *by_id;    /* int64 id -> index + 1 into objects */
-  GArray *conns;        /* fbx_conn, in file order */
-  GHashTable *by_dst;   /* int64 dst id -> GArray of conn indices (guint) */
-  GHashTable *by_src;   /* int64 src id -> GArray of conn indices (guint) */
-  GArray *models;       /* guint object indices of Model objects */
-  GHashTable *by_name;  /* model name -> index + 1 into models, or -1 when shared */
+  GArray *objects;                    /* fbx_object */
+  GHashTable *by_id;                  /* int64 id -> index + 1 into objects */
+  GArray *conns;                      /* fbx_conn, in file order */
+  GHashTable *by_dst;                 /* int64 dst id -> GArray of conn indices (guint) */
+  GHashTable *by_src;                 /* int64 src id -> GArray of conn indices (guint) */
+  GArray *models;                     /* guint object indices of Model objects */
+  GHashTable *by_name;                /* model name -> index + 1 into models, or -1 when shared */
   const rk__fbx_node *model_template; /* Properties70 of the "FbxNode" template, or NULL */
   const rk__fbx_node *stack_template; /* Properties70 of the "FbxAnimStack" template, or NULL */
 };
 
 /* The transform properties of the chain, in the order of vals[] below. */
-enum {
-  P_T,
-  P_ROFF,
-  P_RP,
-  P_PRE,
-  P_R,
-  P_POST,
-  P_SOFF,
-  P_SP,
-  P_S,
-  P_COUNT
-};
+enum { P_T, P_ROFF, P_RP, P_PRE, P_R, P_POST, P_SOFF, P_SP, P_S, P_COUNT };
 static const char *const chain_props[P_COUNT] = {
     "Lcl Translation", "RotationOffset", "RotationPivot", "PreRotation", "Lcl Rotation",
     "PostRotation",    "ScalingOffset",  "ScalingPivot",  "Lcl Scaling"};
 
-static bool is_rotation_prop(int p) {
-  return p == P_PRE || p == P_R || p == P_POST;
-}
+static bool is_rotation_prop(int p) { return p == P_PRE || p == P_R || p == P_POST; }
 
-/* ---- building the document -------------------------------------------------------------------- */
+/* ---- building the document --------------------------------------------------------------------
+ */
 
 static bool prop_id(const rk__fbx_prop *p, int64_t *id) {
   double d;
@@ -110,9 +98,7 @@ static void index_conn(GHashTable *index, int64_t id, guint ci) {
   g_array_append_val(list, ci);
 }
 
-static void object_clear(gpointer p) {
-  g_free(((fbx_object *)p)->name);
-}
+static void object_clear(gpointer p) { g_free(((fbx_object *)p)->name); }
 
 rk__fbx_doc *rk__fbx_doc_parse(const uint8_t *data, size_t size, const char *name, GError **error) {
   rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
@@ -124,10 +110,10 @@ rk__fbx_doc *rk__fbx_doc_parse(const uint8_t *data, size_t size, const char *nam
   g_array_set_clear_func(doc->objects, object_clear);
   doc->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   doc->conns = g_array_new(FALSE, FALSE, sizeof(fbx_conn));
-  doc->by_dst = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                      (GDestroyNotify)g_array_unref);
-  doc->by_src = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                      (GDestroyNotify)g_array_unref);
+  doc->by_dst =
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+  doc->by_src =
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
   doc->models = g_array_new(FALSE, FALSE, sizeof(guint));
   doc->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 
@@ -221,7 +207,8 @@ bool rk__fbx_doc_model_is_skeleton(const rk__fbx_doc *doc, int model) {
          rk__fbx_prop_is(type, "Root");
 }
 
-/* ---- properties ------------------------------------------------------------------------------- */
+/* ---- properties -------------------------------------------------------------------------------
+ */
 
 /* The "P" entry called name in a Properties70 node, or NULL. */
 static const rk__fbx_node *find_p(const rk__fbx_node *props70, const char *name) {
@@ -288,9 +275,7 @@ static rk_mat3 fbx_euler(int order, rk_vec3 deg) {
   return rk_euler_to_mat3(o, a);
 }
 
-static rk_mat4 translation(rk_vec3 v) {
-  return rk_mat4_translation(v);
-}
+static rk_mat4 translation(rk_vec3 v) { return rk_mat4_translation(v); }
 
 static rk_mat4 compose(const rk_vec3 *vals, int order, bool rotation_active) {
   const rk_mat3 id3 = rk_mat3_identity();
@@ -326,8 +311,8 @@ static void model_notes(const rk__fbx_doc *doc, int model, const model_info *mi,
     return;
   const char *name = model_object(doc, model)->name;
   if (mi->rotation_active && mi->order == 6)
-    g_ptr_array_add(notes, g_strdup_printf("FBX Model '%s': spheric rotation order read as XYZ",
-                                           name));
+    g_ptr_array_add(notes,
+                    g_strdup_printf("FBX Model '%s': spheric rotation order read as XYZ", name));
   if (mi->inherit == 2)
     g_ptr_array_add(notes, g_strdup_printf("FBX Model '%s': InheritType 2 (parent scale not "
                                            "inherited) read as a plain parent transform",
@@ -346,7 +331,8 @@ rk_mat4 rk__fbx_doc_model_rest(const rk__fbx_doc *doc, int model, GPtrArray *not
   return compose(mi.vals, mi.order, mi.rotation_active);
 }
 
-/* ---- animation -------------------------------------------------------------------------------- */
+/* ---- animation --------------------------------------------------------------------------------
+ */
 
 typedef struct curve {
   size_t n;

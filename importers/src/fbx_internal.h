@@ -68,7 +68,8 @@ struct rk__fbx_node {
 /** The whole file as a root node (no name, no properties, the top-level nodes as children). */
 typedef struct rk__fbx_tree {
   rk__fbx_node root;
-  uint32_t version; /* 7400, 7500, ...; from FBXHeaderExtension/FBXVersion for ASCII, 0 when absent */
+  uint32_t
+      version; /* 7400, 7500, ...; from FBXHeaderExtension/FBXVersion for ASCII, 0 when absent */
   bool binary;
 } rk__fbx_tree;
 

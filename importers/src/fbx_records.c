@@ -281,7 +281,8 @@ static bool parse_binary(const uint8_t *data, size_t size, const char *name, rk_
   return ok;
 }
 
-/* ---- ASCII ------------------------------------------------------------------------------------ */
+/* ---- ASCII ------------------------------------------------------------------------------------
+ */
 
 typedef struct lexer {
   const char *p, *start, *end;
@@ -409,8 +410,8 @@ static bool ascii_value(lexer *lx, rk__fbx_prop *p) {
       return true;
     }
     const double v = g_ascii_strtod(buf, &endp);
-    if (endp == buf + w && (g_ascii_isdigit(buf[0]) || buf[0] == '-' || buf[0] == '+' ||
-                            buf[0] == '.')) {
+    if (endp == buf + w &&
+        (g_ascii_isdigit(buf[0]) || buf[0] == '-' || buf[0] == '+' || buf[0] == '.')) {
       p->type = 'D';
       p->d = v;
       return true;
@@ -440,9 +441,8 @@ static bool ascii_node(lexer *lx, int depth, rk__fbx_node *n) {
     lx->p++;
     skip_ws(lx, true);
   }
-  const bool first_is_value =
-      lx->p < lx->end && *lx->p != '{' && *lx->p != '}' && *lx->p != '\n' &&
-      !(word_at(lx, lx->p, &colon) > 0 && colon);
+  const bool first_is_value = lx->p < lx->end && *lx->p != '{' && *lx->p != '}' && *lx->p != '\n' &&
+                              !(word_at(lx, lx->p, &colon) > 0 && colon);
   if (first_is_value) {
     for (;;) {
       rk__fbx_prop p;
@@ -515,8 +515,10 @@ static bool parse_ascii(const uint8_t *data, size_t size, const char *name, rk__
   if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
     lx.p += 3;
   if (memchr(data, '\0', size)) {
-    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s: not an FBX file (binary data without the "
-                                                 "binary FBX header)", name);
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s: not an FBX file (binary data without the "
+                "binary FBX header)",
+                name);
     return false;
   }
   if (!ascii_nodes(&lx, 1, false, &tree->root))
@@ -533,9 +535,8 @@ static bool parse_ascii(const uint8_t *data, size_t size, const char *name, rk__
 bool rk__fbx_tree_parse(const uint8_t *data, size_t size, const char *name, rk__fbx_tree *tree,
                         GError **error) {
   memset(tree, 0, sizeof *tree);
-  bool ok = size >= 21 && memcmp(data, MAGIC, 21) == 0
-                ? parse_binary(data, size, name, tree, error)
-                : parse_ascii(data, size, name, tree, error);
+  bool ok = size >= 21 && memcmp(data, MAGIC, 21) == 0 ? parse_binary(data, size, name, tree, error)
+                                                       : parse_ascii(data, size, name, tree, error);
   if (!ok)
     rk__fbx_tree_free(tree);
   return ok;
@@ -546,7 +547,8 @@ void rk__fbx_tree_free(rk__fbx_tree *tree) {
     node_clear(&tree->root);
 }
 
-/* ---- access ----------------------------------------------------------------------------------- */
+/* ---- access -----------------------------------------------------------------------------------
+ */
 
 const rk__fbx_node *rk__fbx_node_child(const rk__fbx_node *node, const char *name) {
   if (!node)
@@ -662,9 +664,8 @@ static uint8_t *array_bytes(const rk__fbx_prop *p, size_t *bytes, GError **error
   for (;;) {
     gsize r = 0, w = 0;
     GError *e = NULL;
-    GConverterResult res =
-        g_converter_convert(z, p->data + in, p->len - in, out + done, *bytes - done,
-                            G_CONVERTER_INPUT_AT_END, &r, &w, &e);
+    GConverterResult res = g_converter_convert(z, p->data + in, p->len - in, out + done,
+                                               *bytes - done, G_CONVERTER_INPUT_AT_END, &r, &w, &e);
     in += r;
     done += w;
     if (res == G_CONVERTER_ERROR) {
@@ -828,8 +829,8 @@ bool rk__fbx_prop_int64s(const rk__fbx_prop *p, int64_t **out, size_t *count, GE
   if (p->encoding == RK__FBX_ENCODING_TEXT)
     return decode_text(p, true, (void **)out, count, error);
   if (p->type != 'l' && p->type != 'i' && p->type != 'b') {
-    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "FBX property of type '%c' is not an integer array",
-                p->type);
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "FBX property of type '%c' is not an integer array", p->type);
     return false;
   }
   size_t bytes = 0;

@@ -1,7 +1,7 @@
 /* Headless Blender imports rigkit's FBX outputs (check_fbx.py): of every shared third-party file
- * (read by rigkit's importers), of a retarget output and of the test character with meshes. Checks the armature's bone
- * count, the action's frame range and bone heads against rigkit's FK within 1e-4 of the
- * skeleton's height. Skipped with a message when blender is missing. */
+ * (read by rigkit's importers), of a retarget output and of the test character with meshes. Checks
+ * the armature's bone count, the action's frame range and bone heads against rigkit's FK within
+ * 1e-4 of the skeleton's height. Skipped with a message when blender is missing. */
 #include "blender_check.h"
 
 #include <rigkit/importers.h>
@@ -32,8 +32,10 @@ static rk_asset *retarget_output(const char *source, const char *target) {
   g_autoptr(rk_asset) tgt = rk_import_file(tp, NULL, &e);
   cr_assert(src && tgt, "%s", e ? e->message : "");
   rk_humanoid_map sm, tm;
-  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s", e ? e->message : "");
-  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s", e ? e->message : "");
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s",
+            e ? e->message : "");
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s",
+            e ? e->message : "");
   g_autoptr(rk_retargeter) rt =
       rk_retargeter_new(rk_asset_skeleton(src), &sm, rk_asset_skeleton(tgt), &tm, &e);
   cr_assert_not_null(rt, "%s", e ? e->message : "");

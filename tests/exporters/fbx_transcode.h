@@ -33,9 +33,9 @@ static inline char transcode_p_type(const rk__fbx_node *p) {
 static inline void transcode_node(rk__fbx_enc *e, const rk__fbx_node *n, const char *parent,
                                   const uint8_t *text) {
   static const char *const long_nodes[] = {"RootNode", "Node", "LocalTime", "ReferenceTime", NULL};
-  static const char *const int_arrays[] = {"PolygonVertexIndex", "Edges", "Indexes", "Materials",
-                                           "UVIndex", "NormalsIndex", "KeyAttrFlags",
-                                           "KeyAttrRefCount", "Smoothing", NULL};
+  static const char *const int_arrays[] = {
+      "PolygonVertexIndex", "Edges",        "Indexes",         "Materials", "UVIndex",
+      "NormalsIndex",       "KeyAttrFlags", "KeyAttrRefCount", "Smoothing", NULL};
   static const char *const float_arrays[] = {"KeyValueFloat", "KeyAttrDataFloat", NULL};
   const bool is_p = strcmp(n->name, "P") == 0;
   const bool is_object = parent && strcmp(parent, "Objects") == 0;
@@ -48,8 +48,10 @@ static inline void transcode_node(rk__fbx_enc *e, const rk__fbx_node *n, const c
         rk__fbx_enc_bool(e, p->data[0] == 'T' || p->data[0] == 'Y');
         continue;
       }
-      const bool object_name = (is_object && i == 1) || (strcmp(n->name, "SceneInfo") == 0 && i == 0);
-      const void *sep = p->len >= 2 ? g_strstr_len((const char *)p->data, (gssize)p->len, "::") : NULL;
+      const bool object_name =
+          (is_object && i == 1) || (strcmp(n->name, "SceneInfo") == 0 && i == 0);
+      const void *sep =
+          p->len >= 2 ? g_strstr_len((const char *)p->data, (gssize)p->len, "::") : NULL;
       if (object_name && sep) {
         g_autofree char *cls = NULL, *name = NULL;
         cr_assert(rk__fbx_prop_object_name(p, &cls, &name));
@@ -61,9 +63,9 @@ static inline void transcode_node(rk__fbx_enc *e, const rk__fbx_node *n, const c
       char t = p->type == 'D' ? 'D' : 'I';
       if (is_p && i >= 4)
         t = transcode_p_type(n);
-      else if (p->type == 'L' && ((strcmp(n->name, "C") == 0 && (i == 1 || i == 2)) ||
-                                  (is_object && i == 0) || transcode_in(n->name, long_nodes) ||
-                                  p->i > G_MAXINT32 || p->i < G_MININT32))
+      else if (p->type == 'L' &&
+               ((strcmp(n->name, "C") == 0 && (i == 1 || i == 2)) || (is_object && i == 0) ||
+                transcode_in(n->name, long_nodes) || p->i > G_MAXINT32 || p->i < G_MININT32))
         t = 'L';
       if (t == 'I')
         rk__fbx_enc_i32(e, (int32_t)(p->type == 'L' ? p->i : (int64_t)p->d));

@@ -156,10 +156,17 @@ Test(fbx_encode, writer_output_structure) {
             err ? err->message : "");
   cr_assert(t.binary);
   cr_assert_eq(t.version, 7400u);
-  static const char *const sections[] = {"FBXHeaderExtension", "FileId",      "CreationTime",
-                                         "Creator",            "GlobalSettings", "Documents",
-                                         "References",         "Definitions", "Objects",
-                                         "Connections",        "Takes"};
+  static const char *const sections[] = {"FBXHeaderExtension",
+                                         "FileId",
+                                         "CreationTime",
+                                         "Creator",
+                                         "GlobalSettings",
+                                         "Documents",
+                                         "References",
+                                         "Definitions",
+                                         "Objects",
+                                         "Connections",
+                                         "Takes"};
   cr_assert_eq(t.root.n_children, G_N_ELEMENTS(sections));
   for (size_t i = 0; i < G_N_ELEMENTS(sections); i++)
     cr_assert_str_eq(t.root.children[i].name, sections[i]);
@@ -176,8 +183,9 @@ Test(fbx_encode, writer_output_structure) {
     cr_assert(rk__fbx_prop_int(rk__fbx_node_prop(rk__fbx_node_child(ot, "Count"), 0), &count));
     total += count;
     if (strcmp(type, "GlobalSettings") != 0)
-      cr_assert_eq((size_t)count, count_named(objects, type), "%s: %" G_GINT64_FORMAT
-                   " declared, %zu written", type, count, count_named(objects, type));
+      cr_assert_eq((size_t)count, count_named(objects, type),
+                   "%s: %" G_GINT64_FORMAT " declared, %zu written", type, count,
+                   count_named(objects, type));
   }
   cr_assert_eq(total, declared);
   /* 24 joints + 3 meshes; one skin with a cluster per weighted joint (4); 2 clips. */
@@ -201,8 +209,7 @@ Test(fbx_encode, writer_output_structure) {
       cr_assert(rk__fbx_prop_int64s(rk__fbx_node_prop(rk__fbx_node_child(c, "KeyAttrRefCount"), 0),
                                     &r, &nr, NULL));
       refs = r[0];
-      cr_assert(kt->type == 'l' && kv->type == 'f' && kt->count == kv->count &&
-                refs == kt->count);
+      cr_assert(kt->type == 'l' && kv->type == 'f' && kt->count == kv->count && refs == kt->count);
     }
   }
   const rk__fbx_node *conns = rk__fbx_node_child(&t.root, "Connections");

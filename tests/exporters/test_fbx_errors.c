@@ -56,7 +56,8 @@ Test(fbx_errors, nan_in_a_clip) {
   cr_assert_not(rk_export_file(a, p, NULL, &e));
   cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
   const char *joint = rk_skeleton_joint_name(rk_asset_skeleton(a), (size_t)t->joint);
-  cr_assert(strstr(e->message, joint) && strstr(e->message, "'walk'") && strstr(e->message, "key 5"),
+  cr_assert(strstr(e->message, joint) && strstr(e->message, "'walk'") &&
+                strstr(e->message, "key 5"),
             "message should name clip, joint and key: %s", e->message);
   cr_assert_eq(fixture_dir_count(dir), 0);
   fixture_rmdir(dir);

@@ -94,7 +94,8 @@ static double round_trip(const rk_asset *a, const char *what, const char *path,
   for (size_t k = 0; k < rk_asset_clip_count(a); k++) {
     const rk_clip *ca = rk_asset_clip(a, k), *cb = rk_asset_clip(b, k);
     cr_assert_str_eq(rk_clip_name(cb), rk_clip_name(ca));
-    cr_assert(fabs(rk_clip_duration(cb) - rk_clip_duration(ca)) <= 1e-9 * fmax(1, rk_clip_duration(ca)),
+    cr_assert(fabs(rk_clip_duration(cb) - rk_clip_duration(ca)) <=
+                  1e-9 * fmax(1, rk_clip_duration(ca)),
               "%s clip '%s': duration %.12g s back, %.12g s written", what, rk_clip_name(ca),
               rk_clip_duration(cb), rk_clip_duration(ca));
     double fps = rk_clip_infer_fps(ca);
@@ -104,8 +105,8 @@ static double round_trip(const rk_asset *a, const char *what, const char *path,
            "height %.4g m, rotation %.3g rad\n",
            what, rk_clip_name(ca), (size_t)llround(rk_clip_duration(ca) * fps) + 1, fps, pos,
            pos / height, height, rot);
-    cr_assert(pos <= 1e-5 * height, "%s clip '%s': world positions off by %g m (height %g m)",
-              what, rk_clip_name(ca), pos, height);
+    cr_assert(pos <= 1e-5 * height, "%s clip '%s': world positions off by %g m (height %g m)", what,
+              rk_clip_name(ca), pos, height);
     cr_assert(rot <= 1e-5, "%s clip '%s': world rotations off by %g rad", what, rk_clip_name(ca),
               rot);
     worst = fmax(worst, pos / height);
@@ -138,8 +139,10 @@ static rk_asset *retarget_output(const char *source, const char *target, bool ro
   g_autoptr(rk_asset) tgt = import_or_fail(tp);
   rk_humanoid_map sm, tm;
   g_autoptr(GError) e = NULL;
-  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s", e ? e->message : "");
-  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s", e ? e->message : "");
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s",
+            e ? e->message : "");
+  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s",
+            e ? e->message : "");
   g_autoptr(rk_retargeter) rt =
       rk_retargeter_new(rk_asset_skeleton(src), &sm, rk_asset_skeleton(tgt), &tm, &e);
   cr_assert_not_null(rt, "%s", e ? e->message : "");

@@ -109,7 +109,8 @@ static ref_file *ref_load(void) {
   cr_assert(f->models->len >= 11);
   g_autoptr(GRegex) oo_re = g_regex_new("C: \"OO\", (\\d+), (\\d+)\\n", 0, 0, NULL);
   g_autoptr(GMatchInfo) oi = NULL;
-  for (g_regex_match(oo_re, f->text, 0, &oi); g_match_info_matches(oi); g_match_info_next(oi, NULL)) {
+  for (g_regex_match(oo_re, f->text, 0, &oi); g_match_info_matches(oi);
+       g_match_info_next(oi, NULL)) {
     g_autofree char *src = g_match_info_fetch(oi, 1), *dst = g_match_info_fetch(oi, 2);
     ref_model *child = model_by_id(f, src);
     if (child && model_by_id(f, dst))
@@ -133,7 +134,8 @@ static ref_file *ref_load(void) {
   /* curve -> curve node ("d|X"), curve node -> Model property. */
   g_autoptr(GRegex) op_re = g_regex_new("C: \"OP\", (\\d+), (\\d+), \"([^\"]*)\"", 0, 0, NULL);
   g_autoptr(GMatchInfo) pi = NULL;
-  for (g_regex_match(op_re, f->text, 0, &pi); g_match_info_matches(pi); g_match_info_next(pi, NULL)) {
+  for (g_regex_match(op_re, f->text, 0, &pi); g_match_info_matches(pi);
+       g_match_info_next(pi, NULL)) {
     g_autofree char *cn = g_match_info_fetch(pi, 1), *model = g_match_info_fetch(pi, 2);
     g_autofree char *prop = g_match_info_fetch(pi, 3);
     ref_model *m = model_by_id(f, model);
@@ -196,9 +198,7 @@ static rk_mat4 euler_xyz(rk_vec3 deg) {
   return rk_mat4_mul(&zy, &x);
 }
 
-static rk_mat4 mul(rk_mat4 a, rk_mat4 b) {
-  return rk_mat4_mul(&a, &b);
-}
+static rk_mat4 mul(rk_mat4 a, rk_mat4 b) { return rk_mat4_mul(&a, &b); }
 
 /* The Model's local transform at tick (tick < 0: its static properties only). */
 static rk_mat4 local_at(const ref_model *m, double tick, bool with_chain) {
@@ -301,7 +301,8 @@ static size_t assert_matches(ref_file *f, const rk_asset *a, const rk_clip *clip
     const double err = rk_vec3_norm(rk_vec3_sub(got[j], want));
     const double tol = 1e-6 * scale;
     *worst = fmax(*worst, err / scale);
-    cr_assert(err <= tol, "%s at %s %.4f s: rigkit (%.9f, %.9f, %.9f), FBX chain (%.9f, %.9f, "
+    cr_assert(err <= tol,
+              "%s at %s %.4f s: rigkit (%.9f, %.9f, %.9f), FBX chain (%.9f, %.9f, "
               "%.9f): off by %.3g m (tolerance %.3g m)",
               m->name, clip ? "time" : "rest", clip ? tick / TICKS : 0, got[j].x, got[j].y,
               got[j].z, want.x, want.y, want.z, err, tol);
@@ -316,7 +317,8 @@ Test(fbx_pivots, rest_pose_follows_the_fbx_transform_chain) {
   cr_assert_eq(assert_matches(f, a, NULL, -1, NULL, &worst), 11u);
   /* Not a vacuous check: the pivots and pre-rotations move Bone.004 by centimetres. */
   const ref_model *b4 = model_by_name(f, "Bone.004");
-  cr_assert(rk_vec3_norm(rk_vec3_sub(world_at(f, b4, -1, true), world_at(f, b4, -1, false))) > 0.05);
+  cr_assert(rk_vec3_norm(rk_vec3_sub(world_at(f, b4, -1, true), world_at(f, b4, -1, false))) >
+            0.05);
   /* Bone.001's pre-rotation turns its children, not the joint: it stays 0.70501 m above Bone. */
   const rk_skeleton *s = rk_asset_skeleton(a);
   g_autofree rk_vec3 *p = world_positions(a, NULL, 0);
@@ -344,12 +346,13 @@ Test(fbx_pivots, every_key_follows_the_fbx_transform_chain) {
   for (guint k = 0; k < keys->t->len; k++) {
     const double tick = g_array_index(keys->t, double, k);
     compared += assert_matches(f, a, clip, tick, must, &worst);
-    moved = fmax(moved, rk_vec3_norm(rk_vec3_sub(world_at(f, b4, tick, true),
-                                                 world_at(f, b4, tick, false))));
+    moved =
+        fmax(moved,
+             rk_vec3_norm(rk_vec3_sub(world_at(f, b4, tick, true), world_at(f, b4, tick, false))));
   }
   cr_assert(moved > 0.05, "the chain hardly matters (%g m)", moved);
-  cr_log_info("%zu joint positions at %u keys, largest relative error %.3g", compared,
-              keys->t->len, worst);
+  cr_log_info("%zu joint positions at %u keys, largest relative error %.3g", compared, keys->t->len,
+              worst);
   ref_free(f);
 }
 

@@ -60,8 +60,7 @@ Test(fbx_records, binary_tree_with_compressed_arrays) {
       compressed += tp->encoding == 1;
       cr_assert_eq(nt, nk);
       for (size_t k = 0; k < nt; k++) /* 25 fps: 1847446320 ticks per frame (Blender rounds) */
-        cr_assert_leq((kt[k] + 1) % 1847446320LL, 2, "key %zu at tick %" G_GINT64_FORMAT, k,
-                      kt[k]);
+        cr_assert_leq((kt[k] + 1) % 1847446320LL, 2, "key %zu at tick %" G_GINT64_FORMAT, k, kt[k]);
     }
   }
   cr_assert_eq(models, 15u); /* Armature, Cylinder, Lamp, Camera, 9 bones, 2 tips */
@@ -135,8 +134,7 @@ Test(fbx_records, shared_model_names_are_ambiguous) {
                      "  Model: 2, \"Model::Hip\", \"LimbNode\" {\n  }\n"
                      "  Model: 3, \"Model::Knee\", \"LimbNode\" {\n  }\n"
                      "}\nConnections:  {\n  C: \"OO\", 1, 0\n}\n";
-  g_autoptr(rk__fbx_doc) doc =
-      rk__fbx_doc_parse((const uint8_t *)text, strlen(text), "dup", NULL);
+  g_autoptr(rk__fbx_doc) doc = rk__fbx_doc_parse((const uint8_t *)text, strlen(text), "dup", NULL);
   cr_assert_not_null(doc);
   cr_assert_eq(rk__fbx_doc_find_model(doc, "Hip"), -2);
   cr_assert_geq(rk__fbx_doc_find_model(doc, "Knee"), 0);
@@ -194,12 +192,12 @@ Test(fbx_records, damaged_ascii_files_are_refused) {
     try_parse(d, cut, codes);
   cr_assert_gt(codes[RK_ERROR_PARSE], 10);
   static const char *const bad[] = {
-      "A: {\n",                      /* unclosed */
-      "}\n",                         /* unbalanced */
-      "A: \"unterminated\n",         /* string */
-      "A: *3 {\n a: 1,2,3\n",        /* unterminated array */
-      "A: *x {\n a: 1 }\n",          /* no count */
-      "A: 1,\n",                     /* value missing after ',' */
+      "A: {\n",                                                /* unclosed */
+      "}\n",                                                   /* unbalanced */
+      "A: \"unterminated\n",                                   /* string */
+      "A: *3 {\n a: 1,2,3\n",                                  /* unterminated array */
+      "A: *x {\n a: 1 }\n",                                    /* no count */
+      "A: 1,\n",                                               /* value missing after ',' */
       "Objects: {\n Model: 1, \"Model::A\", \"\" {\n } \n}\n", /* no Connections: doc refuses */
   };
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
