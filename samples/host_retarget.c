@@ -4,9 +4,9 @@
  *
  *   sample_host_retarget [CLIP [CHARACTER [PLUGIN]]]
  *
- * Defaults: tests/data/makehuman_walk1.bvh onto tests/data/RiggedFigure.glb, and
- * "librigkit_plugin.so" found by the dynamic loader (this program's RUNPATH holds the build's
- * lib directory). The character is handed to the plugin the way a host hands over its own
+ * Defaults: tests/data/makehuman_walk1.bvh onto tests/data/RiggedFigure.glb, and the plugin the
+ * build made (RK_SAMPLE_PLUGIN; a bare "librigkit_plugin.so" would be searched by the dynamic
+ * loader). The character is handed to the plugin the way a host hands over its own
  * armature: as arrays of names, parents and rest transforms in the host's space (here Z-up
  * centimetres), and the keys come back in that space. Exit code 0 on success, 1 on any failure
  * (with the plugin's message). */
@@ -20,6 +20,9 @@
 #ifndef RK_SAMPLE_DATA_DIR
 #define RK_SAMPLE_DATA_DIR "tests/data"
 #endif
+#ifndef RK_SAMPLE_PLUGIN
+#define RK_SAMPLE_PLUGIN "librigkit_plugin.so"
+#endif
 
 static int fail(const char *what, const rk_plugin_api *rk, int status, const char *err) {
   fprintf(stderr, "host_retarget: %s failed (%s): %s\n", what, rk ? rk->status_name(status) : "?",
@@ -30,7 +33,7 @@ static int fail(const char *what, const rk_plugin_api *rk, int status, const cha
 int main(int argc, char **argv) {
   const char *clip_path = argc > 1 ? argv[1] : RK_SAMPLE_DATA_DIR "/makehuman_walk1.bvh";
   const char *char_path = argc > 2 ? argv[2] : RK_SAMPLE_DATA_DIR "/RiggedFigure.glb";
-  const char *plugin = argc > 3 ? argv[3] : "librigkit_plugin.so";
+  const char *plugin = argc > 3 ? argv[3] : RK_SAMPLE_PLUGIN;
 
   void *so = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   if (!so) {
