@@ -394,6 +394,9 @@ Test(plugin_session, bad_profiles_name_the_file_group_and_key) {
   cr_assert_eq(try_profile(NULL, "[source]\nleft_wing=LeftArm\n", deflt, err, sizeof err, NULL),
                RK_PLUGIN_ERR_INVALID);
   cr_assert(strstr(err, "left_wing") && strstr(err, "[source]"), "%s", err);
+  cr_assert_eq(try_profile(NULL, "[setings]\nfps=30\n", deflt, err, sizeof err, NULL),
+               RK_PLUGIN_ERR_INVALID);
+  cr_assert(strstr(err, "unknown group [setings]"), "%s", err);
   /* A map that breaks the rig: the hips on a foot. */
   cr_assert_eq(try_profile(NULL, "[target]\nhips=leg_joint_L_3\n", deflt, err, sizeof err, NULL),
                RK_PLUGIN_ERR_MAPPING);

@@ -261,6 +261,14 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
       g_prefix_error(&e, "%s: ", kf_name);
       return rk__plugin_fail_gerror(err, err_size, e);
     }
+    /* A misspelt group would be silently ignored: refuse it, as `rigkit retarget --map` does. */
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    for (size_t i = 0; groups[i]; i++)
+      if (strcmp(groups[i], "source") && strcmp(groups[i], "target") &&
+          strcmp(groups[i], "settings"))
+        return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
+                               "%s: unknown group [%s] (groups: [source], [target], [settings])",
+                               kf_name, groups[i]);
   }
 
   rk_plugin_session *s = g_new0(rk_plugin_session, 1);

@@ -204,7 +204,10 @@ typedef struct rk_plugin_settings {
  * of profile_path and profile_text is set: a GLib key file with optional groups [source] and
  * [target] (canonical bone = joint name, overriding the automatic humanoid mapping of that rig)
  * and [settings] (fps, foot_ik, hand_ik, root_motion, contact_height, contact_speed,
- * contact_min_time, blend_time, ik_iterations), read by the same rigkit functions as the CLI. */
+ * contact_min_time, blend_time, ik_iterations), read by the same rigkit functions as the CLI;
+ * any other group is refused (a misspelt group would otherwise be ignored). Each rig is mapped
+ * automatically, then its group overrides bones; a rig the automatic mapping refuses (e.g. a
+ * quadruped) is mapped by its group alone. */
 typedef struct rk_plugin_session_desc {
   const rk_plugin_asset *source;             /* the clip's asset (required) */
   uint32_t source_clip;                      /* clip index in source */
