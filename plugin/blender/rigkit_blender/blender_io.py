@@ -35,6 +35,14 @@ def host_skeleton(arm_obj, scene):
                         % (arm_obj.name, tuple(round(v, 6) for v in scl), s))
     if s <= 0:
         s = 1.0
+    # Keys are written as pose-bone basis values, which mean "relative to the rest, in the
+    # parent's frame" only with Blender's default bone options.
+    odd = [b.name for b in bones if not b.use_inherit_rotation or not b.use_local_location
+           or b.inherit_scale not in ('FULL', 'FIX_SHEAR', 'ALIGNED', 'AVERAGE')]
+    if odd:
+        listed = ", ".join(odd[:5]) + (", ..." if len(odd) > 5 else "")
+        warnings.append("bones without Inherit Rotation or Local Location (%s): their keys are "
+                        "written as for default bones and may not play back as retargeted" % listed)
     import mathutils
     root_frame = mathutils.Matrix.Translation(loc / s) @ rot.to_matrix().to_4x4()
     n = len(bones)
