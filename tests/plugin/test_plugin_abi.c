@@ -473,3 +473,87 @@ Test(plugin_abi, bad_session_descriptions_name_the_field) {
   rk->asset_close(clip);
   rk->asset_close(fig);
 }
+
+/* ---- random input: statuses only, never a crash ---------------------------------------------- */
+
+/* Runs a full session on a host skeleton; any status is fine, a crash or an abort is not. */
+static int session_status(rk_plugin_asset *clip, const rk_plugin_skeleton *k, const char *profile,
+                          rk_plugin_settings st, rk_plugin_space space, char *err, size_t size) {
+  rk_plugin_session_desc d = {.source = clip, .target_skeleton = k, .space = space,
+                              .profile_text = profile, .settings = st};
+  rk_plugin_session *s = NULL;
+  int rc = rk->session_new(&d, &s, err, size);
+  if (rc == RK_PLUGIN_OK) {
+    rc = rk->session_run(s, err, size);
+    rk_plugin_result r;
+    if (rc == RK_PLUGIN_OK) {
+      cr_assert_eq(rk->session_result(s, &r, err, size), RK_PLUGIN_OK, "%s", err);
+      g_autofree float *t = g_new(float, (size_t)r.frames * r.joint_count * 3);
+      g_autofree float *q = g_new(float, (size_t)r.frames * r.joint_count * 4);
+      cr_assert_eq(rk->session_keys(s, RK_PLUGIN_KEYS_REST_RELATIVE, 0, r.frames, t, q, NULL, err,
+                                    size),
+                   RK_PLUGIN_OK, "%s", err);
+      for (size_t i = 0; i < (size_t)r.frames * r.joint_count * 3; i++)
+        cr_assert(isfinite(t[i]), "a successful run returned a non-finite key");
+    }
+    cr_assert_eq(rk->session_close(s), RK_PLUGIN_OK);
+  } else {
+    cr_assert(err[0], "status %s without a message", rk->status_name(rc));
+  }
+  return rc;
+}
+
+Test(plugin_abi, random_rigs_settings_and_profiles_return_statuses) {
+  rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
+  rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
+  const rk_plugin_space spaces[] = {{RK_PLUGIN_UP_Y, 1}, {RK_PLUGIN_UP_Z, 0.01f},
+                                    {RK_PLUGIN_UP_Z, 1e-9f}, {RK_PLUGIN_UP_Y, 1e9f}};
+  static const char *const profiles[] = {
+      NULL, "", "[settings]\nik_iterations=1\n", "[settings]\nfoot_ik=maybe\n",
+      "[target]\nhips=leg_joint_L_1\n", "[target]\nhips=\n", "[source]\nhips=LeftFoot\n",
+      "[settings]\ncontact_height=1\ncontact_speed=100\ncontact_min_time=0\nblend_time=0\n",
+      "[settings]\nfps=10000\n", "\xff\xfe[\x01\n=", "[target]\nleft_foot=leg_joint_R_3\n"};
+  guint64 rng = 0x9e3779b97f4a7c15ull;
+  size_t ok = 0, refused = 0;
+  for (int round = 0; round < 60; round++) {
+    host_skeleton h = host_skeleton_from(fig, spaces[round % 4], round % 2);
+    const uint32_t n = h.k.joint_count;
+    /* Perturb a few joints: collapse a bone to zero length, stretch it, scale, twist, reparent. */
+    const int changes = round % 4;
+    for (int c0 = 0; c0 < changes; c0++) {
+      const uint32_t i = (uint32_t)rk_test_uniform(&rng, 0, n) % n;
+      float *x = h.rest + (size_t)i * RK_PLUGIN_TRS_FLOATS;
+      const double u = rk_test_uniform(&rng, 0, 0.4);
+      if (u < 0.1)
+        x[0] = x[1] = x[2] = 0;
+      else if (u < 0.2)
+        for (int c = 0; c < 3; c++)
+          x[c] *= (float)rk_test_uniform(&rng, -1e3, 1e3);
+      else if (u < 0.3)
+        for (int c = 3; c < 7; c++)
+          x[c] = (float)rk_test_uniform(&rng, -1, 1);
+      else if (u < 0.35)
+        x[7] = x[8] = x[9] = (float)rk_test_uniform(&rng, 1e-6, 1e3);
+      else if (u < 0.4 && h.parents[i] >= 0)
+        h.parents[i] = (int32_t)(rk_test_uniform(&rng, 0, 1) * n) % (int32_t)n;
+    }
+    rk_plugin_settings st = RK_PLUGIN_SETTINGS_INIT;
+    st.foot_ik = round % 3 - 1;
+    st.hand_ik = (round / 3) % 3 - 1;
+    st.root_motion = (round / 2) % 3 - 1;
+    st.fps = round % 5 == 0 ? 0 : rk_test_uniform(&rng, 0.5, 240);
+    st.reduce_tolerance_m = round % 4 == 0 ? rk_test_uniform(&rng, 0, 0.05) : 0;
+    char err[512] = "";
+    const int rc = session_status(clip, &h.k, profiles[round % G_N_ELEMENTS(profiles)], st,
+                                  spaces[round % 4], err, sizeof err);
+    rc == RK_PLUGIN_OK ? ok++ : refused++;
+    if (g_getenv("RK_VERBOSE"))
+      printf("round %d: %s %s\n", round, rk->status_name(rc), rc ? err : "");
+    host_skeleton_clear(&h);
+  }
+  printf("random rigs: %zu retargeted, %zu refused with a message\n", ok, refused);
+  cr_assert_gt(ok, 0);
+  cr_assert_gt(refused, 0);
+  rk->asset_close(clip);
+  rk->asset_close(fig);
+}

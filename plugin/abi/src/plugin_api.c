@@ -134,11 +134,11 @@ int rk__plugin_space_check(const rk_plugin_space *space, double *mpu, char *err,
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "space.up_axis = %d: must be RK_PLUGIN_UP_Y (0) or RK_PLUGIN_UP_Z (1)",
                            (int)space->up_axis);
-  const double m = space->metres_per_unit;
-  if (!(isfinite(m) && m >= 0 && (m == 0 || (m >= 1e-9 && m <= 1e9))))
+  const float m = space->metres_per_unit; /* bounds as floats: 1e-9f is below 1e-9 */
+  if (!(isfinite(m) && m >= 0 && (m == 0 || (m >= 1e-9f && m <= 1e9f))))
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "space.metres_per_unit = %g: must be 0 (metres) or within [1e-9, 1e9]",
-                           m);
+                           (double)m);
   *mpu = m == 0 ? 1.0 : m;
   return RK_PLUGIN_OK;
 }
