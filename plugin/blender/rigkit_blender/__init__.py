@@ -118,6 +118,9 @@ class RIGKIT_OT_retarget_clip(bpy.types.Operator):
 
     def execute(self, context):
         arm = context.active_object
+        if arm.mode == 'EDIT':
+            # Edit-bone changes reach bone.matrix_local only when edit mode is left.
+            bpy.ops.object.mode_set(mode='OBJECT')
         path = bpy.path.abspath(self.filepath)
         if not path:
             self.report({'ERROR'}, "rigkit: choose a clip file")
