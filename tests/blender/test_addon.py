@@ -149,23 +149,24 @@ check(co.size == len(bones) * 7 * frames * 2 and np.all(np.isfinite(co)), "NaN o
 say("action '%s': %d bones x 7 curves x %d frames, frames %g..%g, no NaN"
     % (act.name, len(bones), frames, *act.frame_range))
 
-# Feet on the ground: the planted joints rigkit reports are feet; every frame, none sinks below
-# the ground, and the lowest is near it; during each contact the joint does not slide.
+# Feet on the ground: the planted joints rigkit reports are feet. Over the clip the lowest foot
+# comes within 1 cm of the ground (the rest pose's lowest joint) and none sinks more than 1 cm;
+# at every frame some foot is low (a walk never has both feet far up: a wrong unit or axis
+# would float or sink the character). During each contact the planted joint does not slide.
 contacts = json.loads(act["rigkit_contacts_scene_frames"])
 feet = sorted(contacts)
 check(len(feet) >= 2, "contact joints %s" % feet)
-lowest_rest = min(rest_heads[f][2] for f in feet)
 per_frame = {f: heads(scene, arm, f) for f in range(1, frames + 1)}
-worst_low, worst_min = 0.0, 0.0
+lowest, highest_low = math.inf, 0.0
 for f, hd in per_frame.items():
-    zs = [hd[b][2] - ground for b in feet]
     for v in hd.values():
         check(all(math.isfinite(c) for c in v), "frame %d: NaN head" % f)
-    worst_low = min(worst_low, min(zs))
-    worst_min = max(worst_min, min(zs))
-check(worst_low > -0.01, "a foot sinks %.1f mm below the ground" % (-worst_low * 1e3))
-check(worst_min < lowest_rest - ground + 0.03,
-      "no foot near the ground at some frame (lowest foot %.1f mm up)" % (worst_min * 1e3))
+    low = min(hd[b][2] - ground for b in feet)
+    lowest = min(lowest, low)
+    highest_low = max(highest_low, low)
+check(lowest > -0.01, "a foot sinks %.1f mm below the ground" % (-lowest * 1e3))
+check(lowest < 0.01, "no foot comes within 1 cm of the ground (lowest %.1f mm)" % (lowest * 1e3))
+check(highest_low < 0.06, "both feet %.1f mm up at some frame" % (highest_low * 1e3))
 skate = 0.0
 for b, ivs in contacts.items():
     for a, z in ivs:
@@ -177,8 +178,9 @@ check(skate < 0.002, "planted feet slide %.2f mm in Blender" % (skate * 1e3))
 hips = "torso_joint_1"
 travel = per_frame[frames][hips][1] - per_frame[1][hips][1]
 check(travel < -0.5, "the hips travel %.3f m along Y (expected forward, -Y)" % travel)
-say("feet %s: lowest %.1f mm above ground at worst, never below %.1f mm; planted skate %.3f mm; "
-    "hips travel %.2f m" % (",".join(feet), worst_min * 1e3, worst_low * 1e3, skate * 1e3, -travel))
+say("feet %s: lowest %.1f mm from the ground over the clip, lowest foot at most %.1f mm up at any "
+    "frame; planted skate %.3f mm; hips travel %.2f m" % (",".join(feet), lowest * 1e3,
+                                                          highest_low * 1e3, skate * 1e3, -travel))
 dense_positions = per_frame
 
 # ---- key reduction: fewer keys, same motion -------------------------------------------------
