@@ -77,11 +77,14 @@ int main(int argc, char **argv) {
     return 1;
   if ((st = rk->asset_joints(character, &host, n, names, parents, rest, NULL, err, sizeof err)))
     return fail("listing joints", rk, st, err);
-  const rk_plugin_skeleton armature = {.joint_count = n, .names = names, .parents = parents,
-                                       .rest = rest};
+  const rk_plugin_skeleton armature = {
+      .joint_count = n, .names = names, .parents = parents, .rest = rest};
 
-  rk_plugin_session_desc desc = {.source = clip, .source_clip = 0, .target_skeleton = &armature,
-                                 .space = host, .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session_desc desc = {.source = clip,
+                                 .source_clip = 0,
+                                 .target_skeleton = &armature,
+                                 .space = host,
+                                 .settings = RK_PLUGIN_SETTINGS_INIT};
   desc.settings.root_motion = 1; /* the walk is in place: let it travel so feet can plant */
   rk_plugin_session *s = NULL;
   if ((st = rk->session_new(&desc, &s, err, sizeof err)))
@@ -97,8 +100,8 @@ int main(int argc, char **argv) {
   rk_plugin_result r;
   if ((st = rk->session_result(s, &r, err, sizeof err)))
     return fail("reading the result", rk, st, err);
-  printf("retargeted: %u frames at %g fps, %u joints, %u bones mapped, %.1f ms\n", r.frames,
-         r.fps, r.joint_count, r.mapped_bones, r.run_seconds * 1e3);
+  printf("retargeted: %u frames at %g fps, %u joints, %u bones mapped, %.1f ms\n", r.frames, r.fps,
+         r.joint_count, r.mapped_bones, r.run_seconds * 1e3);
   printf("quality: foot skate max %.3f mm (without IK %.1f mm), IK goal error max %.4f mm\n",
          r.foot_skate_max_mm, r.foot_skate_fk_max_mm, r.ik_goal_error_max_mm);
 

@@ -50,8 +50,8 @@ static void fk_at(const rk_asset *a, double t, rk_vec3 *out) {
   g_autofree rk_transform *pose = g_new(rk_transform, n);
   g_autofree rk_mat4 *models = g_new(rk_mat4, n);
   cr_assert(rk_clip_sample(rk_asset_clip(a, 0), rk_skeleton_rest_locals(s), t, pose, n));
-  rk_fk_job job = {.skeleton = s, .locals = pose, .locals_count = n, .models = models,
-                   .models_count = n};
+  rk_fk_job job = {
+      .skeleton = s, .locals = pose, .locals_count = n, .models = models, .models_count = n};
   cr_assert(rk_fk_job_run(&job));
   for (size_t i = 0; i < n; i++)
     out[i] = rk_mat4_get_translation(&models[i]);
@@ -74,16 +74,28 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
   g_autofree char *scripts = g_build_filename(dir, "user_scripts", NULL);
   g_autofree char *out_dir = g_build_filename(dir, "out", NULL);
   g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "BLENDER_USER_SCRIPTS", scripts, TRUE);
-  const char *argv[] = {blender, "-b", "--factory-startup", "--python-exit-code", "1", "--python",
-                        RK_ADDON_SCRIPT, "--", "--zip", RK_ADDON_ZIP, "--data", RK_TEST_DATA_DIR,
-                        "--out", out_dir, NULL};
+  const char *argv[] = {blender,
+                        "-b",
+                        "--factory-startup",
+                        "--python-exit-code",
+                        "1",
+                        "--python",
+                        RK_ADDON_SCRIPT,
+                        "--",
+                        "--zip",
+                        RK_ADDON_ZIP,
+                        "--data",
+                        RK_TEST_DATA_DIR,
+                        "--out",
+                        out_dir,
+                        NULL};
   g_autofree char *out = NULL, *err = NULL;
   int status = 0;
   g_autoptr(GError) e = NULL;
   const gint64 t0 = g_get_monotonic_time();
-  cr_assert(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                         &status, &e),
-            "cannot run %s: %s", blender, e ? e->message : "");
+  cr_assert(
+      g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &e),
+      "cannot run %s: %s", blender, e ? e->message : "");
   const double blender_s = (double)(g_get_monotonic_time() - t0) * 1e-6;
   g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
   GString *ours = g_string_new(NULL);
@@ -169,7 +181,9 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
   rk_plugin_asset *src = NULL, *tgt = NULL;
   cr_assert_eq(rk->asset_open_file(walk, NULL, &src, msg, sizeof msg), RK_PLUGIN_OK, "%s", msg);
   cr_assert_eq(rk->asset_open_file(fig, NULL, &tgt, msg, sizeof msg), RK_PLUGIN_OK, "%s", msg);
-  rk_plugin_session_desc d = {.source = src, .target_asset = tgt, .space = {RK_PLUGIN_UP_Y, 1},
+  rk_plugin_session_desc d = {.source = src,
+                              .target_asset = tgt,
+                              .space = {RK_PLUGIN_UP_Y, 1},
                               .settings = RK_PLUGIN_SETTINGS_INIT};
   d.settings.root_motion = 1; /* as the Blender run */
   d.settings.fps = fps;
@@ -190,7 +204,8 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
     g_autoptr(GList) names = json_object_get_members(p);
     for (GList *l = names; l; l = l->next) {
       const rk_vec3 want = z_to_y(json_vec3(json_object_get_array_member(p, l->data)));
-      worst_direct = fmax(worst_direct, rk_vec3_norm(rk_vec3_sub(dp[joint(da, l->data, direct)], want)));
+      worst_direct =
+          fmax(worst_direct, rk_vec3_norm(rk_vec3_sub(dp[joint(da, l->data, direct)], want)));
     }
   }
   cr_assert(worst_direct < 5e-4, "Blender's pose is %.3f mm from the plugin's own retarget",

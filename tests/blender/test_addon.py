@@ -68,7 +68,8 @@ load_s = time.perf_counter() - t0
 import rigkit_blender  # noqa: E402  (installed just above)
 
 plugin = rigkit_blender._state["plugin"]
-check(plugin is not None, "the add-on did not load its library: %s" % rigkit_blender._state["error"])
+check(plugin is not None,
+      "the add-on did not load its library: %s" % rigkit_blender._state["error"])
 check(os.path.dirname(plugin.path) == os.path.dirname(rigkit_blender.__file__),
       "library loaded from %s, not from the add-on's folder" % plugin.path)
 say("loaded rigkit %s from %s" % (plugin.version, plugin.path))
@@ -131,17 +132,21 @@ say("timings: add-on load %.1f ms, retarget %.1f ms, key write %.1f ms (%d keys)
     % (load_s * 1e3, act["rigkit_retarget_s"] * 1e3, act["rigkit_keys_s"] * 1e3,
        act["rigkit_keys_written"], op_s * 1e3))
 frames = act["rigkit_frames"]
-check(frames == 14 and abs(act["rigkit_fps"] - 24) < 1e-9, "frames %s fps %s" % (frames, act["rigkit_fps"]))
+check(frames == 14 and abs(act["rigkit_fps"] - 24) < 1e-9,
+      "frames %s fps %s" % (frames, act["rigkit_fps"]))
 check(tuple(act.frame_range) == (1.0, 14.0), "action frame range %s" % (tuple(act.frame_range),))
-check((scene.frame_start, scene.frame_end) == (1, 14), "scene range %d..%d" % (scene.frame_start, scene.frame_end))
+check((scene.frame_start, scene.frame_end) == (1, 14),
+      "scene range %d..%d" % (scene.frame_start, scene.frame_end))
 bones = [b.name for b in arm.data.bones]
 keyed = {}
 for fc in act.fcurves:
     keyed.setdefault(fc.group.name, set()).add((fc.data_path.rsplit(".", 1)[1], fc.array_index))
     check(len(fc.keyframe_points) == frames, "%s[%d]: %d keys" % (fc.data_path, fc.array_index,
                                                                   len(fc.keyframe_points)))
-    check(all(k.interpolation == 'LINEAR' for k in fc.keyframe_points), "%s: not linear" % fc.data_path)
-check(sorted(keyed) == sorted(bones), "keyed bones %s != armature bones %s" % (sorted(keyed), bones))
+    check(all(k.interpolation == 'LINEAR' for k in fc.keyframe_points),
+          "%s: not linear" % fc.data_path)
+check(sorted(keyed) == sorted(bones),
+      "keyed bones %s != armature bones %s" % (sorted(keyed), bones))
 for b, chans in keyed.items():
     check(len(chans) == 7, "%s: channels %s" % (b, sorted(chans)))
 co = all_keys(act)
@@ -208,12 +213,14 @@ res = bpy.ops.rigkit.retarget_clip(filepath=walk, root_motion='ON', frame_rate='
                                    action_name="walk_1000fps", set_frame_range=False)
 op_s = time.perf_counter() - t0
 big = arm.animation_data.action
-check(res == {'FINISHED'} and big["rigkit_frames"] == 543, "1000 fps: %s %s" % (res, big.get("rigkit_frames")))
-check(abs(big.frame_range[1] - (1 + 542 * 24 / 1000)) < 1e-3, "1000 fps range %s" % (tuple(big.frame_range),))
+check(res == {'FINISHED'} and big["rigkit_frames"] == 543,
+      "1000 fps: %s %s" % (res, big.get("rigkit_frames")))
+check(abs(big.frame_range[1] - (1 + 542 * 24 / 1000)) < 1e-3,
+      "1000 fps range %s" % (tuple(big.frame_range),))
 say("timings at 1000 fps: %d frames, %d keys: retarget %.1f ms, key write %.1f ms (%.2f M keys/s), "
-    "operator %.1f ms" % (big["rigkit_frames"], big["rigkit_keys_written"], big["rigkit_retarget_s"] * 1e3,
-                          big["rigkit_keys_s"] * 1e3, big["rigkit_keys_written"] / big["rigkit_keys_s"] / 1e6,
-                          op_s * 1e3))
+    "operator %.1f ms" % (big["rigkit_frames"], big["rigkit_keys_written"],
+                          big["rigkit_retarget_s"] * 1e3, big["rigkit_keys_s"] * 1e3,
+                          big["rigkit_keys_written"] / big["rigkit_keys_s"] / 1e6, op_s * 1e3))
 
 # ---- a profile file: [settings] turns root motion on, [target] maps a bone ------------------
 profile = os.path.join(args.out, "figure.rkprofile")
@@ -285,8 +292,8 @@ manifest = {"fps": 24, "frames": frames, "frame_start": 1, "bones": len(bones),
             "contacts": contacts, "feet": feet, "ground_z": ground,
             "samples": [{"frame": f,
                          "positions": {b: dense_positions[f][b] for b in probe},
-                         "armature_positions": {b: tuple(to_armature @ Vector(dense_positions[f][b]))
-                                                for b in probe}}
+                         "armature_positions": {
+                             b: tuple(to_armature @ Vector(dense_positions[f][b])) for b in probe}}
                         for f in sample_frames]}
 
 

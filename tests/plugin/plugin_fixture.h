@@ -53,13 +53,13 @@ static inline host_skeleton host_skeleton_from(const rk_plugin_asset *a, rk_plug
   const uint32_t n = ai.joint_count;
   g_autofree const char **names = g_new(const char *, n);
   g_autofree int32_t *parents = g_new(int32_t, n);
-  g_autofree float *rest = g_new(float, (size_t)n * RK_PLUGIN_TRS_FLOATS);
+  g_autofree float *rest = g_new(float, (size_t)n *RK_PLUGIN_TRS_FLOATS);
   cr_assert_eq(rk->asset_joints(a, &space, n, names, parents, rest, NULL, err, sizeof err),
                RK_PLUGIN_OK, "%s", err);
   host_skeleton h;
   h.names = g_new(const char *, n);
   h.parents = g_new(int32_t, n);
-  h.rest = g_new(float, (size_t)n * RK_PLUGIN_TRS_FLOATS);
+  h.rest = g_new(float, (size_t)n *RK_PLUGIN_TRS_FLOATS);
   h.order = g_new(uint32_t, n);
   g_autofree int32_t *host_of = g_new(int32_t, n);
   for (uint32_t i = 0; i < n; i++) {
@@ -73,8 +73,8 @@ static inline host_skeleton host_skeleton_from(const rk_plugin_asset *a, rk_plug
     memcpy(h.rest + (size_t)i * RK_PLUGIN_TRS_FLOATS, rest + (size_t)j * RK_PLUGIN_TRS_FLOATS,
            RK_PLUGIN_TRS_FLOATS * sizeof(float));
   }
-  h.k = (rk_plugin_skeleton){.joint_count = n, .names = h.names, .parents = h.parents,
-                             .rest = h.rest};
+  h.k = (rk_plugin_skeleton){
+      .joint_count = n, .names = h.names, .parents = h.parents, .rest = h.rest};
   return h;
 }
 
@@ -114,14 +114,12 @@ static inline plugin_keys plugin_read_keys(const rk_plugin_session *s, int32_t f
   k.r = g_new(float, n * 4);
   k.s = g_new(float, n * 3);
   char err[256] = "";
-  cr_assert_eq(rk->session_keys(s, form, 0, r.frames, k.t, k.r, k.s, err, sizeof err),
-               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(rk->session_keys(s, form, 0, r.frames, k.t, k.r, k.s, err, sizeof err), RK_PLUGIN_OK,
+               "%s", err);
   return k;
 }
 
-static inline void plugin_keys_clear(plugin_keys *k) {
-  g_free(k->t), g_free(k->r), g_free(k->s);
-}
+static inline void plugin_keys_clear(plugin_keys *k) { g_free(k->t), g_free(k->r), g_free(k->s); }
 
 /* Angle between two float quaternions (q and -q equal). */
 static inline double quat_angle_f(const float *a, const float *b) {

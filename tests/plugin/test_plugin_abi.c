@@ -19,8 +19,8 @@ Test(plugin_abi, exports_only_the_entry_point) {
   g_autoptr(GError) e = NULL;
   const char *argv_nm[] = {nm, "-D", "--defined-only", RK_PLUGIN_SO, NULL};
   const char *argv_re[] = {readelf, "--dyn-syms", "-W", RK_PLUGIN_SO, NULL};
-  cr_assert(g_spawn_sync(NULL, (char **)(nm ? argv_nm : argv_re), NULL, G_SPAWN_DEFAULT, NULL,
-                         NULL, &out, &errs, &status, &e),
+  cr_assert(g_spawn_sync(NULL, (char **)(nm ? argv_nm : argv_re), NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                         &out, &errs, &status, &e),
             "%s", e ? e->message : "");
   cr_assert(g_spawn_check_wait_status(status, NULL), "%s", errs);
   g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
@@ -174,8 +174,8 @@ Test(plugin_abi, stale_foreign_and_double_closed_handles_are_refused) {
                RK_PLUGIN_ERR_ARGUMENT);
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
-  rk_plugin_session_desc d = {.source = clip, .target_asset = fig,
-                              .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session_desc d = {
+      .source = clip, .target_asset = fig, .settings = RK_PLUGIN_SETTINGS_INIT};
   rk_plugin_session *s = NULL;
   cr_assert_eq(rk->session_new(&d, &s, err, sizeof err), RK_PLUGIN_OK, "%s", err);
   cr_assert_eq(rk->asset_info((rk_plugin_asset *)s, &ai, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
@@ -199,7 +199,8 @@ Test(plugin_abi, stale_foreign_and_double_closed_handles_are_refused) {
 Test(plugin_abi, messages_fit_any_buffer) {
   rk_plugin_asset *a = NULL;
   /* err NULL: only the status. */
-  cr_assert_eq(rk->asset_open_file("/nonexistent/dir/walk.bvh", NULL, &a, NULL, 0), RK_PLUGIN_ERR_IO);
+  cr_assert_eq(rk->asset_open_file("/nonexistent/dir/walk.bvh", NULL, &a, NULL, 0),
+               RK_PLUGIN_ERR_IO);
   cr_assert_eq(rk->asset_open_file("/nonexistent/dir/walk.bvh", NULL, &a, NULL, 100),
                RK_PLUGIN_ERR_IO);
   char big[512];
@@ -235,8 +236,8 @@ Test(plugin_abi, malformed_files_and_bytes_give_parse_errors) {
   rk_plugin_asset *a = NULL;
   static const char junk[] = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0\n";
   int st = rk->asset_open_memory(junk, sizeof junk - 1, "junk.bvh", NULL, &a, err, sizeof err);
-  cr_assert(st == RK_PLUGIN_ERR_PARSE || st == RK_PLUGIN_ERR_INVALID, "%s: %s",
-            rk->status_name(st), err);
+  cr_assert(st == RK_PLUGIN_ERR_PARSE || st == RK_PLUGIN_ERR_INVALID, "%s: %s", rk->status_name(st),
+            err);
   cr_assert(strstr(err, "junk.bvh"), "%s", err);
   cr_assert_null(a);
   static const unsigned char glb_head[] = {'g', 'l', 'T', 'F', 2, 0, 0, 0, 0xff, 0xff, 0, 0};
@@ -304,8 +305,8 @@ Test(plugin_abi, asset_listing_checks_indices_and_capacity) {
 
 static int try_skeleton(const rk_plugin_skeleton *k, char *err, size_t size) {
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
-  rk_plugin_session_desc d = {.source = clip, .target_skeleton = k,
-                              .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session_desc d = {
+      .source = clip, .target_skeleton = k, .settings = RK_PLUGIN_SETTINGS_INIT};
   rk_plugin_session *s = NULL;
   int st = rk->session_new(&d, &s, err, size);
   if (st == RK_PLUGIN_OK)
@@ -397,16 +398,16 @@ Test(plugin_abi, bad_target_skeletons_are_refused_naming_the_joint) {
   const char *one_name[] = {"only"};
   const int32_t one_parent[] = {-1};
   const float one_rest[] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
-  k = (rk_plugin_skeleton){.joint_count = 1, .names = one_name, .parents = one_parent,
-                           .rest = one_rest};
+  k = (rk_plugin_skeleton){
+      .joint_count = 1, .names = one_name, .parents = one_parent, .rest = one_rest};
   cr_assert_eq(try_skeleton(&k, err, sizeof err), RK_PLUGIN_ERR_MAPPING);
   cr_assert(strstr(err, "target"), "%s", err);
   const char *chain_names[] = {"a", "b", "c"};
   const int32_t chain_parents[] = {-1, 0, 1};
-  const float chain_rest[] = {0, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0.5f, 0, 0, 0, 0, 1, 1, 1, 1,
-                              0, 0.5f, 0, 0, 0, 0, 1, 1, 1, 1};
-  k = (rk_plugin_skeleton){.joint_count = 3, .names = chain_names, .parents = chain_parents,
-                           .rest = chain_rest};
+  const float chain_rest[] = {0, 1, 0, 0, 0, 0, 1,    1, 1, 1, 0, 0.5f, 0, 0, 0,
+                              0, 1, 1, 1, 1, 0, 0.5f, 0, 0, 0, 0, 1,    1, 1, 1};
+  k = (rk_plugin_skeleton){
+      .joint_count = 3, .names = chain_names, .parents = chain_parents, .rest = chain_rest};
   cr_assert_eq(try_skeleton(&k, err, sizeof err), RK_PLUGIN_ERR_MAPPING);
 
   host_skeleton_clear(&h);
@@ -418,8 +419,8 @@ Test(plugin_abi, bad_session_descriptions_name_the_field) {
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
   rk_plugin_session *s = NULL;
-  const rk_plugin_session_desc good = {.source = clip, .target_asset = fig,
-                                       .settings = RK_PLUGIN_SETTINGS_INIT};
+  const rk_plugin_session_desc good = {
+      .source = clip, .target_asset = fig, .settings = RK_PLUGIN_SETTINGS_INIT};
   rk_plugin_session_desc d = good;
   d.target_asset = NULL;
   cr_assert_eq(rk->session_new(&d, &s, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
@@ -479,8 +480,11 @@ Test(plugin_abi, bad_session_descriptions_name_the_field) {
 /* Runs a full session on a host skeleton; any status is fine, a crash or an abort is not. */
 static int session_status(rk_plugin_asset *clip, const rk_plugin_skeleton *k, const char *profile,
                           rk_plugin_settings st, rk_plugin_space space, char *err, size_t size) {
-  rk_plugin_session_desc d = {.source = clip, .target_skeleton = k, .space = space,
-                              .profile_text = profile, .settings = st};
+  rk_plugin_session_desc d = {.source = clip,
+                              .target_skeleton = k,
+                              .space = space,
+                              .profile_text = profile,
+                              .settings = st};
   rk_plugin_session *s = NULL;
   int rc = rk->session_new(&d, &s, err, size);
   if (rc == RK_PLUGIN_OK) {
@@ -488,11 +492,11 @@ static int session_status(rk_plugin_asset *clip, const rk_plugin_skeleton *k, co
     rk_plugin_result r;
     if (rc == RK_PLUGIN_OK) {
       cr_assert_eq(rk->session_result(s, &r, err, size), RK_PLUGIN_OK, "%s", err);
-      g_autofree float *t = g_new(float, (size_t)r.frames * r.joint_count * 3);
-      g_autofree float *q = g_new(float, (size_t)r.frames * r.joint_count * 4);
-      cr_assert_eq(rk->session_keys(s, RK_PLUGIN_KEYS_REST_RELATIVE, 0, r.frames, t, q, NULL, err,
-                                    size),
-                   RK_PLUGIN_OK, "%s", err);
+      g_autofree float *t = g_new(float, (size_t)r.frames *r.joint_count * 3);
+      g_autofree float *q = g_new(float, (size_t)r.frames *r.joint_count * 4);
+      cr_assert_eq(
+          rk->session_keys(s, RK_PLUGIN_KEYS_REST_RELATIVE, 0, r.frames, t, q, NULL, err, size),
+          RK_PLUGIN_OK, "%s", err);
       for (size_t i = 0; i < (size_t)r.frames * r.joint_count * 3; i++)
         cr_assert(isfinite(t[i]), "a successful run returned a non-finite key");
     }
@@ -506,13 +510,22 @@ static int session_status(rk_plugin_asset *clip, const rk_plugin_skeleton *k, co
 Test(plugin_abi, random_rigs_settings_and_profiles_return_statuses) {
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
-  const rk_plugin_space spaces[] = {{RK_PLUGIN_UP_Y, 1}, {RK_PLUGIN_UP_Z, 0.01f},
-                                    {RK_PLUGIN_UP_Z, 1e-9f}, {RK_PLUGIN_UP_Y, 1e9f}};
+  const rk_plugin_space spaces[] = {{RK_PLUGIN_UP_Y, 1},
+                                    {RK_PLUGIN_UP_Z, 0.01f},
+                                    {RK_PLUGIN_UP_Z, 1e-9f},
+                                    {RK_PLUGIN_UP_Y, 1e9f}};
   static const char *const profiles[] = {
-      NULL, "", "[settings]\nik_iterations=1\n", "[settings]\nfoot_ik=maybe\n",
-      "[target]\nhips=leg_joint_L_1\n", "[target]\nhips=\n", "[source]\nhips=LeftFoot\n",
+      NULL,
+      "",
+      "[settings]\nik_iterations=1\n",
+      "[settings]\nfoot_ik=maybe\n",
+      "[target]\nhips=leg_joint_L_1\n",
+      "[target]\nhips=\n",
+      "[source]\nhips=LeftFoot\n",
       "[settings]\ncontact_height=1\ncontact_speed=100\ncontact_min_time=0\nblend_time=0\n",
-      "[settings]\nfps=10000\n", "\xff\xfe[\x01\n=", "[target]\nleft_foot=leg_joint_R_3\n"};
+      "[settings]\nfps=10000\n",
+      "\xff\xfe[\x01\n=",
+      "[target]\nleft_foot=leg_joint_R_3\n"};
   guint64 rng = 0x9e3779b97f4a7c15ull;
   size_t ok = 0, refused = 0;
   for (int round = 0; round < 60; round++) {

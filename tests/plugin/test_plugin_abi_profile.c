@@ -14,9 +14,9 @@ TestSuite(plugin_profile, .init = plugin_load);
 static int run(const char *const *argv, char **out, char **err) {
   int status = 0;
   g_autoptr(GError) e = NULL;
-  cr_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
-                         &e),
-            "cannot run %s: %s", argv[0], e ? e->message : "");
+  cr_assert(
+      g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &e),
+      "cannot run %s: %s", argv[0], e ? e->message : "");
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -28,9 +28,10 @@ static rk_vec3 *all_positions(const rk_asset *a, double fps, size_t frames) {
   g_autofree rk_transform *pose = g_new(rk_transform, n);
   g_autofree rk_mat4 *models = g_new(rk_mat4, n);
   for (size_t f = 0; f < frames; f++) {
-    cr_assert(rk_clip_sample_frame(rk_asset_clip(a, 0), rk_skeleton_rest_locals(s), fps, f, pose, n));
-    rk_fk_job job = {.skeleton = s, .locals = pose, .locals_count = n, .models = models,
-                     .models_count = n};
+    cr_assert(
+        rk_clip_sample_frame(rk_asset_clip(a, 0), rk_skeleton_rest_locals(s), fps, f, pose, n));
+    rk_fk_job job = {
+        .skeleton = s, .locals = pose, .locals_count = n, .models = models, .models_count = n};
     cr_assert(rk_fk_job_run(&job));
     for (size_t j = 0; j < n; j++)
       p[f * n + j] = rk_mat4_get_translation(&models[j]);
@@ -58,8 +59,8 @@ Test(plugin_profile, the_same_file_retargets_alike_in_the_cli_and_the_plugin) {
   g_autofree char *cli_glb = g_build_filename(dir, "cli.glb", NULL);
   g_autofree char *report = g_build_filename(dir, "report.json", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  const char *argv[] = {cli, "retarget", "--target", fig, "--map", profile, "--out", cli_glb,
-                        "--report", report, walk, NULL};
+  const char *argv[] = {cli,     "retarget", "--target", fig,    "--map", profile,
+                        "--out", cli_glb,    "--report", report, walk,    NULL};
   const int code = run(argv, &out, &err);
   cr_assert_eq(code, 0, "rigkit retarget exit %d:\n%s\n%s", code, out, err);
 
@@ -73,8 +74,11 @@ Test(plugin_profile, the_same_file_retargets_alike_in_the_cli_and_the_plugin) {
   /* The plugin with the same file, the target as an asset, no host settings. */
   rk_plugin_asset *src = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *tgt = plugin_open("RiggedFigure.glb");
-  rk_plugin_session_desc d = {.source = src, .target_asset = tgt, .space = {RK_PLUGIN_UP_Y, 1},
-                              .profile_path = profile, .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session_desc d = {.source = src,
+                              .target_asset = tgt,
+                              .space = {RK_PLUGIN_UP_Y, 1},
+                              .profile_path = profile,
+                              .settings = RK_PLUGIN_SETTINGS_INIT};
   rk_plugin_session *s = plugin_run(&d);
   rk_plugin_result r = plugin_result(s);
   cr_assert_eq(r.frames, json_object_get_int_member(clip, "frames"));

@@ -13,9 +13,9 @@ static int run_sample(const char *const *args, char **out, char **err) {
   int status = 0;
   g_autoptr(GError) e = NULL;
   cr_assert(g_file_test(SAMPLE, G_FILE_TEST_IS_EXECUTABLE), "%s is not built", SAMPLE);
-  cr_assert(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status,
-                         &e),
-            "%s", e ? e->message : "");
+  cr_assert(
+      g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err, &status, &e),
+      "%s", e ? e->message : "");
   cr_assert(WIFEXITED(status), "the sample did not exit normally:\n%s\n%s", *out, *err);
   return WEXITSTATUS(status);
 }

@@ -16,8 +16,8 @@ static const rk_plugin_space blender_cm = {RK_PLUGIN_UP_Z, 0.01f};
 
 /* The walk onto the figure with root motion (the walk is in place), target as an asset. */
 static rk_plugin_session_desc walk_onto(rk_plugin_asset *clip, rk_plugin_asset *fig) {
-  rk_plugin_session_desc d = {.source = clip, .target_asset = fig, .space = canonical,
-                              .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session_desc d = {
+      .source = clip, .target_asset = fig, .space = canonical, .settings = RK_PLUGIN_SETTINGS_INIT};
   d.settings.root_motion = 1;
   return d;
 }
@@ -125,14 +125,16 @@ Test(plugin_session, rest_relative_keys_compose_with_the_rest_into_local_keys) {
       const size_t k = (size_t)f * n + j;
       rk_quat rr = rk_quat_normalize(rk_quat_make(x[3], x[4], x[5], x[6]));
       rk_quat br = rk_quat_make(rel.r[k * 4], rel.r[k * 4 + 1], rel.r[k * 4 + 2], rel.r[k * 4 + 3]);
-      rk_vec3 bt = rk_vec3_make(rel.t[k * 3] * x[7], rel.t[k * 3 + 1] * x[8], rel.t[k * 3 + 2] * x[9]);
+      rk_vec3 bt =
+          rk_vec3_make(rel.t[k * 3] * x[7], rel.t[k * 3 + 1] * x[8], rel.t[k * 3 + 2] * x[9]);
       /* local = rest * basis: t = rest.t + rest.r (rest.s * b.t), r = rest.r b.r, s = rest.s b.s */
       rk_vec3 t = rk_vec3_add(rk_vec3_make(x[0], x[1], x[2]), rk_quat_rotate(rr, bt));
       rk_quat q = rk_quat_mul(rr, br);
       float qf[4] = {(float)q.x, (float)q.y, (float)q.z, (float)q.w};
       worst_r = fmax(worst_r, quat_angle_f(qf, loc.r + k * 4));
-      worst_t = fmax(worst_t, rk_vec3_norm(rk_vec3_sub(
-                                  t, rk_vec3_make(loc.t[k * 3], loc.t[k * 3 + 1], loc.t[k * 3 + 2]))));
+      worst_t =
+          fmax(worst_t, rk_vec3_norm(rk_vec3_sub(
+                            t, rk_vec3_make(loc.t[k * 3], loc.t[k * 3 + 1], loc.t[k * 3 + 2]))));
       for (int c = 0; c < 3; c++)
         worst_s = fmax(worst_s, fabs(x[7 + c] * rel.s[k * 3 + c] - loc.s[k * 3 + c]));
       /* Sign-continuous rotations from frame to frame (hosts interpolate components). */
@@ -168,8 +170,9 @@ Test(plugin_session, key_ranges_are_slices_of_the_whole_and_checked) {
   cr_assert_eq(rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, 10, 5, t, q, NULL, err, sizeof err),
                RK_PLUGIN_ERR_ARGUMENT);
   cr_assert(strstr(err, "0..13"), "%s", err);
-  cr_assert_eq(rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, UINT32_MAX, 2, t, q, NULL, err, sizeof err),
-               RK_PLUGIN_ERR_ARGUMENT);
+  cr_assert_eq(
+      rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, UINT32_MAX, 2, t, q, NULL, err, sizeof err),
+      RK_PLUGIN_ERR_ARGUMENT);
   cr_assert_eq(rk->session_keys(s, 5, 0, 1, t, q, NULL, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
   cr_assert(strstr(err, "keys = 5"), "%s", err);
   /* Zero frames, and no arrays at all, are fine. */
@@ -254,8 +257,7 @@ Test(plugin_session, reduced_tracks_keep_a_subset_of_the_baked_frames) {
                   "joint %u channel %d: keys at frames %g .. %g of %u", j, ch, rfr[0],
                   rfr[nred - 1], rf.frames);
     }
-  cr_assert_eq(total_full, rf.keys_baked,
-               "tracks hold every baked key");
+  cr_assert_eq(total_full, rf.keys_baked, "tracks hold every baked key");
   cr_assert_lt(total_red, total_full);
   /* Argument checks. */
   char err[256] = "";
@@ -320,8 +322,11 @@ static int try_profile(const char *path, const char *text, rk_plugin_settings st
                        size_t size, rk_plugin_result *out) {
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
-  rk_plugin_session_desc d = {.source = clip, .target_asset = fig, .profile_path = path,
-                              .profile_text = text, .settings = st};
+  rk_plugin_session_desc d = {.source = clip,
+                              .target_asset = fig,
+                              .profile_path = path,
+                              .profile_text = text,
+                              .settings = st};
   rk_plugin_session *s = NULL;
   int rc = rk->session_new(&d, &s, err, size);
   if (rc == RK_PLUGIN_OK) {
@@ -368,7 +373,8 @@ Test(plugin_session, the_profile_settings_apply_and_the_host_overrides_them) {
   g_autofree char *path = g_build_filename(dir, "walk.map", NULL);
   cr_assert(g_file_set_contents(path, "# a profile\n[settings]\nfps=30\n", -1, NULL));
   rk_plugin_result from_file;
-  cr_assert_eq(try_profile(path, NULL, deflt, err, sizeof err, &from_file), RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(try_profile(path, NULL, deflt, err, sizeof err, &from_file), RK_PLUGIN_OK, "%s",
+               err);
   cr_assert_eq(from_file.frames, 17);
   g_unlink(path);
   g_rmdir(dir);
@@ -408,7 +414,8 @@ Test(plugin_session, the_profile_maps_bones_and_rescues_a_rig_the_automatic_map_
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
   rk_plugin_asset *fox = plugin_open("Fox.glb");
   /* [target] unmaps the toes; the map text shows it. */
-  rk_plugin_session_desc d = {.source = clip, .target_asset = fig,
+  rk_plugin_session_desc d = {.source = clip,
+                              .target_asset = fig,
                               .profile_text = "[target]\nleft_toes=\nright_toes=\n",
                               .settings = RK_PLUGIN_SETTINGS_INIT};
   rk_plugin_session *s = NULL;
@@ -428,8 +435,8 @@ Test(plugin_session, the_profile_maps_bones_and_rescues_a_rig_the_automatic_map_
   rk->session_close(s);
 
   /* A quadruped is refused as a target... */
-  d = (rk_plugin_session_desc){.source = clip, .target_asset = fox,
-                               .settings = RK_PLUGIN_SETTINGS_INIT};
+  d = (rk_plugin_session_desc){
+      .source = clip, .target_asset = fox, .settings = RK_PLUGIN_SETTINGS_INIT};
   cr_assert_eq(rk->session_new(&d, &s, err, sizeof err), RK_PLUGIN_ERR_MAPPING);
   cr_assert(strstr(err, "target") && strstr(err, "quadruped"), "%s", err);
   /* ...unless the profile maps its hind legs. */
@@ -500,7 +507,8 @@ Test(plugin_session, bytes_in_memory_give_the_same_result_as_the_file) {
   rk_plugin_session *sm = plugin_run(&d);
   d.source = file;
   rk_plugin_session *sf = plugin_run(&d);
-  plugin_keys a = plugin_read_keys(sm, RK_PLUGIN_KEYS_LOCAL), b = plugin_read_keys(sf, RK_PLUGIN_KEYS_LOCAL);
+  plugin_keys a = plugin_read_keys(sm, RK_PLUGIN_KEYS_LOCAL),
+              b = plugin_read_keys(sf, RK_PLUGIN_KEYS_LOCAL);
   cr_assert_eq(memcmp(a.t, b.t, (size_t)a.frames * a.joints * 3 * sizeof(float)), 0);
   cr_assert_eq(memcmp(a.r, b.r, (size_t)a.frames * a.joints * 4 * sizeof(float)), 0);
   plugin_keys_clear(&a), plugin_keys_clear(&b);
@@ -547,17 +555,18 @@ Test(plugin_session, exports_of_a_host_skeleton_read_back_as_glb_and_bvh) {
     rk_clip_sample(c, rk_skeleton_rest_locals(sk), rk_clip_duration(c), pose,
                    rk_skeleton_joint_count(sk));
     const size_t nj = rk_skeleton_joint_count(sk);
-    rk_fk_job job = {.skeleton = sk, .locals = pose, .locals_count = nj, .models = models,
-                     .models_count = nj};
+    rk_fk_job job = {
+        .skeleton = sk, .locals = pose, .locals_count = nj, .models = models, .models_count = nj};
     cr_assert(rk_fk_job_run(&job));
     uint32_t hroot = 0;
     while (strcmp(h.names[hroot], "torso_joint_1"))
       hroot++;
     float t[19 * 3];
-    cr_assert_eq(rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, r.frames - 1, 1, t, NULL, NULL, err,
-                                  sizeof err),
-                 RK_PLUGIN_OK);
-    rk_vec3 want = rk_vec3_make(t[hroot * 3] * 0.01, t[hroot * 3 + 2] * 0.01, -t[hroot * 3 + 1] * 0.01);
+    cr_assert_eq(
+        rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, r.frames - 1, 1, t, NULL, NULL, err, sizeof err),
+        RK_PLUGIN_OK);
+    rk_vec3 want =
+        rk_vec3_make(t[hroot * 3] * 0.01, t[hroot * 3 + 2] * 0.01, -t[hroot * 3 + 1] * 0.01);
     rk_assert_vec3_near(rk_mat4_get_translation(&models[hips]), want, 0.003);
     g_unlink(path);
   }
@@ -590,10 +599,10 @@ static void *run_on_thread(void *arg) {
     rk_plugin_result r;
     rk->session_result(s, &r, j->err, sizeof j->err);
     j->keys.frames = r.frames, j->keys.joints = r.joint_count;
-    j->keys.t = g_new(float, (size_t)r.frames * r.joint_count * 3);
-    j->keys.r = g_new(float, (size_t)r.frames * r.joint_count * 4);
-    j->status = rk->session_keys(s, RK_PLUGIN_KEYS_REST_RELATIVE, 0, r.frames, j->keys.t,
-                                 j->keys.r, NULL, j->err, sizeof j->err);
+    j->keys.t = g_new(float, (size_t)r.frames *r.joint_count * 3);
+    j->keys.r = g_new(float, (size_t)r.frames *r.joint_count * 4);
+    j->status = rk->session_keys(s, RK_PLUGIN_KEYS_REST_RELATIVE, 0, r.frames, j->keys.t, j->keys.r,
+                                 NULL, j->err, sizeof j->err);
   }
   rk->session_close(s);
   return NULL;

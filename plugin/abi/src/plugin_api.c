@@ -72,8 +72,8 @@ static const char *status_name(int status) {
 static size_t struct_size(const char *name) {
   if (!name)
     return 0;
-#define RK__SIZE(t)                                                                              \
-  if (!strcmp(name, #t))                                                                         \
+#define RK__SIZE(t)                                                                                \
+  if (!strcmp(name, #t))                                                                           \
     return sizeof(t);
   RK__SIZE(rk_plugin_api)
   RK__SIZE(rk_plugin_info)

@@ -24,8 +24,7 @@ static int import_options(const rk_plugin_import_options *in, rk_import_options 
   *out = defaults;
   if (!in)
     return RK_PLUGIN_OK;
-  if (!(isfinite(in->metres_per_unit) && in->metres_per_unit >= 0 &&
-        in->metres_per_unit <= 1e9))
+  if (!(isfinite(in->metres_per_unit) && in->metres_per_unit >= 0 && in->metres_per_unit <= 1e9))
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "import options: metres_per_unit = %g must be 0 (from the file) or a "
                            "positive number of metres",
@@ -72,8 +71,7 @@ int rk__plugin_asset_open_memory(const void *data, size_t size, const char *name
                                  const rk_plugin_import_options *opts, rk_plugin_asset **out,
                                  char *err, size_t err_size) {
   if (!out)
-    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
-                           "asset_open_memory: out is NULL");
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "asset_open_memory: out is NULL");
   *out = NULL;
   const char *label = name && *name ? name : "<memory>";
   if (!data || size == 0)

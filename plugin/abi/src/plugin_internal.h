@@ -61,8 +61,8 @@ int rk__plugin_asset_joints(const rk_plugin_asset *asset, const rk_plugin_space 
                             uint32_t capacity, const char **names, int32_t *parents, float *rest,
                             uint32_t *flags, char *err, size_t err_size);
 
-int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out,
-                           char *err, size_t err_size);
+int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
+                           size_t err_size);
 int rk__plugin_session_close(rk_plugin_session *session);
 int rk__plugin_session_run(rk_plugin_session *session, char *err, size_t err_size);
 int rk__plugin_session_result(const rk_plugin_session *session, rk_plugin_result *out, char *err,

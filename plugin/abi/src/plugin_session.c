@@ -13,9 +13,9 @@ struct rk_plugin_session {
   const rk_clip *clip;           /* borrowed from source */
   rk_skeleton *target;           /* canonical target skeleton (own reference) */
   size_t nt;
-  int *host_to_skel;             /* host joint -> target skeleton joint */
+  int *host_to_skel; /* host joint -> target skeleton joint */
   int *skel_to_host;
-  int32_t *host_parents;         /* host order */
+  int32_t *host_parents; /* host order */
   uint32_t *host_flags;
   rk_plugin_space space;
   double mpu;
@@ -91,20 +91,22 @@ static int check_settings(const rk_plugin_settings *st, char *err, size_t err_si
 static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_skeleton *k, char *err,
                                size_t err_size) {
   if (k->joint_count == 0 || k->joint_count > RK_SKELETON_MAX_JOINTS)
-    return rk__plugin_fail(err, err_size,
-                           k->joint_count ? RK_PLUGIN_ERR_LIMIT : RK_PLUGIN_ERR_INVALID,
-                           "target skeleton: %u joints (must be 1 to %u)", k->joint_count,
-                           RK_SKELETON_MAX_JOINTS);
+    return rk__plugin_fail(
+        err, err_size, k->joint_count ? RK_PLUGIN_ERR_LIMIT : RK_PLUGIN_ERR_INVALID,
+        "target skeleton: %u joints (must be 1 to %u)", k->joint_count, RK_SKELETON_MAX_JOINTS);
   if (!k->names || !k->parents || !k->rest)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "target skeleton: names, parents and rest are required (%s is NULL)",
-                           !k->names ? "names" : !k->parents ? "parents" : "rest");
+                           !k->names     ? "names"
+                           : !k->parents ? "parents"
+                                         : "rest");
   const size_t n = k->joint_count;
   for (size_t i = 0; i < n; i++) {
     const char *name = k->names[i];
     if (!name || !*name)
       return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint %zu has %s name", i, name ? "an empty" : "a NULL");
+                             "target skeleton: joint %zu has %s name", i,
+                             name ? "an empty" : "a NULL");
     if (strnlen(name, RK_SKELETON_MAX_NAME + 1) > RK_SKELETON_MAX_NAME)
       return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_LIMIT,
                              "target skeleton: joint %zu: name longer than %d bytes", i,
@@ -123,8 +125,8 @@ static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_skeleton *k
       if (!isfinite(x[c]))
         return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
                                "target skeleton: joint '%s': rest value %d is not finite", name, c);
-    const double qn = sqrt((double)x[3] * x[3] + (double)x[4] * x[4] + (double)x[5] * x[5] +
-                           (double)x[6] * x[6]);
+    const double qn =
+        sqrt((double)x[3] * x[3] + (double)x[4] * x[4] + (double)x[5] * x[5] + (double)x[6] * x[6]);
     if (qn < 1e-6)
       return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
                              "target skeleton: joint '%s': rest rotation (%g, %g, %g, %g) is not "
@@ -132,8 +134,8 @@ static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_skeleton *k
                              name, x[3], x[4], x[5], x[6]);
     if (fabsf(x[7]) < 1e-9f || fabsf(x[8]) < 1e-9f || fabsf(x[9]) < 1e-9f)
       return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint '%s': rest scale (%g, %g, %g) has a zero", name,
-                             x[7], x[8], x[9]);
+                             "target skeleton: joint '%s': rest scale (%g, %g, %g) has a zero",
+                             name, x[7], x[8], x[9]);
     if (k->flags && (k->flags[i] & ~(uint32_t)RK_PLUGIN_JOINT_END_SITE))
       return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                              "target skeleton: joint '%s': unknown flags 0x%x", name,
@@ -212,16 +214,16 @@ static char *label_of(const rk_plugin_asset *a) {
   return g_strdup_printf("'%s'", p && *p ? p : "asset");
 }
 
-int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out,
-                           char *err, size_t err_size) {
+int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
+                           size_t err_size) {
   if (!out)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: out is NULL");
   *out = NULL;
   if (!desc)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: desc is NULL");
   if (!rk__plugin_is_live(desc->source, RK__PLUGIN_ASSET))
-    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
-                           "session_new: desc.source is %s", desc->source ? "not an open asset handle" : "NULL");
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: desc.source is %s",
+                           desc->source ? "not an open asset handle" : "NULL");
   if (!desc->target_asset == !desc->target_skeleton)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_new: set exactly one of desc.target_asset and "
@@ -231,8 +233,9 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_new: desc.target_asset is not an open asset handle");
   if (desc->profile_path && desc->profile_text)
-    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
-                           "session_new: set at most one of desc.profile_path and desc.profile_text");
+    return rk__plugin_fail(
+        err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+        "session_new: set at most one of desc.profile_path and desc.profile_text");
   double mpu;
   int st = rk__plugin_space_check(&desc->space, &mpu, err, err_size);
   if (st != RK_PLUGIN_OK)
@@ -253,10 +256,10 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
   if (desc->profile_path || desc->profile_text) {
     kf = g_key_file_new();
     g_autoptr(GError) e = NULL;
-    bool ok = desc->profile_path
-                  ? g_key_file_load_from_file(kf, desc->profile_path, G_KEY_FILE_NONE, &e)
-                  : g_key_file_load_from_data(kf, desc->profile_text, (gsize)-1, G_KEY_FILE_NONE,
-                                              &e);
+    bool ok =
+        desc->profile_path
+            ? g_key_file_load_from_file(kf, desc->profile_path, G_KEY_FILE_NONE, &e)
+            : g_key_file_load_from_data(kf, desc->profile_text, (gsize)-1, G_KEY_FILE_NONE, &e);
     if (!ok) {
       g_prefix_error(&e, "%s: ", kf_name);
       return rk__plugin_fail_gerror(err, err_size, e);
@@ -605,10 +608,11 @@ int rk__plugin_session_map_text(const rk_plugin_session *s, char *text, size_t t
     const rk_humanoid_map *m[2] = {&s->smap, &s->tmap};
     const rk_skeleton *sk[2] = {src, s->target};
     for (int i = 0; i < 2; i++)
-      cell[i] = m[i]->joint[b] < 0
-                    ? g_strdup("-")
-                    : g_strdup_printf("%s (%s)", rk_skeleton_joint_name(sk[i], (size_t)m[i]->joint[b]),
-                                      rk_bone_source_name(m[i]->source[b]));
+      cell[i] =
+          m[i]->joint[b] < 0
+              ? g_strdup("-")
+              : g_strdup_printf("%s (%s)", rk_skeleton_joint_name(sk[i], (size_t)m[i]->joint[b]),
+                                rk_bone_source_name(m[i]->source[b]));
     g_string_append_printf(g, "%-16s %-28s %-28s\n", rk_bone_name((rk_bone)b), cell[0], cell[1]);
     g_free(cell[0]);
     g_free(cell[1]);
@@ -629,7 +633,8 @@ int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_export: the path is NULL or empty");
   g_autoptr(rk_asset) out = rk_asset_new(s->target);
-  rk_asset_add_clip(out, rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result)));
+  rk_asset_add_clip(out,
+                    rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result)));
   g_autoptr(GError) e = NULL;
   if (s->target_asset) {
     const rk_asset *ta = s->target_asset->asset;

@@ -106,9 +106,9 @@ typedef enum rk_plugin_status {
   RK_PLUGIN_ERR_NOT_FOUND = 7,   /* a named joint, clip or file does not exist */
   RK_PLUGIN_ERR_MAPPING = 8,     /* the skeletons cannot be mapped onto each other */
   RK_PLUGIN_ERR_CANCELLED = 9,
-  RK_PLUGIN_ERR_ARGUMENT = 10,   /* a NULL pointer, unknown or closed handle, index out of range */
-  RK_PLUGIN_ERR_STATE = 11,      /* e.g. reading keys of a session that has not run */
-  RK_PLUGIN_ERR_CAPACITY = 12,   /* a caller array is too small (the message says how large) */
+  RK_PLUGIN_ERR_ARGUMENT = 10, /* a NULL pointer, unknown or closed handle, index out of range */
+  RK_PLUGIN_ERR_STATE = 11,    /* e.g. reading keys of a session that has not run */
+  RK_PLUGIN_ERR_CAPACITY = 12, /* a caller array is too small (the message says how large) */
 } rk_plugin_status;
 
 /** Up axis of a host space. */
@@ -176,13 +176,13 @@ typedef struct rk_plugin_clip_info {
 /** A target skeleton given by the host (e.g. its armature). Joints may come in any order (parents
  * need not precede children); the plugin keeps the host's order in everything it returns. */
 typedef struct rk_plugin_skeleton {
-  uint32_t joint_count;    /* 1 .. 65535 */
+  uint32_t joint_count; /* 1 .. 65535 */
   uint32_t reserved;
   const char *const *names; /* joint_count unique, non-empty UTF-8 names */
-  const int32_t *parents;  /* joint_count indices into these arrays, -1 for roots */
-  const float *rest;       /* joint_count * RK_PLUGIN_TRS_FLOATS: rest pose relative to the parent,
-                              in the session's space */
-  const uint32_t *flags;   /* joint_count rk_plugin_joint_flags, or NULL */
+  const int32_t *parents;   /* joint_count indices into these arrays, -1 for roots */
+  const float *rest;        /* joint_count * RK_PLUGIN_TRS_FLOATS: rest pose relative to the parent,
+                               in the session's space */
+  const uint32_t *flags;    /* joint_count rk_plugin_joint_flags, or NULL */
 } rk_plugin_skeleton;
 
 /** Retarget settings. Start from RK_PLUGIN_SETTINGS_INIT: every field then defers to the profile's
@@ -193,12 +193,13 @@ typedef struct rk_plugin_settings {
   int32_t hand_ik;     /* hand goals from the source: RK_PLUGIN_DEFAULT, 0, 1 (default 0) */
   int32_t root_motion; /* in-place cycles travel: RK_PLUGIN_DEFAULT, 0, 1 (default 0) */
   int32_t reserved;
-  double fps;          /* output frame rate, > 0; 0 = the profile's, else the source clip's */
+  double fps;                /* output frame rate, > 0; 0 = the profile's, else the source clip's */
   double reduce_tolerance_m; /* > 0: keep the fewest keys within this many metres of every
                                 joint's baked position (rigkit/reduce.h); 0 = one key per frame */
 } rk_plugin_settings;
 
-#define RK_PLUGIN_SETTINGS_INIT {RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, 0, 0.0, 0.0}
+#define RK_PLUGIN_SETTINGS_INIT                                                                    \
+  { RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, 0, 0.0, 0.0 }
 
 /** What session_new builds. Exactly one of target_asset and target_skeleton is set. At most one
  * of profile_path and profile_text is set: a GLib key file with optional groups [source] and
@@ -209,36 +210,36 @@ typedef struct rk_plugin_settings {
  * automatically, then its group overrides bones; a rig the automatic mapping refuses (e.g. a
  * quadruped) is mapped by its group alone. */
 typedef struct rk_plugin_session_desc {
-  const rk_plugin_asset *source;             /* the clip's asset (required) */
-  uint32_t source_clip;                      /* clip index in source */
+  const rk_plugin_asset *source; /* the clip's asset (required) */
+  uint32_t source_clip;          /* clip index in source */
   uint32_t reserved;
   const rk_plugin_asset *target_asset;       /* target rig from a file, or NULL */
   const rk_plugin_skeleton *target_skeleton; /* target rig from the host, or NULL */
-  rk_plugin_space space;      /* space of target_skeleton and of every pose the session returns */
-  const char *profile_path;   /* profile key file, or NULL */
-  const char *profile_text;   /* profile key file contents, or NULL */
+  rk_plugin_space space;    /* space of target_skeleton and of every pose the session returns */
+  const char *profile_path; /* profile key file, or NULL */
+  const char *profile_text; /* profile key file contents, or NULL */
   rk_plugin_settings settings;
 } rk_plugin_session_desc;
 
 /** Figures of a session that has run. */
 typedef struct rk_plugin_result {
-  uint32_t frames;         /* output frames (baked keys per joint before reduction) */
-  uint32_t joint_count;    /* target joints (the host's count for a host skeleton) */
-  double fps;              /* output frame rate */
+  uint32_t frames;      /* output frames (baked keys per joint before reduction) */
+  uint32_t joint_count; /* target joints (the host's count for a host skeleton) */
+  double fps;           /* output frame rate */
   double duration_s;
-  uint32_t mapped_bones;   /* canonical bones mapped in both rigs */
-  uint32_t contact_count;  /* target joints with planted intervals (session_contact) */
-  uint32_t contact_frames; /* frames with at least one planted joint */
+  uint32_t mapped_bones;           /* canonical bones mapped in both rigs */
+  uint32_t contact_count;          /* target joints with planted intervals (session_contact) */
+  uint32_t contact_frames;         /* frames with at least one planted joint */
   uint32_t joint_limit_violations; /* (frame, joint) pairs outside the target's limits */
-  uint64_t keys_baked;     /* keys of the baked clip (all tracks) */
-  uint64_t keys_output;    /* keys after reduction (== keys_baked without reduction) */
-  double reduce_max_error_m;           /* largest position error the reduction introduced */
-  double foot_skate_mean_mm, foot_skate_max_mm;         /* planted joints' horizontal drift */
-  double ik_goal_error_mean_mm, ik_goal_error_max_mm;   /* planted joints vs their pins */
-  double loop_closure_residual_max_mm; /* both feet planted: closure equations */
-  double limb_direction_median_deg;    /* target limb directions vs the source's */
-  double foot_skate_fk_max_mm;         /* the same clip without IK, for comparison */
-  double run_seconds;                  /* wall time of session_run */
+  uint64_t keys_baked;             /* keys of the baked clip (all tracks) */
+  uint64_t keys_output;            /* keys after reduction (== keys_baked without reduction) */
+  double reduce_max_error_m;       /* largest position error the reduction introduced */
+  double foot_skate_mean_mm, foot_skate_max_mm;       /* planted joints' horizontal drift */
+  double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted joints vs their pins */
+  double loop_closure_residual_max_mm;                /* both feet planted: closure equations */
+  double limb_direction_median_deg;                   /* target limb directions vs the source's */
+  double foot_skate_fk_max_mm;                        /* the same clip without IK, for comparison */
+  double run_seconds;                                 /* wall time of session_run */
 } rk_plugin_result;
 
 /** The frozen head of the table (same layout in every ABI version). */
@@ -268,8 +269,8 @@ typedef struct rk_plugin_api {
   /** Same from size bytes (read during the call only); name is used in messages and, without
    * opts->format, for the format. */
   int (*asset_open_memory)(const void *data, size_t size, const char *name,
-                           const rk_plugin_import_options *opts, rk_plugin_asset **out,
-                           char *err, size_t err_size);
+                           const rk_plugin_import_options *opts, rk_plugin_asset **out, char *err,
+                           size_t err_size);
   /** Releases the host's handle (sessions built from it keep their own reference). NULL is a
    * no-op (OK); an unknown or already closed handle gives RK_PLUGIN_ERR_ARGUMENT. */
   int (*asset_close)(rk_plugin_asset *asset);
@@ -283,9 +284,9 @@ typedef struct rk_plugin_api {
    * `capacity` joints, any of which may be NULL: names (borrowed), parents (-1 for roots), rest
    * (RK_PLUGIN_TRS_FLOATS per joint, in *space; NULL space = canonical) and flags.
    * CAPACITY when capacity < joint_count. */
-  int (*asset_joints)(const rk_plugin_asset *asset, const rk_plugin_space *space,
-                      uint32_t capacity, const char **names, int32_t *parents, float *rest,
-                      uint32_t *flags, char *err, size_t err_size);
+  int (*asset_joints)(const rk_plugin_asset *asset, const rk_plugin_space *space, uint32_t capacity,
+                      const char **names, int32_t *parents, float *rest, uint32_t *flags, char *err,
+                      size_t err_size);
 
   /** Builds a retarget session (maps both rigs onto rigkit's humanoid profile, applies the
    * profile, prepares the retargeter) into *out; nothing is computed per frame yet. Fails with
@@ -305,16 +306,15 @@ typedef struct rk_plugin_api {
   /** Lists the target's joints as session_keys orders them (the host's order for a host
    * skeleton), like asset_joints, rest poses in the session's space. Works before a run. */
   int (*session_joints)(const rk_plugin_session *session, uint32_t capacity, const char **names,
-                        int32_t *parents, float *rest, uint32_t *flags, char *err,
-                        size_t err_size);
+                        int32_t *parents, float *rest, uint32_t *flags, char *err, size_t err_size);
   /** Reads the baked pose of every target joint at frames [first_frame, first_frame +
    * frame_count) into frame-major arrays: translations[(f * joints + j) * 3],
    * rotations[(f * joints + j) * 4] (x, y, z, w, sign-continuous from frame to frame),
    * scales[(f * joints + j) * 3]; each may be NULL. The caller sizes them for frame_count *
    * joint_count. keys is rk_plugin_keys. ARGUMENT when the range passes the last frame. */
   int (*session_keys)(const rk_plugin_session *session, int32_t keys, uint32_t first_frame,
-                      uint32_t frame_count, float *translations, float *rotations,
-                      float *scales, char *err, size_t err_size);
+                      uint32_t frame_count, float *translations, float *rotations, float *scales,
+                      char *err, size_t err_size);
   /** Reads the keys kept for one joint and channel after reduction (every frame without it):
    * frames[k] (output frame numbers, increasing) and values[k * 3 or 4], for *count keys (at
    * least 1: a joint the retarget does not move gets one key at frame 0 holding its rest).
