@@ -193,7 +193,8 @@ static bool map_rig(const rk_skeleton *skel, GKeyFile *kf, const char *kf_name, 
   const bool has_group = kf && g_key_file_has_group(kf, group);
   if (!rk_humanoid_map_build(skel, NULL, map, &e)) {
     if (!has_group) {
-      g_propagate_prefixed_error(error, g_steal_pointer(&e), "%s %s: ", group, label);
+      g_set_error(error, e->domain, e->code, "%s %s: %s (a profile's [%s] group can map its bones)",
+                  group, label, e->message, group);
       return false;
     }
     rk_humanoid_map_clear(map);
