@@ -497,12 +497,12 @@ Test(bvh, numbers_parse_exactly_like_strtod) {
  * mirror plane at the top). Read back from rigkit's own BVH without any override. */
 Test(bvh, up_sign_from_the_feet_pair_and_the_head) {
   g_autofree char *src = rk_test_data("RiggedFigure.glb");
-  g_autoptr(rk_asset) fig = rk_import_file(src, NULL, NULL);
-  cr_assert(fig);
+  g_autoptr(rk_asset) figure = rk_import_file(src, NULL, NULL);
+  cr_assert(figure);
   g_autofree char *dir = g_dir_make_tmp("rk-bvh-XXXXXX", NULL);
   g_autofree char *out = g_build_filename(dir, "figure.bvh", NULL);
   g_autoptr(GError) error = NULL;
-  cr_assert(rk_export_file(fig, out, NULL, &error), "%s", error ? error->message : "");
+  cr_assert(rk_export_file(figure, out, NULL, &error), "%s", error ? error->message : "");
   g_autoptr(rk_asset) back = rk_import_file(out, NULL, &error);
   cr_assert(back, "%s", error ? error->message : "");
   cr_assert_str_eq(rk_asset_up_axis(back), "Y");
