@@ -152,7 +152,7 @@ Test(blender, imports_rigkit_fbx_outputs) {
      * its pivots were added, so its bind pose puts Bone.004 straight along Bone.002: Blender
      * builds its bones from the bind pose, connects Bone.004 to Bone.002 there, and a connected
      * bone ignores translation (Blender does the same to the original file, see
-     * exporters/README_fbx.md): that file is checked skeleton-only. */
+     * exporters/README.md, FBX): that file is checked skeleton-only. */
     const bool bind_predates_pivots = strstr(shared_files[i], "pivots") != NULL;
     if (!bind_predates_pivots) {
       g_autofree char *out = g_strdup_printf("%s/%zu.fbx", dir, i);

@@ -1,6 +1,6 @@
 # rigkit for Blender: retargets a mocap clip (BVH, glTF/GLB, FBX) onto the active armature with
 # rigkit's plugin ABI (librigkit_plugin.so through ctypes: no compiled Python module) and writes
-# the baked keys as an Action. See plugin/README_plugin.md, "Use in Blender".
+# the baked keys as an Action. See the top-level README.md, "Use in Blender".
 bl_info = {
     "name": "rigkit retarget",
     "author": "rigkit",
