@@ -83,6 +83,8 @@ struct rk_retargeter {
   int *arm_joints[2];/* target joints from upper arm to hand, per side */
   size_t arm_count[2];
   size_t mapped;
+  int *src_slot;    /* source joint -> index among the joints the transfer reads, or -1 */
+  size_t src_used;  /* how many */
 };
 
 /* ---- construction ---------------------------------------------------------------------------- */
@@ -205,6 +207,26 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
   hips_spec.order = RK_EULER_N_ORDERS;
   topts.joints = &hips_spec;
   topts.joint_count = 1;
+  /* The source joints a frame's transfer reads (rotations, bone ends, hips, feet, arms for the
+   * hand goals): a run keeps only these per frame. */
+  rt->src_slot = g_new(int, rt->ns);
+  for (size_t j = 0; j < rt->ns; j++)
+    rt->src_slot[j] = -1;
+  for (size_t j = 0; j < rt->nt; j++)
+    if (rt->rules[j].kind != RULE_REST) {
+      rt->src_slot[rt->rules[j].src] = 0;
+      if (rt->rules[j].src_child >= 0)
+        rt->src_slot[rt->rules[j].src_child] = 0;
+    }
+  rt->src_slot[rt->src_hips] = 0;
+  for (size_t k = 0; k < rt->foot_count; k++)
+    rt->src_slot[rt->feet[k].src] = 0;
+  for (int b = 0; b < RK_BONE_COUNT; b++)
+    if (source_map->joint[b] >= 0 && target_map->joint[b] >= 0)
+      rt->src_slot[source_map->joint[b]] = 0;
+  for (size_t j = 0; j < rt->ns; j++)
+    if (rt->src_slot[j] == 0)
+      rt->src_slot[j] = (int)rt->src_used++;
   rt->tree = rk_tree_from_skeleton(target, NULL, &topts, error);
   if (!rt->tree) {
     g_prefix_error(error, "target rig: ");
@@ -224,6 +246,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->qt0);
   g_free(rt->pt0);
   g_free(rt->rules);
+  g_free(rt->src_slot);
   for (int s = 0; s < 2; s++) {
     g_free(rt->leg_joints[s]);
     g_free(rt->arm_joints[s]);
@@ -246,12 +269,27 @@ size_t rk_retargeter_mapped_joints(const rk_retargeter *rt) {
 
 /* ---- per-frame pose transfer ----------------------------------------------------------------- */
 
+/* Default of rk_retarget_options.cache_bytes. */
+#define RK__RETARGET_CACHE_BYTES ((size_t)256 << 20)
+
 /* Scratch of one run (one thread). */
 typedef struct run_ctx {
   const rk_retargeter *rt;
+  const rk_clip *clip;
+  double fps, duration;
   rk_transform *src_locals;
   rk_mat4 *src_models;
-  rk_quat *src_world; /* source world rotations */
+  rk_quat *src_world;  /* source world rotations (all joints, of the last sampled frame) */
+  /* The used source joints' world rotations and positions (without travel), per frame when
+   * cached (src_cache_q/p: frames x rt->src_used), else of the current frame only. */
+  rk_quat *src_cache_q;
+  rk_vec3 *src_cache_p;
+  bool cached;
+  const rk_quat *cur_q; /* the current frame's slice */
+  const rk_vec3 *cur_p;
+  double cur_t;
+  rk_transform *tgt_cache; /* transferred target locals per frame (cached runs) */
+  rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
   rk_transform *tgt_locals;
   rk_mat4 *tgt_models;
@@ -264,21 +302,50 @@ static rk_vec3 horizontal(rk_vec3 v) {
   return rk_vec3_make(v.x, 0, v.z);
 }
 
-/* Samples the source at time t and fills the source world pose. */
-static void sample_source(run_ctx *c, const rk_clip *clip, double t) {
+static double frame_time(const run_ctx *c, size_t f) {
+  return fmin((double)f / c->fps, c->duration);
+}
+
+/* Samples the source at frame f: the whole pose (src_locals, src_models, src_world) and the used
+ * joints' slice (into the cache at f, or the single-frame slice). */
+static void sample_source(run_ctx *c, size_t f) {
   const rk_retargeter *rt = c->rt;
-  rk_clip_sample(clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
-  const rk_mat4 shift = rk_mat4_translation(rk_vec3_scale(c->travel, t));
-  const rk_fk_job job = {rt->src, c->src_locals, rt->ns, &shift, NULL, 0, c->src_models, rt->ns};
-  rk_fk_job_run(&job);
+  const double t = frame_time(c, f);
+  rk_clip_sample(c->clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
+  rk_fk_models(rt->src, c->src_locals, c->src_models);
+  const size_t base = c->cached ? f * rt->src_used : 0;
   for (size_t j = 0; j < rt->ns; j++) {
     int p = rk_skeleton_parent(rt->src, j);
     c->src_world[j] = p < 0 ? c->src_locals[j].r : rk_quat_mul(c->src_world[p], c->src_locals[j].r);
+    const int slot = rt->src_slot[j];
+    if (slot >= 0) {
+      c->src_cache_q[base + (size_t)slot] = c->src_world[j];
+      c->src_cache_p[base + (size_t)slot] = rk_mat4_get_translation(&c->src_models[j]);
+    }
+  }
+  c->cur_q = c->src_cache_q + base;
+  c->cur_p = c->src_cache_p + base;
+  c->cur_t = t;
+}
+
+/* Makes frame f the current source frame: from the cache, or sampled again. */
+static void load_source(run_ctx *c, size_t f) {
+  if (c->cached) {
+    c->cur_q = c->src_cache_q + f * c->rt->src_used;
+    c->cur_p = c->src_cache_p + f * c->rt->src_used;
+    c->cur_t = frame_time(c, f);
+  } else {
+    sample_source(c, f);
   }
 }
 
+/* World rotation and position (travel included) of a used source joint in the current frame. */
+static rk_quat src_rot(const run_ctx *c, int j) {
+  return c->cur_q[c->rt->src_slot[j]];
+}
+
 static rk_vec3 src_pos(const run_ctx *c, int j) {
-  return rk_mat4_get_translation(&c->src_models[j]);
+  return rk_vec3_add(c->cur_p[c->rt->src_slot[j]], rk_vec3_scale(c->travel, c->cur_t));
 }
 
 /* Target pose for the current source pose: locals and models. */
@@ -294,7 +361,7 @@ static void transfer_pose(run_ctx *c) {
       w = p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r);
     } else {
       /* World rotation relative to rest, turned into the target's facing. */
-      rk_quat delta = rk_quat_mul(c->src_world[r->src], rk_quat_conj(rt->qs0[r->src]));
+      rk_quat delta = rk_quat_mul(src_rot(c, r->src), rk_quat_conj(rt->qs0[r->src]));
       w = rk_quat_mul(rk_quat_mul(rk_quat_mul(A, delta), Ai), rt->qt0[j]);
       if (r->kind == RULE_DIRECTION) {
         rk_vec3 sd = rk_vec3_sub(src_pos(c, r->src_child), src_pos(c, r->src));
@@ -330,6 +397,27 @@ static void transfer_pose(run_ctx *c) {
     c->tgt_locals[th].t = want;
   }
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+/* The transferred pose of frame f from the cache: locals, world rotations and models. */
+static void restore_pose(run_ctx *c, size_t f) {
+  const rk_retargeter *rt = c->rt;
+  memcpy(c->tgt_locals, c->tgt_cache + f * rt->nt, rt->nt * sizeof(rk_transform));
+  memcpy(c->tgt_world, c->tgt_world_cache + f * rt->nt, rt->nt * sizeof(rk_quat));
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+static void run_ctx_clear(run_ctx *c) {
+  g_clear_pointer(&c->src_locals, g_free);
+  g_clear_pointer(&c->src_models, g_free);
+  g_clear_pointer(&c->src_world, g_free);
+  g_clear_pointer(&c->src_cache_q, g_free);
+  g_clear_pointer(&c->src_cache_p, g_free);
+  g_clear_pointer(&c->tgt_cache, g_free);
+  g_clear_pointer(&c->tgt_world_cache, g_free);
+  g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->tgt_locals, g_free);
+  g_clear_pointer(&c->tgt_models, g_free);
 }
 
 /* ---- results --------------------------------------------------------------------------------- */
@@ -646,6 +734,18 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   g_autofree bool *locked = NULL;
   run_ctx c = {0};
   c.rt = rt;
+  c.clip = clip;
+  c.fps = fps;
+  c.duration = dt_clip;
+  /* Sample and transfer each frame once when the per-frame caches fit the budget. */
+  const size_t per_frame =
+      rt->src_used * (sizeof(rk_quat) + sizeof(rk_vec3)) + nt * (sizeof(rk_transform) + sizeof(rk_quat));
+  c.cached = frames <= (opts->cache_bytes ? opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
+  const size_t slices = c.cached ? frames : 1;
+  c.src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
+  c.src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
+  c.tgt_cache = c.cached ? g_new(rk_transform, frames * nt) : NULL;
+  c.tgt_world_cache = c.cached ? g_new(rk_quat, frames * nt) : NULL;
   c.src_locals = g_new(rk_transform, rt->ns);
   c.src_models = g_new(rk_mat4, rt->ns);
   c.src_world = g_new(rk_quat, rt->ns);
@@ -669,7 +769,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   double ground = INFINITY;
   const int legs[2] = {rt->smap.joint[RK_BONE_LEFT_UPPER_LEG], rt->smap.joint[RK_BONE_RIGHT_UPPER_LEG]};
   for (size_t f = 0; f < frames; f++) {
-    sample_source(&c, clip, fmin((double)f / fps, dt_clip));
+    sample_source(&c, f);
     for (size_t k = 0; k < nf; k++)
       src_p[f * MAX_FEET + k] = src_pos(&c, rt->feet[k].src);
     for (int side = 0; side < 2; side++)
@@ -733,8 +833,12 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   res->heights_fk = g_new(double, frames * (nf ? nf : 1));
   res->heights_ik = g_new(double, frames * (nf ? nf : 1));
   for (size_t f = 0; f < frames; f++) {
-    sample_source(&c, clip, fmin((double)f / fps, dt_clip));
+    load_source(&c, f);
     transfer_pose(&c);
+    if (c.cached) {
+      memcpy(c.tgt_cache + f * nt, c.tgt_locals, nt * sizeof(rk_transform));
+      memcpy(c.tgt_world_cache + f * nt, c.tgt_world, nt * sizeof(rk_quat));
+    }
     for (size_t k = 0; k < nf; k++) {
       fk_p[f * MAX_FEET + k] = rk_mat4_get_translation(&c.tgt_models[rt->feet[k].tgt]);
       res->heights_fk[f * nf + k] = fk_p[f * MAX_FEET + k].y - c.tgt_ground;
@@ -860,9 +964,12 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
       toes_k[side] = (int)k;
   }
   for (size_t f = 0; f < frames; f++) {
-    const double t = fmin((double)f / fps, dt_clip);
-    sample_source(&c, clip, t);
-    transfer_pose(&c);
+    const double t = frame_time(&c, f);
+    load_source(&c, f);
+    if (c.cached)
+      restore_pose(&c, f);
+    else
+      transfer_pose(&c);
     rk_quat foot_world[2] = {rk_quat_identity(), rk_quat_identity()};
     for (int side = 0; side < 2; side++)
       if (ankle_k[side] >= 0)
@@ -1135,8 +1242,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   for (size_t k = 0; k < nf; k++)
     g_array_unref(pins[k]);
   rk_ik_ws_free(ws);
-  g_free(c.src_locals), g_free(c.src_models), g_free(c.src_world);
-  g_free(c.tgt_world), g_free(c.tgt_locals), g_free(c.tgt_models);
+  run_ctx_clear(&c);
   return res;
 
 fail:
@@ -1145,8 +1251,7 @@ fail:
     if (pins[k])
       g_array_unref(pins[k]);
   rk_ik_ws_free(ws);
-  g_free(c.src_locals), g_free(c.src_models), g_free(c.src_world);
-  g_free(c.tgt_world), g_free(c.tgt_locals), g_free(c.tgt_models);
+  run_ctx_clear(&c);
   rk_retarget_result_free(res);
   return NULL;
 }

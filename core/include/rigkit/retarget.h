@@ -52,9 +52,12 @@ typedef struct rk_retarget_options {
   bool root_motion;        /* in-place clips (the stance feet slide back: a treadmill) travel by
                               the ground's speed so their feet can be planted (default false:
                               an in-place clip stays in place and has no planted feet) */
+  size_t cache_bytes;      /* memory a run may keep to sample and transfer each frame once
+                              (0 = 256 MiB; about 2-10 KB per frame); a clip that needs more is
+                              sampled again in each pass: slower, same result */
 } rk_retarget_options;
 
-#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false}
+#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false, 0}
 
 /** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
 typedef struct rk_contact_interval {
