@@ -18,6 +18,7 @@ static void on_signal(int signo) {
 /* A source rig (by skeleton fingerprint): its retargeter or why there is none. */
 typedef struct rig {
   rk_retargeter *rt;
+  rk_humanoid_map map; /* the source rig's map */
   char *error;
 } rig;
 
@@ -44,6 +45,11 @@ typedef struct batch {
 } batch;
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
 
 char *rk__rt_stem(const char *path) {
   char *base = g_path_get_basename(path);
@@ -174,12 +180,11 @@ static rig *rig_for(batch *b, rk_skeleton *s) {
   rig *r = g_hash_table_lookup(b->rigs, fp);
   if (!r) {
     r = g_new0(rig, 1);
-    rk_humanoid_map smap;
     g_autoptr(GError) e = NULL;
-    if (!rk__rt_map_rig(s, b->cfg->map, b->cfg->map_path, "source", &smap, &e)) {
+    if (!rk__rt_map_rig(s, b->cfg->map, b->cfg->map_path, "source", &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
     } else {
-      r->rt = rk_retargeter_new(s, &smap, rk_asset_skeleton(b->cfg->target), &b->cfg->target_map,
+      r->rt = rk_retargeter_new(s, &r->map, rk_asset_skeleton(b->cfg->target), &b->cfg->target_map,
                                 &e);
       if (!r->rt)
         r->error = g_strdup(e->message);
@@ -205,6 +210,66 @@ static rk_vec3 *joint_positions(const rk_skeleton *s, const rk_clip *c, double f
         out[f * nj + k] = rk_mat4_get_translation(&models[joints[k]]);
   }
   return out;
+}
+
+/* Median angle (degrees) between the limbs of the written output and the source's (upper and
+ * lower arm and leg, each side, every output frame), the source turned onto the target's facing.
+ * NAN when no limb is mapped in both rigs. */
+static double limb_direction_median(const rk__rt_config *cfg, const rig *rg, const rk_clip *src_clip,
+                                    const rk_skeleton *out_skel, const rk_clip *out_clip,
+                                    size_t frames, double fps) {
+  static const rk_bone limbs[8][2] = {
+      {RK_BONE_LEFT_UPPER_ARM, RK_BONE_LEFT_FOREARM},   {RK_BONE_LEFT_FOREARM, RK_BONE_LEFT_HAND},
+      {RK_BONE_RIGHT_UPPER_ARM, RK_BONE_RIGHT_FOREARM}, {RK_BONE_RIGHT_FOREARM, RK_BONE_RIGHT_HAND},
+      {RK_BONE_LEFT_UPPER_LEG, RK_BONE_LEFT_LOWER_LEG}, {RK_BONE_LEFT_LOWER_LEG, RK_BONE_LEFT_FOOT},
+      {RK_BONE_RIGHT_UPPER_LEG, RK_BONE_RIGHT_LOWER_LEG}, {RK_BONE_RIGHT_LOWER_LEG, RK_BONE_RIGHT_FOOT}};
+  const rk_skeleton *ss = rk_retargeter_source(rg->rt), *ts = rk_asset_skeleton(cfg->target);
+  const rk_humanoid_map *sm = &rg->map, *tm = &cfg->target_map;
+  int sj[16], oj[16];
+  size_t nl = 0;
+  for (int l = 0; l < 8; l++) {
+    int sa = sm->joint[limbs[l][0]], sb = sm->joint[limbs[l][1]];
+    int ta = tm->joint[limbs[l][0]], tb = tm->joint[limbs[l][1]];
+    if (sa < 0 || sb < 0 || ta < 0 || tb < 0)
+      continue;
+    int oa = rk_skeleton_find_joint(out_skel, rk_skeleton_joint_name(ts, (size_t)ta));
+    int ob = rk_skeleton_find_joint(out_skel, rk_skeleton_joint_name(ts, (size_t)tb));
+    if (oa < 0 || ob < 0)
+      continue;
+    sj[2 * nl] = sa, sj[2 * nl + 1] = sb;
+    oj[2 * nl] = oa, oj[2 * nl + 1] = ob;
+    nl++;
+  }
+  if (nl == 0 || frames == 0)
+    return NAN;
+  const rk_quat align = rk_quat_from_to(sm->forward, tm->forward);
+  const size_t ns = rk_skeleton_joint_count(ss);
+  g_autofree rk_transform *locals = g_new(rk_transform, ns);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, ns);
+  g_autofree rk_vec3 *sp = g_new(rk_vec3, frames * 2 * nl);
+  const double dur = rk_clip_duration(src_clip);
+  for (size_t f = 0; f < frames; f++) {
+    rk_clip_sample(src_clip, rk_skeleton_rest_locals(ss), fmin((double)f / fps, dur), locals, ns);
+    rk_fk_models(ss, locals, models);
+    for (size_t k = 0; k < 2 * nl; k++)
+      sp[f * 2 * nl + k] = rk_mat4_get_translation(&models[sj[k]]);
+  }
+  g_autofree rk_vec3 *op = joint_positions(out_skel, out_clip, fps, frames, oj, 2 * nl);
+  g_autofree double *angles = g_new(double, frames * nl);
+  size_t na = 0;
+  for (size_t f = 0; f < frames; f++)
+    for (size_t l = 0; l < nl; l++) {
+      rk_vec3 sd = rk_quat_rotate(align, rk_vec3_sub(sp[f * 2 * nl + 2 * l + 1], sp[f * 2 * nl + 2 * l]));
+      rk_vec3 od = rk_vec3_sub(op[f * 2 * nl + 2 * l + 1], op[f * 2 * nl + 2 * l]);
+      const double a = rk_vec3_norm(sd), b = rk_vec3_norm(od);
+      if (!(a > 0) || !(b > 0))
+        continue;
+      angles[na++] = acos(fmax(-1.0, fmin(1.0, rk_vec3_dot(sd, od) / (a * b)))) / RK_DEG;
+    }
+  if (na == 0)
+    return NAN;
+  qsort(angles, na, sizeof(double), cmp_double);
+  return angles[na / 2];
 }
 
 /* How the written output is read back: as rigkit wrote it (BVH in centimetres, Y-up, root
@@ -410,6 +475,9 @@ static JsonObject *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t
   }
   rk_retarget_quality measured;
   rk_retarget_measure(bs, bc, rk_retarget_result_fps(r), names, fcs, nc, &measured);
+  measured.limb_direction_median_deg =
+      limb_direction_median(cfg, rg, src_clip, bs, bc, rk_retarget_result_frames(r),
+                            rk_retarget_result_fps(r));
   if (cfg->plot_dir) {
     plot = write_plot(b, rg->rt, src_clip, r, bs, bc, &measured, source, output, &e);
     if (!plot)

@@ -114,7 +114,7 @@ JsonObject *rk__rt_entry_new(const rk__rt_config *cfg, const rk__rt_entry_values
   json_object_set_object_member(
       o, "foot_skate_fk_mm",
       pair(qf ? qf->foot_skate_mean_mm : NAN, qf ? qf->foot_skate_max_mm : NAN, true));
-  set_number(o, "limb_direction_median_deg", q ? q->limb_direction_median_deg : NAN);
+  set_number(o, "limb_direction_median_deg", m ? m->limb_direction_median_deg : NAN);
   if (m)
     json_object_set_int_member(o, "contact_frames", (gint64)m->contact_frames);
   else
