@@ -317,6 +317,10 @@ static void journal_read_file(rk__rt_journal *j, const char *path) {
   }
 }
 
+static gint cmp_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 rk__rt_journal *rk__rt_journal_open(const rk__rt_config *cfg, const char *dir, const char *shard,
                                     GError **error) {
   g_autofree char *name = NULL;
@@ -338,7 +342,7 @@ rk__rt_journal *rk__rt_journal_open(const rk__rt_config *cfg, const char *dir, c
       if (g_str_has_prefix(entry, ".rigkit-retarget") && g_str_has_suffix(entry, ".journal"))
         g_ptr_array_add(names, g_strdup(entry));
     /* Own journal last, so its lines win; the others in name order. */
-    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    g_ptr_array_sort(names, cmp_names);
     for (guint i = 0; i < names->len; i++)
       if (strcmp(g_ptr_array_index(names, i), name) != 0) {
         g_autofree char *p = g_build_filename(dir, g_ptr_array_index(names, i), NULL);

@@ -70,6 +70,10 @@ static inline void rt_rmtree(const char *dir) {
   g_rmdir(dir);
 }
 
+static inline gint rt_cmp_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Sorted names of the files in dir; hidden files (journal, temporaries) only when `hidden`. */
 static inline GPtrArray *rt_list(const char *dir, bool hidden) {
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
@@ -81,7 +85,7 @@ static inline GPtrArray *rt_list(const char *dir, bool hidden) {
         g_ptr_array_add(names, g_strdup(name));
     g_dir_close(d);
   }
-  g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+  g_ptr_array_sort(names, rt_cmp_names);
   return names;
 }
 
