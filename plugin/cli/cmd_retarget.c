@@ -152,16 +152,33 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Checks the map file's groups: only [source], [target] and [settings]. */
+/* Checks the map file before anything runs: only [source], [target] and [settings] groups, and
+ * bone names the profile knows in the first two (joint names are checked against each rig). */
 static bool check_map_groups(GKeyFile *kf, const char *path, GError **error) {
   g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-  for (size_t i = 0; groups[i]; i++)
+  for (size_t i = 0; groups[i]; i++) {
     if (strcmp(groups[i], "source") && strcmp(groups[i], "target") && strcmp(groups[i], "settings")) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
                   "%s: unknown group [%s] (groups: [source], [target], [settings])", path,
                   groups[i]);
       return false;
     }
+    if (!strcmp(groups[i], "settings"))
+      continue;
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[i], NULL, NULL);
+    for (size_t k = 0; keys && keys[k]; k++) {
+      rk_bone b;
+      if (!rk_bone_parse(keys[k], &b)) {
+        GString *known = g_string_new(NULL);
+        for (int j = 0; j < RK_BONE_COUNT; j++)
+          g_string_append_printf(known, "%s%s", j ? ", " : "", rk_bone_name((rk_bone)j));
+        g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown bone (bones: %s)",
+                    path, groups[i], keys[k], known->str);
+        g_string_free(known, TRUE);
+        return false;
+      }
+    }
+  }
   return true;
 }
 

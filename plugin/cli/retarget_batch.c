@@ -272,6 +272,47 @@ static double limb_direction_median(const rk__rt_config *cfg, const rig *rg, con
   return angles[na / 2];
 }
 
+/* How far planted joints are from their rest height above the ground (the height at which the
+ * rest pose stands them) during their contacts, on the written output: mean and max of the absolute
+ * difference in mm (NAN without contacts). A foot that floats or sinks while "planted" shows here;
+ * skate only sees horizontal drift. */
+static void planted_height(const rk__rt_config *cfg, const rk_retarget_result *r,
+                           const rk_skeleton *out_skel, const rk_clip *out_clip, double *mean_mm,
+                           double *max_mm) {
+  const rk_skeleton *ts = rk_asset_skeleton(cfg->target);
+  const size_t nc = rk_retarget_result_contact_count(r), frames = rk_retarget_result_frames(r);
+  if (nc == 0)
+    return;
+  g_autofree rk_mat4 *rest = g_new(rk_mat4, rk_skeleton_joint_count(ts));
+  rk_skeleton_rest_models(ts, rest);
+  g_autofree int *oj = g_new(int, nc);
+  for (size_t k = 0; k < nc; k++)
+    oj[k] = rk_skeleton_find_joint(
+        out_skel, rk_skeleton_joint_name(ts, (size_t)rk_retarget_result_contacts(r, k).joint));
+  g_autofree rk_vec3 *p =
+      joint_positions(out_skel, out_clip, rk_retarget_result_fps(r), frames, oj, nc);
+  double sum = 0, mx = 0;
+  size_t n = 0;
+  for (size_t k = 0; k < nc; k++) {
+    const rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
+    if (oj[k] < 0)
+      continue;
+    const double rest_y = rk_mat4_get_translation(&rest[fc.joint]).y;
+    for (size_t i = 0; i < fc.count; i++)
+      for (int f = MAX(fc.intervals[i].first, 0);
+           f <= fc.intervals[i].last && (size_t)f < frames; f++) {
+        const double d = 1000.0 * fabs(p[(size_t)f * nc + k].y - rest_y);
+        sum += d;
+        mx = fmax(mx, d);
+        n++;
+      }
+  }
+  if (n > 0) {
+    *mean_mm = sum / (double)n;
+    *max_mm = mx;
+  }
+}
+
 /* How the written output is read back: as rigkit wrote it (BVH in centimetres, Y-up, root
  * channels holding the absolute position). */
 static rk_import_options readback_options(const rk__rt_config *cfg) {
@@ -478,6 +519,8 @@ static JsonObject *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t
   measured.limb_direction_median_deg =
       limb_direction_median(cfg, rg, src_clip, bs, bc, rk_retarget_result_frames(r),
                             rk_retarget_result_fps(r));
+  double planted_mean = NAN, planted_max = NAN;
+  planted_height(cfg, r, bs, bc, &planted_mean, &planted_max);
   if (cfg->plot_dir) {
     plot = write_plot(b, rg->rt, src_clip, r, bs, bc, &measured, source, output, &e);
     if (!plot)
@@ -496,6 +539,8 @@ static JsonObject *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t
   v.keys = keys;
   v.plot = plot;
   v.notes = notes;
+  v.planted_height_mean_mm = planted_mean;
+  v.planted_height_max_mm = planted_max;
   v.seconds = SECONDS();
   JsonObject *entry = rk__rt_entry_new(cfg, &v);
   g_ptr_array_add(files, NULL);

@@ -94,6 +94,7 @@ typedef struct rk__rt_entry_values {
   size_t keys;             /* keys written */
   const char *plot;        /* SVG path, or NULL */
   GPtrArray *notes;        /* char* notes, or NULL */
+  double planted_height_mean_mm, planted_height_max_mm; /* on the written output, NAN = none */
   double seconds;
 } rk__rt_entry_values;
 

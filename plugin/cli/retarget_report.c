@@ -115,6 +115,10 @@ JsonObject *rk__rt_entry_new(const rk__rt_config *cfg, const rk__rt_entry_values
       o, "foot_skate_fk_mm",
       pair(qf ? qf->foot_skate_mean_mm : NAN, qf ? qf->foot_skate_max_mm : NAN, true));
   set_number(o, "limb_direction_median_deg", m ? m->limb_direction_median_deg : NAN);
+  /* Measured on the written output: planted joints' height vs their rest height. */
+  json_object_set_object_member(o, "planted_height_error_mm",
+                                pair(m ? v->planted_height_mean_mm : NAN,
+                                     m ? v->planted_height_max_mm : NAN, true));
   if (m)
     json_object_set_int_member(o, "contact_frames", (gint64)m->contact_frames);
   else
@@ -151,6 +155,7 @@ JsonObject *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, con
   v.clip_index = clip_index;
   v.output = output;
   v.error = error ? error : "failed";
+  v.planted_height_mean_mm = v.planted_height_max_mm = NAN;
   v.seconds = seconds;
   return rk__rt_entry_new(cfg, &v);
 }
