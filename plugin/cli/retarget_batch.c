@@ -556,6 +556,13 @@ static JsonObject *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t
 #undef SECONDS
 }
 
+/* True when both paths name one existing file (same device and inode). */
+static bool same_file(const char *a, const char *b) {
+  GStatBuf sa, sb;
+  return a && b && g_stat(a, &sa) == 0 && g_stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 /* Records an entry of an input and reports it. */
 static void finish_clip(batch *b, rk__rt_input *in, JsonObject *entry, bool resumed,
                         size_t frames) {
@@ -654,6 +661,20 @@ static void process_file(batch *b, rk__rt_input *in) {
         finish_clip(b, in, prev, true, 0);
         continue;
       }
+    }
+    /* Never replace an input: an output named like its own source or the target (same
+     * directory, same stem and extension) would overwrite it. */
+    const char *input_hit = same_file(output, in->path)           ? in->path
+                            : same_file(output, cfg->target_path) ? cfg->target_path
+                                                                  : NULL;
+    if (input_hit) {
+      g_autofree char *msg =
+          g_strdup_printf("output %s would overwrite the input %s: choose another --out-dir or "
+                          "--format",
+                          output, input_hit);
+      finish_clip(b, in, rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, msg, 0),
+                  false, 0);
+      continue;
     }
     /* Two clips must never write one file. */
     g_autofree char *owner = NULL;

@@ -564,3 +564,26 @@ Test(retarget_cli, bad_usage_exits_2) {
   rt_cli_clear(&r);
   rt_rmtree(dir);
 }
+
+Test(retarget_cli, an_output_never_replaces_an_input) {
+  g_autofree char *walk_src = rt_data("makehuman_walk1.bvh");
+  g_autofree char *fig_src = rt_data("RiggedFigure.glb");
+  g_autofree char *dir = rt_tmpdir();
+  g_autofree char *walk = g_build_filename(dir, "walk.bvh", NULL);
+  g_autofree char *fig = g_build_filename(dir, "fig.glb", NULL);
+  rt_copy(walk_src, walk);
+  rt_copy(fig_src, fig);
+  /* walk.bvh -> <dir>/walk.bvh (its own source); fig.glb's clip onto itself -> <dir>/fig.glb. */
+  const char *a1[] = {"retarget", "--target", fig, "--format", "bvh", "--out-dir", dir, walk, NULL};
+  const char *a2[] = {"retarget", "--target", fig, "--out-dir", dir, fig, NULL};
+  const char *const *cases[] = {a1, a2};
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    cli_run r = rt_cli(NULL, cases[i]);
+    cr_assert_eq(r.code, 1, "case %zu: %s%s", i, r.out, r.err);
+    cr_assert_not_null(strstr(r.err, "would overwrite the input"), "case %zu: %s", i, r.err);
+    rt_cli_clear(&r);
+  }
+  cr_assert(rt_same_bytes(walk, walk_src), "the source is intact");
+  cr_assert(rt_same_bytes(fig, fig_src), "the target is intact");
+  rt_rmtree(dir);
+}
