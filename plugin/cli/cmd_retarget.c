@@ -589,14 +589,18 @@ int rk__cmd_retarget(int argc, char **argv) {
 
   rk__rt_outcome outcome;
   rk__rt_batch_run(&cfg, inputs, n_inputs, journal, &outcome);
-  print_table(&cfg, inputs, n_inputs, &outcome);
+  /* The report first: a closed stdout (rigkit ... | head) must not cost it. */
+  bool report_failed = false;
   if (report) {
     g_autoptr(GError) e = NULL;
     if (!rk__rt_report_write(&cfg, report, inputs, n_inputs, &outcome, &e)) {
       rk__cli_fail(CMD, e);
-      outcome.failed++;
+      report_failed = true;
     }
   }
+  print_table(&cfg, inputs, n_inputs, &outcome);
+  if (report_failed)
+    outcome.failed++;
   status = outcome.signal ? 128 + outcome.signal
            : outcome.failed > 0 ? RK_EXIT_FAILED
                                 : RK_EXIT_OK;
