@@ -19,6 +19,8 @@ struct rk_asset {
   char *unit;
   double unit_scale;
   char *up_axis;
+  rk_joint_mechanics *mechanics; /* joint count entries, or NULL when no joint has any */
+  bool *has_mechanics;
 };
 
 static bool floats_finite(const float *v, size_t n) {
@@ -153,6 +155,8 @@ void rk_asset_free(rk_asset *a) {
   g_free(a->path);
   g_free(a->unit);
   g_free(a->up_axis);
+  g_free(a->mechanics);
+  g_free(a->has_mechanics);
   g_free(a);
 }
 
@@ -250,6 +254,30 @@ void rk_asset_set_up_axis(rk_asset *a, const char *axis) {
 
 const char *rk_asset_up_axis(const rk_asset *a) {
   return a->up_axis;
+}
+
+bool rk_asset_set_joint_mechanics(rk_asset *a, size_t joint, const rk_joint_mechanics *m) {
+  const size_t n = rk_skeleton_joint_count(a->skeleton);
+  if (joint >= n || !m || !(m->lower <= m->upper || !m->has_limits) ||
+      (m->motion != RK_JOINT_MOTION_FIXED && !(rk_vec3_norm(m->axis) > 0)))
+    return false;
+  if (!a->mechanics) {
+    a->mechanics = g_new0(rk_joint_mechanics, n);
+    a->has_mechanics = g_new0(bool, n);
+  }
+  a->mechanics[joint] = *m;
+  if (m->motion != RK_JOINT_MOTION_FIXED)
+    a->mechanics[joint].axis = rk_vec3_normalize(m->axis);
+  a->has_mechanics[joint] = true;
+  return true;
+}
+
+bool rk_asset_joint_mechanics(const rk_asset *a, size_t joint, rk_joint_mechanics *out) {
+  if (!a->mechanics || joint >= rk_skeleton_joint_count(a->skeleton) || !a->has_mechanics[joint])
+    return false;
+  if (out)
+    *out = a->mechanics[joint];
+  return true;
 }
 
 void rk_asset_add_note(rk_asset *a, const char *format, ...) {

@@ -34,6 +34,20 @@ const char *rk_channel_name(rk_channel channel) {
   return "?";
 }
 
+void rk_channel_apply(rk_channel channel, const double *v, rk_transform *x) {
+  switch (channel) {
+  case RK_CHANNEL_TRANSLATION:
+    x->t = rk_vec3_make(v[0], v[1], v[2]);
+    break;
+  case RK_CHANNEL_ROTATION:
+    x->r = rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3]));
+    break;
+  case RK_CHANNEL_SCALE:
+    x->s = rk_vec3_make(v[0], v[1], v[2]);
+    break;
+  }
+}
+
 const char *rk_interp_name(rk_interp interp) {
   switch (interp) {
   case RK_INTERP_STEP:
@@ -309,18 +323,7 @@ bool rk_clip_sample(const rk_clip *clip, const rk_transform *rest, double t, rk_
     const rk_track *tr = &g_array_index(clip->tracks, track_store, i).view;
     double v[4];
     eval_track(tr, t, v);
-    rk_transform *x = &out[tr->joint];
-    switch (tr->channel) {
-    case RK_CHANNEL_TRANSLATION:
-      x->t = rk_vec3_make(v[0], v[1], v[2]);
-      break;
-    case RK_CHANNEL_ROTATION:
-      x->r = rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3]));
-      break;
-    case RK_CHANNEL_SCALE:
-      x->s = rk_vec3_make(v[0], v[1], v[2]);
-      break;
-    }
+    rk_channel_apply(tr->channel, v, &out[tr->joint]);
   }
   return true;
 }

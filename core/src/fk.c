@@ -46,23 +46,21 @@ __attribute__((always_inline)) static inline void fk_joint(const int *restrict p
                             const rk_mat4 *root, rk_mat4 *restrict models, size_t j) {
   const rk_transform *x = &locals[j];
   const double qx = x->r.x, qy = x->r.y, qz = x->r.z, qw = x->r.w;
-  const double xx = qx * qx, yy = qy * qy, zz = qz * qz, xy = qx * qy, xz = qx * qz,
-               yz = qy * qz, wx = qw * qx, wy = qw * qy, wz = qw * qz;
-  /* Local rotation*scale columns l0, l1, l2 and translation t. */
-  const double l00 = (1 - 2 * (yy + zz)) * x->s.x, l01 = 2 * (xy + wz) * x->s.x,
-               l02 = 2 * (xz - wy) * x->s.x;
-  const double l10 = 2 * (xy - wz) * x->s.y, l11 = (1 - 2 * (xx + zz)) * x->s.y,
-               l12 = 2 * (yz + wx) * x->s.y;
-  const double l20 = 2 * (xz + wy) * x->s.z, l21 = 2 * (yz - wx) * x->s.z,
-               l22 = (1 - 2 * (xx + yy)) * x->s.z;
+  const double x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
+  const double xx = qx * x2, yy = qy * y2, zz = qz * z2, xy = qx * y2, xz = qx * z2,
+               yz = qy * z2, wx = qw * x2, wy = qw * y2, wz = qw * z2;
+  /* Local rotation columns l0, l1, l2 (the scale multiplies the output columns) and translation. */
+  const double l00 = 1 - (yy + zz), l01 = xy + wz, l02 = xz - wy;
+  const double l10 = xy - wz, l11 = 1 - (xx + zz), l12 = yz + wx;
+  const double l20 = xz + wy, l21 = yz - wx, l22 = 1 - (xx + yy);
   const double tx = x->t.x, ty = x->t.y, tz = x->t.z;
   double *o = models[j].m;
   const int p = parents[j];
   const double *P = p >= 0 ? models[p].m : root ? root->m : NULL;
   if (!P) {
-    o[0] = l00, o[1] = l01, o[2] = l02, o[3] = 0;
-    o[4] = l10, o[5] = l11, o[6] = l12, o[7] = 0;
-    o[8] = l20, o[9] = l21, o[10] = l22, o[11] = 0;
+    o[0] = l00 * x->s.x, o[1] = l01 * x->s.x, o[2] = l02 * x->s.x, o[3] = 0;
+    o[4] = l10 * x->s.y, o[5] = l11 * x->s.y, o[6] = l12 * x->s.y, o[7] = 0;
+    o[8] = l20 * x->s.z, o[9] = l21 * x->s.z, o[10] = l22 * x->s.z, o[11] = 0;
     o[12] = tx, o[13] = ty, o[14] = tz, o[15] = 1;
     return;
   }
@@ -73,9 +71,9 @@ __attribute__((always_inline)) static inline void fk_joint(const int *restrict p
   memcpy(&c1, P + 4, sizeof c1);
   memcpy(&c2, P + 8, sizeof c2);
   memcpy(&c3, P + 12, sizeof c3);
-  const v4d o0 = c0 * l00 + c1 * l01 + c2 * l02;
-  const v4d o1 = c0 * l10 + c1 * l11 + c2 * l12;
-  const v4d o2 = c0 * l20 + c1 * l21 + c2 * l22;
+  const v4d o0 = (c0 * l00 + c1 * l01 + c2 * l02) * x->s.x;
+  const v4d o1 = (c0 * l10 + c1 * l11 + c2 * l12) * x->s.y;
+  const v4d o2 = (c0 * l20 + c1 * l21 + c2 * l22) * x->s.z;
   const v4d o3 = c0 * tx + c1 * ty + c2 * tz + c3;
   memcpy(o, &o0, sizeof o0);
   memcpy(o + 4, &o1, sizeof o1);

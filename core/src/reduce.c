@@ -82,18 +82,7 @@ static void segment_value(const rk_track *t, size_t a, size_t b, const double *t
 }
 
 static void set_channel(const rk_track *t, size_t key, rk_transform *x) {
-  const double *v = t->values + (size_t)rk_channel_components(t->channel) * key;
-  switch (t->channel) {
-  case RK_CHANNEL_TRANSLATION:
-    x->t = rk_vec3_make(v[0], v[1], v[2]);
-    break;
-  case RK_CHANNEL_ROTATION:
-    x->r = rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3]));
-    break;
-  case RK_CHANNEL_SCALE:
-    x->s = rk_vec3_make(v[0], v[1], v[2]);
-    break;
-  }
+  rk_channel_apply(t->channel, t->values + (size_t)rk_channel_components(t->channel) * key, x);
 }
 
 /* Largest error of joint j's subtree at frame f when joint j's local pose is `local` (the other

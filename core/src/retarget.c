@@ -550,6 +550,50 @@ static bool knee_backwards(const rk_mat4 *models, int hip, int knee, int ankle, 
   return rk_vec3_dot(off, forward) < -0.01 * (lu + lv);
 }
 
+/* ---- limbs ----------------------------------------------------------------------------------- */
+
+/* World rotation of a model matrix (scale removed). */
+static rk_quat model_rotation(const rk_mat4 *m) {
+  rk_transform x;
+  return rk_transform_from_mat4(m, &x) ? x.r : rk_quat_identity();
+}
+
+/* Sets joint j's local rotation so that its world rotation becomes w (its parent's model is
+ * current). */
+static void set_world_rotation(const rk_skeleton *s, rk_transform *locals, const rk_mat4 *models,
+                               int j, rk_quat w) {
+  const int p = rk_skeleton_parent(s, (size_t)j);
+  const rk_quat pw = p < 0 ? rk_quat_identity() : model_rotation(&models[p]);
+  locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
+}
+
+/* Bends the limb a -> b -> c (joints in ancestor order) so that c reaches target, in the bend
+ * plane of the current pose (fallback_pole when the limb is straight): analytic two-bone IK
+ * (rigkit/ik.h), applied as world rotations of a and b. Updates locals and models; returns
+ * whether the target was reached. */
+static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *models, int a, int b,
+                      int c, rk_vec3 target, rk_vec3 fallback_pole) {
+  const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]),
+                pc = rk_mat4_get_translation(&models[c]);
+  const rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(pc, pa)), ab = rk_vec3_sub(pb, pa);
+  const rk_vec3 off = rk_vec3_sub(ab, rk_vec3_scale(line, rk_vec3_dot(ab, line)));
+  rk_two_bone_job job = RK_TWO_BONE_JOB_INIT;
+  job.start = pa;
+  job.mid = pb;
+  job.end = pc;
+  job.target = target;
+  job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab) ? rk_vec3_normalize(off) : fallback_pole;
+  if (!rk_two_bone_run(&job))
+    return false;
+  const rk_quat wa = model_rotation(&models[a]), wb = model_rotation(&models[b]);
+  set_world_rotation(s, locals, models, a, rk_quat_mul(job.start_rotation, wa));
+  rk_fk_models(s, locals, models);
+  set_world_rotation(s, locals, models, b,
+                     rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
+  rk_fk_models(s, locals, models);
+  return job.reached;
+}
+
 /* ---- the run --------------------------------------------------------------------------------- */
 
 /* Per-track key storage for the baked clip. */
@@ -620,16 +664,18 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   g_autofree double *src_h = g_new(double, frames * MAX_FEET);
   g_autofree rk_vec3 *src_p = g_new(rk_vec3, frames * MAX_FEET);
   g_autofree rk_vec3 *fk_p = g_new(rk_vec3, frames * MAX_FEET);
+  /* The clip's ground: the lowest any joint of the legs (toe tips included) gets, as the rigs'
+   * rest grounds are measured (rk_humanoid_map.ground). */
   double ground = INFINITY;
+  const int legs[2] = {rt->smap.joint[RK_BONE_LEFT_UPPER_LEG], rt->smap.joint[RK_BONE_RIGHT_UPPER_LEG]};
   for (size_t f = 0; f < frames; f++) {
     sample_source(&c, clip, fmin((double)f / fps, dt_clip));
-    for (size_t k = 0; k < nf; k++) {
+    for (size_t k = 0; k < nf; k++)
       src_p[f * MAX_FEET + k] = src_pos(&c, rt->feet[k].src);
-      ground = fmin(ground, src_p[f * MAX_FEET + k].y);
-    }
+    for (int side = 0; side < 2; side++)
+      for (size_t j = (size_t)legs[side]; j < rk_skeleton_subtree_end(rt->src, (size_t)legs[side]); j++)
+        ground = fmin(ground, c.src_models[j].m[13]);
   }
-  if (nf == 0)
-    ground = rt->smap.ground;
   c.src_ground = ground;
   const double H = rt->smap.height;
   const int min_frames = (int)ceil(opts->contact_min_time * fps);
@@ -659,7 +705,9 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
       res->ground_velocity = rk_vec3_make(g_array_index(vx, double, vx->len / 2), 0,
                                           g_array_index(vz, double, vz->len / 2));
     }
-    res->in_place = rk_vec3_norm(res->ground_velocity) > opts->contact_speed * H;
+    /* In place when the ground slides faster than 10% of the height per second (a walk's
+     * stance moves back at 60-90%; a planted foot drifts well under 10%). */
+    res->in_place = rk_vec3_norm(res->ground_velocity) > 0.1 * H;
     if (res->in_place && opts->root_motion) {
       c.travel = rk_vec3_scale(res->ground_velocity, -1.0);
       for (size_t f = 0; f < frames; f++)
@@ -692,17 +740,37 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
       res->heights_fk[f * nf + k] = fk_p[f * MAX_FEET + k].y - c.tgt_ground;
     }
   }
-  /* Pins: each interval's mean transferred position. */
+  /* Pins: each interval's median transferred position horizontally (per axis: robust to the
+   * lift-off and touch-down frames a threshold lets into the interval), its height from the
+   * source's. */
   GArray *pins[MAX_FEET] = {0};
-  for (size_t k = 0; k < nf; k++) {
-    pins[k] = g_array_new(FALSE, FALSE, sizeof(rk_vec3));
-    for (guint i = 0; i < res->intervals[k]->len; i++) {
-      const rk_contact_interval *iv = &g_array_index(res->intervals[k], rk_contact_interval, i);
-      rk_vec3 m = {0, 0, 0};
-      for (int f = iv->first; f <= iv->last; f++)
-        m = rk_vec3_add(m, fk_p[(size_t)f * MAX_FEET + k]);
-      m = rk_vec3_scale(m, 1.0 / (iv->last - iv->first + 1));
-      g_array_append_val(pins[k], m);
+  {
+    g_autofree double *axis = g_new(double, frames);
+    for (size_t k = 0; k < nf; k++) {
+      pins[k] = g_array_new(FALSE, FALSE, sizeof(rk_vec3));
+      for (guint i = 0; i < res->intervals[k]->len; i++) {
+        const rk_contact_interval *iv = &g_array_index(res->intervals[k], rk_contact_interval, i);
+        const size_t len = (size_t)(iv->last - iv->first + 1);
+        double med[3];
+        for (int a = 0; a < 3; a++) {
+          for (size_t u = 0; u < len; u++) {
+            rk_vec3 p = fk_p[((size_t)iv->first + u) * MAX_FEET + k];
+            axis[u] = a == 0 ? p.x : a == 1 ? p.y : p.z;
+          }
+          qsort(axis, len, sizeof(double), cmp_double);
+          med[a] = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
+        }
+        /* Height from the source: the joint's height over its rest height, scaled, above the
+         * target's rest height (a flat foot lands flat on the ground, a step stays a step). */
+        for (size_t u = 0; u < len; u++)
+          axis[u] = src_p[((size_t)iv->first + u) * MAX_FEET + k].y - ground;
+        qsort(axis, len, sizeof(double), cmp_double);
+        const double joint_h = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
+        const double tgt_rest_h = rt->pt0[rt->feet[k].tgt].y - rt->tmap.ground;
+        med[1] = c.tgt_ground + tgt_rest_h + rt->scale * (joint_h - rt->feet[k].src_rest_height);
+        rk_vec3 m = rk_vec3_make(med[0], med[1], med[2]);
+        g_array_append_val(pins[k], m);
+      }
     }
   }
 
@@ -745,12 +813,11 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   q_prev = g_new0(double, ndof);
   locked = g_new(bool, ndof);
   limb_angles = g_new(double, frames * 8);
-  rk_ik_goal goals[MAX_FEET + 2];
+  g_autofree rk_mat4 *tree_models = g_new(rk_mat4, nt);
   rk_loop loops[2];
   const rk_joint *hips_joint = rk_tree_joint(rt->tree, (size_t)rt->tgt_hips);
   rk_ik_problem prob = RK_IK_PROBLEM_INIT;
   prob.tree = rt->tree;
-  prob.goals = goals;
   prob.loops = loops;
   prob.posture = q_fk;
   prob.locked = locked;
@@ -759,12 +826,15 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   iko.max_iterations = opts->ik_iterations;
   iko.position_tolerance = 1e-5 * rt->tmap.height;
   iko.closure_tolerance = 1e-6 * rt->tmap.height;
+  iko.damping = 1e-5; /* warm starts close to the answer (rigkit/ik.h) */
   rk_ik_ws *ws = NULL;
   bake_buf bb = {0};
   {
     rk_ik_problem sizing = prob;
-    sizing.goal_count = 0;
-    ws = rk_ik_ws_new(&sizing, 6 * (MAX_FEET + 2) + 12, error);
+    sizing.loop_count = 2;
+    for (int i = 0; i < 2; i++)
+      loops[i] = (rk_loop){RK_LOOP_POSITION, rt->tgt_hips, rk_mat4_identity(), -1, rk_mat4_identity()};
+    ws = rk_ik_ws_new(&sizing, 6, error);
     if (!ws)
       goto fail;
   }
@@ -775,20 +845,32 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   bb.trans_used = g_new0(bool, nt);
   const int blend = (int)lround(opts->blend_time * fps);
   double goal_err_sum = 0, goal_err_max = 0, closure_max = 0;
-  size_t goal_err_n = 0, limit_violations = 0;
+  size_t goal_err_n = 0, limit_violations = 0, loop_frames = 0;
   size_t limb_n = 0;
   const rk_transform *trest = rk_skeleton_rest_locals(rt->tgt);
   bool have_prev = false;
+  /* Per side: the foot-joint index (into rt->feet) of the ankle and of the toes, or -1. */
+  int ankle_k[2] = {-1, -1}, toes_k[2] = {-1, -1};
+  for (size_t k = 0; k < nf; k++) {
+    rk_bone b = rt->feet[k].bone;
+    int side = b == RK_BONE_RIGHT_FOOT || b == RK_BONE_RIGHT_TOES;
+    if (b == RK_BONE_LEFT_FOOT || b == RK_BONE_RIGHT_FOOT)
+      ankle_k[side] = (int)k;
+    else
+      toes_k[side] = (int)k;
+  }
   for (size_t f = 0; f < frames; f++) {
     const double t = fmin((double)f / fps, dt_clip);
     sample_source(&c, clip, t);
     transfer_pose(&c);
-    rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q_fk, NULL);
-    memcpy(q, q_fk, ndof * sizeof(double));
+    rk_quat foot_world[2] = {rk_quat_identity(), rk_quat_identity()};
+    for (int side = 0; side < 2; side++)
+      if (ankle_k[side] >= 0)
+        foot_world[side] = c.tgt_world[rt->feet[ankle_k[side]].tgt];
 
-    /* Goals: planted (or blending) foot joints; both feet fully planted close the loop. */
-    size_t ng = 0, nl = 0;
-    int fully[2] = {0, 0};
+    /* Goals: planted (or blending) foot joints. Inside an interval the goal is the pin; around
+     * it the correction the pin makes at the interval's nearest end fades in and out (no
+     * correction when the transfer already lands on the pin). */
     rk_vec3 goal_pos[MAX_FEET];
     double goal_w[MAX_FEET];
     for (size_t k = 0; k < nf; k++) {
@@ -796,113 +878,145 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
       goal_w[k] = opts->foot_ik ? pin_weight(res->intervals[k], (int)f, blend, &pi) : 0.0;
       if (goal_w[k] <= 0)
         continue;
+      const rk_contact_interval *iv = &g_array_index(res->intervals[k], rk_contact_interval, pi);
+      const int edge = (int)f < iv->first ? iv->first : (int)f > iv->last ? iv->last : (int)f;
       rk_vec3 pin = g_array_index(pins[k], rk_vec3, pi);
-      goal_pos[k] = rk_vec3_lerp(fk_p[f * MAX_FEET + k], pin, goal_w[k]);
-      bool ankle = rt->feet[k].bone == RK_BONE_LEFT_FOOT || rt->feet[k].bone == RK_BONE_RIGHT_FOOT;
-      if (ankle && goal_w[k] >= 1.0)
-        fully[rt->feet[k].bone == RK_BONE_RIGHT_FOOT]++;
+      rk_vec3 correction = rk_vec3_sub(pin, fk_p[(size_t)edge * MAX_FEET + k]);
+      goal_pos[k] = rk_vec3_add(fk_p[f * MAX_FEET + k], rk_vec3_scale(correction, goal_w[k]));
     }
-    const bool loop_closed = fully[0] && fully[1];
-    for (size_t j = 0; j < ndof; j++)
-      locked[j] = true;
-    for (size_t k = 0; k < nf; k++) {
-      if (goal_w[k] <= 0)
-        continue;
-      bool ankle = rt->feet[k].bone == RK_BONE_LEFT_FOOT || rt->feet[k].bone == RK_BONE_RIGHT_FOOT;
-      int side = rt->feet[k].bone == RK_BONE_RIGHT_FOOT || rt->feet[k].bone == RK_BONE_RIGHT_TOES;
-      if (loop_closed && ankle && goal_w[k] >= 1.0) {
-        /* A planted ankle: closure equation to the world at its pin. */
-        rk_loop lp = {RK_LOOP_POSITION, rt->feet[k].tgt, rk_mat4_identity(), -1,
-                      rk_mat4_translation(goal_pos[k])};
-        loops[nl++] = lp;
-      } else {
-        rk_ik_goal g = RK_IK_GOAL_INIT;
-        g.kind = RK_IK_POSITION;
-        g.link = rt->feet[k].tgt;
-        g.target_position = goal_pos[k];
-        goals[ng++] = g;
-      }
-      /* The foot keeps its transferred world rotation unless its toes are pinned too. */
-      if (ankle) {
-        bool toes_pinned = false;
-        for (size_t m = 0; m < nf; m++)
-          toes_pinned |= goal_w[m] > 0 &&
-                         rt->feet[m].bone == (side ? RK_BONE_RIGHT_TOES : RK_BONE_LEFT_TOES);
-        if (!toes_pinned) {
-          rk_ik_goal g = RK_IK_GOAL_INIT;
-          g.kind = RK_IK_ORIENTATION;
-          g.link = rt->feet[k].tgt;
-          g.target_orientation = rk_quat_normalize(c.tgt_world[rt->feet[k].tgt]);
-          g.orientation_weight = 0.3;
-          goals[ng++] = g;
+    /* Where each ankle must go: its own goal, or shifted with the foot so the toes reach theirs
+     * (heel off: the toes hold, the ankle rises with the foot's transferred angle). */
+    bool has_target[2] = {false, false}, planted[2] = {false, false};
+    rk_vec3 ankle_target[2];
+    for (int side = 0; side < 2; side++) {
+      const int ka = ankle_k[side], kt = toes_k[side];
+      if (ka >= 0 && goal_w[ka] > 0) {
+        ankle_target[side] = goal_pos[ka];
+        has_target[side] = true;
+        planted[side] = goal_w[ka] >= 1.0;
+        /* Toes held more firmly than the ankle (heel off): the ankle goes to the nearest point
+         * that keeps the foot's length from the toes' pin, so the foot can pivot onto it. */
+        if (kt >= 0 && goal_w[kt] > goal_w[ka]) {
+          double len = rk_vec3_norm(rk_vec3_sub(rt->pt0[rt->feet[kt].tgt], rt->pt0[rt->feet[ka].tgt]));
+          rk_vec3 d = rk_vec3_sub(ankle_target[side], goal_pos[kt]);
+          if (rk_vec3_norm(d) > 0)
+            ankle_target[side] = rk_vec3_add(goal_pos[kt], rk_vec3_scale(rk_vec3_normalize(d), len));
         }
-      }
-      for (size_t i = 0; i < rt->leg_count[side]; i++) {
-        const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->leg_joints[side][i]);
-        for (int d = 0; d < jt->dof_count; d++)
-          locked[jt->dof_offset + d] = false;
+      } else if (ka >= 0 && kt >= 0 && goal_w[kt] > 0) {
+        rk_vec3 shift = rk_vec3_sub(goal_pos[kt], rk_mat4_get_translation(&c.tgt_models[rt->feet[kt].tgt]));
+        ankle_target[side] = rk_vec3_add(rk_mat4_get_translation(&c.tgt_models[rt->feet[ka].tgt]), shift);
+        has_target[side] = true;
       }
     }
-    if (loop_closed && hips_joint->dof_count == 6)
+    /* Both feet planted close a loop through the ground. When a planted leg cannot reach its pin
+     * from the transferred pelvis, the closure equations (rigkit/loop.h) of the planted feet are
+     * solved with the pelvis free to translate and those legs free (the body dips or shifts as a
+     * person's would); small mismatches never move the pelvis. */
+    const bool loop_closed = planted[0] && planted[1];
+    bool held[2] = {false, false}, reachable = true;
+    for (int side = 0; side < 2; side++) {
+      held[side] = has_target[side] && (planted[side] || (toes_k[side] >= 0 && goal_w[toes_k[side]] >= 1.0));
+      if (!held[side])
+        continue;
+      rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+      rk_vec3 a = rk_mat4_get_translation(&c.tgt_models[rt->tmap.joint[u]]);
+      rk_vec3 b = rk_mat4_get_translation(&c.tgt_models[rt->tmap.joint[u + 1]]);
+      rk_vec3 e = rk_mat4_get_translation(&c.tgt_models[rt->tmap.joint[u + 2]]);
+      double reach = rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(e, b));
+      reachable &= rk_vec3_norm(rk_vec3_sub(ankle_target[side], a)) < reach * (1.0 - 1e-4);
+    }
+    if (!reachable && hips_joint->dof_count == 6) {
+      rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q_fk, NULL);
+      memcpy(q, q_fk, ndof * sizeof(double));
+      for (size_t j = 0; j < ndof; j++)
+        locked[j] = true;
       for (int d = 0; d < 3; d++)
         locked[hips_joint->dof_offset + d] = false;
-    if (opts->hand_ik)
+      size_t nl = 0;
       for (int side = 0; side < 2; side++) {
-        if (rt->arm_count[side] < 3)
+        if (!held[side])
           continue;
-        int su = rt->smap.joint[side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM];
-        int sh = rt->smap.joint[side ? RK_BONE_RIGHT_HAND : RK_BONE_LEFT_HAND];
-        int tu = rt->arm_joints[side][0], th = rt->arm_joints[side][rt->arm_count[side] - 1];
-        if (su < 0 || sh < 0)
-          continue;
-        /* Arm length ratio from the rests. */
-        double sl = rk_vec3_norm(rk_vec3_sub(rt->ps0[sh], rt->ps0[su]));
-        double tl = rk_vec3_norm(rk_vec3_sub(rt->pt0[th], rt->pt0[tu]));
-        if (!(sl > 0))
-          continue;
-        rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(src_pos(&c, sh), src_pos(&c, su)));
-        rk_ik_goal g = RK_IK_GOAL_INIT;
-        g.kind = RK_IK_POSITION;
-        g.link = th;
-        g.target_position = rk_vec3_add(rk_mat4_get_translation(&c.tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
-        goals[ng++] = g;
-        for (size_t i = 0; i < rt->arm_count[side]; i++) {
-          const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->arm_joints[side][i]);
+        loops[nl++] = (rk_loop){RK_LOOP_POSITION, rt->feet[ankle_k[side]].tgt, rk_mat4_identity(), -1,
+                                rk_mat4_translation(ankle_target[side])};
+        for (size_t i = 0; i < rt->leg_count[side]; i++) {
+          const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->leg_joints[side][i]);
           for (int d = 0; d < jt->dof_count; d++)
             locked[jt->dof_offset + d] = false;
         }
       }
-    if (ng + nl > 0) {
-      prob.goal_count = ng;
       prob.loop_count = nl;
       rk_ik_result ir;
       if (!rk_ik_solve(&prob, &iko, q, ws, &ir, error)) {
         g_prefix_error(error, "clip '%s' frame %zu: ", rk_clip_name(clip), f);
         goto fail;
       }
-      /* The legs alone cannot reach: let the pelvis translate too (it drops or shifts toward the
-       * pins, as a person would), starting from where the legs got. */
-      if (!ir.reached && hips_joint->dof_count == 6 && locked[hips_joint->dof_offset]) {
-        for (int d = 0; d < 3; d++)
-          locked[hips_joint->dof_offset + d] = false;
-        if (!rk_ik_solve(&prob, &iko, q, ws, &ir, error)) {
-          g_prefix_error(error, "clip '%s' frame %zu: ", rk_clip_name(clip), f);
-          goto fail;
-        }
-      }
-      if (nl > 0)
-        closure_max = fmax(closure_max, ir.closure_error);
-      g_debug("retarget '%s' frame %zu: %zu goals, %zu loops: %s after %d iterations, position "
-              "error %g m, closure %g m",
-              rk_clip_name(clip), f, ng, nl, rk_ik_status_name(ir.status), ir.iterations,
-              ir.position_error, ir.closure_error);
-      rk_tree_q_to_locals(rt->tree, q, c.tgt_locals);
+      g_debug("retarget '%s' frame %zu: pelvis solve on %zu loops: %s after %d iterations, "
+              "closure %g m", rk_clip_name(clip), f, nl, rk_ik_status_name(ir.status),
+              ir.iterations, ir.closure_error);
+      /* Keep the solved pelvis; the legs are redone analytically below (stable knees). */
+      rk_transform pelvis;
+      rk_tree_joint_local(rt->tree, (size_t)rt->tgt_hips, q, &pelvis);
+      c.tgt_locals[rt->tgt_hips].t = pelvis.t;
       rk_fk_models(rt->tgt, c.tgt_locals, c.tgt_models);
     }
+    /* Legs: analytic two-bone in the bend plane of the transferred pose; then the foot takes
+     * its transferred world rotation, or turns about the ankle so its pinned toes hold. */
+    for (int side = 0; side < 2; side++) {
+      if (!has_target[side])
+        continue;
+      rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+      const int foot = rt->tmap.joint[u + 2];
+      bend_limb(rt->tgt, c.tgt_locals, c.tgt_models, rt->tmap.joint[u], rt->tmap.joint[u + 1], foot,
+                ankle_target[side], rk_quat_rotate(c.tgt_world[rt->tgt_hips], rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward)));
+      set_world_rotation(rt->tgt, c.tgt_locals, c.tgt_models, foot, foot_world[side]);
+      rk_fk_models(rt->tgt, c.tgt_locals, c.tgt_models);
+      const int kt = toes_k[side];
+      if (kt >= 0 && goal_w[kt] > 0 && ankle_k[side] >= 0 && goal_w[ankle_k[side]] > 0) {
+        rk_vec3 ap = rk_mat4_get_translation(&c.tgt_models[foot]);
+        rk_vec3 tp = rk_mat4_get_translation(&c.tgt_models[rt->feet[kt].tgt]);
+        rk_quat swing = rk_quat_from_to(rk_vec3_sub(tp, ap), rk_vec3_sub(goal_pos[kt], ap));
+        set_world_rotation(rt->tgt, c.tgt_locals, c.tgt_models, foot, rk_quat_mul(swing, foot_world[side]));
+        rk_fk_models(rt->tgt, c.tgt_locals, c.tgt_models);
+      }
+    }
+    /* Hands: the source's hand relative to its shoulder, scaled by arm length; the hand keeps its
+     * transferred world rotation. */
+    if (opts->hand_ik)
+      for (int side = 0; side < 2; side++) {
+        rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+        int su = rt->smap.joint[ua], sh = rt->smap.joint[ua + 2];
+        int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
+        if (su < 0 || sh < 0 || tu < 0 || tf < 0 || th < 0)
+          continue;
+        double sl = rk_vec3_norm(rk_vec3_sub(rt->ps0[sh], rt->ps0[su]));
+        double tl = rk_vec3_norm(rk_vec3_sub(rt->pt0[tf], rt->pt0[tu])) + rk_vec3_norm(rk_vec3_sub(rt->pt0[th], rt->pt0[tf]));
+        if (!(sl > 0))
+          continue;
+        rk_quat hand_world = c.tgt_world[th];
+        rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(src_pos(&c, sh), src_pos(&c, su)));
+        rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c.tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
+        rk_vec3 back = rk_vec3_scale(rk_quat_rotate(c.tgt_world[rt->tgt_hips], rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward)), -1.0);
+        bend_limb(rt->tgt, c.tgt_locals, c.tgt_models, tu, tf, th, target, back);
+        set_world_rotation(rt->tgt, c.tgt_locals, c.tgt_models, th, hand_world);
+        rk_fk_models(rt->tgt, c.tgt_locals, c.tgt_models);
+      }
+    /* The final pose as the tree's q: limits, and the closure equations of a planted pair. */
+    rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q, NULL);
     memcpy(q_prev, q, ndof * sizeof(double));
     have_prev = true;
     if (!rk_tree_q_within_limits(rt->tree, q, 1e-9))
       limit_violations++;
+    if (loop_closed) {
+      rk_tree_fk(rt->tree, q, NULL, tree_models);
+      for (int side = 0; side < 2; side++) {
+        rk_loop lp = {RK_LOOP_POSITION, rt->feet[ankle_k[side]].tgt, rk_mat4_identity(), -1,
+                      rk_mat4_translation(goal_pos[ankle_k[side]])};
+        double r[3];
+        rk_loop_residual(rt->tree, &lp, tree_models, r);
+        closure_max = fmax(closure_max, sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
+      }
+      loop_frames++;
+    }
     if (!finite_locals(c.tgt_locals, nt)) {
       g_set_error(error, RK_ERROR, RK_ERROR_FAILED, "clip '%s' frame %zu: the retargeted pose is not finite",
                   rk_clip_name(clip), f);
@@ -917,6 +1031,9 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
         goal_err_sum += e;
         goal_err_n++;
         goal_err_max = fmax(goal_err_max, e);
+        if (e > 1.0)
+          g_debug("retarget '%s' frame %zu: %s misses its pin by %.3f mm", rk_clip_name(clip), f,
+                  rk_skeleton_joint_name(rt->tgt, (size_t)rt->feet[k].tgt), e);
       }
     }
     /* Knees bent backwards in the pelvis' facing. */
@@ -1008,6 +1125,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   res->quality.ik_goal_error_max_mm = goal_err_max;
   res->quality.loop_closure_residual_max_mm = 1000.0 * closure_max;
   res->quality.joint_limit_violations = limit_violations;
+  res->quality.loop_frames = loop_frames;
   if (limb_n > 0) {
     qsort(limb_angles, limb_n, sizeof(double), cmp_double);
     res->quality.limb_direction_median_deg = limb_angles[limb_n / 2];

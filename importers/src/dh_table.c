@@ -268,6 +268,14 @@ rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts,
     const dh_joint *j = &g_array_index(joints, dh_joint, i);
     rk_transform rest = modified_local(&mrows[i], 0.0);
     ids[i] = prev = rk__raw_add_joint(raw, j->name, prev, &rest, 0);
+    /* The joint variable turns about / slides along the frame's local z. */
+    rk__raw_joint *rj = rk__raw_joint_at(raw, (size_t)ids[i]);
+    rj->has_mechanics = true;
+    rj->mechanics.motion = j->row.type == RK_DH_REVOLUTE ? RK_JOINT_MOTION_REVOLUTE : RK_JOINT_MOTION_PRISMATIC;
+    rj->mechanics.axis = rk_vec3_make(0, 0, 1);
+    rj->mechanics.has_limits = j->has_limits;
+    rj->mechanics.lower = j->has_limits ? j->lo : -INFINITY;
+    rj->mechanics.upper = j->has_limits ? j->hi : INFINITY;
   }
   rk__raw_add_joint(raw, "tool", prev, &tool_t, RK_JOINT_END_SITE);
   {
@@ -280,16 +288,6 @@ rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts,
         return NULL;
       }
   }
-  GString *limits = g_string_new(NULL);
-  for (size_t i = 0; i < n; i++) {
-    const dh_joint *j = &g_array_index(joints, dh_joint, i);
-    if (j->has_limits)
-      g_string_append_printf(limits, "%s%s [%g, %g]", limits->len ? ", " : "", j->name, j->lo,
-                             j->hi);
-  }
-  if (limits->len)
-    rk__raw_note(raw, "joint limits (rad or m): %s", limits->str);
-  g_string_free(limits, TRUE);
   rk__raw_note(raw, "DH table%s%s: %zu %s joints (%s convention), rest pose q = 0",
                name ? " " : "", name ? name : "", n, n == 1 ? "chain" : "chain", 
                standard ? "standard" : "modified");

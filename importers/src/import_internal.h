@@ -33,6 +33,8 @@ typedef struct rk__raw_joint {
   unsigned flags;    /* rk_joint_flags */
   bool has_ibm;
   rk_mat4 ibm; /* model space -> joint space at bind time */
+  bool has_mechanics;
+  rk_joint_mechanics mechanics; /* declared by the file (DH tables): axis in the local frame */
 } rk__raw_joint;
 
 typedef struct rk__raw_track {

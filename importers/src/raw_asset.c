@@ -203,6 +203,10 @@ void rk__raw_scale_lengths(rk__raw_asset *raw, double s) {
   for (guint i = 0; i < raw->joints->len; i++) {
     rk__raw_joint *j = rk__raw_joint_at(raw, i);
     j->rest.t = rk_vec3_scale(j->rest.t, s);
+    if (j->has_mechanics && j->mechanics.motion == RK_JOINT_MOTION_PRISMATIC) {
+      j->mechanics.lower *= s;
+      j->mechanics.upper *= s;
+    }
     if (j->has_ibm)
       for (int r = 0; r < 3; r++)
         j->ibm.m[12 + r] *= s;
@@ -467,6 +471,13 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
   if (!skel)
     return NULL;
   g_autoptr(rk_asset) asset = rk_asset_new(skel);
+  for (size_t i = 0; i < n; i++) {
+    const rk__raw_joint *j = rk__raw_joint_at(raw, i);
+    if (j->has_mechanics && !rk_asset_set_joint_mechanics(asset, (size_t)remap[i], &j->mechanics)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint '%s': invalid axis or limits", j->name);
+      return NULL;
+    }
+  }
   for (guint c = 0; c < raw->clips->len; c++) {
     const rk__raw_clip *rc = g_ptr_array_index(raw->clips, c);
     g_autoptr(rk_clip) clip = rk_clip_new(rc->name, n);

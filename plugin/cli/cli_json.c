@@ -3,7 +3,7 @@
 
 #include "json_text.h"
 
-static void add_number(JsonBuilder *b, double v) {
+void rk__json_add_number(JsonBuilder *b, double v) {
   if (isfinite(v))
     json_builder_add_double_value(b, v);
   else
@@ -13,25 +13,25 @@ static void add_number(JsonBuilder *b, double v) {
 void rk__json_add_vec3(JsonBuilder *b, const char *name, rk_vec3 v) {
   json_builder_set_member_name(b, name);
   json_builder_begin_array(b);
-  add_number(b, v.x);
-  add_number(b, v.y);
-  add_number(b, v.z);
+  rk__json_add_number(b, v.x);
+  rk__json_add_number(b, v.y);
+  rk__json_add_number(b, v.z);
   json_builder_end_array(b);
 }
 
 void rk__json_add_quat(JsonBuilder *b, const char *name, rk_quat q) {
   json_builder_set_member_name(b, name);
   json_builder_begin_array(b);
-  add_number(b, q.x);
-  add_number(b, q.y);
-  add_number(b, q.z);
-  add_number(b, q.w);
+  rk__json_add_number(b, q.x);
+  rk__json_add_number(b, q.y);
+  rk__json_add_number(b, q.z);
+  rk__json_add_number(b, q.w);
   json_builder_end_array(b);
 }
 
 void rk__json_add_double(JsonBuilder *b, const char *name, double v) {
   json_builder_set_member_name(b, name);
-  add_number(b, v);
+  rk__json_add_number(b, v);
 }
 
 bool rk__json_print(JsonBuilder *b, FILE *out, bool pretty) {

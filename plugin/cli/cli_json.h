@@ -7,6 +7,8 @@
 #include <rigkit/rigkit.h>
 #include <stdio.h>
 
+/** Adds a number value (null when it is not finite: JSON has no NaN). */
+void rk__json_add_number(JsonBuilder *b, double v);
 /** Adds "name": [x, y, z] to the current object of b. */
 void rk__json_add_vec3(JsonBuilder *b, const char *name, rk_vec3 v);
 /** Adds "name": [x, y, z, w] to the current object of b. */

@@ -2,6 +2,8 @@
  * DOF index, hinge fits), junctions and their constraints, loops, the DOF count, and chains with
  * their DH tables. */
 #include "cli.h"
+#include "cli_json.h"
+#include "json_text.h"
 
 #include <json-glib/json-glib.h>
 #include <rigkit/rigkit.h>
@@ -114,29 +116,13 @@ static bool parse_loops(const rk_tree *t, char **specs, const double *q, GArray 
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
-static void json_number(JsonBuilder *b, double v) {
-  if (isfinite(v))
-    json_builder_add_double_value(b, v);
-  else
-    json_builder_add_null_value(b);
-}
-
-static void json_vec3(JsonBuilder *b, const char *key, rk_vec3 v) {
-  json_builder_set_member_name(b, key);
-  json_builder_begin_array(b);
-  json_number(b, v.x);
-  json_number(b, v.y);
-  json_number(b, v.z);
-  json_builder_end_array(b);
-}
-
 static void json_mat4(JsonBuilder *b, const char *key, const rk_mat4 *m) {
   json_builder_set_member_name(b, key);
   json_builder_begin_array(b); /* rows */
   for (int r = 0; r < 4; r++) {
     json_builder_begin_array(b);
     for (int c = 0; c < 4; c++)
-      json_number(b, rk_mat4_at(m, r, c));
+      rk__json_add_number(b, rk_mat4_at(m, r, c));
     json_builder_end_array(b);
   }
   json_builder_end_array(b);
@@ -159,13 +145,13 @@ static void json_dh(JsonBuilder *b, const rk_tree *t, const rk_chain *c, rk_dh_c
     json_builder_set_member_name(b, "type");
     json_builder_add_string_value(b, dh->rows[i].type == RK_DH_REVOLUTE ? "revolute" : "prismatic");
     json_builder_set_member_name(b, "a");
-    json_number(b, dh->rows[i].a);
+    rk__json_add_number(b, dh->rows[i].a);
     json_builder_set_member_name(b, "alpha");
-    json_number(b, dh->rows[i].alpha);
+    rk__json_add_number(b, dh->rows[i].alpha);
     json_builder_set_member_name(b, "d");
-    json_number(b, dh->rows[i].d);
+    rk__json_add_number(b, dh->rows[i].d);
     json_builder_set_member_name(b, "theta");
-    json_number(b, dh->rows[i].theta);
+    rk__json_add_number(b, dh->rows[i].theta);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -235,7 +221,7 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
     json_builder_set_member_name(b, "dof_count");
     json_builder_add_int_value(b, J->dof_count);
     if (J->type == RK_JOINT_REVOLUTE || J->type == RK_JOINT_PRISMATIC)
-      json_vec3(b, "axis", J->axis);
+      rk__json_add_vec3(b, "axis", J->axis);
     if (J->type == RK_JOINT_BALL || J->type == RK_JOINT_FREE) {
       json_builder_set_member_name(b, "euler_order");
       json_builder_add_string_value(b, rk_euler_order_name(J->order));
@@ -243,15 +229,15 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
     if (J->fit_tested) {
       json_builder_set_member_name(b, "hinge_fit");
       json_builder_begin_object(b);
-      json_vec3(b, "axis", J->fit_axis);
+      rk__json_add_vec3(b, "axis", J->fit_axis);
       json_builder_set_member_name(b, "residual_max_deg");
-      json_number(b, J->fit_residual_max / RK_DEG);
+      rk__json_add_number(b, J->fit_residual_max / RK_DEG);
       json_builder_set_member_name(b, "residual_rms_deg");
-      json_number(b, J->fit_residual_rms / RK_DEG);
+      rk__json_add_number(b, J->fit_residual_rms / RK_DEG);
       json_builder_set_member_name(b, "range_deg");
-      json_number(b, J->fit_range / RK_DEG);
+      rk__json_add_number(b, J->fit_range / RK_DEG);
       json_builder_set_member_name(b, "motion_deg");
-      json_number(b, J->motion_range / RK_DEG);
+      rk__json_add_number(b, J->motion_range / RK_DEG);
       json_builder_set_member_name(b, "keys");
       json_builder_add_int_value(b, J->fit_keys);
       json_builder_end_object(b);
@@ -277,9 +263,9 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
     json_builder_set_member_name(b, "kind");
     json_builder_add_string_value(b, d->kind == RK_DOF_ROTATION ? "rotation" : "translation");
     json_builder_set_member_name(b, "lower");
-    json_number(b, d->lower);
+    rk__json_add_number(b, d->lower);
     json_builder_set_member_name(b, "upper");
-    json_number(b, d->upper);
+    rk__json_add_number(b, d->upper);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -316,9 +302,9 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
       json_builder_add_boolean_value(b, c->planar);
       if (c->planar) {
         json_builder_set_member_name(b, "phi");
-        json_number(b, c->phi);
+        rk__json_add_number(b, c->phi);
         json_builder_set_member_name(b, "dz");
-        json_number(b, c->dz);
+        rk__json_add_number(b, c->dz);
       }
       json_mat4(b, "offset", &c->offset);
       json_builder_end_object(b);
@@ -352,7 +338,7 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
     json_builder_set_member_name(b, "rank");
     json_builder_add_int_value(b, (gint64)lr->rank);
     json_builder_set_member_name(b, "residual");
-    json_number(b, lr->residual);
+    rk__json_add_number(b, lr->residual);
     json_builder_set_member_name(b, "effective_dof");
     json_builder_add_int_value(b, lr->effective_dof);
     json_builder_end_object(b);
@@ -377,11 +363,8 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
   }
   json_builder_end_array(b);
   json_builder_end_object(b);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
   g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
-  return json_generator_to_data(gen, NULL);
+  return rk__json_object_to_text(json_node_get_object(root), true, NULL);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -527,26 +510,31 @@ static int run_tree(const tree_args *a, const char *path) {
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.hinge_tolerance = a->hinge_tolerance_deg * RK_DEG;
   o.limits_from_clip = a->limits_from_clip;
-  const char *fmt = rk_asset_source_format(asset);
+  /* Joints whose file declares their mechanics (robot formats: DH tables) are typed as declared,
+   * with their limits; a file that declares them is a robot: its root is fixed to the world. */
   g_autoptr(GArray) specs = g_array_new(FALSE, TRUE, sizeof(rk_joint_spec));
-  if (fmt && strcmp(fmt, "dh") == 0) {
-    /* A DH table is a robot (importers.h): a fixed root "base" (world <- frame 0), one joint per
-     * row moving about or along its local z, and the tool as an end site. The skeleton does not
-     * say which rows are prismatic; the frames' clip does (translation tracks). */
+  for (size_t j = 0; j < rk_skeleton_joint_count(s); j++) {
+    rk_joint_mechanics m;
+    if (!rk_asset_joint_mechanics(asset, j, &m))
+      continue;
+    rk_joint_spec sp = {0};
+    sp.name = rk_skeleton_joint_name(s, j);
+    sp.type = m.motion == RK_JOINT_MOTION_REVOLUTE    ? RK_JOINT_REVOLUTE
+              : m.motion == RK_JOINT_MOTION_PRISMATIC ? RK_JOINT_PRISMATIC
+                                                      : RK_JOINT_FIXED;
+    /* The tree takes a revolute axis in the joint's zero frame and a prismatic one in the parent
+     * frame. */
+    sp.axis = m.motion == RK_JOINT_MOTION_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
+    sp.order = RK_EULER_N_ORDERS;
+    sp.has_limits = m.has_limits;
+    sp.lower[0] = m.lower;
+    sp.upper[0] = m.upper;
+    g_array_append_val(specs, sp);
+  }
+  if (specs->len > 0) {
     o.root_type = RK_JOINT_FIXED;
-    o.default_type = RK_JOINT_REVOLUTE;
-    o.default_axis = rk_vec3_make(0, 0, 1);
+    o.default_type = RK_JOINT_FIXED;
     o.detect_hinges = o.detect_prismatic = false;
-    for (size_t j = 0; motion && j < rk_skeleton_joint_count(s); j++)
-      if (rk_skeleton_parent(s, j) >= 0 &&
-          rk_clip_find_track(motion, (int)j, RK_CHANNEL_TRANSLATION) >= 0) {
-        rk_joint_spec sp = {.name = rk_skeleton_joint_name(s, j),
-                            .type = RK_JOINT_PRISMATIC,
-                            .axis =
-                                rk_quat_rotate(rk_skeleton_rest(s, j)->r, rk_vec3_make(0, 0, 1)),
-                            .order = RK_EULER_N_ORDERS};
-        g_array_append_val(specs, sp);
-      }
     o.joints = (const rk_joint_spec *)(void *)specs->data;
     o.joint_count = specs->len;
   }

@@ -1,83 +1,8 @@
 /* Humanoid mapping: name conventions, topology alone, sides from geometry, refusal of
  * non-humanoids, map files. */
-#include "rk_test.h"
+#include "rig_fixture.h"
 
 #include <rigkit/humanoid.h>
-#include <string.h>
-
-/* A T-pose template facing +Z (left = +X), metres. Slots name the joints per convention. */
-enum {
-  T_ROOT, T_HIPS, T_SPINE, T_CHEST, T_NECK, T_HEAD, T_HEAD_END,
-  T_LCLAV, T_LUPARM, T_LFOREARM, T_LHAND, T_LFINGER1, T_LFINGER2,
-  T_RCLAV, T_RUPARM, T_RFOREARM, T_RHAND, T_RFINGER1, T_RFINGER2,
-  T_LUPLEG, T_LKNEE, T_LANKLE, T_LTOE, T_LTOE_END,
-  T_RUPLEG, T_RKNEE, T_RANKLE, T_RTOE, T_RTOE_END, T_COUNT
-};
-
-static const struct {
-  int parent;
-  double x, y, z;
-} tmpl[T_COUNT] = {
-    [T_ROOT] = {-1, 0, 0, 0},           [T_HIPS] = {T_ROOT, 0, 0.95, 0},
-    [T_SPINE] = {T_HIPS, 0, 0.1, 0},     [T_CHEST] = {T_SPINE, 0, 0.25, 0},
-    [T_NECK] = {T_CHEST, 0, 0.2, 0},     [T_HEAD] = {T_NECK, 0, 0.1, 0.02},
-    [T_HEAD_END] = {T_HEAD, 0, 0.18, 0}, [T_LCLAV] = {T_CHEST, 0.03, 0.15, 0},
-    [T_LUPARM] = {T_LCLAV, 0.15, 0, 0},  [T_LFOREARM] = {T_LUPARM, 0.28, 0, 0},
-    [T_LHAND] = {T_LFOREARM, 0.25, 0, 0}, [T_LFINGER1] = {T_LHAND, 0.08, 0, 0.02},
-    [T_LFINGER2] = {T_LHAND, 0.07, 0, -0.02}, [T_RCLAV] = {T_CHEST, -0.03, 0.15, 0},
-    [T_RUPARM] = {T_RCLAV, -0.15, 0, 0}, [T_RFOREARM] = {T_RUPARM, -0.28, 0, 0},
-    [T_RHAND] = {T_RFOREARM, -0.25, 0, 0}, [T_RFINGER1] = {T_RHAND, -0.08, 0, 0.02},
-    [T_RFINGER2] = {T_RHAND, -0.07, 0, -0.02}, [T_LUPLEG] = {T_HIPS, 0.09, -0.05, 0},
-    [T_LKNEE] = {T_LUPLEG, 0, -0.42, 0}, [T_LANKLE] = {T_LKNEE, 0, -0.42, -0.02},
-    [T_LTOE] = {T_LANKLE, 0, -0.05, 0.12}, [T_LTOE_END] = {T_LTOE, 0, 0, 0.05},
-    [T_RUPLEG] = {T_HIPS, -0.09, -0.05, 0}, [T_RKNEE] = {T_RUPLEG, 0, -0.42, 0},
-    [T_RANKLE] = {T_RKNEE, 0, -0.42, -0.02}, [T_RTOE] = {T_RANKLE, 0, -0.05, 0.12},
-    [T_RTOE_END] = {T_RTOE, 0, 0, 0.05},
-};
-
-/* Builds the template with names[] (NULL entries get "j<slot>"), rotated about Y by yaw
- * (facing) and with the right limbs added first when right_first. */
-static rk_skeleton *make_rig(const char *const names[T_COUNT], double yaw, bool right_first) {
-  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
-  int order[T_COUNT], k = 0;
-  for (int i = 0; i < T_COUNT; i++)
-    if (!right_first || (!(i >= T_RCLAV && i <= T_RFINGER2) && !(i >= T_RUPLEG)))
-      order[k++] = i;
-  if (right_first) {
-    /* Right-side joints first, after the trunk. */
-    int trunk = k;
-    int right[T_COUNT], nr = 0;
-    for (int i = 0; i < T_COUNT; i++)
-      if ((i >= T_RCLAV && i <= T_RFINGER2) || i >= T_RUPLEG)
-        right[nr++] = i;
-    memmove(order + nr, order, sizeof(int) * (size_t)trunk);
-    memcpy(order, right, sizeof(int) * (size_t)nr);
-    k = trunk + nr;
-  }
-  int builder_index[T_COUNT];
-  for (int n = 0; n < k; n++)
-    builder_index[order[n]] = n;
-  rk_quat yq = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), yaw);
-  for (int n = 0; n < k; n++) {
-    int i = order[n];
-    rk_transform x = rk_transform_identity();
-    x.t = rk_vec3_make(tmpl[i].x, tmpl[i].y, tmpl[i].z);
-    if (i == T_ROOT)
-      x.r = yq;
-    char fallback[16];
-    snprintf(fallback, sizeof fallback, "j%d", i);
-    unsigned flags = (i == T_HEAD_END || i == T_LTOE_END || i == T_RTOE_END || i == T_LFINGER1 ||
-                      i == T_LFINGER2 || i == T_RFINGER1 || i == T_RFINGER2)
-                         ? RK_JOINT_END_SITE
-                         : 0;
-    rk_skeleton_builder_add_joint(b, names && names[i] ? names[i] : fallback,
-                                  tmpl[i].parent < 0 ? -1 : builder_index[tmpl[i].parent], &x, flags);
-  }
-  g_autoptr(GError) error = NULL;
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, &error);
-  cr_assert(s, "%s", error ? error->message : "");
-  return s;
-}
 
 static void expect_standard_map(const rk_skeleton *s, const rk_humanoid_map *map,
                                 const char *const names[T_COUNT]) {

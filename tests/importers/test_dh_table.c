@@ -155,3 +155,36 @@ Test(dh_table, faults) {
   cr_assert_null(a);
   cr_assert(strstr(error->message, "NUL"));
 }
+
+/* The table's joint types and limits reach the asset (and through it the kinematic tree), also
+ * without any frame to show which rows slide. */
+Test(dh_table, joint_types_and_limits_are_declared_mechanics) {
+  g_autoptr(rk_asset) a = import_ok("iiwa14.dh", NULL);
+  const char *names[7] = {"A1", "A2", "A3", "A4", "A5", "A6", "A7"};
+  const double lim[7] = {170, 120, 170, 120, 170, 120, 175};
+  for (int i = 0; i < 7; i++) {
+    rk_joint_mechanics m;
+    cr_assert(rk_asset_joint_mechanics(a, (size_t)joint(a, names[i]), &m), "%s", names[i]);
+    cr_assert_eq(m.motion, RK_JOINT_MOTION_REVOLUTE);
+    rk_assert_vec3_near(m.axis, rk_vec3_make(0, 0, 1), 0);
+    cr_assert(m.has_limits);
+    rk_assert_near(m.lower, -lim[i] * RK_DEG, 1e-12);
+    rk_assert_near(m.upper, lim[i] * RK_DEG, 1e-12);
+  }
+  cr_assert_not(rk_asset_joint_mechanics(a, (size_t)joint(a, "base"), NULL));
+  cr_assert_not(rk_asset_joint_mechanics(a, (size_t)joint(a, "tool"), NULL));
+
+  const char *text = "rigkit-dh 1\nlength mm\nangle deg\n"
+                     "joint lift prismatic 0 0 100 0 -50 250\njoint turn revolute 300 0 0 0\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(rk_asset) b = import_text(text, "lift.dh", NULL, &error);
+  cr_assert(b, "%s", error ? error->message : "");
+  rk_joint_mechanics m;
+  cr_assert(rk_asset_joint_mechanics(b, (size_t)joint(b, "lift"), &m));
+  cr_assert_eq(m.motion, RK_JOINT_MOTION_PRISMATIC);
+  rk_assert_near(m.lower, -0.05, 1e-12); /* millimetres to metres */
+  rk_assert_near(m.upper, 0.25, 1e-12);
+  cr_assert(rk_asset_joint_mechanics(b, (size_t)joint(b, "turn"), &m));
+  cr_assert_eq(m.motion, RK_JOINT_MOTION_REVOLUTE);
+  cr_assert_not(m.has_limits);
+}

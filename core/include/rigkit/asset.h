@@ -7,7 +7,7 @@
  * Index: rk_mesh_new/free/data, rk_asset_new/free, skeleton, add_clip, take_clip, clip_count, clip,
  *        find_clip, remove_clips, add_mesh, mesh_count, mesh, source_format, source_path,
  *        set_source, unit_name, unit_scale, set_unit, up_axis, set_up_axis, add_note,
- *        note_count, note
+ *        note_count, note, rk_joint_mechanics, set_joint_mechanics, joint_mechanics
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H
@@ -49,6 +49,22 @@ typedef struct rk_mesh_data {
 
 typedef struct rk_mesh rk_mesh;
 typedef struct rk_asset rk_asset;
+
+/** How a joint moves, when the file says so (robot formats such as DH tables); animation formats
+ * leave it to the kinematic tree to infer (rigkit/tree.h). */
+typedef enum rk_joint_motion {
+  RK_JOINT_MOTION_FIXED,
+  RK_JOINT_MOTION_REVOLUTE,  /* rotation about axis */
+  RK_JOINT_MOTION_PRISMATIC, /* translation along axis */
+} rk_joint_motion;
+
+/** A joint's mechanics as the file declares them. */
+typedef struct rk_joint_mechanics {
+  rk_joint_motion motion;
+  rk_vec3 axis;      /* unit axis in the joint's own (local, rest) frame */
+  bool has_limits;
+  double lower, upper; /* radians (revolute) or metres (prismatic), around the rest pose */
+} rk_joint_mechanics;
 
 /** Copies and checks mesh data for a skeleton of joint_count joints: weights are renormalised to
  * sum 1 (a vertex with no weight goes to its first joint). Fails with RK_ERROR_INVALID (missing
@@ -94,6 +110,12 @@ RK_API double rk_asset_unit_scale(const rk_asset *asset);
 /** Records the source's up axis as written in the file ("Y", "Z", "-Z", ...). */
 RK_API void rk_asset_set_up_axis(rk_asset *asset, const char *axis);
 RK_API const char *rk_asset_up_axis(const rk_asset *asset);
+/** Records the declared mechanics of joint `joint` (copied); returns false for an index out of
+ * range, a zero axis or lower > upper. */
+RK_API bool rk_asset_set_joint_mechanics(rk_asset *asset, size_t joint, const rk_joint_mechanics *m);
+/** Copies joint `joint`'s declared mechanics into *out and returns true, or returns false when the
+ * file declared none. */
+RK_API bool rk_asset_joint_mechanics(const rk_asset *asset, size_t joint, rk_joint_mechanics *out);
 /** Appends a printf-style note on a conversion or repair applied at import. */
 RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
 RK_API size_t rk_asset_note_count(const rk_asset *asset);

@@ -9,7 +9,8 @@
  * Values per key: translation and scale 3 doubles, rotation 4 (x, y, z, w; normalised when sampled).
  * Cubic tracks follow glTF's CUBICSPLINE layout: per key (in-tangent, value, out-tangent).
  *
- * Index: rk_clip_new/free/copy, add_track, name, set_name, duration, set_duration, fps, set_fps,
+ * Index: rk_channel_components, rk_channel_name, rk_channel_apply, rk_interp_name,
+ *        rk_clip_new/free/copy, add_track, name, set_name, duration, set_duration, fps, set_fps,
  *        frame_count, joint_count, track_count, track, find_track, sample, sample_frame, bake,
  *        key_count_total, is_baked
  */
@@ -55,6 +56,9 @@ typedef struct rk_clip rk_clip;
 RK_API int rk_channel_components(rk_channel channel);
 /** Static name of a channel ("translation", "rotation", "scale"). */
 RK_API const char *rk_channel_name(rk_channel channel);
+/** Writes one key value (3 or 4 doubles, per channel) into the channel's part of a local pose;
+ * rotations are normalised. */
+RK_API void rk_channel_apply(rk_channel channel, const double *value, rk_transform *x);
 /** Static name of an interpolation ("STEP", "LINEAR", "CUBICSPLINE", as glTF spells them). */
 RK_API const char *rk_interp_name(rk_interp interp);
 

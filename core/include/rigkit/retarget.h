@@ -18,8 +18,8 @@
  *     (horizontal speed below contact_speed * source height per second) for at least
  *     contact_min_time are planted; an in-place cycle (the stance feet slide back at a common
  *     speed: a treadmill) has no planted feet unless root_motion makes it travel;
- *  4. IK: each planted target foot joint is pinned where it was, on average, during its contact
- *     (blended in and out over blend_time); when both feet are planted they close a loop through
+ *  4. IK: each planted target foot joint is pinned at its median transferred position over its
+ *     contact; the correction fades in and out over blend_time around the interval; when both feet are planted they close a loop through
  *     the ground and the pelvis translates to keep both; optional hand goals follow the source's
  *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
  *     starting from the transferred pose, within the target tree's limits.
@@ -45,7 +45,7 @@ typedef struct rk_retarget_options {
   bool foot_ik;            /* pin planted feet (default true) */
   bool hand_ik;            /* hand goals from the source, scaled by arm length (default false) */
   double contact_height;   /* fraction of the source's height (default 0.03) */
-  double contact_speed;    /* fraction of the source's height per second (default 0.3) */
+  double contact_speed;    /* fraction of the source's height per second (default 0.15) */
   double contact_min_time; /* seconds (default 0.06) */
   double blend_time;       /* seconds to blend into and out of a pin (default 0.1) */
   int ik_iterations;       /* most solver iterations per frame (default 30) */
@@ -54,7 +54,7 @@ typedef struct rk_retarget_options {
                               an in-place clip stays in place and has no planted feet) */
 } rk_retarget_options;
 
-#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.3, 0.06, 0.1, 30, false}
+#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false}
 
 /** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
 typedef struct rk_contact_interval {
@@ -78,6 +78,7 @@ typedef struct rk_retarget_quality {
                                                    limits or with a knee/elbow bent backwards */
   double limb_direction_median_deg;             /* target limb directions vs the source's */
   size_t contact_frames;                        /* frames with at least one planted joint */
+  size_t loop_frames;                           /* frames where both feet closed the loop */
 } rk_retarget_quality;
 
 /** Reads the [settings] group of a retarget profile key file into *opts (keys: fps, foot_ik,
@@ -129,7 +130,7 @@ RK_API const rk_retarget_quality *rk_retarget_result_quality(const rk_retarget_r
 RK_API const rk_retarget_quality *rk_retarget_result_quality_fk(const rk_retarget_result *r);
 /** The ground's horizontal velocity seen in the source clip (source units per second: the median
  * velocity of its low foot joints) and, through *in_place (optional), whether that makes the clip
- * an in-place cycle (faster than contact_speed). */
+ * an in-place cycle (the ground slides faster than 10% of the source's height per second). */
 RK_API rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, bool *in_place);
 /** Per-frame heights above the target's ground of each contact joint, before and after IK
  * (frames * contact_count entries each, frame-major), for plots. */
