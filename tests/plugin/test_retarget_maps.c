@@ -159,9 +159,13 @@ Test(retarget_maps, mixamo_target_map) {
   g_autoptr(JsonParser) jp = NULL;
   JsonObject *c = use_map(dir, map, target, walk, "target", 21, &jp);
   cr_assert_eq(rt_num(c, "mapped_joints", NULL), 21);
-  cr_assert_not_null(json_object_get_array_member(json_object_get_object_member(c, "contacts"),
-                                                  "mixamorig:LeftFoot"),
-                     "contacts name the target's joints");
+  /* Contacts name the target's joints, as the output file does. */
+  g_autoptr(GList) planted = json_object_get_members(json_object_get_object_member(c, "contacts"));
+  cr_assert_not_null(planted, "some foot is planted");
+  for (GList *l = planted; l; l = l->next)
+    cr_assert(g_str_has_prefix(l->data, "mixamorig:") && (strstr(l->data, "Foot") ||
+                                                          strstr(l->data, "ToeBase")),
+              "planted joint %s", (char *)l->data);
   rt_rmtree(dir);
 }
 
