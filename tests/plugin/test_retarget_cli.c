@@ -595,3 +595,28 @@ Test(retarget_cli, an_output_never_replaces_an_input) {
   cr_assert(rt_same_bytes(fig, fig_src), "the target is intact");
   rt_rmtree(dir);
 }
+
+Test(retarget_cli, fbx_output) {
+  g_autofree char *walk = rt_data("makehuman_walk1.bvh");
+  g_autofree char *fig = rt_data("RiggedFigure.glb");
+  g_autofree char *dir = rt_tmpdir();
+  g_autofree char *report = g_build_filename(dir, "r.json", NULL);
+  const char *args[] = {"retarget", "--target", fig, "--root-motion", "--format", "fbx",
+                        "--out-dir", dir, "--report", report, walk, NULL};
+  cli_run r = rt_cli(NULL, args);
+  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+  g_autoptr(JsonParser) jp = NULL;
+  JsonObject *c = rt_clip(rt_json(report, &jp), 0);
+  check_entry_fields(c);
+  g_autofree char *out = g_build_filename(dir, "makehuman_walk1.fbx", NULL);
+  cr_assert_str_eq(rt_str(c, "output"), out);
+  cr_assert_leq(rt_num(c, "foot_skate_mm", "max"), 5.0);
+  g_autoptr(rk_asset) fa = rk_import_file(fig, NULL, NULL);
+  g_autoptr(rk_asset) o = check_output(out, joint_count(fig), "makehuman_walk1",
+                                       source_duration(walk), 24);
+  cr_assert_eq(rk_asset_mesh_count(o), rk_asset_mesh_count(fa), "the character's mesh comes along");
+  check_feet_on_ground(o, rk_asset_skeleton(fa), c, kFigureFeet, 0.01);
+  check_with_assimp(out, 19);
+  rt_cli_clear(&r);
+  rt_rmtree(dir);
+}
