@@ -60,6 +60,7 @@ static const rk_bone limb_bones[8][2] = {
 typedef struct foot_joint {
   rk_bone bone;
   int src, tgt;
+  int side;               /* 0 left, 1 right */
   double src_rest_height; /* above the source's rest ground */
 } foot_joint;
 
@@ -186,7 +187,7 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
     int s = source_map->joint[foot_bones[i]], t = target_map->joint[foot_bones[i]];
     if (s >= 0 && t >= 0)
       rt->feet[rt->foot_count++] =
-          (foot_joint){foot_bones[i], s, t, rt->ps0[s].y - source_map->ground};
+          (foot_joint){foot_bones[i], s, t, i >= 2, rt->ps0[s].y - source_map->ground};
   }
   for (int side = 0; side < 2; side++) {
     rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
@@ -296,6 +297,8 @@ typedef struct run_ctx {
   double src_ground;
   double tgt_ground;
   rk_vec3 travel; /* velocity added to the source (in-place clips with root_motion) */
+  const double *src_sole; /* per frame and side: the source foot's lowest point (pass 1) */
+  size_t cur_f;
 } run_ctx;
 
 static rk_vec3 horizontal(rk_vec3 v) {
@@ -326,6 +329,7 @@ static void sample_source(run_ctx *c, size_t f) {
   c->cur_q = c->src_cache_q + base;
   c->cur_p = c->src_cache_p + base;
   c->cur_t = t;
+  c->cur_f = f;
 }
 
 /* Makes frame f the current source frame: from the cache, or sampled again. */
@@ -334,6 +338,7 @@ static void load_source(run_ctx *c, size_t f) {
     c->cur_q = c->src_cache_q + f * c->rt->src_used;
     c->cur_p = c->src_cache_p + f * c->rt->src_used;
     c->cur_t = frame_time(c, f);
+    c->cur_f = f;
   } else {
     sample_source(c, f);
   }
@@ -379,24 +384,38 @@ static void transfer_pose(run_ctx *c) {
     c->tgt_locals[j].r =
         p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
   }
-  /* Root motion: the hips' world position from the source's, scaled, heights from the grounds. */
+  /* Root motion: the hips follow the source's horizontally, scaled by the hip heights; their
+   * height puts the target's lower sole as far above its ground as the source's lower sole above
+   * the clip's ground (scaled, never below it), so the legs keep the source's directions and the
+   * feet neither float nor sink whatever the two rigs' leg proportions. */
   const int sh = rt->src_hips, th = rt->tgt_hips;
   rk_vec3 ds = horizontal(rk_vec3_sub(src_pos(c, sh), rt->ps0[sh]));
   rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(A, ds), rt->scale);
   rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x,
                               c->tgt_ground + rt->scale * (src_pos(c, sh).y - c->src_ground),
                               rt->pt0[th].z + dh.z);
-  /* FK down to the hips' parent, then the hips' local translation that puts it there. */
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
-  if (hp >= 0) {
-    rk_mat4 inv;
-    if (rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
-      c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
-  } else {
-    c->tgt_locals[th].t = want;
-  }
+  rk_mat4 inv = rk_mat4_identity();
+  if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+    inv = rk_mat4_identity();
+  c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  if (c->src_sole) {
+    /* Never below the ground: a source sole dipping under the clip's typical ground (a toe at
+     * push-off, capture noise) leaves the target's sole on its ground. */
+    const double src_clear =
+        fmax(0.0, fmin(c->src_sole[2 * c->cur_f], c->src_sole[2 * c->cur_f + 1]) - c->src_ground);
+    double sole = INFINITY;
+    for (int side = 0; side < 2; side++) {
+      const size_t a = (size_t)rt->tmap.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT];
+      for (size_t j = a; j < rk_skeleton_subtree_end(rt->tgt, a); j++)
+        sole = fmin(sole, c->tgt_models[j].m[13]);
+    }
+    want.y += c->tgt_ground + rt->scale * src_clear - sole;
+    c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
 }
 
 /* The transferred pose of frame f from the cache: locals, world rotations and models. */
@@ -764,18 +783,35 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   g_autofree double *src_h = g_new(double, frames * MAX_FEET);
   g_autofree rk_vec3 *src_p = g_new(rk_vec3, frames * MAX_FEET);
   g_autofree rk_vec3 *fk_p = g_new(rk_vec3, frames * MAX_FEET);
-  /* The clip's ground: the lowest any joint of the legs (toe tips included) gets, as the rigs'
-   * rest grounds are measured (rk_humanoid_map.ground). */
-  double ground = INFINITY;
-  const int legs[2] = {rt->smap.joint[RK_BONE_LEFT_UPPER_LEG], rt->smap.joint[RK_BONE_RIGHT_UPPER_LEG]};
+  /* Per frame and side, the lowest point of the foot (the ankle's subtree: toes, tips): the
+   * source's (pass 1) and the transferred target's (pass 1b). */
+  g_autofree double *src_sole = g_new(double, frames * 2);
+  g_autofree double *tgt_sole = g_new(double, frames * 2);
+  const int src_ankle[2] = {rt->smap.joint[RK_BONE_LEFT_FOOT], rt->smap.joint[RK_BONE_RIGHT_FOOT]};
+  const int tgt_ankle[2] = {rt->tmap.joint[RK_BONE_LEFT_FOOT], rt->tmap.joint[RK_BONE_RIGHT_FOOT]};
+  /* The clip's ground: the typical height of the lower sole (the lowest point of either foot:
+   * ankle, toes, tips), the median over frames; some foot stands on the ground in most frames of
+   * any clip, while its global minimum may be a toe dipping at push-off or a capture glitch. */
+  double ground;
   for (size_t f = 0; f < frames; f++) {
     sample_source(&c, f);
     for (size_t k = 0; k < nf; k++)
       src_p[f * MAX_FEET + k] = src_pos(&c, rt->feet[k].src);
-    for (int side = 0; side < 2; side++)
-      for (size_t j = (size_t)legs[side]; j < rk_skeleton_subtree_end(rt->src, (size_t)legs[side]); j++)
-        ground = fmin(ground, c.src_models[j].m[13]);
+    for (int side = 0; side < 2; side++) {
+      double sole = INFINITY;
+      for (size_t j = (size_t)src_ankle[side]; j < rk_skeleton_subtree_end(rt->src, (size_t)src_ankle[side]); j++)
+        sole = fmin(sole, c.src_models[j].m[13]);
+      src_sole[2 * f + (size_t)side] = sole;
+    }
   }
+  {
+    g_autofree double *low = g_new(double, frames);
+    for (size_t f = 0; f < frames; f++)
+      low[f] = fmin(src_sole[2 * f], src_sole[2 * f + 1]);
+    qsort(low, frames, sizeof(double), cmp_double);
+    ground = frames % 2 ? low[frames / 2] : 0.5 * (low[frames / 2 - 1] + low[frames / 2]);
+  }
+  c.src_sole = src_sole;
   c.src_ground = ground;
   const double H = rt->smap.height;
   const int min_frames = (int)ceil(opts->contact_min_time * fps);
@@ -839,14 +875,19 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
       memcpy(c.tgt_cache + f * nt, c.tgt_locals, nt * sizeof(rk_transform));
       memcpy(c.tgt_world_cache + f * nt, c.tgt_world, nt * sizeof(rk_quat));
     }
+    for (int side = 0; side < 2; side++) {
+      double sole = INFINITY;
+      for (size_t j = (size_t)tgt_ankle[side]; j < rk_skeleton_subtree_end(rt->tgt, (size_t)tgt_ankle[side]); j++)
+        sole = fmin(sole, c.tgt_models[j].m[13]);
+      tgt_sole[2 * f + (size_t)side] = sole;
+    }
     for (size_t k = 0; k < nf; k++) {
       fk_p[f * MAX_FEET + k] = rk_mat4_get_translation(&c.tgt_models[rt->feet[k].tgt]);
       res->heights_fk[f * nf + k] = fk_p[f * MAX_FEET + k].y - c.tgt_ground;
     }
   }
   /* Pins: each interval's median transferred position horizontally (per axis: robust to the
-   * lift-off and touch-down frames a threshold lets into the interval), its height from the
-   * source's. */
+   * lift-off and touch-down frames a threshold lets into the interval), its height by contact. */
   GArray *pins[MAX_FEET] = {0};
   {
     g_autofree double *axis = g_new(double, frames);
@@ -864,14 +905,23 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
           qsort(axis, len, sizeof(double), cmp_double);
           med[a] = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
         }
-        /* Height from the source: the joint's height over its rest height, scaled, above the
-         * target's rest height (a flat foot lands flat on the ground, a step stays a step). */
+        /* Height by contact: the target's sole (its foot's lowest point, in the transferred
+         * orientation) stands as far above the target's ground as the source's sole above the
+         * clip's ground, scaled: a foot on the ground stays on it, a step stays a step, a heel
+         * raised in the source stays raised. */
+        const size_t side = (size_t)rt->feet[k].side;
         for (size_t u = 0; u < len; u++)
-          axis[u] = src_p[((size_t)iv->first + u) * MAX_FEET + k].y - ground;
+          axis[u] = src_sole[2 * ((size_t)iv->first + u) + side] - ground;
         qsort(axis, len, sizeof(double), cmp_double);
-        const double joint_h = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
-        const double tgt_rest_h = rt->pt0[rt->feet[k].tgt].y - rt->tmap.ground;
-        med[1] = c.tgt_ground + tgt_rest_h + rt->scale * (joint_h - rt->feet[k].src_rest_height);
+        const double clearance =
+            fmax(0.0, len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]));
+        for (size_t u = 0; u < len; u++) {
+          const size_t f = (size_t)iv->first + u;
+          axis[u] = fk_p[f * MAX_FEET + k].y - tgt_sole[2 * f + side];
+        }
+        qsort(axis, len, sizeof(double), cmp_double);
+        const double above_sole = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
+        med[1] = c.tgt_ground + rt->scale * clearance + above_sole;
         rk_vec3 m = rk_vec3_make(med[0], med[1], med[2]);
         g_array_append_val(pins[k], m);
       }

@@ -19,7 +19,8 @@
  *     contact_min_time are planted; an in-place cycle (the stance feet slide back at a common
  *     speed: a treadmill) has no planted feet unless root_motion makes it travel;
  *  4. IK: each planted target foot joint is pinned at its median transferred position over its
- *     contact; the correction fades in and out over blend_time around the interval; when both feet are planted they close a loop through
+ *     contact, at the height that puts the target's sole as far above its ground as the
+ *     source's sole (scaled); the correction fades in and out over blend_time around it; when both feet are planted they close a loop through
  *     the ground and the pelvis translates to keep both; optional hand goals follow the source's
  *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
  *     starting from the transferred pose, within the target tree's limits.
