@@ -1157,13 +1157,11 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
         set_world_rotation(rt->tgt, c.tgt_locals, c.tgt_models, th, hand_world);
         rk_fk_models(rt->tgt, c.tgt_locals, c.tgt_models);
       }
-    /* The final pose as the tree's q: limits, and the closure equations of a planted pair. */
-    rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q, NULL);
-    memcpy(q_prev, q, ndof * sizeof(double));
-    have_prev = true;
-    if (!rk_tree_q_within_limits(rt->tree, q, 1e-9))
-      limit_violations++;
+    /* A planted pair: the closure equations on the final pose, as the tree's q. */
     if (loop_closed) {
+      rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q, NULL);
+      memcpy(q_prev, q, ndof * sizeof(double));
+      have_prev = true;
       rk_tree_fk(rt->tree, q, NULL, tree_models);
       for (int side = 0; side < 2; side++) {
         rk_loop lp = {RK_LOOP_POSITION, rt->feet[ankle_k[side]].tgt, rk_mat4_identity(), -1,

@@ -78,8 +78,9 @@ typedef struct rk_retarget_quality {
                                                    position at each interval's first frame */
   double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted joints vs their pins */
   double loop_closure_residual_max_mm;          /* both feet planted: closure equations */
-  size_t joint_limit_violations;                /* (frame, joint) pairs outside the target tree's
-                                                   limits or with a knee/elbow bent backwards */
+  size_t joint_limit_violations;                /* (frame, knee) pairs bent backwards, the
+                                                   humanoid profile's anatomical limit (the target
+                                                   tree of an animation rig declares no other) */
   double limb_direction_median_deg;             /* target limb directions vs the source's */
   size_t contact_frames;                        /* frames with at least one planted joint */
   size_t loop_frames;                           /* frames where both feet closed the loop */
