@@ -4,7 +4,7 @@
  * retargeted clip only), measures each output as written, and ends with a summary table and a
  * JSON report. One bad clip never stops the batch; exit code 1 when any clip failed, 2 on bad
  * usage, 128 + signal number when SIGINT/SIGTERM stopped it (`--resume` completes the rest).
- * See README_retarget.md for the options, the map file, sharding and resuming. */
+ * See README.md, "Retargeting", for the options, the map file, sharding and resuming. */
 #include "cli.h"
 #include "cli_import.h"
 #include "retarget_batch.h"
