@@ -103,16 +103,6 @@ static rk__scene_channel *find_channel(rk__scene_anim *a, const char *node, unsi
   return NULL;
 }
 
-static void channel_clear(rk__scene_channel *ch) {
-  g_free(ch->node_name);
-  g_free(ch->pos_times);
-  g_free(ch->pos_values);
-  g_free(ch->rot_times);
-  g_free(ch->rot_values);
-  g_free(ch->scale_times);
-  g_free(ch->scale_values);
-  memset(ch, 0, sizeof *ch);
-}
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -183,7 +173,7 @@ static void fold_chain_animation(rk__scene *s, rk__scene_anim *a, const int *cha
   /* Drop the chain's channels, then store the composed one. */
   for (size_t i = 0; i < len; i++)
     if (chs[i])
-      channel_clear(chs[i]);
+      rk__scene_channel_clear(chs[i]);
   g_free(chs);
   unsigned w = 0;
   for (unsigned c = 0; c < a->channel_count; c++)
@@ -209,7 +199,7 @@ static void doc_chain_animation(rk__scene *s, rk__scene_anim *a, const int *chai
   for (size_t i = 0; i < len; i++) {
     rk__scene_channel *ch = find_channel(a, s->nodes[chain[i]].name, NULL);
     if (ch)
-      channel_clear(ch);
+      rk__scene_channel_clear(ch);
   }
   unsigned w = 0;
   for (unsigned c = 0; c < a->channel_count; c++)
@@ -410,7 +400,7 @@ static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes) {
       for (unsigned a = 0; a < s->anim_count; a++) {
         rk__scene_channel *ch = find_channel(&s->anims[a], s->nodes[i].name, NULL);
         if (ch)
-          channel_clear(ch);
+          rk__scene_channel_clear(ch);
       }
       g_free(s->nodes[i].name);
       g_free(s->nodes[i].meshes);

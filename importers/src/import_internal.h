@@ -221,6 +221,8 @@ typedef struct rk__source {
 /** Reads glTF/GLB ("gltf", "glb") or FBX ("fbx") bytes through Assimp into *scene (cleared first,
  * freed with rk__scene_clear). Fails with RK_ERROR_PARSE carrying Assimp's message. */
 bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene, GError **error);
+/** Frees a channel's arrays and zeroes it. */
+void rk__scene_channel_clear(rk__scene_channel *ch);
 void rk__scene_clear(rk__scene *scene);
 
 /* ---- per-format readers (each fills a raw asset in canonical space) --------------------------- */
