@@ -376,3 +376,43 @@ rk_clip *rk_clip_reduce(const rk_clip *clip, const rk_skeleton *s, double tol_m,
   rk_clip_free(baked);
   return out;
 }
+
+/* 74000 -> "74,000" */
+static void append_count(GString *out, size_t v) {
+  char digits[32];
+  const int len = g_snprintf(digits, sizeof digits, "%zu", v);
+  for (int i = 0; i < len; i++) {
+    if (i > 0 && (len - i) % 3 == 0)
+      g_string_append_c(out, ',');
+    g_string_append_c(out, digits[i]);
+  }
+}
+
+char *rk_reduce_stats_summary(const rk_reduce_stats *st, double tol_m, const rk_skeleton *skeleton) {
+  GString *out = g_string_new("keys ");
+  append_count(out, st->keys_baked);
+  g_string_append(out, " -> ");
+  append_count(out, st->keys_output);
+  /* 0.001 -> "1 mm", 0.0005 -> "0.5 mm", 0.02 -> "2 cm" */
+  if (tol_m >= 0.01 && fmod(tol_m * 100, 1.0) == 0)
+    g_string_append_printf(out, " at %g cm", tol_m * 100);
+  else
+    g_string_append_printf(out, " at %g mm", tol_m * 1000);
+  g_string_append_printf(out, " (checked at %zu frames at %g fps", st->frames, st->fps);
+  if (st->keys_baked != st->keys_input) {
+    g_string_append(out, ", ");
+    append_count(out, st->keys_input);
+    g_string_append(out, " keys given");
+  }
+  g_string_append_printf(out, "; largest error %.3f mm", st->max_error_m * 1e3);
+  if (st->max_error_joint >= 0) {
+    if (skeleton && (size_t)st->max_error_joint < rk_skeleton_joint_count(skeleton))
+      g_string_append_printf(out, " at joint '%s'",
+                             rk_skeleton_joint_name(skeleton, (size_t)st->max_error_joint));
+    else
+      g_string_append_printf(out, " at joint %d", st->max_error_joint);
+    g_string_append_printf(out, ", frame %zu", st->max_error_frame);
+  }
+  g_string_append_c(out, ')');
+  return g_string_free(out, FALSE);
+}

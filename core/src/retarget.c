@@ -60,6 +60,7 @@ static const rk_bone limb_bones[8][2] = {
 typedef struct foot_joint {
   rk_bone bone;
   int src, tgt;
+  int side;               /* 0 left, 1 right */
   double src_rest_height; /* above the source's rest ground */
 } foot_joint;
 
@@ -83,6 +84,8 @@ struct rk_retargeter {
   int *arm_joints[2];/* target joints from upper arm to hand, per side */
   size_t arm_count[2];
   size_t mapped;
+  int *src_slot;    /* source joint -> index among the joints the transfer reads, or -1 */
+  size_t src_used;  /* how many */
 };
 
 /* ---- construction ---------------------------------------------------------------------------- */
@@ -184,7 +187,7 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
     int s = source_map->joint[foot_bones[i]], t = target_map->joint[foot_bones[i]];
     if (s >= 0 && t >= 0)
       rt->feet[rt->foot_count++] =
-          (foot_joint){foot_bones[i], s, t, rt->ps0[s].y - source_map->ground};
+          (foot_joint){foot_bones[i], s, t, i >= 2, rt->ps0[s].y - source_map->ground};
   }
   for (int side = 0; side < 2; side++) {
     rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
@@ -205,6 +208,26 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
   hips_spec.order = RK_EULER_N_ORDERS;
   topts.joints = &hips_spec;
   topts.joint_count = 1;
+  /* The source joints a frame's transfer reads (rotations, bone ends, hips, feet, arms for the
+   * hand goals): a run keeps only these per frame. */
+  rt->src_slot = g_new(int, rt->ns);
+  for (size_t j = 0; j < rt->ns; j++)
+    rt->src_slot[j] = -1;
+  for (size_t j = 0; j < rt->nt; j++)
+    if (rt->rules[j].kind != RULE_REST) {
+      rt->src_slot[rt->rules[j].src] = 0;
+      if (rt->rules[j].src_child >= 0)
+        rt->src_slot[rt->rules[j].src_child] = 0;
+    }
+  rt->src_slot[rt->src_hips] = 0;
+  for (size_t k = 0; k < rt->foot_count; k++)
+    rt->src_slot[rt->feet[k].src] = 0;
+  for (int b = 0; b < RK_BONE_COUNT; b++)
+    if (source_map->joint[b] >= 0 && target_map->joint[b] >= 0)
+      rt->src_slot[source_map->joint[b]] = 0;
+  for (size_t j = 0; j < rt->ns; j++)
+    if (rt->src_slot[j] == 0)
+      rt->src_slot[j] = (int)rt->src_used++;
   rt->tree = rk_tree_from_skeleton(target, NULL, &topts, error);
   if (!rt->tree) {
     g_prefix_error(error, "target rig: ");
@@ -224,6 +247,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->qt0);
   g_free(rt->pt0);
   g_free(rt->rules);
+  g_free(rt->src_slot);
   for (int s = 0; s < 2; s++) {
     g_free(rt->leg_joints[s]);
     g_free(rt->arm_joints[s]);
@@ -246,39 +270,87 @@ size_t rk_retargeter_mapped_joints(const rk_retargeter *rt) {
 
 /* ---- per-frame pose transfer ----------------------------------------------------------------- */
 
+/* Default of rk_retarget_options.cache_bytes. */
+#define RK__RETARGET_CACHE_BYTES ((size_t)256 << 20)
+
 /* Scratch of one run (one thread). */
 typedef struct run_ctx {
   const rk_retargeter *rt;
+  const rk_clip *clip;
+  double fps, duration;
   rk_transform *src_locals;
   rk_mat4 *src_models;
-  rk_quat *src_world; /* source world rotations */
+  rk_quat *src_world;  /* source world rotations (all joints, of the last sampled frame) */
+  /* The used source joints' world rotations and positions (without travel), per frame when
+   * cached (src_cache_q/p: frames x rt->src_used), else of the current frame only. */
+  rk_quat *src_cache_q;
+  rk_vec3 *src_cache_p;
+  bool cached;
+  const rk_quat *cur_q; /* the current frame's slice */
+  const rk_vec3 *cur_p;
+  double cur_t;
+  rk_transform *tgt_cache; /* transferred target locals per frame (cached runs) */
+  rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
   rk_transform *tgt_locals;
   rk_mat4 *tgt_models;
   double src_ground;
   double tgt_ground;
   rk_vec3 travel; /* velocity added to the source (in-place clips with root_motion) */
+  const double *src_sole; /* per frame and side: the source foot's lowest point (pass 1) */
+  size_t cur_f;
 } run_ctx;
 
 static rk_vec3 horizontal(rk_vec3 v) {
   return rk_vec3_make(v.x, 0, v.z);
 }
 
-/* Samples the source at time t and fills the source world pose. */
-static void sample_source(run_ctx *c, const rk_clip *clip, double t) {
+static double frame_time(const run_ctx *c, size_t f) {
+  return fmin((double)f / c->fps, c->duration);
+}
+
+/* Samples the source at frame f: the whole pose (src_locals, src_models, src_world) and the used
+ * joints' slice (into the cache at f, or the single-frame slice). */
+static void sample_source(run_ctx *c, size_t f) {
   const rk_retargeter *rt = c->rt;
-  rk_clip_sample(clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
-  const rk_mat4 shift = rk_mat4_translation(rk_vec3_scale(c->travel, t));
-  const rk_fk_job job = {rt->src, c->src_locals, rt->ns, &shift, NULL, 0, c->src_models, rt->ns};
-  rk_fk_job_run(&job);
+  const double t = frame_time(c, f);
+  rk_clip_sample(c->clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
+  rk_fk_models(rt->src, c->src_locals, c->src_models);
+  const size_t base = c->cached ? f * rt->src_used : 0;
   for (size_t j = 0; j < rt->ns; j++) {
     int p = rk_skeleton_parent(rt->src, j);
     c->src_world[j] = p < 0 ? c->src_locals[j].r : rk_quat_mul(c->src_world[p], c->src_locals[j].r);
+    const int slot = rt->src_slot[j];
+    if (slot >= 0) {
+      c->src_cache_q[base + (size_t)slot] = c->src_world[j];
+      c->src_cache_p[base + (size_t)slot] = rk_mat4_get_translation(&c->src_models[j]);
+    }
+  }
+  c->cur_q = c->src_cache_q + base;
+  c->cur_p = c->src_cache_p + base;
+  c->cur_t = t;
+  c->cur_f = f;
+}
+
+/* Makes frame f the current source frame: from the cache, or sampled again. */
+static void load_source(run_ctx *c, size_t f) {
+  if (c->cached) {
+    c->cur_q = c->src_cache_q + f * c->rt->src_used;
+    c->cur_p = c->src_cache_p + f * c->rt->src_used;
+    c->cur_t = frame_time(c, f);
+    c->cur_f = f;
+  } else {
+    sample_source(c, f);
   }
 }
 
+/* World rotation and position (travel included) of a used source joint in the current frame. */
+static rk_quat src_rot(const run_ctx *c, int j) {
+  return c->cur_q[c->rt->src_slot[j]];
+}
+
 static rk_vec3 src_pos(const run_ctx *c, int j) {
-  return rk_mat4_get_translation(&c->src_models[j]);
+  return rk_vec3_add(c->cur_p[c->rt->src_slot[j]], rk_vec3_scale(c->travel, c->cur_t));
 }
 
 /* Target pose for the current source pose: locals and models. */
@@ -294,7 +366,7 @@ static void transfer_pose(run_ctx *c) {
       w = p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r);
     } else {
       /* World rotation relative to rest, turned into the target's facing. */
-      rk_quat delta = rk_quat_mul(c->src_world[r->src], rk_quat_conj(rt->qs0[r->src]));
+      rk_quat delta = rk_quat_mul(src_rot(c, r->src), rk_quat_conj(rt->qs0[r->src]));
       w = rk_quat_mul(rk_quat_mul(rk_quat_mul(A, delta), Ai), rt->qt0[j]);
       if (r->kind == RULE_DIRECTION) {
         rk_vec3 sd = rk_vec3_sub(src_pos(c, r->src_child), src_pos(c, r->src));
@@ -312,24 +384,59 @@ static void transfer_pose(run_ctx *c) {
     c->tgt_locals[j].r =
         p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
   }
-  /* Root motion: the hips' world position from the source's, scaled, heights from the grounds. */
+  /* Root motion: the hips follow the source's horizontally, scaled by the hip heights; their
+   * height puts the target's lower sole as far above its ground as the source's lower sole above
+   * the clip's ground (scaled, never below it), so the legs keep the source's directions and the
+   * feet neither float nor sink whatever the two rigs' leg proportions. */
   const int sh = rt->src_hips, th = rt->tgt_hips;
   rk_vec3 ds = horizontal(rk_vec3_sub(src_pos(c, sh), rt->ps0[sh]));
   rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(A, ds), rt->scale);
   rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x,
                               c->tgt_ground + rt->scale * (src_pos(c, sh).y - c->src_ground),
                               rt->pt0[th].z + dh.z);
-  /* FK down to the hips' parent, then the hips' local translation that puts it there. */
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
-  if (hp >= 0) {
-    rk_mat4 inv;
-    if (rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
-      c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
-  } else {
-    c->tgt_locals[th].t = want;
-  }
+  rk_mat4 inv = rk_mat4_identity();
+  if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+    inv = rk_mat4_identity();
+  c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  if (c->src_sole) {
+    /* Never below the ground: a source sole dipping under the clip's typical ground (a toe at
+     * push-off, capture noise) leaves the target's sole on its ground. */
+    const double src_clear =
+        fmax(0.0, fmin(c->src_sole[2 * c->cur_f], c->src_sole[2 * c->cur_f + 1]) - c->src_ground);
+    double sole = INFINITY;
+    for (int side = 0; side < 2; side++) {
+      const size_t a = (size_t)rt->tmap.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT];
+      for (size_t j = a; j < rk_skeleton_subtree_end(rt->tgt, a); j++)
+        sole = fmin(sole, c->tgt_models[j].m[13]);
+    }
+    want.y += c->tgt_ground + rt->scale * src_clear - sole;
+    c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
+}
+
+/* The transferred pose of frame f from the cache: locals, world rotations and models. */
+static void restore_pose(run_ctx *c, size_t f) {
+  const rk_retargeter *rt = c->rt;
+  memcpy(c->tgt_locals, c->tgt_cache + f * rt->nt, rt->nt * sizeof(rk_transform));
+  memcpy(c->tgt_world, c->tgt_world_cache + f * rt->nt, rt->nt * sizeof(rk_quat));
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+static void run_ctx_clear(run_ctx *c) {
+  g_clear_pointer(&c->src_locals, g_free);
+  g_clear_pointer(&c->src_models, g_free);
+  g_clear_pointer(&c->src_world, g_free);
+  g_clear_pointer(&c->src_cache_q, g_free);
+  g_clear_pointer(&c->src_cache_p, g_free);
+  g_clear_pointer(&c->tgt_cache, g_free);
+  g_clear_pointer(&c->tgt_world_cache, g_free);
+  g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->tgt_locals, g_free);
+  g_clear_pointer(&c->tgt_models, g_free);
 }
 
 /* ---- results --------------------------------------------------------------------------------- */
@@ -646,6 +753,18 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   g_autofree bool *locked = NULL;
   run_ctx c = {0};
   c.rt = rt;
+  c.clip = clip;
+  c.fps = fps;
+  c.duration = dt_clip;
+  /* Sample and transfer each frame once when the per-frame caches fit the budget. */
+  const size_t per_frame =
+      rt->src_used * (sizeof(rk_quat) + sizeof(rk_vec3)) + nt * (sizeof(rk_transform) + sizeof(rk_quat));
+  c.cached = frames <= (opts->cache_bytes ? opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
+  const size_t slices = c.cached ? frames : 1;
+  c.src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
+  c.src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
+  c.tgt_cache = c.cached ? g_new(rk_transform, frames * nt) : NULL;
+  c.tgt_world_cache = c.cached ? g_new(rk_quat, frames * nt) : NULL;
   c.src_locals = g_new(rk_transform, rt->ns);
   c.src_models = g_new(rk_mat4, rt->ns);
   c.src_world = g_new(rk_quat, rt->ns);
@@ -663,18 +782,35 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
    * positions (pins). */
   g_autofree rk_vec3 *src_p = g_new(rk_vec3, frames * MAX_FEET);
   g_autofree rk_vec3 *fk_p = g_new(rk_vec3, frames * MAX_FEET);
-  /* The clip's ground: the lowest any joint of the legs (toe tips included) gets, as the rigs'
-   * rest grounds are measured (rk_humanoid_map.ground). */
-  double ground = INFINITY;
-  const int legs[2] = {rt->smap.joint[RK_BONE_LEFT_UPPER_LEG], rt->smap.joint[RK_BONE_RIGHT_UPPER_LEG]};
+  /* Per frame and side, the lowest point of the foot (the ankle's subtree: toes, tips): the
+   * source's (pass 1) and the transferred target's (pass 1b). */
+  g_autofree double *src_sole = g_new(double, frames * 2);
+  g_autofree double *tgt_sole = g_new(double, frames * 2);
+  const int src_ankle[2] = {rt->smap.joint[RK_BONE_LEFT_FOOT], rt->smap.joint[RK_BONE_RIGHT_FOOT]};
+  const int tgt_ankle[2] = {rt->tmap.joint[RK_BONE_LEFT_FOOT], rt->tmap.joint[RK_BONE_RIGHT_FOOT]};
+  /* The clip's ground: the typical height of the lower sole (the lowest point of either foot:
+   * ankle, toes, tips), the median over frames; some foot stands on the ground in most frames of
+   * any clip, while its global minimum may be a toe dipping at push-off or a capture glitch. */
+  double ground;
   for (size_t f = 0; f < frames; f++) {
-    sample_source(&c, clip, fmin((double)f / fps, dt_clip));
+    sample_source(&c, f);
     for (size_t k = 0; k < nf; k++)
       src_p[f * MAX_FEET + k] = src_pos(&c, rt->feet[k].src);
-    for (int side = 0; side < 2; side++)
-      for (size_t j = (size_t)legs[side]; j < rk_skeleton_subtree_end(rt->src, (size_t)legs[side]); j++)
-        ground = fmin(ground, c.src_models[j].m[13]);
+    for (int side = 0; side < 2; side++) {
+      double sole = INFINITY;
+      for (size_t j = (size_t)src_ankle[side]; j < rk_skeleton_subtree_end(rt->src, (size_t)src_ankle[side]); j++)
+        sole = fmin(sole, c.src_models[j].m[13]);
+      src_sole[2 * f + (size_t)side] = sole;
+    }
   }
+  {
+    g_autofree double *low = g_new(double, frames);
+    for (size_t f = 0; f < frames; f++)
+      low[f] = fmin(src_sole[2 * f], src_sole[2 * f + 1]);
+    qsort(low, frames, sizeof(double), cmp_double);
+    ground = frames % 2 ? low[frames / 2] : 0.5 * (low[frames / 2 - 1] + low[frames / 2]);
+  }
+  c.src_sole = src_sole;
   c.src_ground = ground;
   const double H = rt->smap.height;
   const int min_frames = (int)ceil(opts->contact_min_time * fps);
@@ -732,16 +868,25 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   res->heights_fk = g_new(double, frames * (nf ? nf : 1));
   res->heights_ik = g_new(double, frames * (nf ? nf : 1));
   for (size_t f = 0; f < frames; f++) {
-    sample_source(&c, clip, fmin((double)f / fps, dt_clip));
+    load_source(&c, f);
     transfer_pose(&c);
+    if (c.cached) {
+      memcpy(c.tgt_cache + f * nt, c.tgt_locals, nt * sizeof(rk_transform));
+      memcpy(c.tgt_world_cache + f * nt, c.tgt_world, nt * sizeof(rk_quat));
+    }
+    for (int side = 0; side < 2; side++) {
+      double sole = INFINITY;
+      for (size_t j = (size_t)tgt_ankle[side]; j < rk_skeleton_subtree_end(rt->tgt, (size_t)tgt_ankle[side]); j++)
+        sole = fmin(sole, c.tgt_models[j].m[13]);
+      tgt_sole[2 * f + (size_t)side] = sole;
+    }
     for (size_t k = 0; k < nf; k++) {
       fk_p[f * MAX_FEET + k] = rk_mat4_get_translation(&c.tgt_models[rt->feet[k].tgt]);
       res->heights_fk[f * nf + k] = fk_p[f * MAX_FEET + k].y - c.tgt_ground;
     }
   }
   /* Pins: each interval's median transferred position horizontally (per axis: robust to the
-   * lift-off and touch-down frames a threshold lets into the interval), its height from the
-   * source's. */
+   * lift-off and touch-down frames a threshold lets into the interval), its height by contact. */
   GArray *pins[MAX_FEET] = {0};
   {
     g_autofree double *axis = g_new(double, frames);
@@ -759,14 +904,23 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
           qsort(axis, len, sizeof(double), cmp_double);
           med[a] = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
         }
-        /* Height from the source: the joint's height over its rest height, scaled, above the
-         * target's rest height (a flat foot lands flat on the ground, a step stays a step). */
+        /* Height by contact: the target's sole (its foot's lowest point, in the transferred
+         * orientation) stands as far above the target's ground as the source's sole above the
+         * clip's ground, scaled: a foot on the ground stays on it, a step stays a step, a heel
+         * raised in the source stays raised. */
+        const size_t side = (size_t)rt->feet[k].side;
         for (size_t u = 0; u < len; u++)
-          axis[u] = src_p[((size_t)iv->first + u) * MAX_FEET + k].y - ground;
+          axis[u] = src_sole[2 * ((size_t)iv->first + u) + side] - ground;
         qsort(axis, len, sizeof(double), cmp_double);
-        const double joint_h = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
-        const double tgt_rest_h = rt->pt0[rt->feet[k].tgt].y - rt->tmap.ground;
-        med[1] = c.tgt_ground + tgt_rest_h + rt->scale * (joint_h - rt->feet[k].src_rest_height);
+        const double clearance =
+            fmax(0.0, len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]));
+        for (size_t u = 0; u < len; u++) {
+          const size_t f = (size_t)iv->first + u;
+          axis[u] = fk_p[f * MAX_FEET + k].y - tgt_sole[2 * f + side];
+        }
+        qsort(axis, len, sizeof(double), cmp_double);
+        const double above_sole = len % 2 ? axis[len / 2] : 0.5 * (axis[len / 2 - 1] + axis[len / 2]);
+        med[1] = c.tgt_ground + rt->scale * clearance + above_sole;
         rk_vec3 m = rk_vec3_make(med[0], med[1], med[2]);
         g_array_append_val(pins[k], m);
       }
@@ -859,9 +1013,12 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
       toes_k[side] = (int)k;
   }
   for (size_t f = 0; f < frames; f++) {
-    const double t = fmin((double)f / fps, dt_clip);
-    sample_source(&c, clip, t);
-    transfer_pose(&c);
+    const double t = frame_time(&c, f);
+    load_source(&c, f);
+    if (c.cached)
+      restore_pose(&c, f);
+    else
+      transfer_pose(&c);
     rk_quat foot_world[2] = {rk_quat_identity(), rk_quat_identity()};
     for (int side = 0; side < 2; side++)
       if (ankle_k[side] >= 0)
@@ -999,13 +1156,11 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
         set_world_rotation(rt->tgt, c.tgt_locals, c.tgt_models, th, hand_world);
         rk_fk_models(rt->tgt, c.tgt_locals, c.tgt_models);
       }
-    /* The final pose as the tree's q: limits, and the closure equations of a planted pair. */
-    rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q, NULL);
-    memcpy(q_prev, q, ndof * sizeof(double));
-    have_prev = true;
-    if (!rk_tree_q_within_limits(rt->tree, q, 1e-9))
-      limit_violations++;
+    /* A planted pair: the closure equations on the final pose, as the tree's q. */
     if (loop_closed) {
+      rk_tree_q_from_locals(rt->tree, c.tgt_locals, have_prev ? q_prev : NULL, q, NULL);
+      memcpy(q_prev, q, ndof * sizeof(double));
+      have_prev = true;
       rk_tree_fk(rt->tree, q, NULL, tree_models);
       for (int side = 0; side < 2; side++) {
         rk_loop lp = {RK_LOOP_POSITION, rt->feet[ankle_k[side]].tgt, rk_mat4_identity(), -1,
@@ -1134,8 +1289,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   for (size_t k = 0; k < nf; k++)
     g_array_unref(pins[k]);
   rk_ik_ws_free(ws);
-  g_free(c.src_locals), g_free(c.src_models), g_free(c.src_world);
-  g_free(c.tgt_world), g_free(c.tgt_locals), g_free(c.tgt_models);
+  run_ctx_clear(&c);
   return res;
 
 fail:
@@ -1144,8 +1298,7 @@ fail:
     if (pins[k])
       g_array_unref(pins[k]);
   rk_ik_ws_free(ws);
-  g_free(c.src_locals), g_free(c.src_models), g_free(c.src_world);
-  g_free(c.tgt_world), g_free(c.tgt_locals), g_free(c.tgt_models);
+  run_ctx_clear(&c);
   rk_retarget_result_free(res);
   return NULL;
 }

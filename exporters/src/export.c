@@ -145,8 +145,7 @@ bool rk_export_file(const rk_asset *asset, const char *path, const rk_export_opt
   case RK_EXPORT_BVH:
     return rk__bvh_write(asset, path, opts, error);
   case RK_EXPORT_FBX:
-    g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED, "%s: FBX export is not available yet", path);
-    return false;
+    return rk__fbx_write(asset, path, opts, error);
   case RK_EXPORT_AUTO:
     break;
   }

@@ -58,5 +58,11 @@ bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_opt
 /** BVH. */
 bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
                    GError **error);
+/** Binary FBX 7.4 (fbx_writer.c); rk__fbx_write_orders takes each joint's rotation order (a
+ * Tait-Bryan rigkit order; NULL: FBX's default eEulerXYZ for every joint). */
+bool rk__fbx_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
+                   GError **error);
+bool rk__fbx_write_orders(const rk_asset *asset, const char *path, const rk_export_options *opts,
+                          const rk_euler_order *orders, GError **error);
 
 #endif

@@ -453,6 +453,17 @@ bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene
   return true;
 }
 
+void rk__scene_channel_clear(rk__scene_channel *ch) {
+  g_free(ch->node_name);
+  g_free(ch->pos_times);
+  g_free(ch->pos_values);
+  g_free(ch->rot_times);
+  g_free(ch->rot_values);
+  g_free(ch->scale_times);
+  g_free(ch->scale_values);
+  memset(ch, 0, sizeof *ch);
+}
+
 void rk__scene_clear(rk__scene *scene) {
   for (unsigned i = 0; i < scene->node_count; i++) {
     g_free(scene->nodes[i].name);
@@ -480,16 +491,8 @@ void rk__scene_clear(rk__scene *scene) {
   for (unsigned i = 0; i < scene->anim_count; i++) {
     rk__scene_anim *a = &scene->anims[i];
     g_free(a->name);
-    for (unsigned c = 0; c < a->channel_count; c++) {
-      rk__scene_channel *ch = &a->channels[c];
-      g_free(ch->node_name);
-      g_free(ch->pos_times);
-      g_free(ch->pos_values);
-      g_free(ch->rot_times);
-      g_free(ch->rot_values);
-      g_free(ch->scale_times);
-      g_free(ch->scale_values);
-    }
+    for (unsigned c = 0; c < a->channel_count; c++)
+      rk__scene_channel_clear(&a->channels[c]);
     g_free(a->channels);
   }
   g_free(scene->anims);

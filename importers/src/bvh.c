@@ -583,7 +583,29 @@ static up_guess detect_up(const bvh *b) {
     if (a != g.lateral && (up < 0 || along[a] > along[up]))
       up = a;
   g.axis = up;
-  /* Sign: most joints (arms, spine, head) sit above the root; legs hang below it. */
+  /* Sign, from the two ends of the body along the up axis: the feet end holds a left/right pair
+   * off the mirror plane, the head end a joint on it (a raised pair of hands would make both ends
+   * pairs: then the centroid decides). */
+  if (g.lateral >= 0) {
+    const double band = 0.03 * extent, root_lat = comp(p[0], g.lateral);
+    double off[2] = {0, 0};
+    for (int end = 0; end < 2; end++) {
+      const double level = end ? hi[up] : lo[up];
+      size_t count = 0;
+      for (size_t i = 0; i < n; i++)
+        if (fabs(comp(p[i], up) - level) <= band) {
+          off[end] += fabs(comp(p[i], g.lateral) - root_lat);
+          count++;
+        }
+      off[end] /= (double)(count ? count : 1);
+    }
+    const bool low_pair = off[0] > band, high_pair = off[1] > band;
+    if (low_pair != high_pair) {
+      g.sign = low_pair ? 1 : -1;
+      return g;
+    }
+  }
+  /* Otherwise most joints (arms, spine, head) sit above the root; legs hang below it. */
   double centroid = 0;
   for (size_t i = 0; i < n; i++)
     centroid += comp(p[i], up);

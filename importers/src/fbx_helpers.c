@@ -1,15 +1,22 @@
 /* FBX transform chains: Assimp (AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, the default) splits a
  * joint whose FBX transform uses offsets, pivots or pre/post-rotations into a chain of helper
- * nodes "<joint>_$AssimpFbx$_<Kind>" above the joint itself. rigkit folds each chain back into the
- * joint so joint names and counts match the authoring tool: the joint's local transform (rest and
- * every key) becomes the product of the chain.
+ * nodes "<joint>_$AssimpFbx$_<Kind>" above the joint itself (and, for geometric transforms,
+ * "..._Geometric*Inverse" helpers between the joint and its children). rigkit removes every
+ * helper so joint names and counts match the authoring tool.
  *
- * The product is computed by rk__fbx_compose_chain, the one place that decides how a chain maps
- * onto a joint. Assimp 5.2.5 builds some chains wrongly (a bone with only a PreRotation gets its
- * translation and pre-rotation twice, upstream issue 5759); a reader that follows FBX's own
- * T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1 can replace the inputs of
- * that function without touching the rest of the importer. */
+ * Assimp 5.2.5's chains cannot be trusted (measured on huesitos_prerotation_pivots.fbx and read in
+ * its FBXConverter): a Model with only Pre/PostRotation gets helper nodes for its translation and
+ * pre-rotation *and* an animation channel on the joint that already holds T * Rpre * R * Rpost
+ * (upstream 5759), so both apply; that channel multiplies by Rpost instead of Rpost^-1; everything
+ * is in single precision; RotationActive is ignored. So where the file can be read by rigkit's
+ * own FBX reader (fbx_document.c), a joint's local transform, rest and keys, is evaluated from the
+ * Model's properties and curves with FBX's chain
+ *   T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1
+ * and Assimp's helper nodes and their channels are dropped. Otherwise (a Model name shared by
+ * several Models, a file rigkit cannot read) the chain is composed from Assimp's helper nodes as
+ * a fallback, and a note says so. */
 #include "import_internal.h"
+#include "fbx_internal.h"
 
 #include <string.h>
 
@@ -19,9 +26,9 @@ static bool is_helper(const char *name) {
   return strstr(name, HELPER_TAG) != NULL;
 }
 
-/** Local transform of a joint from its folded chain: locals[0] is the top helper, the last entry
- * the joint itself. */
-static rk_mat4 rk__fbx_compose_chain(const rk_mat4 *locals, size_t count) {
+/** Local transform of a joint from a chain of Assimp nodes: locals[0] is the top helper, the last
+ * entry the joint itself (the fallback when the file's own properties cannot be read). */
+static rk_mat4 compose_chain(const rk_mat4 *locals, size_t count) {
   rk_mat4 m = rk_mat4_identity();
   for (size_t i = 0; i < count; i++) {
     rk_mat4 t = rk_mat4_mul(&m, &locals[i]);
@@ -96,16 +103,6 @@ static rk__scene_channel *find_channel(rk__scene_anim *a, const char *node, unsi
   return NULL;
 }
 
-static void channel_clear(rk__scene_channel *ch) {
-  g_free(ch->node_name);
-  g_free(ch->pos_times);
-  g_free(ch->pos_values);
-  g_free(ch->rot_times);
-  g_free(ch->rot_values);
-  g_free(ch->scale_times);
-  g_free(ch->scale_values);
-  memset(ch, 0, sizeof *ch);
-}
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -156,7 +153,7 @@ static void fold_chain_animation(rk__scene *s, rk__scene_anim *a, const int *cha
     const double t = g_array_index(times, double, k);
     for (size_t i = 0; i < len; i++)
       locals[i] = channel_local(chs[i], &s->nodes[chain[i]].local, t);
-    rk_mat4 joint = rk__fbx_compose_chain(locals, len);
+    rk_mat4 joint = compose_chain(locals, len);
     rk_transform x;
     if (!rk_transform_from_mat4(&joint, &x))
       x = rk_transform_identity();
@@ -176,7 +173,7 @@ static void fold_chain_animation(rk__scene *s, rk__scene_anim *a, const int *cha
   /* Drop the chain's channels, then store the composed one. */
   for (size_t i = 0; i < len; i++)
     if (chs[i])
-      channel_clear(chs[i]);
+      rk__scene_channel_clear(chs[i]);
   g_free(chs);
   unsigned w = 0;
   for (unsigned c = 0; c < a->channel_count; c++)
@@ -187,76 +184,243 @@ static void fold_chain_animation(rk__scene *s, rk__scene_anim *a, const int *cha
   a->channel_count = w + 1;
 }
 
-unsigned rk__fbx_fold_helpers(rk__scene *s, GPtrArray *notes) {
-  const unsigned n = s->node_count;
-  g_autofree unsigned *children = g_new0(unsigned, n);
-  for (unsigned i = 0; i < n; i++)
+/* The translation part of a matrix in file units, scaled to Assimp's (GlobalScale) units. */
+static rk_mat4 scale_translation(rk_mat4 m, double k) {
+  m.m[12] *= k, m.m[13] *= k, m.m[14] *= k;
+  return m;
+}
+
+/* Replaces the animation of a joint evaluated from the file: the channels of the joint and its
+ * own helpers (chain, len) are dropped and, when the stack animates the Model, one channel is
+ * stored with prefix * (sampled local). */
+static void doc_chain_animation(rk__scene *s, rk__scene_anim *a, const int *chain, size_t len,
+                                const rk_mat4 *prefix, const rk__fbx_doc *doc, int model,
+                                double k) {
+  for (size_t i = 0; i < len; i++) {
+    rk__scene_channel *ch = find_channel(a, s->nodes[chain[i]].name, NULL);
+    if (ch)
+      rk__scene_channel_clear(ch);
+  }
+  unsigned w = 0;
+  for (unsigned c = 0; c < a->channel_count; c++)
+    if (a->channels[c].node_name)
+      a->channels[w++] = a->channels[c];
+  a->channel_count = w;
+  rk__fbx_samples smp;
+  if (!rk__fbx_doc_sample(doc, model, a->name, &smp, NULL))
+    return;
+  const size_t m = smp.count;
+  rk__scene_channel out = {0};
+  out.node_name = g_strdup(s->nodes[chain[len - 1]].name);
+  out.n_pos = out.n_rot = out.n_scale = (unsigned)m;
+  out.pos_times = g_memdup2(smp.times, m * sizeof(double));
+  out.rot_times = g_memdup2(smp.times, m * sizeof(double));
+  out.scale_times = g_memdup2(smp.times, m * sizeof(double));
+  out.pos_values = g_new(double, 3 * m);
+  out.rot_values = g_new(double, 4 * m);
+  out.scale_values = g_new(double, 3 * m);
+  rk_quat prev = rk_quat_identity();
+  for (size_t i = 0; i < m; i++) {
+    const rk_mat4 local = scale_translation(smp.locals[i], k);
+    const rk_mat4 joint = rk_mat4_mul(prefix, &local);
+    rk_transform x;
+    if (!rk_transform_from_mat4(&joint, &x))
+      x = rk_transform_identity();
+    if (i > 0 && rk_quat_dot(x.r, prev) < 0)
+      x.r = rk_quat_make(-x.r.x, -x.r.y, -x.r.z, -x.r.w);
+    prev = x.r;
+    memcpy(out.pos_values + 3 * i, &x.t, 3 * sizeof(double));
+    out.rot_values[4 * i] = x.r.x, out.rot_values[4 * i + 1] = x.r.y;
+    out.rot_values[4 * i + 2] = x.r.z, out.rot_values[4 * i + 3] = x.r.w;
+    memcpy(out.scale_values + 3 * i, &x.s, 3 * sizeof(double));
+  }
+  rk__fbx_samples_clear(&smp);
+  a->channels = g_renew(rk__scene_channel, a->channels, a->channel_count + 1);
+  a->channels[a->channel_count++] = out;
+}
+
+/* The joint a helper belongs to: its name up to the helper tag. */
+static bool helper_owned_by(const char *helper, const char *owner) {
+  const char *tag = strstr(helper, HELPER_TAG);
+  const size_t n = strlen(owner);
+  return tag && (size_t)(tag - helper) == n && strncmp(helper, owner, n) == 0;
+}
+
+static const char *helper_kind(const char *helper) {
+  return strstr(helper, HELPER_TAG) + strlen(HELPER_TAG);
+}
+
+/* Marks the nodes whose Model is an FBX skeleton node and has children (leaves are bone tips,
+ * which the importer finds by itself and flags as end sites). */
+static void mark_skeleton(rk__scene *s, const rk__fbx_doc *doc) {
+  g_autofree bool *has_child = g_new0(bool, s->node_count);
+  for (unsigned i = 0; i < s->node_count; i++)
     if (s->nodes[i].parent >= 0)
-      children[s->nodes[i].parent]++;
-  g_autofree guint8 *removed = g_new0(guint8, n);
-  unsigned folded = 0;
+      has_child[s->nodes[i].parent] = true;
+  for (unsigned i = 0; i < s->node_count; i++) {
+    const int m = has_child[i] ? rk__fbx_doc_find_model(doc, s->nodes[i].name) : -1;
+    s->nodes[i].fbx_skeleton = m >= 0 && rk__fbx_doc_model_is_skeleton(doc, m);
+  }
+}
+
+static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes);
+
+unsigned rk__fbx_fold_helpers(rk__scene *s, const rk__source *src, GPtrArray *notes) {
+  unsigned helpers = 0;
+  for (unsigned i = 0; i < s->node_count; i++)
+    helpers += is_helper(s->nodes[i].name);
+  /* rigkit's own reading of the file: node types, and the joints whose chain Assimp split. */
+  g_autoptr(GError) doc_error = NULL;
+  g_autoptr(rk__fbx_doc) doc = rk__fbx_doc_parse(src->data, src->size, src->name, &doc_error);
+  if (!doc && helpers)
+    g_ptr_array_add(notes, g_strdup_printf("rigkit could not read the FBX file's transform "
+                                           "properties itself (%s): pre/post-rotations and pivots "
+                                           "composed from Assimp's helper nodes",
+                                           doc_error->message));
+  const unsigned folded = helpers ? fold(s, doc, notes) : 0;
+  if (doc)
+    mark_skeleton(s, doc);
+  return folded;
+}
+
+static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes) {
+  const unsigned n = s->node_count;
+  /* Assimp's GlobalScale multiplies translations by UnitScaleFactor * 0.01 (in float). */
+  const float usf = s->unit_scale_factor > 0 ? (float)s->unit_scale_factor : 1.0f;
+  const double k = s->global_scale_applied ? (double)(usf * 0.01f) : 1.0;
+
+  g_autofree bool *from_doc = g_new0(bool, n);
+  g_autofree int *new_parent = g_new(int, n);
+  GArray *own = g_array_new(FALSE, FALSE, sizeof(int));
+  GArray *post = g_array_new(FALSE, FALSE, sizeof(int));
+  GArray *chain = g_array_new(FALSE, FALSE, sizeof(int));
   for (unsigned i = 0; i < n; i++) {
-    const int p0 = s->nodes[i].parent;
-    if (is_helper(s->nodes[i].name) || p0 < 0 || !is_helper(s->nodes[p0].name))
+    new_parent[i] = s->nodes[i].parent;
+    if (is_helper(s->nodes[i].name))
       continue;
-    /* Walk up through single-child helpers. */
-    GArray *chain = g_array_new(FALSE, FALSE, sizeof(int));
-    for (int p = p0; p >= 0 && is_helper(s->nodes[p].name) && children[p] == 1 && !removed[p];
-         p = s->nodes[p].parent)
-      g_array_prepend_val(chain, p);
-    if (chain->len == 0) {
-      g_array_unref(chain);
+    /* Helper ancestors up to the first real node P: the joint's own (above it) and P's geometric
+     * inverses (below P, above P's children). */
+    g_array_set_size(own, 0);
+    g_array_set_size(post, 0);
+    int p = s->nodes[i].parent;
+    for (; p >= 0 && is_helper(s->nodes[p].name); p = s->nodes[p].parent) {
+      const bool of_parent = !helper_owned_by(s->nodes[p].name, s->nodes[i].name);
+      g_array_prepend_val(of_parent ? post : own, p);
+    }
+    if (own->len == 0 && post->len == 0)
+      continue;
+    new_parent[i] = p;
+    /* P's geometric inverses apply to its children unless P itself was evaluated from the file
+     * (then its local never held the geometric transform). */
+    rk_mat4 prefix = rk_mat4_identity();
+    const bool drop_post = p >= 0 && from_doc[p];
+    for (guint h = 0; h < post->len && !drop_post; h++) {
+      rk_mat4 t = rk_mat4_mul(&prefix, &s->nodes[g_array_index(post, int, h)].local);
+      prefix = t;
+    }
+    if (own->len == 0) {
+      rk_mat4 t = rk_mat4_mul(&prefix, &s->nodes[i].local);
+      s->nodes[i].local = t;
+      if (!drop_post && post->len > 0) {
+        g_array_set_size(chain, 0);
+        g_array_append_vals(chain, post->data, post->len);
+        int me = (int)i;
+        g_array_append_val(chain, me);
+        for (unsigned a = 0; a < s->anim_count; a++)
+          fold_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len);
+      }
       continue;
     }
+    GString *kinds = g_string_new(NULL);
+    for (guint h = 0; h < own->len; h++)
+      g_string_append_printf(kinds, "%s%s", h ? ", " : "",
+                             helper_kind(s->nodes[g_array_index(own, int, h)].name));
+    g_ptr_array_add(notes, g_strdup_printf("FBX helper nodes of joint '%s' (%s) folded into it",
+                                           s->nodes[i].name, kinds->str));
+    g_string_free(kinds, TRUE);
+    const int model = doc ? rk__fbx_doc_find_model(doc, s->nodes[i].name) : -1;
+    if (model >= 0) {
+      from_doc[i] = true;
+      const rk_mat4 local = scale_translation(rk__fbx_doc_model_rest(doc, model, notes), k);
+      /* The joint's own helpers and the joint: their channels give way to the file's curves. */
+      g_array_set_size(chain, 0);
+      g_array_append_vals(chain, own->data, own->len);
+      int me = (int)i;
+      g_array_append_val(chain, me);
+      for (unsigned a = 0; a < s->anim_count; a++) {
+        if (rk__fbx_doc_has_stack(doc, s->anims[a].name))
+          doc_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len,
+                              &prefix, doc, model, k);
+        else /* a take Assimp found but rigkit did not: keep Assimp's composition */
+          fold_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len);
+      }
+      s->nodes[i].local = rk_mat4_mul(&prefix, &local);
+      g_ptr_array_add(notes, g_strdup_printf(
+                                 "joint '%s': FBX pre/post-rotation, pivots and offsets evaluated "
+                                 "from the file (T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * "
+                                 "Soff * Sp * S * Sp^-1), not from Assimp's helper nodes",
+                                 s->nodes[i].name));
+      continue;
+    }
+    /* Fallback: Assimp's chain, top helper first. */
+    g_array_set_size(chain, 0);
+    if (!drop_post)
+      g_array_append_vals(chain, post->data, post->len);
+    g_array_append_vals(chain, own->data, own->len);
     int me = (int)i;
     g_array_append_val(chain, me);
     const int *c = (const int *)(void *)chain->data;
-    const size_t len = chain->len;
     for (unsigned a = 0; a < s->anim_count; a++)
-      fold_chain_animation(s, &s->anims[a], c, len);
-    rk_mat4 *locals = g_new(rk_mat4, len);
-    for (size_t k = 0; k < len; k++)
-      locals[k] = s->nodes[c[k]].local;
-    s->nodes[i].local = rk__fbx_compose_chain(locals, len);
+      fold_chain_animation(s, &s->anims[a], c, chain->len);
+    rk_mat4 *locals = g_new(rk_mat4, chain->len);
+    for (guint h = 0; h < chain->len; h++)
+      locals[h] = s->nodes[c[h]].local;
+    s->nodes[i].local = compose_chain(locals, chain->len);
     g_free(locals);
-    s->nodes[i].parent = s->nodes[c[0]].parent;
-    GString *kinds = g_string_new(NULL);
-    bool pivots = false;
-    for (size_t k = 0; k + 1 < len; k++) {
-      const char *kind = strstr(s->nodes[c[k]].name, HELPER_TAG) + strlen(HELPER_TAG);
-      g_string_append_printf(kinds, "%s%s", k ? ", " : "", kind);
-      pivots |= strstr(kind, "Pivot") || strstr(kind, "PreRotation") ||
-                strstr(kind, "PostRotation") || strstr(kind, "Offset");
-      removed[c[k]] = 1;
-      folded++;
-    }
-    g_ptr_array_add(notes, g_strdup_printf("FBX helper nodes of joint '%s' (%s) folded into it",
-                                           s->nodes[i].name, kinds->str));
-    if (pivots)
+    if (doc)
       g_ptr_array_add(notes, g_strdup_printf(
-                                 "joint '%s' uses FBX pre/post-rotation or pivots: Assimp 5.2.5 "
-                                 "may compose them wrongly (upstream 5759, 1068)",
-                                 s->nodes[i].name));
-    g_string_free(kinds, TRUE);
-    g_array_unref(chain);
+                                 "joint '%s' uses FBX pre/post-rotation or pivots but %s: composed "
+                                 "from Assimp's helper nodes, which Assimp 5.2.5 may build wrongly "
+                                 "(upstream 5759, 1068)",
+                                 s->nodes[i].name,
+                                 model == -2 ? "several FBX Models have its name"
+                                             : "no FBX Model has its name"));
   }
-  if (!folded)
-    return 0;
-  /* Compact the node array; preorder survives because only whole chain links disappear. */
+  g_array_unref(own);
+  g_array_unref(post);
+  g_array_unref(chain);
+
+  /* Drop every helper node; the others move to their nearest real ancestor, set above (preorder
+   * holds: that ancestor comes before them). Channels left on helpers are dropped too. */
   g_autofree int *map = g_new(int, n);
-  unsigned w = 0;
+  unsigned w = 0, folded = 0;
   for (unsigned i = 0; i < n; i++) {
-    if (removed[i]) {
+    if (is_helper(s->nodes[i].name)) {
       map[i] = -1;
+      for (unsigned a = 0; a < s->anim_count; a++) {
+        rk__scene_channel *ch = find_channel(&s->anims[a], s->nodes[i].name, NULL);
+        if (ch)
+          rk__scene_channel_clear(ch);
+      }
       g_free(s->nodes[i].name);
       g_free(s->nodes[i].meshes);
+      folded++;
       continue;
     }
+    const int p = new_parent[i]; /* a real node, before i */
     map[i] = (int)w;
     rk__scene_node node = s->nodes[i];
-    node.parent = node.parent >= 0 ? map[node.parent] : -1;
+    node.parent = p >= 0 ? map[p] : -1;
     s->nodes[w++] = node;
   }
   s->node_count = w;
+  for (unsigned a = 0; a < s->anim_count; a++) {
+    rk__scene_anim *an = &s->anims[a];
+    unsigned cw = 0;
+    for (unsigned c = 0; c < an->channel_count; c++)
+      if (an->channels[c].node_name)
+        an->channels[cw++] = an->channels[c];
+    an->channel_count = cw;
+  }
   return folded;
 }

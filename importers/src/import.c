@@ -78,7 +78,7 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
   }
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
   if (strcmp(format, "fbx") == 0)
-    rk__fbx_fold_helpers(&scene, notes);
+    rk__fbx_fold_helpers(&scene, &main, notes);
   rk__raw_asset *raw = rk__scene_to_raw(&scene, format, is_gltf ? &gltf : NULL, opts, error);
   if (raw)
     for (guint i = 0; i < notes->len; i++)

@@ -142,6 +142,7 @@ typedef struct rk__scene_node {
   unsigned mesh_count;
   bool is_camera;
   bool is_light;
+  bool fbx_skeleton; /* FBX: a LimbNode, Limb or Root Model with children (rk__fbx_fold_helpers) */
 } rk__scene_node;
 
 typedef struct rk__scene_bone {
@@ -220,6 +221,8 @@ typedef struct rk__source {
 /** Reads glTF/GLB ("gltf", "glb") or FBX ("fbx") bytes through Assimp into *scene (cleared first,
  * freed with rk__scene_clear). Fails with RK_ERROR_PARSE carrying Assimp's message. */
 bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene, GError **error);
+/** Frees a channel's arrays and zeroes it. */
+void rk__scene_channel_clear(rk__scene_channel *ch);
 void rk__scene_clear(rk__scene *scene);
 
 /* ---- per-format readers (each fills a raw asset in canonical space) --------------------------- */
@@ -253,10 +256,12 @@ void rk__gltf_info_clear(rk__gltf_info *info);
 rk__raw_asset *rk__scene_to_raw(const rk__scene *scene, const char *format,
                                 const rk__gltf_info *gltf, const rk_import_options *opts,
                                 GError **error);
-/** Folds every chain of `<name>_$AssimpFbx$_<kind>` helper nodes into the joint <name>: the
- * joint's rest and animation become the product of the chain (see fbx_helpers.c). Modifies the
- * scene in place and returns the number of helper nodes removed; adds notes to `notes`. */
-unsigned rk__fbx_fold_helpers(rk__scene *scene, GPtrArray *notes);
+/** Removes every `<name>_$AssimpFbx$_<kind>` helper node: the joint <name>'s rest and animation
+ * are evaluated from the FBX file itself (src, read by fbx_document.c) with FBX's transform chain,
+ * or composed from the helper chain when the file cannot be read that way; and marks the nodes
+ * whose FBX Model is a skeleton node (fbx_skeleton). See fbx_helpers.c. Modifies the scene in
+ * place and returns the number of helper nodes removed; adds notes. */
+unsigned rk__fbx_fold_helpers(rk__scene *scene, const rk__source *src, GPtrArray *notes);
 
 rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts, GError **error);
 rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts, GError **error);

@@ -485,6 +485,11 @@ rk__raw_asset *rk__scene_to_raw(const rk__scene *s, const char *format, const rk
       if (node >= 0)
         role[node] |= ROLE_SKIN;
     }
+  /* FBX skeleton nodes are bones even when no mesh weights them and no clip moves them (an
+   * unanimated root above the hips); leaves are left to the bone-tip rule below. */
+  for (unsigned i = 0; i < n; i++)
+    if (s->nodes[i].fbx_skeleton)
+      role[i] |= ROLE_SKIN;
   unsigned unknown_channels = 0;
   for (unsigned a = 0; a < s->anim_count; a++)
     for (unsigned c = 0; c < s->anims[a].channel_count; c++) {

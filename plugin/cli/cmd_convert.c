@@ -11,26 +11,6 @@
 #include <rigkit/rigkit.h>
 #include <string.h>
 
-/* 74000 -> "74,000" */
-static char *with_thousands(size_t v) {
-  g_autofree char *digits = g_strdup_printf("%zu", v);
-  GString *s = g_string_new(NULL);
-  const size_t len = strlen(digits);
-  for (size_t i = 0; i < len; i++) {
-    if (i > 0 && (len - i) % 3 == 0)
-      g_string_append_c(s, ',');
-    g_string_append_c(s, digits[i]);
-  }
-  return g_string_free(s, FALSE);
-}
-
-/* 0.001 -> "1 mm", 0.0005 -> "0.5 mm", 0.02 -> "2 cm" */
-static char *length_text(double m) {
-  if (m >= 0.01 && fmod(m * 100, 1.0) == 0)
-    return g_strdup_printf("%g cm", m * 100);
-  return g_strdup_printf("%g mm", m * 1000);
-}
-
 static bool parse_positive(const char *text, const char *what, double *out, bool allow_zero) {
   if (!text)
     return true;
@@ -131,9 +111,8 @@ static bool process_clips(rk_asset *a, const char *only, double fps, double tol,
       rk_clip *b = rk_clip_bake(c, rest, fps, error);
       if (!b)
         return false;
-      g_autofree char *before = with_thousands(keys_in);
-      g_autofree char *after = with_thousands(rk_clip_key_count_total(b));
-      printf("clip '%s': baked at %g fps: keys %s -> %s\n", rk_clip_name(c), fps, before, after);
+      printf("clip '%s': baked at %g fps: keys %zu -> %zu\n", rk_clip_name(c), fps, keys_in,
+             rk_clip_key_count_total(b));
       g_ptr_array_index(clips, i) = b;
       rk_clip_free(c);
     } else if (tol >= 0) {
@@ -141,19 +120,8 @@ static bool process_clips(rk_asset *a, const char *only, double fps, double tol,
       rk_clip *r = rk_clip_reduce(c, s, tol, fps, &st, error);
       if (!r)
         return false;
-      g_autofree char *before = with_thousands(st.keys_input);
-      g_autofree char *baked = with_thousands(st.keys_baked);
-      g_autofree char *after = with_thousands(st.keys_output);
-      g_autofree char *tol_text = length_text(tol);
-      printf("clip '%s': keys %s -> %s at %s (checked at %zu frames at %g fps", rk_clip_name(c),
-             before, after, tol_text, st.frames, st.fps);
-      if (st.keys_baked != st.keys_input)
-        printf(", %s keys baked", baked);
-      printf("; largest error %.3f mm", st.max_error_m * 1e3);
-      if (st.max_error_joint >= 0)
-        printf(" at joint '%s', frame %zu", rk_skeleton_joint_name(s, (size_t)st.max_error_joint),
-               st.max_error_frame);
-      printf(")\n");
+      g_autofree char *summary = rk_reduce_stats_summary(&st, tol, s);
+      printf("clip '%s': %s\n", rk_clip_name(c), summary);
       g_ptr_array_index(clips, i) = r;
       rk_clip_free(c);
     }
@@ -257,9 +225,8 @@ int rk__cmd_convert(int argc, char **argv) {
   size_t keys = 0;
   for (size_t i = 0; i < rk_asset_clip_count(asset); i++)
     keys += rk_clip_key_count_total(rk_asset_clip(asset, i));
-  g_autofree char *keys_text = with_thousands(keys);
-  printf("wrote %s (%s): %zu joints, %zu clips, %s keys, %zu meshes\n", out,
+  printf("wrote %s (%s): %zu joints, %zu clips, %zu keys, %zu meshes\n", out,
          rk_export_format_name(fmt), rk_skeleton_joint_count(s), rk_asset_clip_count(asset),
-         keys_text, no_meshes || fmt == RK_EXPORT_BVH ? (size_t)0 : rk_asset_mesh_count(asset));
+         keys, no_meshes || fmt == RK_EXPORT_BVH ? (size_t)0 : rk_asset_mesh_count(asset));
   return fflush(stdout) == 0 ? RK_EXIT_OK : RK_EXIT_FAILED;
 }

@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
   }
   printf("# export of a %zu-frame clip (%.0f s at 120 fps), %d joints, %zu keys; into %s\n",
          frames, seconds, N_CMU, rk_clip_key_count_total(rk_asset_clip(a, 0)), dir);
-  static const char *const exts[] = {"glb", "gltf", "bvh"};
+  static const char *const exts[] = {"glb", "gltf", "bvh", "fbx"};
   double *times = g_new(double, (size_t)reps);
   int status = 0;
   for (size_t k = 0; k < G_N_ELEMENTS(exts); k++) {

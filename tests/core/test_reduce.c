@@ -93,17 +93,6 @@ static double max_distance(const rk_skeleton *s, const rk_clip *a, const rk_clip
   return worst;
 }
 
-static char *thousands(size_t v) {
-  g_autofree char *digits = g_strdup_printf("%zu", v);
-  GString *s = g_string_new(NULL);
-  const size_t len = strlen(digits);
-  for (size_t i = 0; i < len; i++) {
-    if (i > 0 && (len - i) % 3 == 0)
-      g_string_append_c(s, ',');
-    g_string_append_c(s, digits[i]);
-  }
-  return g_string_free(s, FALSE);
-}
 
 static void check_reduction(size_t frames, double noise_deg, double tol, double max_ratio) {
   g_autoptr(rk_skeleton) s = cmu_skeleton();
@@ -114,13 +103,10 @@ static void check_reduction(size_t frames, double noise_deg, double tol, double 
   g_autoptr(rk_clip) r = rk_clip_reduce(c, s, tol, 0, &st, &e);
   const double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
   cr_assert_not_null(r, "%s", e ? e->message : "");
-  g_autofree char *before = thousands(st.keys_baked), *after = thousands(st.keys_output);
-  cr_log_info("CMU-like %zu frames, noise %.2f deg: keys %s -> %s at %g mm (max error %.3f mm, "
-              "%.2f s)",
-              frames, noise_deg, before, after, tol * 1e3, st.max_error_m * 1e3, secs);
-  printf("reduce: CMU-like %zu frames at 120 fps, noise %.2f deg: keys %s -> %s at %g mm "
-         "(max error %.3f mm, %.2f s)\n",
-         frames, noise_deg, before, after, tol * 1e3, st.max_error_m * 1e3, secs);
+  g_autofree char *summary = rk_reduce_stats_summary(&st, tol, s);
+  cr_log_info("CMU-like %zu frames, noise %.2f deg: %s, %.2f s", frames, noise_deg, summary, secs);
+  printf("reduce: CMU-like %zu frames at 120 fps, noise %.2f deg: %s, %.2f s\n", frames, noise_deg,
+         summary, secs);
   cr_assert_eq(st.keys_input, rk_clip_key_count_total(c));
   cr_assert_eq(st.keys_output, rk_clip_key_count_total(r));
   cr_assert_eq(st.frames, frames);
@@ -251,4 +237,17 @@ Test(reduce, infer_fps) {
   rk_assert_near(rk_clip_infer_fps(c), 25, 0);
   rk_clip_set_fps(c, 60);
   rk_assert_near(rk_clip_infer_fps(c), 60, 0);
+}
+
+Test(reduce, summary_states_the_keys_dropped) {
+  rk_reduce_stats st = {.keys_input = 74000, .keys_baked = 74000, .keys_output = 9100, .frames = 4000,
+                        .fps = 120, .max_error_m = 0.000982, .max_error_joint = 7, .max_error_frame = 2051};
+  g_autofree char *a = rk_reduce_stats_summary(&st, 0.001, NULL);
+  cr_assert_str_eq(a, "keys 74,000 -> 9,100 at 1 mm (checked at 4000 frames at 120 fps; largest "
+                      "error 0.982 mm at joint 7, frame 2051)");
+  st.keys_input = 1064;
+  st.max_error_joint = -1;
+  g_autofree char *b = rk_reduce_stats_summary(&st, 0.02, NULL);
+  cr_assert_str_eq(b, "keys 74,000 -> 9,100 at 2 cm (checked at 4000 frames at 120 fps, 1,064 keys "
+                      "given; largest error 0.982 mm)");
 }

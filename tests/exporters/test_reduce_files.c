@@ -16,17 +16,6 @@ static char *shared_path(const char *name) {
   return p;
 }
 
-static char *thousands(size_t v) {
-  g_autofree char *digits = g_strdup_printf("%zu", v);
-  GString *s = g_string_new(NULL);
-  const size_t len = strlen(digits);
-  for (size_t i = 0; i < len; i++) {
-    if (i > 0 && (len - i) % 3 == 0)
-      g_string_append_c(s, ',');
-    g_string_append_c(s, digits[i]);
-  }
-  return g_string_free(s, FALSE);
-}
 
 /* The clip repeated `times` times back to back (each track's keys shifted by the period). */
 static rk_clip *loop_clip(const rk_clip *c, size_t times) {
@@ -82,11 +71,8 @@ static void reduce_and_check(const char *label, const rk_skeleton *s, const rk_c
   g_autoptr(rk_clip) r = rk_clip_reduce(c, s, tol, fps, &st, &e);
   const double secs = (double)(g_get_monotonic_time() - t0) / 1e6;
   cr_assert_not_null(r, "%s", e ? e->message : "");
-  g_autofree char *before = thousands(st.keys_baked), *after = thousands(st.keys_output);
-  printf("reduce: %s, %zu frames at %g fps, %zu joints: keys %s -> %s at %g mm (largest error "
-         "%.4f mm, %.2f s)\n",
-         label, st.frames, st.fps, rk_skeleton_joint_count(s), before, after, tol * 1e3,
-         st.max_error_m * 1e3, secs);
+  g_autofree char *summary = rk_reduce_stats_summary(&st, tol, s);
+  printf("reduce: %s, %zu joints: %s, %.2f s\n", label, rk_skeleton_joint_count(s), summary, secs);
   const double measured = max_distance(s, c, r, st.fps);
   cr_assert(measured <= tol + RK_REDUCE_SLACK_M, "%s: error %g m beyond %g m", label, measured, tol);
   cr_assert(st.keys_output <= st.keys_baked * max_ratio, "%s: %zu of %zu keys kept", label,

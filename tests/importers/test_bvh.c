@@ -3,6 +3,9 @@
  * described in canonical space (Y-up metres), written in another unit and axis convention. */
 #include "import_test.h"
 
+#include <glib/gstdio.h>
+#include <rigkit/exporters.h>
+
 typedef struct fig_joint {
   const char *name;
   int parent;
@@ -487,4 +490,22 @@ Test(bvh, numbers_parse_exactly_like_strtod) {
               t.z == g_ascii_strtod(z, NULL), "%s %s %s read as %.17g %.17g %.17g", x, y, z, t.x,
               t.y, t.z);
   }
+}
+
+/* A figure whose legs are long against its upper body (RiggedFigure): the joint centroid sits at
+ * the root, so the up sign comes from the body's ends (a foot pair at the bottom, the head on the
+ * mirror plane at the top). Read back from rigkit's own BVH without any override. */
+Test(bvh, up_sign_from_the_feet_pair_and_the_head) {
+  g_autofree char *src = rk_test_data("RiggedFigure.glb");
+  g_autoptr(rk_asset) figure = rk_import_file(src, NULL, NULL);
+  cr_assert(figure);
+  g_autofree char *dir = g_dir_make_tmp("rk-bvh-XXXXXX", NULL);
+  g_autofree char *out = g_build_filename(dir, "figure.bvh", NULL);
+  g_autoptr(GError) error = NULL;
+  cr_assert(rk_export_file(figure, out, NULL, &error), "%s", error ? error->message : "");
+  g_autoptr(rk_asset) back = rk_import_file(out, NULL, &error);
+  cr_assert(back, "%s", error ? error->message : "");
+  cr_assert_str_eq(rk_asset_up_axis(back), "Y");
+  g_remove(out);
+  g_rmdir(dir);
 }

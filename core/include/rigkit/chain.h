@@ -15,7 +15,7 @@
  * used on many threads at once.
  *
  * Index: rk_chain_new, rk_chain_free, rk_chain_base_link, rk_chain_tip_link, rk_chain_dof_count,
- *        rk_chain_dofs, rk_chain_link_count, rk_chain_links, rk_chain_dof_row_link, rk_chain_dh,
+ *        rk_chain_dofs, rk_chain_link_count, rk_chain_links, rk_chain_dh,
  *        rk_chain_gather, rk_chain_fk, rk_chain_name
  */
 #ifndef RIGKIT_CHAIN_H

@@ -5,7 +5,7 @@
  * baked at a fixed rate, not only at the keys that are kept. The result has LINEAR tracks whose
  * keys are a subset of the baked frames (rotations slerp between kept keys).
  *
- * Index: rk_reduce_stats, rk_clip_reduce, rk_clip_infer_fps
+ * Index: rk_reduce_stats, rk_clip_reduce, rk_reduce_stats_summary, rk_clip_infer_fps
  */
 #ifndef RIGKIT_REDUCE_H
 #define RIGKIT_REDUCE_H
@@ -44,6 +44,12 @@ typedef struct rk_reduce_stats {
 RK_API rk_clip *rk_clip_reduce(const rk_clip *clip, const rk_skeleton *skeleton, double tol_m,
                                double fps, rk_reduce_stats *stats, GError **error);
 
+/** One line on what a reduction did, e.g. "keys 74,000 -> 9,100 at 1 mm (checked at 4000 frames
+ * at 120 fps; largest error 0.982 mm at joint 'LeftHand', frame 2051)"; the keys baked are named
+ * when they differ from the keys given; joint names come from skeleton (NULL: indices). The caller
+ * frees the text with g_free. */
+RK_API char *rk_reduce_stats_summary(const rk_reduce_stats *stats, double tol_m,
+                                     const rk_skeleton *skeleton);
 /** The frame rate a clip's keys sit on: its own fps when set, else the lowest of the usual rates
  * (24, 25, 30, 48, 50, 60, 100, 120) whose frame grid holds every key time within 1e-4 s, else 0.
  * Never fails. */

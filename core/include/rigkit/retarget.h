@@ -19,7 +19,8 @@
  *     contact_min_time are planted; an in-place cycle (the stance feet slide back at a common
  *     speed: a treadmill) has no planted feet unless root_motion makes it travel;
  *  4. IK: each planted target foot joint is pinned at its median transferred position over its
- *     contact; the correction fades in and out over blend_time around the interval; when both feet are planted they close a loop through
+ *     contact, at the height that puts the target's sole as far above its ground as the
+ *     source's sole (scaled); the correction fades in and out over blend_time around it; when both feet are planted they close a loop through
  *     the ground and the pelvis translates to keep both; optional hand goals follow the source's
  *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
  *     starting from the transferred pose, within the target tree's limits.
@@ -52,9 +53,12 @@ typedef struct rk_retarget_options {
   bool root_motion;        /* in-place clips (the stance feet slide back: a treadmill) travel by
                               the ground's speed so their feet can be planted (default false:
                               an in-place clip stays in place and has no planted feet) */
+  size_t cache_bytes;      /* memory a run may keep to sample and transfer each frame once
+                              (0 = 256 MiB; about 2-10 KB per frame); a clip that needs more is
+                              sampled again in each pass: slower, same result */
 } rk_retarget_options;
 
-#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false}
+#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false, 0}
 
 /** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
 typedef struct rk_contact_interval {
@@ -74,8 +78,9 @@ typedef struct rk_retarget_quality {
                                                    position at each interval's first frame */
   double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted joints vs their pins */
   double loop_closure_residual_max_mm;          /* both feet planted: closure equations */
-  size_t joint_limit_violations;                /* (frame, joint) pairs outside the target tree's
-                                                   limits or with a knee/elbow bent backwards */
+  size_t joint_limit_violations;                /* (frame, knee) pairs bent backwards, the
+                                                   humanoid profile's anatomical limit (the target
+                                                   tree of an animation rig declares no other) */
   double limb_direction_median_deg;             /* target limb directions vs the source's */
   size_t contact_frames;                        /* frames with at least one planted joint */
   size_t loop_frames;                           /* frames where both feet closed the loop */

@@ -1,8 +1,8 @@
-/* rigkit/exporters.h: rk_asset -> files (glTF 2.0 .gltf + .bin, .glb, BVH; FBX later), written
- * by rigkit itself (no Assimp on this path).
+/* rigkit/exporters.h: rk_asset -> files (glTF 2.0 .gltf + .bin, .glb, BVH, binary FBX 7.4),
+ * written by rigkit itself (no Assimp on this path).
  *
  * Every writer converts back from rigkit's canonical space (metres, Y-up, right-handed, seconds):
- * glTF is the same space; BVH is Y-up in centimetres by default. Outputs are deterministic (the
+ * glTF is the same space; BVH and FBX are Y-up in centimetres by default. Outputs are deterministic (the
  * same asset and options give the same bytes: no timestamps, no addresses, no locale) and atomic:
  * each file is written to a temporary file in the destination directory, flushed to disk and
  * renamed over the destination, so a failed or interrupted export never leaves a partial output
@@ -28,12 +28,12 @@ typedef enum rk_export_format {
   RK_EXPORT_GLTF, /* .gltf JSON with a .bin buffer beside it (same stem) */
   RK_EXPORT_GLB,  /* binary glTF, one file */
   RK_EXPORT_BVH,  /* Biovision hierarchy: one skeleton, one clip */
-  RK_EXPORT_FBX,  /* binary FBX 7.4 (not available yet: RK_ERROR_UNSUPPORTED) */
+  RK_EXPORT_FBX,  /* binary FBX 7.4: skeleton, every clip baked, meshes with skins */
 } rk_export_format;
 
 /** Length unit written to the file. glTF is always metres (its specification says so). */
 typedef enum rk_export_unit {
-  RK_EXPORT_UNIT_DEFAULT,     /* the format's usual unit: glTF metres, BVH centimetres */
+  RK_EXPORT_UNIT_DEFAULT,     /* the format's usual unit: glTF metres, BVH and FBX centimetres */
   RK_EXPORT_UNIT_METRES,
   RK_EXPORT_UNIT_CENTIMETRES,
 } rk_export_unit;

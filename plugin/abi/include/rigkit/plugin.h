@@ -1,0 +1,364 @@
+/* rigkit/plugin.h: the plugin ABI, the only header a DCC host includes to use rigkit.
+ *
+ * librigkit_plugin.so exports one symbol, rk_plugin_get_api, which returns a table of functions.
+ * Everything crossing the boundary is a plain C type (fixed-width integers, float, double,
+ * const char *, opaque handles): no GLib, cglm or Assimp type, so any language with a C FFI
+ * (Python ctypes, C#, Rust, Lua) can bind it. rigkit's own libraries are linked into the .so; it
+ * needs only the system libraries it was built against (GLib, Assimp, json-glib).
+ *
+ *   #include <rigkit/plugin.h>
+ *   void *so = dlopen("librigkit_plugin.so", RTLD_NOW | RTLD_LOCAL);
+ *   rk_plugin_get_api_fn get = (rk_plugin_get_api_fn)dlsym(so, RK_PLUGIN_ENTRY_POINT);
+ *   const rk_plugin_api *rk = get(RK_PLUGIN_ABI_VERSION);
+ *   if (!rk) fprintf(stderr, "%s\n", get(RK_PLUGIN_ABI_QUERY)->info.message);
+ *
+ * ---- Version policy ---------------------------------------------------------------------------
+ * RK_PLUGIN_ABI_VERSION numbers this header. Any change to a struct, an enum value or a function
+ * signature below, including appending a function to rk_plugin_api, makes a new number. A plugin
+ * serves exactly the ABI versions it was built for (today one: 1); rk_plugin_get_api(v) for any
+ * other v returns NULL and records why. The first four fields of rk_plugin_api (rk_plugin_info)
+ * are frozen: they keep this layout in every ABI version, so a host of any version can call
+ * rk_plugin_get_api(RK_PLUGIN_ABI_QUERY) and read the plugin's ABI version, rigkit version and
+ * the refusal message. That query result has every function pointer NULL.
+ *
+ * ---- Errors -----------------------------------------------------------------------------------
+ * Every function that can fail returns an int status (rk_plugin_status: 0 = RK_PLUGIN_OK) and
+ * takes a caller-supplied message buffer `err` of `err_size` bytes as its last two parameters.
+ * On failure the buffer receives a NUL-terminated UTF-8 message naming the file, joint, clip or
+ * argument at fault (truncated at a character boundary to fit); on success it is left unchanged.
+ * err may be NULL (err_size 0) when the host only wants the status. No function aborts, exits or
+ * raises a signal on bad input: NULL pointers, unknown or closed handles, out-of-range indices,
+ * non-finite numbers, malformed files and too-small arrays are all reported as statuses.
+ * (Running out of memory is not bad input: GLib then aborts, as in the rest of rigkit.)
+ *
+ * ---- Ownership --------------------------------------------------------------------------------
+ * Handles (rk_plugin_asset, rk_plugin_session) are created by *_open / session_new and released
+ * with asset_close / session_close. A session keeps what it needs of the assets it was built
+ * from, so the host may close those assets right after session_new. Strings returned by the
+ * plugin (names in rk_plugin_asset_info, rk_plugin_clip_info, joint name arrays) are borrowed:
+ * valid until the handle they came from is closed; the host copies what it keeps. Arrays passed
+ * in (names, parents, rest poses, file bytes, profile text) are read during the call only. Output
+ * arrays are caller-allocated, with their capacity passed beside them.
+ *
+ * ---- Threads ----------------------------------------------------------------------------------
+ * rk_plugin_get_api and every function may be called from any thread. Different handles may be
+ * used on different threads at the same time (one session per clip on a thread pool is fine; the
+ * assets they come from may be shared). One handle: read-only calls (asset_info, asset_joints,
+ * session_result, session_keys, session_track, session_contact, session_export, session_map_text)
+ * may run concurrently; session_run must not overlap any other call on the same session; a
+ * handle must not be closed while another thread is using it.
+ *
+ * ---- Spaces and conventions -------------------------------------------------------------------
+ * Transforms cross the boundary as 10 floats "TRS": translation x, y, z; rotation quaternion
+ * x, y, z, w (w scalar, unit length); scale x, y, z; the matrix is T * R * S acting on column
+ * vectors. A rest or local pose is relative to the joint's parent (the root's to the host's
+ * world). The host says which space its numbers are in with rk_plugin_space:
+ *  - RK_PLUGIN_UP_Y: right-handed, Y up (rigkit's canonical space, glTF, Maya, Houdini);
+ *  - RK_PLUGIN_UP_Z: right-handed, Z up, -Y forward, i.e. (x, y, z)_Z = (x, -z, y)_Y
+ *    (Blender, 3ds Max; the mapping Blender's glTF and BVH importers use);
+ *  - metres_per_unit scales lengths (1 = metres, 0.01 = centimetres).
+ * Only roots are rotated by the axis change (children are relative to their parents) and every
+ * translation is scaled. Keys are read in one of two forms (rk_plugin_keys):
+ *  - RK_PLUGIN_KEYS_LOCAL: the joint's local pose relative to its parent (same form as rest);
+ *  - RK_PLUGIN_KEYS_REST_RELATIVE: the pose relative to the joint's own rest, B = rest^-1 * local:
+ *    rotation = rest.r^-1 * local.r, translation = (rest.r^-1 * (local.t - rest.t)) / rest.s,
+ *    scale = local.s / rest.s (exact for uniform rest scales). This is what Blender's pose bones
+ *    hold (pose_bone.location / rotation_quaternion / scale = matrix_basis), and it does not
+ *    depend on the up axis: a root's rest and pose turn together.
+ * Times: key frames are numbered from 0 at the session's output rate (rk_plugin_result.fps);
+ * frame f is at f / fps seconds after the clip's start.
+ *
+ * Index (members of rk_plugin_api): info, status_name, struct_size, asset_open_file,
+ *   asset_open_memory, asset_close, asset_info, asset_clip, asset_joints, session_new,
+ *   session_close, session_run, session_result, session_joints, session_keys, session_track,
+ *   session_contact, session_map_text, session_export
+ */
+#ifndef RIGKIT_PLUGIN_H
+#define RIGKIT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The ABI this header describes. */
+#define RK_PLUGIN_ABI_VERSION 1u
+/** Pass to rk_plugin_get_api to get the frozen rk_plugin_info of any plugin (never NULL). */
+#define RK_PLUGIN_ABI_QUERY 0u
+/** The name of the only exported symbol, for dlsym / GetProcAddress. */
+#define RK_PLUGIN_ENTRY_POINT "rk_plugin_get_api"
+/** Floats per transform: translation 3, rotation quaternion 4 (x, y, z, w), scale 3. */
+#define RK_PLUGIN_TRS_FLOATS 10
+/** A tri-state setting left to the profile's [settings] group, else to rigkit's default. */
+#define RK_PLUGIN_DEFAULT (-1)
+
+/** Status codes returned by the functions (values are part of the ABI). */
+typedef enum rk_plugin_status {
+  RK_PLUGIN_OK = 0,
+  RK_PLUGIN_ERR_FAILED = 1,      /* an operation failed (e.g. the retarget produced a NaN) */
+  RK_PLUGIN_ERR_IO = 2,          /* a file could not be read or written */
+  RK_PLUGIN_ERR_PARSE = 3,       /* malformed file or profile text */
+  RK_PLUGIN_ERR_UNSUPPORTED = 4, /* unknown format or an option the format cannot hold */
+  RK_PLUGIN_ERR_INVALID = 5,     /* invalid data: NaN, cycle, duplicate name, bad value */
+  RK_PLUGIN_ERR_LIMIT = 6,       /* a size beyond rigkit's limits */
+  RK_PLUGIN_ERR_NOT_FOUND = 7,   /* a named joint, clip or file does not exist */
+  RK_PLUGIN_ERR_MAPPING = 8,     /* the skeletons cannot be mapped onto each other */
+  RK_PLUGIN_ERR_CANCELLED = 9,
+  RK_PLUGIN_ERR_ARGUMENT = 10, /* a NULL pointer, unknown or closed handle, index out of range */
+  RK_PLUGIN_ERR_STATE = 11,    /* e.g. reading keys of a session that has not run */
+  RK_PLUGIN_ERR_CAPACITY = 12, /* a caller array is too small (the message says how large) */
+} rk_plugin_status;
+
+/** Up axis of a host space. */
+typedef enum rk_plugin_up {
+  RK_PLUGIN_UP_Y = 0, /* right-handed, Y up: rigkit's canonical space */
+  RK_PLUGIN_UP_Z = 1, /* right-handed, Z up, -Y forward: (x, y, z)_Z = (x, -z, y)_Y */
+} rk_plugin_up;
+
+/** The space of the host's numbers. {RK_PLUGIN_UP_Y, 1} is rigkit's canonical space. */
+typedef struct rk_plugin_space {
+  int32_t up_axis;       /* rk_plugin_up */
+  float metres_per_unit; /* length of one host unit in metres; 0 means 1 */
+} rk_plugin_space;
+
+/** Form of the keys read back. */
+typedef enum rk_plugin_keys {
+  RK_PLUGIN_KEYS_LOCAL = 0,         /* local pose relative to the parent */
+  RK_PLUGIN_KEYS_REST_RELATIVE = 1, /* rest^-1 * local (Blender's pose-bone matrix_basis) */
+} rk_plugin_keys;
+
+/** Channels of a track. */
+typedef enum rk_plugin_channel {
+  RK_PLUGIN_CHANNEL_TRANSLATION = 0, /* 3 floats per key */
+  RK_PLUGIN_CHANNEL_ROTATION = 1,    /* 4 floats per key: x, y, z, w */
+  RK_PLUGIN_CHANNEL_SCALE = 2,       /* 3 floats per key */
+} rk_plugin_channel;
+
+/** Joint flags (per joint, optional). */
+typedef enum rk_plugin_joint_flags {
+  RK_PLUGIN_JOINT_END_SITE = 1u << 0, /* a leaf marking a bone's tip (a Blender bone's tail) */
+} rk_plugin_joint_flags;
+
+typedef struct rk_plugin_asset rk_plugin_asset;     /* an imported file: skeleton + clips */
+typedef struct rk_plugin_session rk_plugin_session; /* one clip retargeted onto one target */
+
+/** How a file is read (all fields optional: zero them for the defaults). */
+typedef struct rk_plugin_import_options {
+  const char *format;      /* "bvh", "gltf", "glb", "fbx", "dh"; NULL = from content/extension */
+  double metres_per_unit;  /* 0 = from the file, or detected from the skeleton's height (BVH) */
+  const char *bvh_up_axis; /* BVH: the file's up axis ("Y", "Z", ...); NULL = detected */
+} rk_plugin_import_options;
+
+/** What an asset holds. Strings are borrowed (valid until the asset is closed). */
+typedef struct rk_plugin_asset_info {
+  uint32_t joint_count;
+  uint32_t clip_count;
+  uint32_t mesh_count;
+  uint32_t reserved;
+  const char *format;     /* "bvh", "glb", ... */
+  const char *path;       /* the path or in-memory name it was opened from */
+  const char *unit;       /* unit of the file ("cm", "dm", "m", ...) */
+  double metres_per_unit; /* the scale applied to reach metres */
+  const char *up_axis;    /* the file's up axis as written ("Y", "Z", ...) */
+} rk_plugin_asset_info;
+
+/** One clip of an asset. The name is borrowed (valid until the asset is closed). */
+typedef struct rk_plugin_clip_info {
+  const char *name;
+  double duration_s;
+  double fps;      /* nominal rate of the file; 0 when the file has none */
+  uint32_t frames; /* round(duration * fps) + 1, or 1 when fps is 0 */
+  uint32_t reserved;
+} rk_plugin_clip_info;
+
+/** A target skeleton given by the host (e.g. its armature). Joints may come in any order (parents
+ * need not precede children); the plugin keeps the host's order in everything it returns. */
+typedef struct rk_plugin_skeleton {
+  uint32_t joint_count; /* 1 .. 65535 */
+  uint32_t reserved;
+  const char *const *names; /* joint_count unique, non-empty UTF-8 names */
+  const int32_t *parents;   /* joint_count indices into these arrays, -1 for roots */
+  const float *rest;        /* joint_count * RK_PLUGIN_TRS_FLOATS: rest pose relative to the parent,
+                               in the session's space */
+  const uint32_t *flags;    /* joint_count rk_plugin_joint_flags, or NULL */
+} rk_plugin_skeleton;
+
+/** Retarget settings. Start from RK_PLUGIN_SETTINGS_INIT: every field then defers to the profile's
+ * [settings] group (the same key file the `rigkit retarget --map` command line reads), else to
+ * rigkit's defaults; a field set here overrides the profile. */
+typedef struct rk_plugin_settings {
+  int32_t foot_ik;     /* pin planted feet: RK_PLUGIN_DEFAULT, 0, 1 (rigkit's default: 1) */
+  int32_t hand_ik;     /* hand goals from the source: RK_PLUGIN_DEFAULT, 0, 1 (default 0) */
+  int32_t root_motion; /* in-place cycles travel: RK_PLUGIN_DEFAULT, 0, 1 (default 0) */
+  int32_t reserved;
+  double fps;                /* output frame rate, > 0; 0 = the profile's, else the source clip's */
+  double reduce_tolerance_m; /* > 0: keep the fewest keys within this many metres of every
+                                joint's baked position (rigkit/reduce.h); 0 = one key per frame */
+} rk_plugin_settings;
+
+#define RK_PLUGIN_SETTINGS_INIT                                                                    \
+  { RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, 0, 0.0, 0.0 }
+
+/** What session_new builds. Exactly one of target_asset and target_skeleton is set. At most one
+ * of profile_path and profile_text is set: a GLib key file with optional groups [source] and
+ * [target] (canonical bone = joint name, overriding the automatic humanoid mapping of that rig)
+ * and [settings] (fps, foot_ik, hand_ik, root_motion, contact_height, contact_speed,
+ * contact_min_time, blend_time, ik_iterations), read by the same rigkit functions as the CLI;
+ * any other group is refused (a misspelt group would otherwise be ignored). Each rig is mapped
+ * automatically, then its group overrides bones; a rig the automatic mapping refuses (e.g. a
+ * quadruped) is mapped by its group alone. */
+typedef struct rk_plugin_session_desc {
+  const rk_plugin_asset *source; /* the clip's asset (required) */
+  uint32_t source_clip;          /* clip index in source */
+  uint32_t reserved;
+  const rk_plugin_asset *target_asset;       /* target rig from a file, or NULL */
+  const rk_plugin_skeleton *target_skeleton; /* target rig from the host, or NULL */
+  rk_plugin_space space;    /* space of target_skeleton and of every pose the session returns */
+  const char *profile_path; /* profile key file, or NULL */
+  const char *profile_text; /* profile key file contents, or NULL */
+  rk_plugin_settings settings;
+} rk_plugin_session_desc;
+
+/** Figures of a session that has run. */
+typedef struct rk_plugin_result {
+  uint32_t frames;      /* output frames (baked keys per joint before reduction) */
+  uint32_t joint_count; /* target joints (the host's count for a host skeleton) */
+  double fps;           /* output frame rate */
+  double duration_s;
+  uint32_t mapped_bones;           /* canonical bones mapped in both rigs */
+  uint32_t contact_count;          /* target joints with planted intervals (session_contact) */
+  uint32_t contact_frames;         /* frames with at least one planted joint */
+  uint32_t joint_limit_violations; /* (frame, joint) pairs outside the target's limits */
+  uint64_t keys_baked;             /* keys of the baked clip (all tracks) */
+  uint64_t keys_output;            /* keys after reduction (== keys_baked without reduction) */
+  double reduce_max_error_m;       /* largest position error the reduction introduced */
+  double foot_skate_mean_mm, foot_skate_max_mm;       /* planted joints' horizontal drift */
+  double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted joints vs their pins */
+  double loop_closure_residual_max_mm;                /* both feet planted: closure equations */
+  double limb_direction_median_deg;                   /* target limb directions vs the source's */
+  double foot_skate_fk_max_mm;                        /* the same clip without IK, for comparison */
+  double run_seconds;                                 /* wall time of session_run */
+} rk_plugin_result;
+
+/** The frozen head of the table (same layout in every ABI version). */
+typedef struct rk_plugin_info {
+  uint32_t abi_version;       /* the ABI version of this table / this plugin */
+  uint32_t api_size;          /* sizeof(rk_plugin_api) of the plugin; 0 in a query result */
+  const char *rigkit_version; /* "0.1.0" */
+  const char *message;        /* "" in a usable table; in a query result, why the last request
+                                 on the calling thread was refused (or that none was) */
+} rk_plugin_info;
+
+/** The function table (ABI version 1). Static: never freed, valid while the .so is loaded. */
+typedef struct rk_plugin_api {
+  rk_plugin_info info;
+
+  /** Static name of a status ("ok", "io", "argument", ...); "unknown" for other values. */
+  const char *(*status_name)(int status);
+  /** sizeof of the named ABI struct ("rk_plugin_api", "rk_plugin_result", ...) as the plugin
+   * was compiled, or 0 for an unknown name: bindings check their own layouts against it. */
+  size_t (*struct_size)(const char *struct_name);
+
+  /** Imports a file (glTF/GLB, FBX, BVH, DH table) into a new asset in *out (opts may be NULL).
+   * Fails with IO, PARSE, UNSUPPORTED, INVALID or LIMIT, the message starting with the path.
+   * The host closes the asset with asset_close. */
+  int (*asset_open_file)(const char *path, const rk_plugin_import_options *opts,
+                         rk_plugin_asset **out, char *err, size_t err_size);
+  /** Same from size bytes (read during the call only); name is used in messages and, without
+   * opts->format, for the format. */
+  int (*asset_open_memory)(const void *data, size_t size, const char *name,
+                           const rk_plugin_import_options *opts, rk_plugin_asset **out, char *err,
+                           size_t err_size);
+  /** Releases the host's handle (sessions built from it keep their own reference). NULL is a
+   * no-op (OK); an unknown or already closed handle gives RK_PLUGIN_ERR_ARGUMENT. */
+  int (*asset_close)(rk_plugin_asset *asset);
+  /** Fills *out with the asset's counts and provenance (borrowed strings). */
+  int (*asset_info)(const rk_plugin_asset *asset, rk_plugin_asset_info *out, char *err,
+                    size_t err_size);
+  /** Fills *out with clip `index` (borrowed name). ARGUMENT when index >= clip_count. */
+  int (*asset_clip)(const rk_plugin_asset *asset, uint32_t index, rk_plugin_clip_info *out,
+                    char *err, size_t err_size);
+  /** Lists the asset's joints in its order (parents before children) into caller arrays of
+   * `capacity` joints, any of which may be NULL: names (borrowed), parents (-1 for roots), rest
+   * (RK_PLUGIN_TRS_FLOATS per joint, in *space; NULL space = canonical) and flags.
+   * CAPACITY when capacity < joint_count. */
+  int (*asset_joints)(const rk_plugin_asset *asset, const rk_plugin_space *space, uint32_t capacity,
+                      const char **names, int32_t *parents, float *rest, uint32_t *flags, char *err,
+                      size_t err_size);
+
+  /** Builds a retarget session (maps both rigs onto rigkit's humanoid profile, applies the
+   * profile, prepares the retargeter) into *out; nothing is computed per frame yet. Fails with
+   * ARGUMENT (bad desc), IO/PARSE/INVALID/NOT_FOUND (profile), INVALID/LIMIT (target skeleton:
+   * duplicate or empty names, parent cycles, non-finite rest) or MAPPING (a rig is not a
+   * humanoid and the profile does not map it). The host closes it with session_close. */
+  int (*session_new)(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
+                     size_t err_size);
+  /** Releases a session; NULL is a no-op, an unknown handle gives RK_PLUGIN_ERR_ARGUMENT. */
+  int (*session_close)(rk_plugin_session *session);
+  /** Retargets the clip: pose transfer, contacts, IK, baking, optional key reduction. May run
+   * again (e.g. after a failure); the results of the previous run are replaced. */
+  int (*session_run)(rk_plugin_session *session, char *err, size_t err_size);
+  /** Fills *out with the figures of the last run. STATE before a successful run. */
+  int (*session_result)(const rk_plugin_session *session, rk_plugin_result *out, char *err,
+                        size_t err_size);
+  /** Lists the target's joints as session_keys orders them (the host's order for a host
+   * skeleton), like asset_joints, rest poses in the session's space. Works before a run. */
+  int (*session_joints)(const rk_plugin_session *session, uint32_t capacity, const char **names,
+                        int32_t *parents, float *rest, uint32_t *flags, char *err, size_t err_size);
+  /** Reads the baked pose of every target joint at frames [first_frame, first_frame +
+   * frame_count) into frame-major arrays: translations[(f * joints + j) * 3],
+   * rotations[(f * joints + j) * 4] (x, y, z, w, sign-continuous from frame to frame),
+   * scales[(f * joints + j) * 3]; each may be NULL. The caller sizes them for frame_count *
+   * joint_count. keys is rk_plugin_keys. ARGUMENT when the range passes the last frame. */
+  int (*session_keys)(const rk_plugin_session *session, int32_t keys, uint32_t first_frame,
+                      uint32_t frame_count, float *translations, float *rotations, float *scales,
+                      char *err, size_t err_size);
+  /** Reads the keys kept for one joint and channel after reduction (every frame without it):
+   * frames[k] (output frame numbers, increasing) and values[k * 3 or 4], for *count keys (at
+   * least 1: a joint the retarget does not move gets one key at frame 0 holding its rest).
+   * Interpolate linearly between keys (rotations: component-wise then normalised, or slerp).
+   * When capacity is too small, *count receives the needed count and CAPACITY is returned. */
+  int (*session_track)(const rk_plugin_session *session, uint32_t joint, int32_t channel,
+                       int32_t keys, uint32_t capacity, float *frames, float *values,
+                       uint32_t *count, char *err, size_t err_size);
+  /** Contact `index` (< contact_count): *joint (target joint, host order) and its planted
+   * intervals as pairs intervals[2k] = first frame, intervals[2k + 1] = last frame (inclusive),
+   * *count pairs. CAPACITY (with *count = needed pairs) when capacity pairs are too few. */
+  int (*session_contact)(const rk_plugin_session *session, uint32_t index, int32_t *joint,
+                         uint32_t capacity, int32_t *intervals, uint32_t *count, char *err,
+                         size_t err_size);
+  /** Writes a human-readable table of both rigs' humanoid maps (bone, source joint, target
+   * joint, how each was found) into text (NUL-terminated, truncated to text_size); *needed
+   * (optional) receives the full length + 1. Works before a run. */
+  int (*session_map_text)(const rk_plugin_session *session, char *text, size_t text_size,
+                          size_t *needed, char *err, size_t err_size);
+  /** Writes the target (its meshes and skin when it came from an asset) with the retargeted
+   * clip (reduced when a tolerance was set) to path, format from the extension (.glb, .gltf,
+   * .bvh): for hosts without their own exporter. Leaves no partial file on failure. */
+  int (*session_export)(const rk_plugin_session *session, const char *path, char *err,
+                        size_t err_size);
+} rk_plugin_api;
+
+/** Type of the entry point, for dlsym. */
+typedef const rk_plugin_api *(*rk_plugin_get_api_fn)(uint32_t abi_version);
+
+#if defined(RK_PLUGIN_BUILDING) && defined(__GNUC__)
+#define RK_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define RK_PLUGIN_EXPORT
+#endif
+
+/** The entry point. Returns the function table when abi_version equals the plugin's ABI version
+ * (RK_PLUGIN_ABI_VERSION of its build); for RK_PLUGIN_ABI_QUERY, a table holding only the frozen
+ * rk_plugin_info (function pointers NULL) whose message says why this thread's last request was
+ * refused; for any other version, NULL (the host then queries for the message). Never fails
+ * otherwise; thread-safe. */
+RK_PLUGIN_EXPORT const rk_plugin_api *rk_plugin_get_api(uint32_t abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,221 @@
+/* The entry point of librigkit_plugin.so, the version check, the handle registry, error text and
+ * the host-space conversions shared by assets and sessions. */
+#include "plugin_internal.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* ---- error text --------------------------------------------------------------------------- */
+
+void rk__plugin_copy_text(char *buf, size_t size, const char *text) {
+  if (!buf || size == 0)
+    return;
+  if (!text)
+    text = "";
+  size_t n = strlen(text);
+  if (n >= size) {
+    n = size - 1;
+    /* Do not cut a multi-byte UTF-8 character: back up over continuation bytes. */
+    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+      n--;
+  }
+  memcpy(buf, text, n);
+  buf[n] = '\0';
+}
+
+int rk__plugin_fail(char *err, size_t err_size, int status, const char *format, ...) {
+  if (err && err_size > 0) {
+    va_list ap;
+    va_start(ap, format);
+    g_autofree char *text = g_strdup_vprintf(format, ap);
+    va_end(ap);
+    rk__plugin_copy_text(err, err_size, text);
+  }
+  return status;
+}
+
+int rk__plugin_fail_gerror(char *err, size_t err_size, const GError *error) {
+  int status = RK_PLUGIN_ERR_FAILED;
+  if (error && error->domain == RK_ERROR && error->code >= 0 && error->code < RK_ERROR_N_CODES)
+    status = RK_PLUGIN_ERR_FAILED + error->code; /* the plugin's codes follow RK_ERROR_CODES */
+  else if (error && error->domain == G_FILE_ERROR)
+    status = RK_PLUGIN_ERR_IO;
+  else if (error && error->domain == G_KEY_FILE_ERROR)
+    status = RK_PLUGIN_ERR_PARSE;
+  rk__plugin_copy_text(err, err_size, error ? error->message : "unknown error");
+  return status;
+}
+
+/* The plugin's status numbers mirror RK_ERROR_CODES, in the same order. */
+G_STATIC_ASSERT(RK_PLUGIN_ERR_IO - RK_PLUGIN_ERR_FAILED == RK_ERROR_IO - RK_ERROR_FAILED);
+G_STATIC_ASSERT(RK_PLUGIN_ERR_CANCELLED - RK_PLUGIN_ERR_FAILED ==
+                RK_ERROR_CANCELLED - RK_ERROR_FAILED);
+G_STATIC_ASSERT(RK_ERROR_N_CODES == 9);
+
+static const char *status_name(int status) {
+  switch (status) {
+  case RK_PLUGIN_OK:
+    return "ok";
+  case RK_PLUGIN_ERR_ARGUMENT:
+    return "argument";
+  case RK_PLUGIN_ERR_STATE:
+    return "state";
+  case RK_PLUGIN_ERR_CAPACITY:
+    return "capacity";
+  default:
+    if (status >= RK_PLUGIN_ERR_FAILED && status <= RK_PLUGIN_ERR_CANCELLED)
+      return rk_error_code_name(status - RK_PLUGIN_ERR_FAILED);
+    return "unknown";
+  }
+}
+
+static size_t struct_size(const char *name) {
+  if (!name)
+    return 0;
+#define RK__SIZE(t)                                                                                \
+  if (!strcmp(name, #t))                                                                           \
+    return sizeof(t);
+  RK__SIZE(rk_plugin_api)
+  RK__SIZE(rk_plugin_info)
+  RK__SIZE(rk_plugin_space)
+  RK__SIZE(rk_plugin_import_options)
+  RK__SIZE(rk_plugin_asset_info)
+  RK__SIZE(rk_plugin_clip_info)
+  RK__SIZE(rk_plugin_skeleton)
+  RK__SIZE(rk_plugin_settings)
+  RK__SIZE(rk_plugin_session_desc)
+  RK__SIZE(rk_plugin_result)
+#undef RK__SIZE
+  return 0;
+}
+
+/* ---- handle registry ---------------------------------------------------------------------- */
+
+static GMutex registry_lock;
+static GHashTable *registry; /* handle -> kind */
+
+void rk__plugin_register(void *handle, rk__plugin_kind kind) {
+  g_mutex_lock(&registry_lock);
+  if (!registry)
+    registry = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_hash_table_insert(registry, handle, GUINT_TO_POINTER((guint)kind));
+  g_mutex_unlock(&registry_lock);
+}
+
+bool rk__plugin_unregister(void *handle, rk__plugin_kind kind) {
+  bool found = false;
+  g_mutex_lock(&registry_lock);
+  if (registry && GPOINTER_TO_UINT(g_hash_table_lookup(registry, handle)) == (guint)kind)
+    found = g_hash_table_remove(registry, handle);
+  g_mutex_unlock(&registry_lock);
+  return found;
+}
+
+bool rk__plugin_is_live(const void *handle, rk__plugin_kind kind) {
+  if (!handle)
+    return false;
+  g_mutex_lock(&registry_lock);
+  bool live = registry && GPOINTER_TO_UINT(g_hash_table_lookup(registry, handle)) == (guint)kind;
+  g_mutex_unlock(&registry_lock);
+  return live;
+}
+
+/* ---- spaces ------------------------------------------------------------------------------- */
+
+/* Z-up (Blender) to Y-up (canonical): (x, y, z) -> (x, z, -y), a turn of -90 degrees about X. */
+static const rk_quat z_to_y = {-0.70710678118654752440, 0, 0, 0.70710678118654752440};
+
+int rk__plugin_space_check(const rk_plugin_space *space, double *mpu, char *err, size_t err_size) {
+  if (!space) {
+    *mpu = 1.0;
+    return RK_PLUGIN_OK;
+  }
+  if (space->up_axis != RK_PLUGIN_UP_Y && space->up_axis != RK_PLUGIN_UP_Z)
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "space.up_axis = %d: must be RK_PLUGIN_UP_Y (0) or RK_PLUGIN_UP_Z (1)",
+                           (int)space->up_axis);
+  const float m = space->metres_per_unit; /* bounds as floats: 1e-9f is below 1e-9 */
+  if (!(isfinite(m) && m >= 0 && (m == 0 || (m >= 1e-9f && m <= 1e9f))))
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "space.metres_per_unit = %g: must be 0 (metres) or within [1e-9, 1e9]",
+                           (double)m);
+  *mpu = m == 0 ? 1.0 : m;
+  return RK_PLUGIN_OK;
+}
+
+rk_transform rk__plugin_to_canonical(const float *trs, const rk_plugin_space *space, double mpu,
+                                     bool root) {
+  rk_transform x;
+  x.t = rk_vec3_make(trs[0] * mpu, trs[1] * mpu, trs[2] * mpu);
+  x.r = rk_quat_normalize(rk_quat_make(trs[3], trs[4], trs[5], trs[6]));
+  x.s = rk_vec3_make(trs[7], trs[8], trs[9]);
+  if (root && space && space->up_axis == RK_PLUGIN_UP_Z) {
+    x.t = rk_quat_rotate(z_to_y, x.t);
+    x.r = rk_quat_mul(z_to_y, x.r);
+  }
+  return x;
+}
+
+void rk__plugin_from_canonical(const rk_transform *x, const rk_plugin_space *space, double mpu,
+                               bool root, float *trs) {
+  rk_vec3 t = x->t;
+  rk_quat r = x->r;
+  if (root && space && space->up_axis == RK_PLUGIN_UP_Z) {
+    t = rk_quat_rotate(rk_quat_conj(z_to_y), t);
+    r = rk_quat_mul(rk_quat_conj(z_to_y), r);
+  }
+  trs[0] = (float)(t.x / mpu), trs[1] = (float)(t.y / mpu), trs[2] = (float)(t.z / mpu);
+  trs[3] = (float)r.x, trs[4] = (float)r.y, trs[5] = (float)r.z, trs[6] = (float)r.w;
+  trs[7] = (float)x->s.x, trs[8] = (float)x->s.y, trs[9] = (float)x->s.z;
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+static const rk_plugin_api api_v1 = {
+    .info = {RK_PLUGIN_ABI_VERSION, sizeof(rk_plugin_api), RK_VERSION_STRING, ""},
+    .status_name = status_name,
+    .struct_size = struct_size,
+    .asset_open_file = rk__plugin_asset_open_file,
+    .asset_open_memory = rk__plugin_asset_open_memory,
+    .asset_close = rk__plugin_asset_close,
+    .asset_info = rk__plugin_asset_info,
+    .asset_clip = rk__plugin_asset_clip,
+    .asset_joints = rk__plugin_asset_joints,
+    .session_new = rk__plugin_session_new,
+    .session_close = rk__plugin_session_close,
+    .session_run = rk__plugin_session_run,
+    .session_result = rk__plugin_session_result,
+    .session_joints = rk__plugin_session_joints,
+    .session_keys = rk__plugin_session_keys,
+    .session_track = rk__plugin_session_track,
+    .session_contact = rk__plugin_session_contact,
+    .session_map_text = rk__plugin_session_map_text,
+    .session_export = rk__plugin_session_export,
+};
+
+/* The refusal of the last mismatched request, per thread (a query reads its own thread's). */
+static _Thread_local char refusal[320];
+static _Thread_local rk_plugin_api query_result;
+
+RK_PLUGIN_EXPORT const rk_plugin_api *rk_plugin_get_api(uint32_t abi_version) {
+  if (abi_version == RK_PLUGIN_ABI_VERSION)
+    return &api_v1;
+  if (abi_version != RK_PLUGIN_ABI_QUERY) {
+    g_snprintf(refusal, sizeof refusal,
+               "rigkit plugin %s implements plugin ABI %u, but the host asked for ABI %u: "
+               "rebuild the host against this rigkit's rigkit/plugin.h, or load a rigkit plugin "
+               "built for ABI %u",
+               RK_VERSION_STRING, RK_PLUGIN_ABI_VERSION, abi_version, abi_version);
+    return NULL;
+  }
+  memset(&query_result, 0, sizeof query_result);
+  query_result.info.abi_version = RK_PLUGIN_ABI_VERSION;
+  query_result.info.api_size = 0;
+  query_result.info.rigkit_version = RK_VERSION_STRING;
+  if (!refusal[0])
+    g_snprintf(refusal, sizeof refusal,
+               "rigkit plugin %s implements plugin ABI %u (no request was refused on this thread)",
+               RK_VERSION_STRING, RK_PLUGIN_ABI_VERSION);
+  query_result.info.message = refusal;
+  return &query_result;
+}

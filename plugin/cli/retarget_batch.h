@@ -1,0 +1,162 @@
+/* Internal interface of `rigkit retarget`: the batch runner (retarget_batch.c), the report and
+ * journal (retarget_report.c) and the SVG plots (retarget_plot.c). cmd_retarget.c parses the
+ * command line into an rk__rt_config, lists the inputs and calls rk__rt_batch_run.
+ *
+ * Unit of work: one source FILE (imported once, its clips retargeted one after the other by the
+ * same worker). Files run in parallel on a GThreadPool; the target is imported once and shared
+ * read-only; retargeters are cached by source skeleton (identical skeletons share one). Every
+ * output depends only on its own inputs, so outputs and report are the same bytes whatever -j
+ * and --shard are (the report's `seconds` fields aside). */
+#ifndef RK_RETARGET_BATCH_H
+#define RK_RETARGET_BATCH_H
+
+#include <json-glib/json-glib.h>
+#include <rigkit/exporters.h>
+#include <rigkit/importers.h>
+#include <rigkit/rigkit.h>
+#include <signal.h>
+
+typedef struct rk__rt_journal rk__rt_journal;
+
+/** Everything a batch needs, read-only while it runs. */
+typedef struct rk__rt_config {
+  const char *target_path;    /* as given on the command line */
+  rk_asset *target;           /* imported target, or NULL when target_error is set */
+  rk_humanoid_map target_map; /* valid when target is set */
+  char *target_error;         /* why the target cannot be used (every clip fails with it) */
+  const char *map_path;       /* --map, or NULL */
+  GKeyFile *map;              /* its contents, or NULL */
+  rk_retarget_options ropts;  /* [settings] of the map file, then the command line */
+  rk_import_options source_import; /* --unit --up --root-offset --source-format */
+  rk_export_options export_opts;   /* format resolved (never AUTO) */
+  const char *ext;                 /* output extension with its dot (".glb") */
+  double reduce_tol;               /* --reduce in metres, < 0 = no reduction */
+  const char *clip_select;         /* --clip NAME|INDEX, or NULL = every clip of each file */
+  const char *out_file;            /* --out FILE (one clip), or NULL */
+  const char *out_dir;             /* --out-dir DIR, or NULL */
+  const char *plot_dir;            /* --plot DIR, or NULL */
+  bool resume;                     /* --resume */
+  char *fingerprint;               /* SHA-256 of everything that decides an output's bytes */
+  int jobs;                        /* worker threads */
+  bool progress;                   /* draw a progress bar (stderr is a terminal) */
+  const char *shard;               /* --shard K/N as given, or NULL */
+} rk__rt_config;
+
+/** One source file of the batch and, once run, the report entries of its clips. */
+typedef struct rk__rt_input {
+  const char *path;   /* as given */
+  GPtrArray *entries; /* JsonObject* report entries in clip order (owned), filled by the run */
+  bool run;           /* false: never started (interrupted before its turn) */
+} rk__rt_input;
+
+/** The outcome of a batch. */
+typedef struct rk__rt_outcome {
+  size_t clips, ok, failed, resumed; /* resumed: skipped because the journal had them */
+  size_t frames;                     /* output frames written in this run */
+  int signal;                        /* SIGINT/SIGTERM that stopped the batch, 0 = none */
+  double seconds;                    /* wall time */
+} rk__rt_outcome;
+
+/** Runs the batch over inputs[n] (in this order in the report), filling each input's entries.
+ * Installs SIGINT/SIGTERM handlers for its duration: the first signal stops new clips from
+ * starting, lets running ones finish, and returns (outcome->signal set); a second one kills. */
+void rk__rt_batch_run(const rk__rt_config *cfg, rk__rt_input *inputs, size_t n,
+                      rk__rt_journal *journal, rk__rt_outcome *outcome);
+
+/** Output path of clip `clip_index` named clip_name of a source file holding clip_count clips
+ * (stem, plus "_<clip name>" when the file holds several clips, plus cfg->ext). */
+char *rk__rt_output_path(const rk__rt_config *cfg, const char *source, const char *clip_name,
+                         size_t clip_count);
+/** Stem of a source path: its base name without the last extension. */
+char *rk__rt_stem(const char *path);
+
+/** The humanoid map of a rig: automatic, then the map file's `group` ("source"/"target");
+ * when the automatic mapping fails and the map file has that group, the group alone maps it.
+ * Fails with the mapping error, prefixed by what was tried. */
+bool rk__rt_map_rig(const rk_skeleton *s, GKeyFile *map, const char *map_path, const char *group,
+                    rk_humanoid_map *out, GError **error);
+/** Hex SHA-256 of a skeleton's structure and rest pose (names, parents, flags, rests). */
+char *rk__rt_skeleton_fingerprint(const rk_skeleton *s);
+
+/* ---- report and journal (retarget_report.c) ------------------------------------------------ */
+
+/** What a report entry says about one clip. */
+typedef struct rk__rt_entry_values {
+  const char *source;      /* source path as given */
+  const char *clip;        /* clip name, NULL when the file could not be read */
+  int clip_index;          /* index in the source file, -1 for a failure of the whole file */
+  const char *output;      /* output path, NULL when none was planned */
+  const char *error;       /* NULL = ok */
+  const rk_retarget_result *result;     /* NULL when retargeting failed */
+  const rk_retarget_quality *measured;  /* measured on the written output, NULL on error */
+  size_t mapped_joints;
+  double duration_s;       /* of the output clip as read back */
+  size_t keys;             /* keys written */
+  const char *plot;        /* SVG path, or NULL */
+  GPtrArray *notes;        /* char* notes, or NULL */
+  double planted_height_mean_mm, planted_height_max_mm; /* on the written output, NAN = none */
+  double seconds;
+} rk__rt_entry_values;
+
+/** A report entry, the same members in the same order for every clip (DESIGN.md's fields first;
+ * null where a failed clip has no value). */
+JsonObject *rk__rt_entry_new(const rk__rt_config *cfg, const rk__rt_entry_values *v);
+/** Report entry of a clip that failed (quality fields null), with `error`. clip_name/output may be
+ * NULL; clip_index -1 for a failure of the whole file. */
+JsonObject *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
+                               int clip_index, const char *output, const char *error,
+                               double seconds);
+/** Writes the report (atomically): every input's entries in input order, the summary and, after
+ * an interruption, the files never run. Returns false with error on failure. */
+bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__rt_input *inputs,
+                         size_t n, const rk__rt_outcome *outcome, GError **error);
+
+/** Opens the journal of this run in the output directory: `.rigkit-retarget.journal`, or
+ * `.rigkit-retarget.shard-K-of-N.journal` for a shard (shard NULL = unsharded). With resume,
+ * first reads every `.rigkit-retarget*.journal` of the directory and keeps the entries whose
+ * settings fingerprint matches and whose files are still there with the recorded SHA-256; without
+ * resume the journal starts empty. Returns NULL with error when it cannot be created. */
+rk__rt_journal *rk__rt_journal_open(const rk__rt_config *cfg, const char *dir, const char *shard,
+                                    GError **error);
+/** The report entry (a new reference) of a completed clip recorded in the journal for this source
+ * file (its size and modification time unchanged), clip index and name, or NULL. Thread-safe. */
+JsonObject *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
+                                  const char *clip_name);
+/** Appends a completed clip (its report entry and the files written) and syncs it to disk.
+ * Thread-safe. Returns false with error when the journal cannot be written. */
+bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
+                           const char *clip_name, JsonObject *entry, const char *const *files,
+                           GError **error);
+/** Path of the journal file. */
+const char *rk__rt_journal_path(const rk__rt_journal *j);
+void rk__rt_journal_free(rk__rt_journal *j);
+
+/* ---- plots (retarget_plot.c) ------------------------------------------------------------------ */
+
+/** Per-frame world positions of one contact joint of a clip, and its planted intervals. */
+typedef struct rk__rt_plot_track {
+  const char *joint;
+  const rk_vec3 *fk, *ik;                /* frames positions each: FK-only and written output */
+  double rest_height;                    /* the joint's rest height above the ground */
+  const rk_contact_interval *intervals;
+  size_t interval_count;
+} rk__rt_plot_track;
+
+/** What one plot shows. */
+typedef struct rk__rt_plot {
+  const char *title;     /* e.g. "walk.bvh: clip 'walk' -> RiggedFigure.glb" */
+  size_t frames;
+  double fps;
+  double ground;         /* height (y) of the target's ground */
+  const rk__rt_plot_track *tracks;
+  size_t track_count;
+  double skate_fk_max_mm, skate_ik_max_mm, goal_error_max_mm; /* for the caption */
+  size_t limit_violations;
+} rk__rt_plot;
+
+/** SVG text of a plot: per contact joint, height above ground over time (FK-only dashed, output
+ * solid) and horizontal drift from each contact's first frame, contact intervals shaded. The
+ * caller frees it. Deterministic (fixed decimals, no locale). */
+char *rk__rt_plot_svg(const rk__rt_plot *p);
+
+#endif

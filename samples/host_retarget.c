@@ -1,0 +1,136 @@
+/* A minimal DCC host: loads librigkit_plugin.so with dlopen, retargets a mocap clip onto a
+ * character through the plugin ABI (rigkit/plugin.h only: no other rigkit header, no GLib), and
+ * prints the frames, a few keys and the contacts.
+ *
+ *   sample_host_retarget [CLIP [CHARACTER [PLUGIN]]]
+ *
+ * Defaults: tests/data/makehuman_walk1.bvh onto tests/data/RiggedFigure.glb, and the plugin the
+ * build made (RK_SAMPLE_PLUGIN; a bare "librigkit_plugin.so" would be searched by the dynamic
+ * loader). The character is handed to the plugin the way a host hands over its own
+ * armature: as arrays of names, parents and rest transforms in the host's space (here Z-up
+ * centimetres), and the keys come back in that space. Exit code 0 on success, 1 on any failure
+ * (with the plugin's message). */
+#include <rigkit/plugin.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef RK_SAMPLE_DATA_DIR
+#define RK_SAMPLE_DATA_DIR "tests/data"
+#endif
+#ifndef RK_SAMPLE_PLUGIN
+#define RK_SAMPLE_PLUGIN "librigkit_plugin.so"
+#endif
+
+static int fail(const char *what, const rk_plugin_api *rk, int status, const char *err) {
+  fprintf(stderr, "host_retarget: %s failed (%s): %s\n", what, rk ? rk->status_name(status) : "?",
+          err);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  const char *clip_path = argc > 1 ? argv[1] : RK_SAMPLE_DATA_DIR "/makehuman_walk1.bvh";
+  const char *char_path = argc > 2 ? argv[2] : RK_SAMPLE_DATA_DIR "/RiggedFigure.glb";
+  const char *plugin = argc > 3 ? argv[3] : RK_SAMPLE_PLUGIN;
+
+  void *so = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+  if (!so) {
+    fprintf(stderr, "host_retarget: cannot load %s: %s\n", plugin, dlerror());
+    return 1;
+  }
+  rk_plugin_get_api_fn get_api = (rk_plugin_get_api_fn)dlsym(so, RK_PLUGIN_ENTRY_POINT);
+  if (!get_api) {
+    fprintf(stderr, "host_retarget: %s has no %s\n", plugin, RK_PLUGIN_ENTRY_POINT);
+    return 1;
+  }
+  const rk_plugin_api *rk = get_api(RK_PLUGIN_ABI_VERSION);
+  if (!rk) {
+    fprintf(stderr, "host_retarget: %s\n", get_api(RK_PLUGIN_ABI_QUERY)->info.message);
+    return 1;
+  }
+  printf("rigkit plugin %s, ABI %u\n", rk->info.rigkit_version, rk->info.abi_version);
+
+  char err[512] = "";
+  rk_plugin_asset *clip = NULL, *character = NULL;
+  int st = rk->asset_open_file(clip_path, NULL, &clip, err, sizeof err);
+  if (st)
+    return fail("opening the clip", rk, st, err);
+  if ((st = rk->asset_open_file(char_path, NULL, &character, err, sizeof err)))
+    return fail("opening the character", rk, st, err);
+  rk_plugin_clip_info ci;
+  if ((st = rk->asset_clip(clip, 0, &ci, err, sizeof err)))
+    return fail("reading the clip", rk, st, err);
+  printf("clip '%s': %.3f s, %u frames at %g fps\n", ci.name, ci.duration_s, ci.frames, ci.fps);
+
+  /* The host's armature: here the character's joints, read back in Z-up centimetres. */
+  const rk_plugin_space host = {RK_PLUGIN_UP_Z, 0.01f};
+  rk_plugin_asset_info ai;
+  if ((st = rk->asset_info(character, &ai, err, sizeof err)))
+    return fail("reading the character", rk, st, err);
+  const uint32_t n = ai.joint_count;
+  const char **names = calloc(n, sizeof *names);
+  int32_t *parents = calloc(n, sizeof *parents);
+  float *rest = calloc((size_t)n * RK_PLUGIN_TRS_FLOATS, sizeof *rest);
+  if (!names || !parents || !rest)
+    return 1;
+  if ((st = rk->asset_joints(character, &host, n, names, parents, rest, NULL, err, sizeof err)))
+    return fail("listing joints", rk, st, err);
+  const rk_plugin_skeleton armature = {
+      .joint_count = n, .names = names, .parents = parents, .rest = rest};
+
+  rk_plugin_session_desc desc = {.source = clip,
+                                 .source_clip = 0,
+                                 .target_skeleton = &armature,
+                                 .space = host,
+                                 .settings = RK_PLUGIN_SETTINGS_INIT};
+  desc.settings.root_motion = 1; /* the walk is in place: let it travel so feet can plant */
+  rk_plugin_session *s = NULL;
+  if ((st = rk->session_new(&desc, &s, err, sizeof err)))
+    return fail("building the session", rk, st, err);
+  /* The session keeps what it needs: the host may close the assets now. The joint names were
+   * borrowed from the character, so take them from the session instead (the host's order). */
+  rk->asset_close(clip);
+  rk->asset_close(character);
+  if ((st = rk->session_joints(s, n, names, NULL, NULL, NULL, err, sizeof err)))
+    return fail("listing the session's joints", rk, st, err);
+  if ((st = rk->session_run(s, err, sizeof err)))
+    return fail("retargeting", rk, st, err);
+  rk_plugin_result r;
+  if ((st = rk->session_result(s, &r, err, sizeof err)))
+    return fail("reading the result", rk, st, err);
+  printf("retargeted: %u frames at %g fps, %u joints, %u bones mapped, %.1f ms\n", r.frames, r.fps,
+         r.joint_count, r.mapped_bones, r.run_seconds * 1e3);
+  printf("quality: foot skate max %.3f mm (without IK %.1f mm), IK goal error max %.4f mm\n",
+         r.foot_skate_max_mm, r.foot_skate_fk_max_mm, r.ik_goal_error_max_mm);
+
+  /* Every key, frame-major, in the host's space: local translations (cm) and rotations. */
+  const size_t keys = (size_t)r.frames * n;
+  float *t = malloc(keys * 3 * sizeof *t), *q = malloc(keys * 4 * sizeof *q);
+  if (!t || !q)
+    return 1;
+  if ((st = rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, 0, r.frames, t, q, NULL, err, sizeof err)))
+    return fail("reading keys", rk, st, err);
+  const uint32_t shown[3] = {0, r.frames / 2, r.frames - 1};
+  for (int i = 0; i < 3; i++) {
+    const float *tr = t + (size_t)shown[i] * n * 3, *ro = q + (size_t)shown[i] * n * 4;
+    printf("frame %3u  %s t=(%.2f, %.2f, %.2f) cm  %s q=(%.4f, %.4f, %.4f, %.4f)\n", shown[i],
+           names[0], tr[0], tr[1], tr[2], names[n - 1], ro[(n - 1) * 4], ro[(n - 1) * 4 + 1],
+           ro[(n - 1) * 4 + 2], ro[(n - 1) * 4 + 3]);
+  }
+  for (uint32_t c = 0; c < r.contact_count; c++) {
+    int32_t joint, iv[64];
+    uint32_t count = 0;
+    if ((st = rk->session_contact(s, c, &joint, 32, iv, &count, err, sizeof err)))
+      return fail("reading contacts", rk, st, err);
+    printf("contact %s:", names[joint]);
+    for (uint32_t k = 0; k < count; k++)
+      printf(" [%d, %d]", iv[2 * k], iv[2 * k + 1]);
+    printf("\n");
+  }
+  rk->session_close(s);
+  free(t), free(q), free(names), free(parents), free(rest);
+  dlclose(so);
+  return 0;
+}

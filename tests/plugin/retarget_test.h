@@ -1,0 +1,214 @@
+/* Helpers of the `rigkit retarget` suites (test_retarget_*.c): run the built CLI, temporary
+ * directories, the JSON report, and checks on written outputs (read back with rigkit). */
+#ifndef RK_RETARGET_TEST_H
+#define RK_RETARGET_TEST_H
+
+#include "rk_test.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <rigkit/importers.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct cli_run {
+  int code; /* exit code, or 128 + signal when killed */
+  char *out, *err;
+} cli_run;
+
+/* Runs `rigkit ARGS...` (NULL-terminated) in directory cwd (NULL = current). */
+static inline cli_run rt_cli(const char *cwd, const char *const *args) {
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)RK_CLI_PATH);
+  for (size_t i = 0; args[i]; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  g_ptr_array_add(argv, NULL);
+  cli_run r = {0};
+  int status = 0;
+  g_autoptr(GError) e = NULL;
+  cr_assert(g_spawn_sync(cwd, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out,
+                         &r.err, &status, &e),
+            "cannot run rigkit: %s", e ? e->message : "");
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+static inline void rt_cli_clear(cli_run *r) {
+  g_free(r->out);
+  g_free(r->err);
+}
+
+/* Path of a test data file; skips the test when it is missing. */
+static inline char *rt_data(const char *name) {
+  char *p = rk_test_data(name);
+  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
+    cr_skip("test file %s not found", name);
+  return p;
+}
+
+static inline char *rt_tmpdir(void) {
+  g_autoptr(GError) e = NULL;
+  char *d = g_dir_make_tmp("rk-retarget-XXXXXX", &e);
+  cr_assert_not_null(d, "%s", e ? e->message : "");
+  return d;
+}
+
+/* Removes a directory tree (files and subdirectories). */
+static inline void rt_rmtree(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d) {
+    const char *name;
+    while ((name = g_dir_read_name(d))) {
+      g_autofree char *p = g_build_filename(dir, name, NULL);
+      if (g_file_test(p, G_FILE_TEST_IS_DIR) && !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
+        rt_rmtree(p);
+      else
+        g_unlink(p);
+    }
+    g_dir_close(d);
+  }
+  g_rmdir(dir);
+}
+
+static inline gint rt_cmp_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of the files in dir; hidden files (journal, temporaries) only when `hidden`. */
+static inline GPtrArray *rt_list(const char *dir, bool hidden) {
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d) {
+    const char *name;
+    while ((name = g_dir_read_name(d)))
+      if (hidden || name[0] != '.')
+        g_ptr_array_add(names, g_strdup(name));
+    g_dir_close(d);
+  }
+  g_ptr_array_sort(names, rt_cmp_names);
+  return names;
+}
+
+/* Number of leftover temporary files (".<name>.rk-XXXXXX") in dir. */
+static inline size_t rt_temporaries(const char *dir) {
+  g_autoptr(GPtrArray) all = rt_list(dir, true);
+  size_t n = 0;
+  for (guint i = 0; i < all->len; i++)
+    n += strstr(g_ptr_array_index(all, i), ".rk-") != NULL;
+  return n;
+}
+
+/* Parses a JSON file; the caller unrefs the parser (the root lives in it). */
+static inline JsonObject *rt_json(const char *path, JsonParser **parser) {
+  *parser = json_parser_new();
+  g_autoptr(GError) e = NULL;
+  cr_assert(json_parser_load_from_file(*parser, path, &e), "%s: %s", path, e ? e->message : "");
+  JsonNode *root = json_parser_get_root(*parser);
+  cr_assert(root && JSON_NODE_HOLDS_OBJECT(root), "%s: not a JSON object", path);
+  return json_node_get_object(root);
+}
+
+/* The report's clip entries. */
+static inline JsonArray *rt_clips(JsonObject *report) {
+  JsonNode *n = json_object_get_member(report, "clips");
+  cr_assert(n && JSON_NODE_HOLDS_ARRAY(n), "report has no clips array");
+  return json_node_get_array(n);
+}
+
+static inline JsonObject *rt_clip(JsonObject *report, guint i) {
+  JsonArray *a = rt_clips(report);
+  cr_assert_lt(i, json_array_get_length(a));
+  return json_array_get_object_element(a, i);
+}
+
+/* A member that must be a number (int or double). */
+static inline double rt_num(JsonObject *o, const char *member, const char *sub) {
+  JsonNode *n = json_object_get_member(o, member);
+  cr_assert(n, "no member %s", member);
+  if (sub) {
+    cr_assert(JSON_NODE_HOLDS_OBJECT(n), "%s is not an object", member);
+    n = json_object_get_member(json_node_get_object(n), sub);
+    cr_assert(n, "no member %s.%s", member, sub);
+  }
+  cr_assert(JSON_NODE_HOLDS_VALUE(n) && (json_node_get_value_type(n) == G_TYPE_DOUBLE ||
+                                         json_node_get_value_type(n) == G_TYPE_INT64),
+            "%s%s%s is not a number", member, sub ? "." : "", sub ? sub : "");
+  return json_node_get_double(n);
+}
+
+static inline const char *rt_str(JsonObject *o, const char *member) {
+  JsonNode *n = json_object_get_member(o, member);
+  cr_assert(n, "no member %s", member);
+  if (JSON_NODE_HOLDS_NULL(n))
+    return NULL;
+  cr_assert(JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING,
+            "%s is not a string", member);
+  return json_node_get_string(n);
+}
+
+/* Reads a written output back as rigkit wrote it (BVH: centimetres, Y-up, absolute root). */
+static inline rk_asset *rt_read_output(const char *path) {
+  rk_import_options o = RK_IMPORT_OPTIONS_INIT;
+  if (g_str_has_suffix(path, ".bvh")) {
+    o.unit_scale = 0.01;
+    o.up_axis = "Y";
+    o.bvh_root_offset = RK_BVH_ROOT_OFFSET_REPLACE;
+  }
+  g_autoptr(GError) e = NULL;
+  rk_asset *a = rk_import_file(path, &o, &e);
+  cr_assert_not_null(a, "%s does not read back: %s", path, e ? e->message : "");
+  return a;
+}
+
+/* A report without its time fields (`seconds`), as text, to compare runs. */
+static inline char *rt_report_without_seconds(const char *path) {
+  g_autofree char *text = NULL;
+  cr_assert(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *s = g_string_new(NULL);
+  for (size_t i = 0; lines[i]; i++)
+    if (!strstr(lines[i], "\"seconds\":"))
+      g_string_append_printf(s, "%s\n", lines[i]);
+  return g_string_free(s, FALSE);
+}
+
+/* Byte equality of two files. */
+static inline bool rt_same_bytes(const char *a, const char *b) {
+  g_autofree char *x = NULL, *y = NULL;
+  gsize nx = 0, ny = 0;
+  if (!g_file_get_contents(a, &x, &nx, NULL) || !g_file_get_contents(b, &y, &ny, NULL))
+    return false;
+  return nx == ny && memcmp(x, y, nx) == 0;
+}
+
+/* Writes the MakeHuman walk's BVH with its motion lines looped to `frames` frames (a longer
+ * in-place walk: the same skeleton, more work). */
+static inline void rt_write_long_walk(const char *path, size_t frames) {
+  g_autofree char *src = rt_data("makehuman_walk1.bvh");
+  g_autofree char *text = NULL;
+  cr_assert(g_file_get_contents(src, &text, NULL, NULL));
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *out = g_string_new(NULL);
+  size_t i = 0;
+  for (; lines[i] && !g_str_has_prefix(lines[i] + strspn(lines[i], " \t"), "Frames:"); i++)
+    g_string_append_printf(out, "%s\n", lines[i]);
+  cr_assert(lines[i] && lines[i + 1], "no MOTION header in %s", src);
+  g_autoptr(GPtrArray) motion = g_ptr_array_new();
+  for (size_t k = i + 2; lines[k]; k++)
+    if (*g_strstrip(lines[k]))
+      g_ptr_array_add(motion, lines[k]);
+  g_string_append_printf(out, "Frames: %zu\n%s\n", frames, lines[i + 1]);
+  for (size_t f = 0; f < frames; f++)
+    g_string_append_printf(out, "%s\n", (char *)g_ptr_array_index(motion, f % motion->len));
+  cr_assert(g_file_set_contents(path, out->str, (gssize)out->len, NULL));
+  g_string_free(out, TRUE);
+}
+
+static inline void rt_copy(const char *from, const char *to) {
+  g_autofree char *data = NULL;
+  gsize n = 0;
+  cr_assert(g_file_get_contents(from, &data, &n, NULL), "cannot read %s", from);
+  cr_assert(g_file_set_contents(to, data, (gssize)n, NULL), "cannot write %s", to);
+}
+
+#endif
