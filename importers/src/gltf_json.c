@@ -394,6 +394,51 @@ static bool check_nodes(ctx *c, GError **error) {
   return true;
 }
 
+/* Accessor types the glTF 2.0 specification allows for a use. types: "VEC3", "VEC4|SCALAR", ...;
+ * components: a mask of componentType bits (FLOAT, and the integer types) */
+enum { CT_FLOAT = 1, CT_UBYTE = 2, CT_BYTE = 4, CT_USHORT = 8, CT_SHORT = 16, CT_UINT = 32 };
+
+static int component_bit(int type) {
+  switch (type) {
+  case 5126:
+    return CT_FLOAT;
+  case 5121:
+    return CT_UBYTE;
+  case 5120:
+    return CT_BYTE;
+  case 5123:
+    return CT_USHORT;
+  case 5122:
+    return CT_SHORT;
+  case 5125:
+    return CT_UINT;
+  default:
+    return 0;
+  }
+}
+
+/* Checks that accessor idx (>= 0, already a valid index) has one of the types and component
+ * types of its use. Assimp 5.2.5 throws on a mismatch deep inside its reader (leaking what it
+ * allocated) or reads the wrong number of bytes; rigkit names the fault instead. */
+static bool check_use(ctx *c, gint64 idx, const char *types, int components, const char *what,
+                      const char *use, GError **error) {
+  JsonObject *a = array_object(c->accessors, (guint)idx);
+  const char *type = get_string(a, "type");
+  double ct = 0;
+  get_number(a, "componentType", &ct);
+  g_auto(GStrv) allowed = g_strsplit(types, "|", -1);
+  bool type_ok = false;
+  for (char **t = allowed; *t; t++)
+    type_ok = type_ok || (type && strcmp(type, *t) == 0);
+  if (!type_ok || !(component_bit((int)ct) & components)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s: accessor %" G_GINT64_FORMAT " (%s of component type %.0f) cannot hold %s",
+                what, idx, type ? type : "?", ct, use);
+    return false;
+  }
+  return true;
+}
+
 static bool check_meshes_skins(ctx *c, GError **error) {
   const guint na = array_len(c->accessors);
   for (guint m = 0; m < array_len(c->meshes); m++) {
@@ -412,9 +457,28 @@ static bool check_meshes_skins(ctx *c, GError **error) {
         return false;
       }
       g_autoptr(GList) names = json_object_get_members(attrs);
-      for (GList *l = names; l; l = l->next)
-        if (!get_index(c, attrs, l->data, na, &idx, what, error))
+      for (GList *l = names; l; l = l->next) {
+        const char *attr = l->data;
+        if (!get_index(c, attrs, attr, na, &idx, what, error))
           return false;
+        const bool ok =
+            idx < 0 ||
+            ((strcmp(attr, "POSITION") == 0 || strcmp(attr, "NORMAL") == 0)
+                 ? check_use(c, idx, "VEC3", CT_FLOAT, what, attr, error)
+             : g_str_has_prefix(attr, "JOINTS_")
+                 ? check_use(c, idx, "VEC4", CT_UBYTE | CT_USHORT, what, attr, error)
+             : g_str_has_prefix(attr, "WEIGHTS_")
+                 ? check_use(c, idx, "VEC4", CT_FLOAT | CT_UBYTE | CT_USHORT, what, attr, error)
+             : g_str_has_prefix(attr, "TEXCOORD_")
+                 ? check_use(c, idx, "VEC2", CT_FLOAT | CT_UBYTE | CT_USHORT, what, attr, error)
+                 : true);
+        if (!ok)
+          return false;
+      }
+      if (!get_index(c, prim, "indices", na, &idx, what, error) ||
+          (idx >= 0 &&
+           !check_use(c, idx, "SCALAR", CT_UBYTE | CT_USHORT | CT_UINT, what, "indices", error)))
+        return false;
     }
   }
   for (guint s = 0; s < array_len(c->skins); s++) {
@@ -438,6 +502,9 @@ static bool check_meshes_skins(ctx *c, GError **error) {
         return false;
       }
     }
+    if (ibm >= 0 &&
+        !check_use(c, ibm, "MAT4", CT_FLOAT, what, "inverse bind matrices", error))
+      return false;
     if (ibm >= 0 && accessor_count(c, ibm) < array_len(joints)) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                   "%s: %u joints but only %.0f inverse bind matrices", what, array_len(joints),
@@ -514,12 +581,21 @@ static bool check_animations(ctx *c, GError **error) {
                     path ? path : "(none)");
         return false;
       }
-      if (!ok || node < 0)
-        continue;
       JsonObject *smpo = array_object(samplers, (guint)smp);
       gint64 in, out;
       get_index(c, smpo, "input", na, &in, what, NULL);
       get_index(c, smpo, "output", na, &out, what, NULL);
+      if (!check_use(c, in, "SCALAR", CT_FLOAT, what, "key times", error))
+        return false;
+      const bool rotation = path && strcmp(path, "rotation") == 0;
+      const bool weights = !ok;
+      if (!check_use(c, out, weights ? "SCALAR" : rotation ? "VEC4" : "VEC3",
+                     rotation || weights ? CT_FLOAT | CT_BYTE | CT_UBYTE | CT_SHORT | CT_USHORT
+                                         : CT_FLOAT,
+                     what, path, error))
+        return false;
+      if (!ok || node < 0)
+        continue;
       const char *interp = get_string(smpo, "interpolation");
       const double mult = interp && strcmp(interp, "CUBICSPLINE") == 0 ? 3 : 1;
       if (accessor_count(c, out) < mult * accessor_count(c, in)) {
