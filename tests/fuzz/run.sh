@@ -49,7 +49,7 @@ for t in $targets; do
   # out-of-memory finding (rigkit refuses absurd declared sizes before allocating).
   rc=0
   # shellcheck disable=SC2086
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} LSAN_OPTIONS=suppressions=$here/lsan.supp \
     "$bin" -max_total_time="$secs" -timeout=20 -malloc_limit_mb=512 -rss_limit_mb=1536 \
     -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" $dict \
     "$out/corpus/$t" "$out/seeds/$t" >"$out/$t.log" 2>&1 || rc=$?

@@ -153,6 +153,10 @@ def inf_ibm(doc):
     patch_buffer(doc, 2, 4 * 12, '<f', [float('inf')])  # translation x of the first matrix
 
 
+def translation_from_vec4(doc):
+    doc['animations'][0]['channels'][0]['target']['path'] = 'translation'
+
+
 def gib_data_uri(doc):
     doc['buffers'][0]['byteLength'] = 1 << 30
 
@@ -306,6 +310,7 @@ FILES = [
     ('gltf_zero_cubic_keys.gltf', simple(zero_cubic_keys), 'no bufferView and declares 3200000000 bytes'),
     ('gltf_sparse_zero_positions.gltf', simple(sparse_zero_positions), 'no bufferView and declares 2400000000 bytes'),
     ('gltf_sparse_beyond_view.gltf', simple(sparse_beyond_view), 'invalid sparse'),
+    ('gltf_translation_vec4.gltf', simple(translation_from_vec4), 'accessor 6 (VEC4 of component type 5126) cannot hold translation'),
     ('glb_json_chunk_beyond_file.glb', glb_with(12, 1 << 20), 'first chunk is not a JSON chunk'),
     ('glb_header_4gib.glb', glb_with(8, 0xFFFFFFFF), 'the header says 4294967295 bytes'),
     ('glb_version1.glb', glb_with(4, 1), 'GLB version 1'),
