@@ -181,7 +181,56 @@ static bool check_sparse(ctx *c, JsonObject *a, double count, double elem, const
   return ok;
 }
 
+/* A data URI must be what Assimp 5.2.5 parses safely. Its parser keeps the offsets of the media
+ * type, parameters and data in signed `char`s written into the string, so with a header (up to
+ * the comma) longer than 127 bytes they wrap negative and it decodes from before the data, up to
+ * 128 bytes before the string (found by fuzz_gltf: it then threw, leaking memory); its base64
+ * decoder throws, leaking, on a byte >= 0x80 or a length that is not a multiple of 4. So: a
+ * header of at most 100 bytes, strict padded base64. *holds = decoded bytes, computed without decoding (0 for
+ * URIs that are not base64 data URIs). */
+static bool check_data_uri(const char *uri, const char *what, guint i, size_t *holds,
+                           GError **error) {
+  *holds = 0;
+  if (!g_str_has_prefix(uri, "data:"))
+    return true;
+  const char *comma = strchr(uri, ',');
+  if (!comma || comma - uri > 100) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s %u: data URI without a comma in its first 100 bytes (media type and "
+                "parameters)", what, i);
+    return false;
+  }
+  if (!g_strstr_len(uri, comma - uri, ";base64"))
+    return true;
+  const char *b = comma + 1;
+  const size_t chars = strlen(b);
+  size_t pad = 0;
+  while (pad < 2 && chars > pad && b[chars - 1 - pad] == '=')
+    pad++;
+  for (size_t k = 0; k < chars - pad; k++)
+    if (!g_ascii_isalnum(b[k]) && b[k] != '+' && b[k] != '/') {
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                  "%s %u: the data URI is not base64 (character %zu)", what, i, k + 1);
+      return false;
+    }
+  if (chars % 4 != 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s %u: the data URI's base64 is %zu characters, not a multiple of 4", what, i,
+                chars);
+    return false;
+  }
+  *holds = chars / 4 * 3 - pad;
+  return true;
+}
+
 static bool check_buffers(ctx *c, GError **error) {
+  JsonArray *images = get_array(c->root, "images");
+  for (guint i = 0; i < array_len(images); i++) {
+    const char *uri = get_string(array_object(images, i), "uri");
+    size_t holds;
+    if (uri && !check_data_uri(uri, "image", i, &holds, error))
+      return false;
+  }
   for (guint i = 0; i < array_len(c->buffers); i++) {
     JsonObject *b = array_object(c->buffers, i);
     double len;
@@ -199,21 +248,13 @@ static bool check_buffers(ctx *c, GError **error) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "buffer %u has no uri", i);
       return false;
     }
-    if (uri && g_str_has_prefix(uri, "data:")) {
-      /* The bytes a base64 data URI holds, without decoding it: a short URI may not claim more. */
-      const char *comma = strchr(uri, ',');
-      if (comma && g_strstr_len(uri, comma - uri, ";base64")) {
-        size_t chars = strlen(comma + 1), pad = 0;
-        while (pad < 2 && chars > pad && comma[chars - pad] == '=')
-          pad++;
-        const size_t holds = chars / 4 * 3 - (chars % 4 == 0 ? pad : 0) +
-                             (chars % 4 > 1 ? chars % 4 - 1 : 0);
-        if ((double)holds < len) {
-          g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
-                      "buffer %u declares %.0f bytes but its data URI holds %zu", i, len, holds);
-          return false;
-        }
-      }
+    size_t holds = 0;
+    if (uri && !check_data_uri(uri, "buffer", i, &holds, error))
+      return false;
+    if (uri && g_str_has_prefix(uri, "data:") && (double)holds < len) {
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                  "buffer %u declares %.0f bytes but its data URI holds %zu", i, len, holds);
+      return false;
     }
     if (!uri && (size_t)len > c->bin_size) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
