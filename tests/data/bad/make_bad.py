@@ -157,6 +157,16 @@ def translation_from_vec4(doc):
     doc['animations'][0]['channels'][0]['target']['path'] = 'translation'
 
 
+def long_data_uri_header(doc):
+    head, data = doc['buffers'][0]['uri'].split(',', 1)
+    doc['buffers'][0]['uri'] = head.replace('data:application/', 'data:application/' + 'x' * 120) + ',' + data
+
+
+def not_base64(doc):
+    head, data = doc['buffers'][3]['uri'].split(',', 1)
+    doc['buffers'][3]['uri'] = head + ',' + data[:10] + '\u00e9' + data[11:]
+
+
 def gib_data_uri(doc):
     doc['buffers'][0]['byteLength'] = 1 << 30
 
@@ -310,6 +320,8 @@ FILES = [
     ('gltf_zero_cubic_keys.gltf', simple(zero_cubic_keys), 'no bufferView and declares 3200000000 bytes'),
     ('gltf_sparse_zero_positions.gltf', simple(sparse_zero_positions), 'no bufferView and declares 2400000000 bytes'),
     ('gltf_sparse_beyond_view.gltf', simple(sparse_beyond_view), 'invalid sparse'),
+    ('gltf_long_data_uri_header.gltf', simple(long_data_uri_header), 'buffer 0: data URI without a comma in its first 100 bytes'),
+    ('gltf_data_uri_not_base64.gltf', simple(not_base64), 'buffer 3: the data URI is not base64 (character 11)'),
     ('gltf_translation_vec4.gltf', simple(translation_from_vec4), 'accessor 6 (VEC4 of component type 5126) cannot hold translation'),
     ('glb_json_chunk_beyond_file.glb', glb_with(12, 1 << 20), 'first chunk is not a JSON chunk'),
     ('glb_header_4gib.glb', glb_with(8, 0xFFFFFFFF), 'the header says 4294967295 bytes'),
