@@ -186,8 +186,8 @@ static bool check_sparse(ctx *c, JsonObject *a, double count, double elem, const
  * the comma) longer than 127 bytes they wrap negative and it decodes from before the data, up to
  * 128 bytes before the string (found by fuzz_gltf: it then threw, leaking memory); its base64
  * decoder throws, leaking, on a byte >= 0x80 or a length that is not a multiple of 4. So: a
- * header of at most 100 bytes, strict padded base64. *holds = decoded bytes, computed without decoding (0 for
- * URIs that are not base64 data URIs). */
+ * header of at most 100 bytes, strict padded base64. *holds = decoded bytes, computed without
+ * decoding (0 for URIs that are not base64 data URIs). */
 static bool check_data_uri(const char *uri, const char *what, guint i, size_t *holds,
                            GError **error) {
   *holds = 0;
