@@ -534,6 +534,11 @@ static bool check_meshes_skins(ctx *c, GError **error) {
         g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s has no joints", what);
       return false;
     }
+    if (array_len(joints) > RK_SKELETON_MAX_JOINTS) {
+      g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s has %u joints (limit %d)", what,
+                  array_len(joints), RK_SKELETON_MAX_JOINTS);
+      return false;
+    }
     for (guint k = 0; k < array_len(joints); k++) {
       double v;
       if (!node_number(json_array_get_element(joints, k), &v) || v != floor(v) || v < 0 ||
@@ -788,6 +793,68 @@ static char *effective_name(JsonObject *node, guint i) {
   const char *name = get_string(node, "name");
   /* Assimp names an unnamed glTF node by its id. */
   return name && *name ? g_strdup(name) : g_strdup_printf("nodes[%u]", i);
+}
+
+/* The array member `name` of the root, created empty when absent. */
+static JsonArray *root_array(ctx *c, const char *name) {
+  JsonArray *a = get_array(c->root, name);
+  if (!a) {
+    json_object_set_array_member(c->root, name, json_array_new());
+    a = get_array(c->root, name);
+  }
+  return a;
+}
+
+/* Skins without inverseBindMatrices (valid glTF: identity matrices) crash Assimp 5.2.5 (a NULL
+ * read; found by fuzz_gltf). They get one shared accessor of identity matrices, as many as the
+ * largest such skin has joints (at most RK_SKELETON_MAX_JOINTS: 4 MiB), in a new data-URI buffer;
+ * the file is then rewritten for Assimp. Returns whether anything was added. */
+static bool add_identity_inverse_binds(ctx *c, rk__gltf_info *info) {
+  guint most = 0;
+  for (guint s = 0; s < array_len(c->skins); s++) {
+    JsonObject *skin = array_object(c->skins, s);
+    if (!json_object_has_member(skin, "inverseBindMatrices"))
+      most = MAX(most, array_len(get_array(skin, "joints")));
+  }
+  if (most == 0)
+    return false;
+  const gsize bytes = (gsize)most * 64;
+  g_autofree guint8 *data = g_malloc0(bytes);
+  for (guint k = 0; k < most; k++)
+    for (int d = 0; d < 4; d++) {
+      const float one = 1.0f;
+      memcpy(data + (gsize)k * 64 + (gsize)d * 20, &one, 4); /* column-major diagonal */
+    }
+  g_autofree char *b64 = g_base64_encode(data, bytes);
+  g_autofree char *uri = g_strconcat("data:application/octet-stream;base64,", b64, NULL);
+  c->buffers = root_array(c, "buffers");
+  c->views = root_array(c, "bufferViews");
+  c->accessors = root_array(c, "accessors");
+  JsonObject *buf = json_object_new();
+  json_object_set_string_member(buf, "uri", uri);
+  json_object_set_int_member(buf, "byteLength", (gint64)bytes);
+  json_array_add_object_element(c->buffers, buf);
+  JsonObject *view = json_object_new();
+  json_object_set_int_member(view, "buffer", array_len(c->buffers) - 1);
+  json_object_set_int_member(view, "byteLength", (gint64)bytes);
+  json_array_add_object_element(c->views, view);
+  JsonObject *acc = json_object_new();
+  json_object_set_int_member(acc, "bufferView", array_len(c->views) - 1);
+  json_object_set_int_member(acc, "componentType", 5126);
+  json_object_set_int_member(acc, "count", most);
+  json_object_set_string_member(acc, "type", "MAT4");
+  json_array_add_object_element(c->accessors, acc);
+  const gint64 index = array_len(c->accessors) - 1;
+  for (guint s = 0; s < array_len(c->skins); s++) {
+    JsonObject *skin = array_object(c->skins, s);
+    if (json_object_has_member(skin, "inverseBindMatrices"))
+      continue;
+    json_object_set_int_member(skin, "inverseBindMatrices", index);
+    g_ptr_array_add(info->notes, g_strdup_printf("glTF skin %u has no inverseBindMatrices: the "
+                                                 "identity matrices glTF means were made explicit",
+                                                 s));
+  }
+  return true;
 }
 
 static bool collect(ctx *c, rk__gltf_info *info, bool *renamed_out, GError **error) {
@@ -1067,11 +1134,13 @@ bool rk__gltf_prepare(const rk__source *src, bool glb, rk__gltf_info *info, GErr
   if (!get_index(&c, c.root, "scene", array_len(c.scenes), &scene, "glTF", error))
     return false;
   c.buffer_data = g_ptr_array_new_with_free_func(bytes_unref0);
-  bool renamed = false;
+  bool renamed = false, added = false;
   bool ok = check_buffers(&c, error) && check_nodes(&c, error) &&
-            check_meshes_skins(&c, error) && check_animations(&c, error) &&
-            collect(&c, info, &renamed, error);
-  if (ok && renamed && !rewrite(&c, root, info)) {
+            check_meshes_skins(&c, error) && check_animations(&c, error);
+  if (ok)
+    added = add_identity_inverse_binds(&c, info);
+  ok = ok && collect(&c, info, &renamed, error);
+  if (ok && (renamed || added) && !rewrite(&c, root, info)) {
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "the repaired GLB would exceed 4 GiB");
     ok = false;
   }
