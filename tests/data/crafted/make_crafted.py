@@ -331,6 +331,30 @@ def line_end_variants():
                             for line in dh.rstrip('\n').split('\n')) + '\r\n')
 
 
+# SimpleSkin (CC0, ../SimpleSkin.gltf) without inverseBindMatrices, which glTF allows (identity
+# matrices) and which crashes Assimp 5.2.5, and the same with the identity matrices written out:
+# rigkit must read both the same.
+def skins_without_inverse_binds():
+    with open(os.path.join(HERE, '..', 'SimpleSkin.gltf')) as f:
+        doc = json.load(f)
+    del doc['skins'][0]['inverseBindMatrices']
+    doc['asset']['generator'] = 'rigkit make_crafted.py from SimpleSkin.gltf'
+    with open(os.path.join(HERE, 'skin_without_ibm.gltf'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    n = len(doc['skins'][0]['joints'])
+    ident = f32([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] * n)
+    doc['buffers'].append({'uri': 'data:application/octet-stream;base64,' +
+                           base64.b64encode(ident).decode(), 'byteLength': len(ident)})
+    doc['bufferViews'].append({'buffer': len(doc['buffers']) - 1, 'byteLength': len(ident)})
+    doc['accessors'].append({'bufferView': len(doc['bufferViews']) - 1, 'componentType': 5126,
+                             'count': n, 'type': 'MAT4'})
+    doc['skins'][0]['inverseBindMatrices'] = len(doc['accessors']) - 1
+    with open(os.path.join(HERE, 'skin_identity_ibm.gltf'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+
+
 if __name__ == '__main__':
     dup_names()
     interpolation()
@@ -343,3 +367,4 @@ if __name__ == '__main__':
     dh_tables()
     profiles()
     line_end_variants()
+    skins_without_inverse_binds()
