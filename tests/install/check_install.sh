@@ -18,10 +18,17 @@ cmake -S "$src/tests/install/consumer" -B "$scratch/cmake" -DCMAKE_PREFIX_PATH="
 cmake --build "$scratch/cmake" >/dev/null
 LD_LIBRARY_PATH=$libdir "$scratch/cmake/consumer_shared"
 "$scratch/cmake/consumer_static"
+bvh=$src/tests/data/makehuman_walk1.bvh
+LD_LIBRARY_PATH=$libdir "$scratch/cmake/consumer_io" "$bvh" "$scratch/walk_shared.glb" | grep -q "^91 joints"
+"$scratch/cmake/consumer_io_static" "$bvh" "$scratch/walk_static.glb" | grep -q "^91 joints"
 # 2. pkg-config
 PKG_CONFIG_PATH=$libdir/pkgconfig
 export PKG_CONFIG_PATH
 cc -std=c11 -Wall -Werror "$src/tests/install/consumer/consumer.c" -o "$scratch/consumer_pc" \
   $(pkg-config --cflags --libs rigkit) -Wl,-rpath,"$libdir"
 "$scratch/consumer_pc"
+cc -std=c11 -Wall -Werror "$src/tests/install/consumer/consumer_io.c" -o "$scratch/consumer_io_pc" \
+  $(pkg-config --cflags --libs rigkit-io) -Wl,-rpath,"$libdir"
+"$scratch/consumer_io_pc" "$bvh" "$scratch/walk_pc.glb" | grep -q "^91 joints"
+cmp "$scratch/walk_shared.glb" "$scratch/walk_pc.glb"
 echo "install check passed"
