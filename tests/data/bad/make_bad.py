@@ -208,6 +208,20 @@ def fbx_patch(offset, value, keep=2048):
     return bytes(d)
 
 
+def fbx_corrupt_array():
+    """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
+    broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
+    d = bytearray(fbx)
+    at = 0
+    while True:
+        at = d.index(b'\x0dKeyValueFloatf', at) + 14
+        count, encoding, length = struct.unpack_from('<III', d, at + 1)
+        if encoding == 1 and count > 0:
+            break
+    d[at + 13 + length - 1] ^= 0xFF
+    return bytes(d)
+
+
 def bvh_one_frame(head):
     return head + 'MOTION\nFrames: 1\nFrame Time: 0.04\n' + ROW
 
@@ -329,6 +343,7 @@ FILES = [
     ('glb_1gib_buffer.glb', bytes(simple_glb(glb_gib_buffer)), 'declares 1073741824 bytes but the GLB BIN chunk'),
     ('fbx_1gib_string.fbx', fbx_patch(406, 1 << 30), 'out of bounds'),
     ('fbx_huge_property_count.fbx', fbx_patch(31, 0x3FFFFFFF), 'out of bounds'),
+    ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
     ('bvh_nan_frame_time.bvh', bvh_motion('Frames: 1', ROW, 'nan'), 'frame time nan s'),
