@@ -2,8 +2,7 @@
  * fbx_records.c, fbx_document.c: pre-rotations, pivots and curves that Assimp gets wrong) after
  * Assimp has read the scene. The target first parses the bytes with rigkit's record reader and
  * decodes every array property (raw and zlib-compressed), then the document layer, then imports
- * the bytes through rk_import_memory (Assimp + the helper fold). FBX code belongs to the FBX line
- * of work: findings are reported there (not in run.sh's default set until they are fixed). */
+ * the bytes through rk_import_memory (Assimp + the helper fold). */
 #include "fuzz_support.h"
 
 #include "fbx_internal.h"

@@ -4,9 +4,8 @@
 #   tests/fuzz/run.sh BUILD_DIR SECONDS [TARGET...]
 #
 # BUILD_DIR was configured with -DCMAKE_C_COMPILER=clang -DRK_FUZZ=ON (see README.md); SECONDS is
-# the time per target; TARGETs default to bvh dh keyfile gltf retarget (fbx on request: its
-# findings belong to the FBX line of work, see README.md). Each target keeps its
-# corpus in BUILD_DIR/fuzz/corpus/<target> (it grows from run to run) and is seeded from
+# the time per target; TARGETs default to all six: bvh dh keyfile gltf retarget fbx. Each target
+# keeps its corpus in BUILD_DIR/fuzz/corpus/<target> (it grows from run to run) and is seeded from
 # tests/data; findings go to BUILD_DIR/fuzz/artifacts/<target>-crash-..., the full log to
 # BUILD_DIR/fuzz/<target>.log. Prints one summary line per target; exits 1 when any target
 # found a crash, a leak, a timeout or an out-of-memory.
@@ -17,7 +16,7 @@ data=$here/../data
 build=$(cd "$1" && pwd)
 secs=$2
 shift 2
-targets=${*:-bvh dh keyfile gltf retarget}
+targets=${*:-bvh dh keyfile gltf retarget fbx}
 out=$build/fuzz
 mkdir -p "$out/artifacts"
 
