@@ -10,7 +10,7 @@ pkgs="$pkgs assimp-utils blender python3-numpy parallel"
 # Node.js may already come from elsewhere (with its own npm); Debian's npm conflicts with it.
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 # benchmarks against the KDL peer and fuzzing
-pkgs="$pkgs g++ liborocos-kdl-dev libeigen3-dev clang"
+pkgs="$pkgs g++ liborocos-kdl-dev libeigen3-dev clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -16,6 +16,8 @@ struct rk_clip {
   double duration;
   double fps;
   GArray *tracks; /* track_store */
+  int *slots;     /* track index per (joint, channel): joint_count * 3, -1 = none; NULL until
+                     the first track (rk_clip_add_track stays O(1) for 65535-joint clips) */
 };
 
 int rk_channel_components(rk_channel channel) {
@@ -79,6 +81,7 @@ void rk_clip_free(rk_clip *clip) {
   if (!clip)
     return;
   g_array_unref(clip->tracks);
+  g_free(clip->slots);
   g_free(clip->name);
   g_free(clip);
 }
@@ -156,13 +159,19 @@ bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
   s.values = g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double));
   s.view.times = s.times;
   s.view.values = s.values;
-  int existing = rk_clip_find_track(clip, track->joint, track->channel);
-  if (existing >= 0) {
-    track_store *old = &g_array_index(clip->tracks, track_store, existing);
+  if (!clip->slots) {
+    clip->slots = g_new(int, clip->joint_count * 3);
+    for (size_t i = 0; i < clip->joint_count * 3; i++)
+      clip->slots[i] = -1;
+  }
+  int *slot = &clip->slots[(size_t)track->joint * 3 + (size_t)track->channel];
+  if (*slot >= 0) {
+    track_store *old = &g_array_index(clip->tracks, track_store, *slot);
     track_store_clear(old);
     *old = s;
   } else {
     g_array_append_val(clip->tracks, s);
+    *slot = (int)clip->tracks->len - 1;
   }
   double last = track->times[track->key_count - 1];
   if (last > clip->duration)
@@ -184,6 +193,8 @@ rk_clip *rk_clip_copy(const rk_clip *clip) {
     s.view.values = s.values;
     g_array_append_val(c->tracks, s);
   }
+  if (clip->slots)
+    c->slots = g_memdup2(clip->slots, clip->joint_count * 3 * sizeof(int));
   return c;
 }
 
@@ -238,12 +249,10 @@ const rk_track *rk_clip_track(const rk_clip *clip, size_t i) {
 }
 
 int rk_clip_find_track(const rk_clip *clip, int joint, rk_channel channel) {
-  for (guint i = 0; i < clip->tracks->len; i++) {
-    const rk_track *t = &g_array_index(clip->tracks, track_store, i).view;
-    if (t->joint == joint && t->channel == channel)
-      return (int)i;
-  }
-  return -1;
+  if (!clip->slots || joint < 0 || (size_t)joint >= clip->joint_count ||
+      (unsigned)channel > RK_CHANNEL_SCALE)
+    return -1;
+  return clip->slots[(size_t)joint * 3 + (size_t)channel];
 }
 
 size_t rk_clip_key_count_total(const rk_clip *clip) {

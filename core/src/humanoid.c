@@ -786,6 +786,12 @@ bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, G
   g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
   for (gsize i = 0; i < n; i++) {
     rk_bone b;
+    /* GLib does not check key names; values are checked when read (NULL when not UTF-8). */
+    if (!g_utf8_validate(keys[i], -1, NULL)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] a key is not UTF-8 text", kf_name,
+                  group);
+      return false;
+    }
     if (!rk_bone_parse(keys[i], &b)) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
                   "%s: [%s] %s: unknown bone (bones are e.g. hips, spine, left_upper_leg)",
@@ -793,6 +799,11 @@ bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, G
       return false;
     }
     g_autofree char *value = g_key_file_get_string(kf, group, keys[i], NULL);
+    if (!value) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: the value is not UTF-8 text",
+                  kf_name, group, keys[i]);
+      return false;
+    }
     g_strstrip(value);
     if (!*value) {
       map->joint[b] = -1;

@@ -4,11 +4,10 @@
 #include <string.h>
 
 rk_mat4 rk_dh_row_derivative(rk_dh_convention convention, const rk_dh_row *row, double q) {
-  double theta = row->theta, d = row->d;
+  /* The derivative does not depend on d (prismatic: dA/dq is a constant translation). */
+  double theta = row->theta;
   if (row->type == RK_DH_REVOLUTE)
     theta += q;
-  else
-    d += q;
   double st, ct, sa, ca;
   rk_sincos(theta, &st, &ct);
   rk_sincos(row->alpha, &sa, &ca);

@@ -780,7 +780,6 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
 
   /* Pass 1: the source's foot joints (ground, contacts) and the transferred target's foot
    * positions (pins). */
-  g_autofree double *src_h = g_new(double, frames * MAX_FEET);
   g_autofree rk_vec3 *src_p = g_new(rk_vec3, frames * MAX_FEET);
   g_autofree rk_vec3 *fk_p = g_new(rk_vec3, frames * MAX_FEET);
   /* Per frame and side, the lowest point of the foot (the ankle's subtree: toes, tips): the
@@ -1315,18 +1314,36 @@ bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
   g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
   for (gsize i = 0; i < n; i++) {
     const char *k = keys[i];
+    if (!g_utf8_validate(k, -1, NULL)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] a key is not UTF-8 text",
+                  kf_name);
+      return false;
+    }
     g_autofree char *raw = g_key_file_get_string(kf, group, k, NULL);
+    if (!raw) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                  "%s: [settings] %s: the value is not UTF-8 text", kf_name, k);
+      return false;
+    }
+    /* GKeyFile keeps trailing blanks (hand-aligned files, CRLF read elsewhere): parse the
+     * stripped text. */
+    const char *text = g_strstrip(raw);
+    char *end = NULL;
     g_autoptr(GError) e = NULL;
     if (!strcmp(k, "foot_ik") || !strcmp(k, "hand_ik") || !strcmp(k, "root_motion")) {
-      gboolean v = g_key_file_get_boolean(kf, group, k, &e);
-      if (!e)
-        *(!strcmp(k, "foot_ik") ? &opts->foot_ik : !strcmp(k, "hand_ik") ? &opts->hand_ik : &opts->root_motion) = v;
+      const bool yes = !strcmp(text, "true") || !strcmp(text, "1");
+      if (!yes && strcmp(text, "false") && strcmp(text, "0"))
+        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "not a boolean (true or false)");
+      else
+        *(!strcmp(k, "foot_ik") ? &opts->foot_ik : !strcmp(k, "hand_ik") ? &opts->hand_ik : &opts->root_motion) = yes;
     } else if (!strcmp(k, "ik_iterations")) {
-      int v = g_key_file_get_integer(kf, group, k, &e);
-      if (!e && (v < 1 || v > 10000))
+      const gint64 v = g_ascii_strtoll(text, &end, 10);
+      if (end == text || *end)
+        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "not a whole number");
+      else if (v < 1 || v > 10000)
         g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "must be 1..10000");
-      if (!e)
-        opts->ik_iterations = v;
+      else
+        opts->ik_iterations = (int)v;
     } else {
       struct {
         const char *key;
@@ -1347,15 +1364,17 @@ bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
                     kf_name, k);
         return false;
       }
-      double v = g_key_file_get_double(kf, group, k, &e);
-      if (!e && !(v >= num[m].lo && v <= num[m].hi))
+      const double v = g_ascii_strtod(text, &end);
+      if (end == text || *end)
+        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "not a number");
+      else if (!(v >= num[m].lo && v <= num[m].hi))
         g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "must be within [%g, %g]", num[m].lo, num[m].hi);
-      if (!e)
+      else
         *num[m].slot = v;
     }
     if (e) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] %s = %s: %s", kf_name, k,
-                  raw ? raw : "", e->message);
+                  text, e->message);
       return false;
     }
   }

@@ -70,12 +70,24 @@ static bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
 }
 
+/* Line ends: LF, CRLF, or a lone CR (classic Mac OS files). */
+static bool is_line_end(const char *p, const char *end) {
+  return *p == '\n' || (*p == '\r' && (p + 1 >= end || p[1] != '\n'));
+}
+
 static void skip_ws(lexer *lx) {
   while (lx->p < lx->end && is_space(*lx->p)) {
-    if (*lx->p == '\n')
+    if (is_line_end(lx->p, lx->end))
       lx->line++;
     lx->p++;
   }
+}
+
+/* The next line end at or after p (end when none). */
+static const char *find_line_end(const char *p, const char *end) {
+  while (p < end && *p != '\n' && *p != '\r')
+    p++;
+  return p;
 }
 
 /* Next token: "{" or "}" alone, else a run of non-space, non-brace bytes. */
@@ -385,8 +397,7 @@ static bool parse_motion_header(bvh *b, GError **error) {
                            : dot ? (int)(len - (size_t)(dot - tok) - 1)
                                  : 0;
   /* The frame lines start on the next line. */
-  while (b->lx.p < b->lx.end && *b->lx.p != '\n')
-    b->lx.p++;
+  b->lx.p = find_line_end(b->lx.p, b->lx.end);
   return true;
 }
 
@@ -400,13 +411,13 @@ static bool parse_frames(bvh *b, rk__raw_asset *raw, GError **error) {
   unsigned line = b->lx.line;
   bool truncated_last = false;
   while (p < b->lx.end) {
-    if (*p == '\n') {
+    if (*p == '\r' || *p == '\n') {
+      if (*p == '\r' && p + 1 < b->lx.end && p[1] == '\n')
+        p++;
       p++;
       line++;
     }
-    const char *eol = memchr(p, '\n', (size_t)(b->lx.end - p));
-    if (!eol)
-      eol = b->lx.end;
+    const char *eol = find_line_end(p, b->lx.end);
     const char *q = p;
     size_t n = 0;
     const size_t base = data->len;
@@ -743,7 +754,6 @@ rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts
         goto fail;
       }
     }
-    g_autoptr(GPtrArray) made = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < b.joints->len; i++) {
       bvh_joint *j = J(&b, i);
       if (!j->end_site)

@@ -14,6 +14,7 @@
  * ASCII: `Name: value, value, ... { children }` lines, `;` comments, quoted strings without
  * escapes, numbers, bare words (T, Y, ...), and arrays written `*N { a: v,v,... }`. */
 #include "fbx_internal.h"
+#include "import_internal.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -845,4 +846,39 @@ bool rk__fbx_prop_int64s(const rk__fbx_prop *p, int64_t **out, size_t *count, GE
   *out = d;
   *count = p->count;
   return true;
+}
+
+/* Depth-first walk of check_arrays: inflates every zlib array below n (path names n for
+ * messages). */
+static bool check_node_arrays(const rk__fbx_node *n, const char *path, GError **error) {
+  for (size_t i = 0; i < n->n_props; i++) {
+    const rk__fbx_prop *p = &n->props[i];
+    if (p->encoding != 1 || !array_elem_size(p->type))
+      continue;
+    size_t bytes = 0;
+    GError *e = NULL;
+    uint8_t *raw = array_bytes(p, &bytes, &e);
+    if (!raw) {
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "corrupt FBX record %s, property %zu: %s", path,
+                  i, e->message);
+      g_error_free(e);
+      return false;
+    }
+    g_free(raw);
+  }
+  for (size_t c = 0; c < n->n_children; c++) {
+    g_autofree char *child = g_strdup_printf("%s/%s", path, n->children[c].name);
+    if (!check_node_arrays(&n->children[c], child, error))
+      return false;
+  }
+  return true;
+}
+
+bool rk__fbx_check_arrays(const uint8_t *data, size_t size, const char *name, GError **error) {
+  rk__fbx_tree tree;
+  if (!rk__fbx_tree_parse(data, size, name, &tree, NULL))
+    return true; /* not readable here: Assimp's reader has the last word */
+  bool ok = !tree.binary || check_node_arrays(&tree.root, "", error);
+  rk__fbx_tree_free(&tree);
+  return ok;
 }

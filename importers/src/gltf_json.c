@@ -20,6 +20,9 @@
 
 /* Largest element count rigkit accepts in one accessor (keys, vertices, indices). */
 #define MAX_ACCESSOR_COUNT ((gint64)RK_MESH_MAX_VERTICES * 3)
+/* Largest accessor without a bufferView (all zeros, or sparse): no bytes of the file back its
+ * declared size, yet Assimp materialises it (a 3 KB file could claim gigabytes). */
+#define MAX_ZERO_ACCESSOR_BYTES ((double)(64u << 20))
 
 typedef struct ctx {
   const rk__source *src;
@@ -93,6 +96,13 @@ static guint array_len(JsonArray *a) {
   return a ? json_array_get_length(a) : 0;
 }
 
+/* An array element that must be an object: false with an error naming it when it is not. */
+static bool need_object(JsonObject *o, const char *what, GError **error) {
+  if (!o)
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s is not an object", what);
+  return o != NULL;
+}
+
 /* Reads an optional index member: true when absent (*out = -1) or a valid index < limit. */
 static bool get_index(ctx *c, JsonObject *o, const char *name, guint limit, gint64 *out,
                       const char *what, GError **error) {
@@ -142,7 +152,85 @@ static int type_components(const char *type) {
   return 0;
 }
 
+/* Whether `count` elements of `elem` bytes from byteOffset of the object's bufferView lie in it. */
+static bool view_holds(ctx *c, JsonObject *o, double count, double elem) {
+  gint64 view;
+  double off = 0, vlen = 0;
+  if (!get_index(c, o, "bufferView", array_len(c->views), &view, "", NULL) || view < 0 ||
+      get_number(o, "byteOffset", &off) < 0 || off < 0)
+    return false;
+  get_number(array_object(c->views, (guint)view), "byteLength", &vlen);
+  return off + count * elem <= vlen;
+}
+
+/* A sparse accessor: its count of replaced elements, their indices and values must lie in their
+ * bufferViews (Assimp reads them without checking). */
+static bool check_sparse(ctx *c, JsonObject *a, double count, double elem, const char *what,
+                         GError **error) {
+  JsonObject *sp = get_object(a, "sparse");
+  JsonObject *ind = get_object(sp, "indices"), *val = get_object(sp, "values");
+  double n = 0, itype = 0;
+  const bool ok = sp && ind && val && get_number(sp, "count", &n) == 1 && n >= 1 &&
+                  n == floor(n) && n <= count && get_number(ind, "componentType", &itype) == 1 &&
+                  (itype == 5121 || itype == 5123 || itype == 5125) &&
+                  view_holds(c, ind, n, component_size((int)itype)) && view_holds(c, val, n, elem);
+  if (!ok)
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s: invalid sparse count, indices or values (or they do not fit their bufferViews)",
+                what);
+  return ok;
+}
+
+/* A data URI must be what Assimp 5.2.5 parses safely. Its parser keeps the offsets of the media
+ * type, parameters and data in signed `char`s written into the string, so with a header (up to
+ * the comma) longer than 127 bytes they wrap negative and it decodes from before the data, up to
+ * 128 bytes before the string (found by fuzz_gltf: it then threw, leaking memory); its base64
+ * decoder throws, leaking, on a byte >= 0x80 or a length that is not a multiple of 4. So: a
+ * header of at most 100 bytes, strict padded base64. *holds = decoded bytes, computed without
+ * decoding (0 for URIs that are not base64 data URIs). */
+static bool check_data_uri(const char *uri, const char *what, guint i, size_t *holds,
+                           GError **error) {
+  *holds = 0;
+  if (!g_str_has_prefix(uri, "data:"))
+    return true;
+  const char *comma = strchr(uri, ',');
+  if (!comma || comma - uri > 100) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s %u: data URI without a comma in its first 100 bytes (media type and "
+                "parameters)", what, i);
+    return false;
+  }
+  if (!g_strstr_len(uri, comma - uri, ";base64"))
+    return true;
+  const char *b = comma + 1;
+  const size_t chars = strlen(b);
+  size_t pad = 0;
+  while (pad < 2 && chars > pad && b[chars - 1 - pad] == '=')
+    pad++;
+  for (size_t k = 0; k < chars - pad; k++)
+    if (!g_ascii_isalnum(b[k]) && b[k] != '+' && b[k] != '/') {
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                  "%s %u: the data URI is not base64 (character %zu)", what, i, k + 1);
+      return false;
+    }
+  if (chars % 4 != 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s %u: the data URI's base64 is %zu characters, not a multiple of 4", what, i,
+                chars);
+    return false;
+  }
+  *holds = chars / 4 * 3 - pad;
+  return true;
+}
+
 static bool check_buffers(ctx *c, GError **error) {
+  JsonArray *images = get_array(c->root, "images");
+  for (guint i = 0; i < array_len(images); i++) {
+    const char *uri = get_string(array_object(images, i), "uri");
+    size_t holds;
+    if (uri && !check_data_uri(uri, "image", i, &holds, error))
+      return false;
+  }
   for (guint i = 0; i < array_len(c->buffers); i++) {
     JsonObject *b = array_object(c->buffers, i);
     double len;
@@ -160,6 +248,14 @@ static bool check_buffers(ctx *c, GError **error) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "buffer %u has no uri", i);
       return false;
     }
+    size_t holds = 0;
+    if (uri && !check_data_uri(uri, "buffer", i, &holds, error))
+      return false;
+    if (uri && g_str_has_prefix(uri, "data:") && (double)holds < len) {
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                  "buffer %u declares %.0f bytes but its data URI holds %zu", i, len, holds);
+      return false;
+    }
     if (!uri && (size_t)len > c->bin_size) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                   "buffer 0 declares %.0f bytes but the GLB BIN chunk has %zu (truncated?)", len,
@@ -172,7 +268,8 @@ static bool check_buffers(ctx *c, GError **error) {
     g_autofree char *what = g_strdup_printf("bufferView %u", i);
     gint64 buf;
     double off = 0, len = -1, stride = 0;
-    if (!v || !get_index(c, v, "buffer", array_len(c->buffers), &buf, what, error))
+    if (!need_object(v, what, error) ||
+        !get_index(c, v, "buffer", array_len(c->buffers), &buf, what, error))
       return false;
     if (buf < 0 || get_number(v, "byteLength", &len) != 1 || len < 0 ||
         get_number(v, "byteOffset", &off) < 0 || off < 0 ||
@@ -195,7 +292,8 @@ static bool check_buffers(ctx *c, GError **error) {
     g_autofree char *what = g_strdup_printf("accessor %u", i);
     gint64 view;
     double count = -1, off = 0, ctype = 0;
-    if (!a || !get_index(c, a, "bufferView", array_len(c->views), &view, what, error))
+    if (!need_object(a, what, error) ||
+        !get_index(c, a, "bufferView", array_len(c->views), &view, what, error))
       return false;
     const int comps = type_components(get_string(a, "type"));
     if (get_number(a, "count", &count) != 1 || count < 1 || count != floor(count) ||
@@ -210,13 +308,22 @@ static bool check_buffers(ctx *c, GError **error) {
                   what, count, MAX_ACCESSOR_COUNT);
       return false;
     }
-    if (view < 0)
+    const double elem = (double)component_size((int)ctype) * comps;
+    if (json_object_has_member(a, "sparse") && !check_sparse(c, a, count, elem, what, error))
+      return false;
+    if (view < 0) {
+      if (count * elem > MAX_ZERO_ACCESSOR_BYTES) {
+        g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
+                    "%s has no bufferView and declares %.0f bytes of zeros (limit %.0f)", what,
+                    count * elem, MAX_ZERO_ACCESSOR_BYTES);
+        return false;
+      }
       continue; /* all zeros (or sparse): no bytes to check */
+    }
     JsonObject *v = array_object(c->views, (guint)view);
     double vlen = 0, stride = 0;
     get_number(v, "byteLength", &vlen);
     get_number(v, "byteStride", &stride);
-    const double elem = (double)component_size((int)ctype) * comps;
     const double step = stride > 0 ? stride : elem;
     if (off + (count - 1) * step + elem > vlen) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
@@ -328,6 +435,51 @@ static bool check_nodes(ctx *c, GError **error) {
   return true;
 }
 
+/* Accessor types the glTF 2.0 specification allows for a use. types: "VEC3", "VEC4|SCALAR", ...;
+ * components: a mask of componentType bits (FLOAT, and the integer types) */
+enum { CT_FLOAT = 1, CT_UBYTE = 2, CT_BYTE = 4, CT_USHORT = 8, CT_SHORT = 16, CT_UINT = 32 };
+
+static int component_bit(int type) {
+  switch (type) {
+  case 5126:
+    return CT_FLOAT;
+  case 5121:
+    return CT_UBYTE;
+  case 5120:
+    return CT_BYTE;
+  case 5123:
+    return CT_USHORT;
+  case 5122:
+    return CT_SHORT;
+  case 5125:
+    return CT_UINT;
+  default:
+    return 0;
+  }
+}
+
+/* Checks that accessor idx (>= 0, already a valid index) has one of the types and component
+ * types of its use. Assimp 5.2.5 throws on a mismatch deep inside its reader (leaking what it
+ * allocated) or reads the wrong number of bytes; rigkit names the fault instead. */
+static bool check_use(ctx *c, gint64 idx, const char *types, int components, const char *what,
+                      const char *use, GError **error) {
+  JsonObject *a = array_object(c->accessors, (guint)idx);
+  const char *type = get_string(a, "type");
+  double ct = 0;
+  get_number(a, "componentType", &ct);
+  g_auto(GStrv) allowed = g_strsplit(types, "|", -1);
+  bool type_ok = false;
+  for (char **t = allowed; *t; t++)
+    type_ok = type_ok || (type && strcmp(type, *t) == 0);
+  if (!type_ok || !(component_bit((int)ct) & components)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                "%s: accessor %" G_GINT64_FORMAT " (%s of component type %.0f) cannot hold %s",
+                what, idx, type ? type : "?", ct, use);
+    return false;
+  }
+  return true;
+}
+
 static bool check_meshes_skins(ctx *c, GError **error) {
   const guint na = array_len(c->accessors);
   for (guint m = 0; m < array_len(c->meshes); m++) {
@@ -336,7 +488,8 @@ static bool check_meshes_skins(ctx *c, GError **error) {
       JsonObject *prim = array_object(prims, p);
       g_autofree char *what = g_strdup_printf("mesh %u primitive %u", m, p);
       gint64 idx;
-      if (!prim || !get_index(c, prim, "indices", na, &idx, what, error) ||
+      if (!need_object(prim, what, error) ||
+          !get_index(c, prim, "indices", na, &idx, what, error) ||
           !get_index(c, prim, "material", G_MAXUINT, &idx, what, error))
         return false;
       JsonObject *attrs = get_object(prim, "attributes");
@@ -345,9 +498,28 @@ static bool check_meshes_skins(ctx *c, GError **error) {
         return false;
       }
       g_autoptr(GList) names = json_object_get_members(attrs);
-      for (GList *l = names; l; l = l->next)
-        if (!get_index(c, attrs, l->data, na, &idx, what, error))
+      for (GList *l = names; l; l = l->next) {
+        const char *attr = l->data;
+        if (!get_index(c, attrs, attr, na, &idx, what, error))
           return false;
+        const bool ok =
+            idx < 0 ||
+            ((strcmp(attr, "POSITION") == 0 || strcmp(attr, "NORMAL") == 0)
+                 ? check_use(c, idx, "VEC3", CT_FLOAT, what, attr, error)
+             : g_str_has_prefix(attr, "JOINTS_")
+                 ? check_use(c, idx, "VEC4", CT_UBYTE | CT_USHORT, what, attr, error)
+             : g_str_has_prefix(attr, "WEIGHTS_")
+                 ? check_use(c, idx, "VEC4", CT_FLOAT | CT_UBYTE | CT_USHORT, what, attr, error)
+             : g_str_has_prefix(attr, "TEXCOORD_")
+                 ? check_use(c, idx, "VEC2", CT_FLOAT | CT_UBYTE | CT_USHORT, what, attr, error)
+                 : true);
+        if (!ok)
+          return false;
+      }
+      if (!get_index(c, prim, "indices", na, &idx, what, error) ||
+          (idx >= 0 &&
+           !check_use(c, idx, "SCALAR", CT_UBYTE | CT_USHORT | CT_UINT, what, "indices", error)))
+        return false;
     }
   }
   for (guint s = 0; s < array_len(c->skins); s++) {
@@ -362,6 +534,11 @@ static bool check_meshes_skins(ctx *c, GError **error) {
         g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s has no joints", what);
       return false;
     }
+    if (array_len(joints) > RK_SKELETON_MAX_JOINTS) {
+      g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s has %u joints (limit %d)", what,
+                  array_len(joints), RK_SKELETON_MAX_JOINTS);
+      return false;
+    }
     for (guint k = 0; k < array_len(joints); k++) {
       double v;
       if (!node_number(json_array_get_element(joints, k), &v) || v != floor(v) || v < 0 ||
@@ -371,6 +548,9 @@ static bool check_meshes_skins(ctx *c, GError **error) {
         return false;
       }
     }
+    if (ibm >= 0 &&
+        !check_use(c, ibm, "MAT4", CT_FLOAT, what, "inverse bind matrices", error))
+      return false;
     if (ibm >= 0 && accessor_count(c, ibm) < array_len(joints)) {
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                   "%s: %u joints but only %.0f inverse bind matrices", what, array_len(joints),
@@ -406,7 +586,7 @@ static bool check_animations(ctx *c, GError **error) {
       JsonObject *smp = array_object(samplers, s);
       g_autofree char *what = g_strdup_printf("animation %u sampler %u", a, s);
       gint64 in, out;
-      if (!smp || !get_index(c, smp, "input", na, &in, what, error) ||
+      if (!need_object(smp, what, error) || !get_index(c, smp, "input", na, &in, what, error) ||
           !get_index(c, smp, "output", na, &out, what, error))
         return false;
       if (in < 0 || out < 0) {
@@ -426,7 +606,13 @@ static bool check_animations(ctx *c, GError **error) {
       g_autofree char *what = g_strdup_printf("animation %u channel %u", a, k);
       gint64 smp, node;
       JsonObject *target = get_object(ch, "target");
-      if (!ch || !target || !get_index(c, ch, "sampler", array_len(samplers), &smp, what, error) ||
+      if (!need_object(ch, what, error))
+        return false;
+      if (!target) {
+        g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s has no target object", what);
+        return false;
+      }
+      if (!get_index(c, ch, "sampler", array_len(samplers), &smp, what, error) ||
           !get_index(c, target, "node", array_len(c->nodes), &node, what, error))
         return false;
       if (smp < 0) {
@@ -441,12 +627,21 @@ static bool check_animations(ctx *c, GError **error) {
                     path ? path : "(none)");
         return false;
       }
-      if (!ok || node < 0)
-        continue;
       JsonObject *smpo = array_object(samplers, (guint)smp);
       gint64 in, out;
       get_index(c, smpo, "input", na, &in, what, NULL);
       get_index(c, smpo, "output", na, &out, what, NULL);
+      if (!check_use(c, in, "SCALAR", CT_FLOAT, what, "key times", error))
+        return false;
+      const bool rotation = path && strcmp(path, "rotation") == 0;
+      const bool weights = !ok;
+      if (!check_use(c, out, weights ? "SCALAR" : rotation ? "VEC4" : "VEC3",
+                     rotation || weights ? CT_FLOAT | CT_BYTE | CT_UBYTE | CT_SHORT | CT_USHORT
+                                         : CT_FLOAT,
+                     what, path, error))
+        return false;
+      if (!ok || node < 0)
+        continue;
       const char *interp = get_string(smpo, "interpolation");
       const double mult = interp && strcmp(interp, "CUBICSPLINE") == 0 ? 3 : 1;
       if (accessor_count(c, out) < mult * accessor_count(c, in)) {
@@ -529,9 +724,16 @@ static double *read_accessor(ctx *c, gint64 i, size_t *count, int *components, G
                           json_object_get_boolean_member(a, "normalized");
   *count = (size_t)n;
   *components = comps;
+  /* Without a bufferView the accessor is zeros (or sparse): its declared count is backed by no
+   * bytes of the file, so a few bytes could claim gigabytes. Assimp 5.2.5 refuses such accessors
+   * too ("data is null"). */
+  if (view < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
+                "accessor %" G_GINT64_FORMAT " has no bufferView (zero or sparse accessors are not "
+                "supported for animation keys)", i);
+    return NULL;
+  }
   double *out = g_new0(double, (size_t)n * (size_t)comps + 1);
-  if (view < 0)
-    return out;
   JsonObject *v = array_object(c->views, (guint)view);
   double voff = 0, stride = 0;
   gint64 buf = -1;
@@ -591,6 +793,68 @@ static char *effective_name(JsonObject *node, guint i) {
   const char *name = get_string(node, "name");
   /* Assimp names an unnamed glTF node by its id. */
   return name && *name ? g_strdup(name) : g_strdup_printf("nodes[%u]", i);
+}
+
+/* The array member `name` of the root, created empty when absent. */
+static JsonArray *root_array(ctx *c, const char *name) {
+  JsonArray *a = get_array(c->root, name);
+  if (!a) {
+    json_object_set_array_member(c->root, name, json_array_new());
+    a = get_array(c->root, name);
+  }
+  return a;
+}
+
+/* Skins without inverseBindMatrices (valid glTF: identity matrices) crash Assimp 5.2.5 (a NULL
+ * read; found by fuzz_gltf). They get one shared accessor of identity matrices, as many as the
+ * largest such skin has joints (at most RK_SKELETON_MAX_JOINTS: 4 MiB), in a new data-URI buffer;
+ * the file is then rewritten for Assimp. Returns whether anything was added. */
+static bool add_identity_inverse_binds(ctx *c, rk__gltf_info *info) {
+  guint most = 0;
+  for (guint s = 0; s < array_len(c->skins); s++) {
+    JsonObject *skin = array_object(c->skins, s);
+    if (!json_object_has_member(skin, "inverseBindMatrices"))
+      most = MAX(most, array_len(get_array(skin, "joints")));
+  }
+  if (most == 0)
+    return false;
+  const gsize bytes = (gsize)most * 64;
+  g_autofree guint8 *data = g_malloc0(bytes);
+  for (guint k = 0; k < most; k++)
+    for (int d = 0; d < 4; d++) {
+      const float one = 1.0f;
+      memcpy(data + (gsize)k * 64 + (gsize)d * 20, &one, 4); /* column-major diagonal */
+    }
+  g_autofree char *b64 = g_base64_encode(data, bytes);
+  g_autofree char *uri = g_strconcat("data:application/octet-stream;base64,", b64, NULL);
+  c->buffers = root_array(c, "buffers");
+  c->views = root_array(c, "bufferViews");
+  c->accessors = root_array(c, "accessors");
+  JsonObject *buf = json_object_new();
+  json_object_set_string_member(buf, "uri", uri);
+  json_object_set_int_member(buf, "byteLength", (gint64)bytes);
+  json_array_add_object_element(c->buffers, buf);
+  JsonObject *view = json_object_new();
+  json_object_set_int_member(view, "buffer", array_len(c->buffers) - 1);
+  json_object_set_int_member(view, "byteLength", (gint64)bytes);
+  json_array_add_object_element(c->views, view);
+  JsonObject *acc = json_object_new();
+  json_object_set_int_member(acc, "bufferView", array_len(c->views) - 1);
+  json_object_set_int_member(acc, "componentType", 5126);
+  json_object_set_int_member(acc, "count", most);
+  json_object_set_string_member(acc, "type", "MAT4");
+  json_array_add_object_element(c->accessors, acc);
+  const gint64 index = array_len(c->accessors) - 1;
+  for (guint s = 0; s < array_len(c->skins); s++) {
+    JsonObject *skin = array_object(c->skins, s);
+    if (json_object_has_member(skin, "inverseBindMatrices"))
+      continue;
+    json_object_set_int_member(skin, "inverseBindMatrices", index);
+    g_ptr_array_add(info->notes, g_strdup_printf("glTF skin %u has no inverseBindMatrices: the "
+                                                 "identity matrices glTF means were made explicit",
+                                                 s));
+  }
+  return true;
 }
 
 static bool collect(ctx *c, rk__gltf_info *info, bool *renamed_out, GError **error) {
@@ -870,11 +1134,13 @@ bool rk__gltf_prepare(const rk__source *src, bool glb, rk__gltf_info *info, GErr
   if (!get_index(&c, c.root, "scene", array_len(c.scenes), &scene, "glTF", error))
     return false;
   c.buffer_data = g_ptr_array_new_with_free_func(bytes_unref0);
-  bool renamed = false;
+  bool renamed = false, added = false;
   bool ok = check_buffers(&c, error) && check_nodes(&c, error) &&
-            check_meshes_skins(&c, error) && check_animations(&c, error) &&
-            collect(&c, info, &renamed, error);
-  if (ok && renamed && !rewrite(&c, root, info)) {
+            check_meshes_skins(&c, error) && check_animations(&c, error);
+  if (ok)
+    added = add_identity_inverse_binds(&c, info);
+  ok = ok && collect(&c, info, &renamed, error);
+  if (ok && (renamed || added) && !rewrite(&c, root, info)) {
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "the repaired GLB would exceed 4 GiB");
     ok = false;
   }

@@ -71,6 +71,8 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
       main.size = gltf.rewritten_size;
     }
   }
+  if (strcmp(format, "fbx") == 0 && !rk__fbx_check_arrays(src->data, src->size, src->name, error))
+    return NULL;
   rk__scene scene;
   if (!rk__assimp_read(&main, format, &scene, error)) {
     rk__gltf_info_clear(&gltf);
@@ -88,12 +90,19 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
   return raw;
 }
 
-/* Messages stay on one line: the CLI prints them as "rigkit info: <path>: <fault>". */
+/* Messages stay on one line of valid UTF-8 without control characters: the CLI prints them as
+ * "rigkit info: <path>: <fault>", reports carry them in JSON, and readers quote bytes of the
+ * file, which may be anything (invalid UTF-8 becomes U+FFFD, control bytes spaces). */
 static void one_line(GError *e) {
   if (!e)
     return;
+  if (!g_utf8_validate(e->message, -1, NULL)) {
+    char *valid = g_utf8_make_valid(e->message, -1);
+    g_free(e->message);
+    e->message = valid;
+  }
   for (char *p = e->message; *p; p++)
-    if (*p == '\n' || *p == '\r' || *p == '\t')
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
       *p = ' ';
 }
 

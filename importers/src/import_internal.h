@@ -263,6 +263,12 @@ rk__raw_asset *rk__scene_to_raw(const rk__scene *scene, const char *format,
  * place and returns the number of helper nodes removed; adds notes. */
 unsigned rk__fbx_fold_helpers(rk__scene *scene, const rk__source *src, GPtrArray *notes);
 
+/** Inflates every zlib-compressed array of a binary FBX file (name is for messages) and fails with
+ * RK_ERROR_PARSE naming the record path when one is corrupt: Assimp 5.2.5 skips such an array,
+ * leaking its zlib stream, and imports what is left. True when the file is not binary FBX that
+ * rigkit's reader can parse (Assimp judges it then). */
+bool rk__fbx_check_arrays(const uint8_t *data, size_t size, const char *name, GError **error);
+
 rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts, GError **error);
 rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts, GError **error);
 

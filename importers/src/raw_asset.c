@@ -470,6 +470,16 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
   g_autoptr(rk_skeleton) skel = rk_skeleton_builder_build(b, remap, error);
   if (!skel)
     return NULL;
+  /* Offsets that are finite one by one can add up to infinity (1e308 + 1e308) in model space. */
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(skel, models);
+  for (size_t i = 0; i < n; i++)
+    if (!rk_mat4_is_finite(&models[i])) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                  "joint '%s' lies at a non-finite position in the rest pose (offsets too large)",
+                  rk_skeleton_joint_name(skel, i));
+      return NULL;
+    }
   g_autoptr(rk_asset) asset = rk_asset_new(skel);
   for (size_t i = 0; i < n; i++) {
     const rk__raw_joint *j = rk__raw_joint_at(raw, i);

@@ -2,9 +2,11 @@
 """Writes the malformed files of tests/data/bad (CC0; the truncated copies keep their sources'
 licences, see ../README.md). Each entry: file name, bytes, and a word the error message must
 contain (checked by tests/importers/test_bad_files.c through bad/expected.txt)."""
+import base64
 import json
 import os
 import random
+import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.dirname(HERE)
@@ -96,6 +98,190 @@ def v1(doc):
     doc['asset']['version'] = '1.0'
 
 
+def patch_buffer(doc, buf, offset, fmt, values):
+    """Overwrites bytes of a data-URI buffer (little-endian struct format)."""
+    b = doc['buffers'][buf]
+    head, data = b['uri'].split(',', 1)
+    raw = bytearray(base64.b64decode(data))
+    struct.pack_into(fmt, raw, offset, *values)
+    b['uri'] = head + ',' + base64.b64encode(bytes(raw)).decode()
+
+
+def simple_glb(edit_json=None):
+    """SimpleSkin as a GLB: its four data-URI buffers joined into the BIN chunk (3 KB)."""
+    doc = json.loads(json.dumps(SIMPLE))
+    blob = bytearray()
+    starts = []
+    for b in doc['buffers']:
+        while len(blob) % 4:
+            blob.append(0)
+        starts.append(len(blob))
+        blob += base64.b64decode(b['uri'].split(',', 1)[1])
+    for v in doc['bufferViews']:
+        v['byteOffset'] = v.get('byteOffset', 0) + starts[v['buffer']]
+        v['buffer'] = 0
+    doc['buffers'] = [{'byteLength': len(blob)}]
+    if edit_json:
+        edit_json(doc)
+    js = json.dumps(doc).encode()
+    js += b' ' * (-len(js) % 4)
+    while len(blob) % 4:
+        blob.append(0)
+    body = struct.pack('<2I', len(js), 0x4E4F534A) + js + struct.pack('<2I', len(blob), 0x004E4942) + blob
+    return bytearray(struct.pack('<3I', 0x46546C67, 2, 12 + len(body)) + body)
+
+
+def glb_with(offset, value, edit_json=None):
+    g = simple_glb(edit_json)
+    struct.pack_into('<I', g, offset, value)
+    return bytes(g)
+
+
+def nan_rotation(doc):
+    patch_buffer(doc, 3, 48 + 16 * 3, '<f', [float('nan')])  # 4th rotation key, x
+
+
+def inf_time(doc):
+    patch_buffer(doc, 3, 4 * 5, '<f', [float('inf')])  # 6th key time
+
+
+def nan_position(doc):
+    patch_buffer(doc, 0, 48 + 12 * 2, '<f', [float('nan')])  # 3rd vertex, x
+
+
+def inf_ibm(doc):
+    patch_buffer(doc, 2, 4 * 12, '<f', [float('inf')])  # translation x of the first matrix
+
+
+def translation_from_vec4(doc):
+    doc['animations'][0]['channels'][0]['target']['path'] = 'translation'
+
+
+def long_data_uri_header(doc):
+    head, data = doc['buffers'][0]['uri'].split(',', 1)
+    doc['buffers'][0]['uri'] = head.replace('data:application/', 'data:application/' + 'x' * 120) + ',' + data
+
+
+def not_base64(doc):
+    head, data = doc['buffers'][3]['uri'].split(',', 1)
+    doc['buffers'][3]['uri'] = head + ',' + data[:10] + '\u00e9' + data[11:]
+
+
+def gib_data_uri(doc):
+    doc['buffers'][0]['byteLength'] = 1 << 30
+
+
+def accessor_not_object(doc):
+    doc['accessors'][6] = 5
+
+
+def channel_without_target(doc):
+    del doc['animations'][0]['channels'][0]['target']
+
+
+def zero_cubic_keys(doc):
+    doc['accessors'].append({'componentType': 5126, 'count': 200000000, 'type': 'VEC4'})
+    doc['animations'][0]['samplers'][0].update(output=7, interpolation='CUBICSPLINE')
+
+
+def sparse_zero_positions(doc):
+    doc['accessors'].append({'componentType': 5126, 'count': 200000000, 'type': 'VEC3',
+                             'sparse': {'count': 1, 'indices': {'bufferView': 0, 'componentType': 5123},
+                                        'values': {'bufferView': 1}}})
+    doc['meshes'][0]['primitives'][0]['attributes']['POSITION'] = 7
+
+
+def sparse_beyond_view(doc):
+    doc['accessors'][1]['sparse'] = {'count': 10, 'indices': {'bufferView': 0, 'byteOffset': 40,
+                                                              'componentType': 5123},
+                                     'values': {'bufferView': 1}}
+
+
+def glb_gib_buffer(doc):
+    doc['buffers'][0]['byteLength'] = 1 << 30
+
+
+def fbx_patch(offset, value, keep=2048):
+    """The first bytes of the binary FBX with a 32-bit length field overwritten."""
+    d = bytearray(fbx[:keep])
+    struct.pack_into('<I', d, offset, value)
+    return bytes(d)
+
+
+def fbx_corrupt_array():
+    """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
+    broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
+    d = bytearray(fbx)
+    at = 0
+    while True:
+        at = d.index(b'\x0dKeyValueFloatf', at) + 14
+        count, encoding, length = struct.unpack_from('<III', d, at + 1)
+        if encoding == 1 and count > 0:
+            break
+    d[at + 13 + length - 1] ^= 0xFF
+    return bytes(d)
+
+
+def bvh_one_frame(head):
+    return head + 'MOTION\nFrames: 1\nFrame Time: 0.04\n' + ROW
+
+
+# Retarget profiles ([settings], [source] bone=joint for the crafted BVH human, [target] for
+# RiggedFigure.glb): a valid one (as crafted/human_to_figure.map) broken one way per file. These
+# are checked through the core API by tests/importers/test_bad_maps.c (bad/maps.txt).
+MAP = {'settings': [('fps', '30'), ('foot_ik', 'true'), ('ik_iterations', '30'),
+                    ('contact_height', '0.03'), ('blend_time', '0.1')],
+       'source': [('hips', 'Hips'), ('spine', 'Spine'), ('neck', 'Neck'), ('head', 'Head'),
+                  ('left_upper_arm', 'LeftArm'), ('left_hand', 'LeftHand'),
+                  ('right_upper_arm', 'RightArm'), ('right_hand', 'RightHand'),
+                  ('left_upper_leg', 'LeftUpLeg'), ('left_lower_leg', 'LeftLeg'),
+                  ('left_foot', 'LeftFoot'), ('right_upper_leg', 'RightUpLeg'),
+                  ('right_lower_leg', 'RightLeg'), ('right_foot', 'RightFoot')],
+       'target': [('hips', 'torso_joint_1'), ('left_upper_leg', 'leg_joint_L_1'),
+                  ('left_lower_leg', 'leg_joint_L_2'), ('left_foot', 'leg_joint_L_3'),
+                  ('right_upper_leg', 'leg_joint_R_1'), ('right_lower_leg', 'leg_joint_R_2'),
+                  ('right_foot', 'leg_joint_R_3')]}
+
+
+def profile(group=None, key=None, value=None):
+    """The valid profile with group/key set to value (added when absent; None removes it)."""
+    out = ['# rigkit retarget profile (malformed on purpose, see make_bad.py)']
+    for g, pairs in MAP.items():
+        pairs = list(pairs)
+        if g == group:
+            keys = [k for k, _ in pairs]
+            if key in keys:
+                i = keys.index(key)
+                if value is None:
+                    del pairs[i]
+                else:
+                    pairs[i] = (key, value)
+            elif value is not None:
+                pairs.append((key, value))
+        out.append('[%s]' % g)
+        out += ['%s=%s' % kv for kv in pairs]
+        out.append('')
+    return '\n'.join(out).encode('utf-8', 'surrogateescape')
+
+
+MAPS = [
+    ('map_unknown_bone.map', profile('target', 'left_wing', 'arm_joint_L_1'), 'left_wing: unknown bone'),
+    ('map_missing_joint.map', profile('source', 'left_foot', 'NoSuchFoot'), "no joint 'NoSuchFoot'"),
+    ('map_bad_number.map', profile('settings', 'fps', 'fast'), 'fps = fast'),
+    ('map_out_of_range.map', profile('settings', 'contact_height', '2'), 'must be within [0, 1]'),
+    ('map_nan_setting.map', profile('settings', 'blend_time', 'nan'), 'blend_time = nan'),
+    ('map_unknown_setting.map', profile('settings', 'speed', '1'), 'speed: unknown key'),
+    ('map_zero_iterations.map', profile('settings', 'ik_iterations', '0'), 'must be 1..10000'),
+    ('map_huge_iterations.map', profile('settings', 'ik_iterations', '99999999999999999999'), 'ik_iterations = 99999999999999999999'),
+    ('map_bad_bool.map', profile('settings', 'foot_ik', 'maybe'), 'foot_ik = maybe'),
+    ('map_required_unmapped.map', profile('target', 'hips', ''), 'required bone hips is not mapped'),
+    ('map_joint_twice.map', profile('target', 'right_foot', 'leg_joint_L_3'), 'is mapped to both'),
+    ('map_wrong_order.map', profile('target', 'left_lower_leg', 'leg_joint_L_3'), 'left_foot'),
+    ('map_value_not_utf8.map', profile('source', 'left_foot', 'Left\udcffFoot'), 'left_foot: the value is not UTF-8'),
+    ('map_key_not_utf8.map', profile('source', 'left_f\udcffot', 'LeftFoot'), 'a key is not UTF-8'),
+]
+
+
 fox = read('Fox.glb')
 fbx = read('assimp_huesitos.fbx')
 cut_bin = bytearray(fox[:90000])
@@ -136,6 +322,44 @@ FILES = [
     ('dh_bad_joint_type.dh', b'rigkit-dh 1\njoint J1 spherical 0 0 0 0\n', 'joint type'),
     ('dh_no_header.dh', b'joint J1 revolute 0 0 0 0\n', 'rigkit-dh 1'),
     ('dh_frame_mismatch.dh', b'rigkit-dh 1\njoint J1 revolute 0 0 0 0\njoint J2 revolute 1 0 0 0\nframe 1 2 3\n', '3 values for 2 joints'),
+    # ---- resource bounds, non-finite numbers, fuzzing findings (see README.md) ----
+    ('gltf_nan_rotation.gltf', simple(nan_rotation), 'non-finite value'),
+    ('gltf_inf_key_time.gltf', simple(inf_time), 'mTime (inf)'),
+    ('gltf_nan_position.gltf', simple(nan_position), 'non-finite vertex data'),
+    ('gltf_inf_inverse_bind.gltf', simple(inf_ibm), 'non-finite inverse bind matrix'),
+    ('gltf_inf_translation.gltf', gltf(SIMPLE).replace(b'"translation": [\n    0,\n    1,', b'"translation": [\n    0,\n    1e999,'), "'translation' is not 3 finite numbers"),
+    ('gltf_1gib_data_uri.gltf', simple(gib_data_uri), 'declares 1073741824 bytes but its data URI holds 168'),
+    ('gltf_accessor_not_object.gltf', simple(accessor_not_object), 'accessor 6 is not an object'),
+    ('gltf_channel_without_target.gltf', simple(channel_without_target), 'has no target object'),
+    ('gltf_zero_cubic_keys.gltf', simple(zero_cubic_keys), 'no bufferView and declares 3200000000 bytes'),
+    ('gltf_sparse_zero_positions.gltf', simple(sparse_zero_positions), 'no bufferView and declares 2400000000 bytes'),
+    ('gltf_sparse_beyond_view.gltf', simple(sparse_beyond_view), 'invalid sparse'),
+    ('gltf_long_data_uri_header.gltf', simple(long_data_uri_header), 'buffer 0: data URI without a comma in its first 100 bytes'),
+    ('gltf_data_uri_not_base64.gltf', simple(not_base64), 'buffer 3: the data URI is not base64 (character 11)'),
+    ('gltf_translation_vec4.gltf', simple(translation_from_vec4), 'accessor 6 (VEC4 of component type 5126) cannot hold translation'),
+    ('glb_json_chunk_beyond_file.glb', glb_with(12, 1 << 20), 'first chunk is not a JSON chunk'),
+    ('glb_header_4gib.glb', glb_with(8, 0xFFFFFFFF), 'the header says 4294967295 bytes'),
+    ('glb_version1.glb', glb_with(4, 1), 'GLB version 1'),
+    ('glb_1gib_buffer.glb', bytes(simple_glb(glb_gib_buffer)), 'declares 1073741824 bytes but the GLB BIN chunk'),
+    ('fbx_1gib_string.fbx', fbx_patch(406, 1 << 30), 'out of bounds'),
+    ('fbx_huge_property_count.fbx', fbx_patch(31, 0x3FFFFFFF), 'out of bounds'),
+    ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
+    ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
+    ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
+    ('bvh_nan_frame_time.bvh', bvh_motion('Frames: 1', ROW, 'nan'), 'frame time nan s'),
+    ('bvh_huge_frame_time.bvh', bvh_motion('Frames: 2', ROW + ROW, '1e300'), 'limit 3600 s'),
+    ('bvh_huge_channel_count.bvh', bvh_one_frame(BVH_HEAD.replace('CHANNELS 3 Zrotation', 'CHANNELS 4294967299 Zrotation', 1)), '4294967299 channels'),
+    ('bvh_overflow_frames.bvh', bvh_motion('Frames: 99999999999999999999999', ROW), 'frames declared (limit 16777216)'),
+    ('bvh_not_utf8_token.bvh', bvh_one_frame(BVH_HEAD.replace('  JOINT Spine', '\xce CHANNELS', 1)).encode('latin-1'), "line 6: unexpected '\ufffd'"),
+    ('bvh_no_root.bvh', 'HIERARCHY\nMOTION\nFrames: 1\nFrame Time: 0.04\n0\n', 'no joints before MOTION'),
+    ('dh_nan.dh', b'rigkit-dh 1\njoint J1 revolute nan 0 0 0\n', "'nan' is not finite"),
+    ('dh_inf.dh', b'rigkit-dh 1\njoint J1 revolute 0 0 1e999 0\n', "'1e999' is not finite"),
+    ('dh_not_utf8.dh', b'rigkit-dh 1\njoint J1 revolute\xe5 0 0 0 0\n', "joint type 'revolute\ufffd'"),
+    ('dh_overflow_length.dh', b'rigkit-dh 1\njoint J1 revolute 1e308 0 0 0\njoint J2 revolute 1e308 0 0 0\n', 'non-finite position in the rest pose'),
+    ('dh_zero_fps.dh', b'rigkit-dh 1\njoint J1 revolute 0 0 0 0\nfps 0\nframe 1\n', 'fps must be positive'),
+    ('dh_limits_reversed.dh', b'rigkit-dh 1\njoint J1 revolute 0 0 0 0 2 1\n', 'min > max'),
+    ('dh_no_joints.dh', b'rigkit-dh 1\nname nothing\n', 'no joints'),
+    ('dh_unknown_keyword.dh', b'rigkit-dh 1\nlink J1 revolute 0 0 0 0\n', "unknown keyword 'link'"),
 ]
 
 
@@ -147,8 +371,16 @@ def main():
         with open(os.path.join(HERE, name), 'wb') as f:
             f.write(data)
         lines.append('%s\t%s' % (name, word))
-    with open(os.path.join(HERE, 'expected.txt'), 'w') as f:
+    with open(os.path.join(HERE, 'expected.txt'), 'w', encoding='utf-8') as f:
         f.write('# file<TAB>text the one-line error message must contain (written by make_bad.py)\n')
+        f.write('\n'.join(lines) + '\n')
+    lines = []
+    for name, data, word in MAPS:
+        with open(os.path.join(HERE, name), 'wb') as f:
+            f.write(data)
+        lines.append('%s\t%s' % (name, word))
+    with open(os.path.join(HERE, 'maps.txt'), 'w', encoding='utf-8') as f:
+        f.write('# map/profile file<TAB>text the error must contain (written by make_bad.py)\n')
         f.write('\n'.join(lines) + '\n')
 
 

@@ -251,6 +251,110 @@ frame 90 -90 100
 """)
 
 
+# Retarget profiles (the --map format: [settings], [source] and [target] bone=joint groups) for the
+# crafted BVH human (source) and RiggedFigure.glb (target). The second is the same profile as
+# Windows editors and hand-aligned files write it: CRLF line ends, tabs around '=' and before
+# keys, comments, a bone unmapped by an empty value; both must load and give the same maps.
+PROFILE = [
+    '# rigkit retarget profile: crafted BVH human -> RiggedFigure.glb',
+    '[settings]',
+    'fps=30',
+    'foot_ik=true',
+    'hand_ik=false',
+    'root_motion=false',
+    'contact_height=0.03',
+    'contact_speed=0.15',
+    'contact_min_time=0.06',
+    'blend_time=0.1',
+    'ik_iterations=30',
+    '',
+    '[source]',
+    'hips=Hips',
+    'spine=Spine',
+    'neck=Neck',
+    'head=Head',
+    'left_upper_arm=LeftArm',
+    'left_hand=LeftHand',
+    'right_upper_arm=RightArm',
+    'right_hand=RightHand',
+    'left_upper_leg=LeftUpLeg',
+    'left_lower_leg=LeftLeg',
+    'left_foot=LeftFoot',
+    'right_upper_leg=RightUpLeg',
+    'right_lower_leg=RightLeg',
+    'right_foot=RightFoot',
+    '',
+    '[target]',
+    'hips=torso_joint_1',
+    'left_upper_leg=leg_joint_L_1',
+    'left_lower_leg=leg_joint_L_2',
+    'left_foot=leg_joint_L_3',
+    'left_toes=leg_joint_L_5',
+    'right_upper_leg=leg_joint_R_1',
+    'right_lower_leg=leg_joint_R_2',
+    'right_foot=leg_joint_R_3',
+    'right_toes=leg_joint_R_5',
+]
+
+
+def profiles():
+    with open(os.path.join(HERE, 'human_to_figure.map'), 'w', newline='') as f:
+        f.write('\n'.join(PROFILE) + '\n')
+    lines = []
+    for line in PROFILE:
+        if '=' in line:
+            k, v = line.split('=', 1)
+            line = '\t%s\t=\t%s ' % (k, v)
+        lines.append(line)
+    lines.insert(lines.index('[target]') + 1, '# no toes on this side: an empty value unmaps')
+    lines.append('\tright_toes\t=\t')
+    with open(os.path.join(HERE, 'human_to_figure_crlf_tabs.map'), 'w', newline='') as f:
+        f.write('\r\n'.join(lines) + '\r\n')
+
+
+# Line-end and whitespace variants that must read exactly like their plain originals: the 3-frame
+# Y-up human with classic Mac OS line ends (CR only), and with a UTF-8 byte order mark, CRLF and
+# tab indentation; a DH table with CRLF, tabs between fields and trailing tabs.
+def line_end_variants():
+    with open(os.path.join(HERE, 'human_yup_m_frames_short.bvh'), newline='') as f:
+        text = f.read()
+    with open(os.path.join(HERE, 'human_cr_only.bvh'), 'w', newline='') as f:
+        f.write(text.replace('\n', '\r'))
+    with open(os.path.join(HERE, 'human_bom_crlf_tabs.bvh'), 'w', newline='',
+              encoding='utf-8-sig') as f:
+        f.write(text.replace('  ', '\t').replace('\n', '\r\n'))
+    with open(os.path.join(HERE, 'planar_rrp.dh'), newline='') as f:
+        dh = f.read()
+    with open(os.path.join(HERE, 'planar_rrp_crlf_tabs.dh'), 'w', newline='') as f:
+        f.write('\r\n'.join('\t'.join(line.split(' ')) + ('\t' if line.startswith('joint') else '')
+                            if not line.startswith('#') else line
+                            for line in dh.rstrip('\n').split('\n')) + '\r\n')
+
+
+# SimpleSkin (CC0, ../SimpleSkin.gltf) without inverseBindMatrices, which glTF allows (identity
+# matrices) and which crashes Assimp 5.2.5, and the same with the identity matrices written out:
+# rigkit must read both the same.
+def skins_without_inverse_binds():
+    with open(os.path.join(HERE, '..', 'SimpleSkin.gltf')) as f:
+        doc = json.load(f)
+    del doc['skins'][0]['inverseBindMatrices']
+    doc['asset']['generator'] = 'rigkit make_crafted.py from SimpleSkin.gltf'
+    with open(os.path.join(HERE, 'skin_without_ibm.gltf'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    n = len(doc['skins'][0]['joints'])
+    ident = f32([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] * n)
+    doc['buffers'].append({'uri': 'data:application/octet-stream;base64,' +
+                           base64.b64encode(ident).decode(), 'byteLength': len(ident)})
+    doc['bufferViews'].append({'buffer': len(doc['buffers']) - 1, 'byteLength': len(ident)})
+    doc['accessors'].append({'bufferView': len(doc['bufferViews']) - 1, 'componentType': 5126,
+                             'count': n, 'type': 'MAT4'})
+    doc['skins'][0]['inverseBindMatrices'] = len(doc['accessors']) - 1
+    with open(os.path.join(HERE, 'skin_identity_ibm.gltf'), 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+
+
 if __name__ == '__main__':
     dup_names()
     interpolation()
@@ -261,3 +365,6 @@ if __name__ == '__main__':
     bvh_human('human_yup_m_frames_short.bvh', 1.0, 'Y', False, frames_declared=2)
     bvh_human('human_yup_m_frames_long.bvh', 1.0, 'Y', False, frames_declared=5)
     dh_tables()
+    profiles()
+    line_end_variants()
+    skins_without_inverse_binds()
