@@ -187,6 +187,19 @@ static void node_f64v(rk__fbx_enc *e, const char *name, const double *v, size_t 
   rk__fbx_enc_end(e);
 }
 
+/* A per-vertex, directly indexed geometry layer element (layer 0) holding n doubles. */
+static void vertex_layer(rk__fbx_enc *e, const char *element, const char *layer_name,
+                         const char *array, const double *v, size_t n) {
+  rk__fbx_enc_begin(e, element);
+  rk__fbx_enc_i32(e, 0);
+  node_i32(e, "Version", 101);
+  node_str(e, "Name", layer_name);
+  node_str(e, "MappingInformationType", "ByVertice");
+  node_str(e, "ReferenceInformationType", "Direct");
+  node_f64v(e, array, v, n);
+  rk__fbx_enc_end(e);
+}
+
 static void node_mat4(rk__fbx_enc *e, const char *name, const rk_mat4 *m) {
   double v[16];
   for (int i = 0; i < 16; i++)
@@ -886,26 +899,10 @@ static void write_meshes(fbx_ctx *c) {
     rk__fbx_enc_begin(e, "PolygonVertexIndex");
     rk__fbx_enc_i32v(e, m->poly, 3 * m->ntri);
     rk__fbx_enc_end(e);
-    if (m->normals) {
-      rk__fbx_enc_begin(e, "LayerElementNormal");
-      rk__fbx_enc_i32(e, 0);
-      node_i32(e, "Version", 101);
-      node_str(e, "Name", "");
-      node_str(e, "MappingInformationType", "ByVertice");
-      node_str(e, "ReferenceInformationType", "Direct");
-      node_f64v(e, "Normals", m->normals, 3 * m->nv);
-      rk__fbx_enc_end(e);
-    }
-    if (m->uv) {
-      rk__fbx_enc_begin(e, "LayerElementUV");
-      rk__fbx_enc_i32(e, 0);
-      node_i32(e, "Version", 101);
-      node_str(e, "Name", "UVMap");
-      node_str(e, "MappingInformationType", "ByVertice");
-      node_str(e, "ReferenceInformationType", "Direct");
-      node_f64v(e, "UV", m->uv, 2 * m->nv);
-      rk__fbx_enc_end(e);
-    }
+    if (m->normals)
+      vertex_layer(e, "LayerElementNormal", "", "Normals", m->normals, 3 * m->nv);
+    if (m->uv)
+      vertex_layer(e, "LayerElementUV", "UVMap", "UV", m->uv, 2 * m->nv);
     rk__fbx_enc_begin(e, "LayerElementMaterial");
     rk__fbx_enc_i32(e, 0);
     node_i32(e, "Version", 101);

@@ -323,6 +323,20 @@ static void copy_materials(const struct aiScene *s, rk__scene *out) {
   }
 }
 
+/* Copies n vector keys (times in seconds, xyz values) into new arrays the caller owns (g_free);
+ * one element more than needed so that n == 0 allocates too. */
+static void copy_vector_keys(const struct aiVectorKey *keys, unsigned n, double tick_seconds,
+                             double **times, double **values) {
+  *times = g_new(double, n + 1);
+  *values = g_new(double, 3 * (size_t)n + 1);
+  for (unsigned k = 0; k < n; k++) {
+    (*times)[k] = keys[k].mTime * tick_seconds;
+    (*values)[3 * k] = keys[k].mValue.x;
+    (*values)[3 * k + 1] = keys[k].mValue.y;
+    (*values)[3 * k + 2] = keys[k].mValue.z;
+  }
+}
+
 static void copy_anims(const struct aiScene *s, const char *format, rk__scene *out) {
   out->anim_count = s->mNumAnimations;
   out->anims = g_new0(rk__scene_anim, s->mNumAnimations ? s->mNumAnimations : 1);
@@ -348,14 +362,8 @@ static void copy_anims(const struct aiScene *s, const char *format, rk__scene *o
       oc->n_pos = ch->mNumPositionKeys;
       oc->n_rot = ch->mNumRotationKeys;
       oc->n_scale = ch->mNumScalingKeys;
-      oc->pos_times = g_new(double, oc->n_pos + 1);
-      oc->pos_values = g_new(double, 3 * (size_t)oc->n_pos + 1);
-      for (unsigned k = 0; k < oc->n_pos; k++) {
-        oc->pos_times[k] = ch->mPositionKeys[k].mTime * o->tick_seconds;
-        oc->pos_values[3 * k] = ch->mPositionKeys[k].mValue.x;
-        oc->pos_values[3 * k + 1] = ch->mPositionKeys[k].mValue.y;
-        oc->pos_values[3 * k + 2] = ch->mPositionKeys[k].mValue.z;
-      }
+      copy_vector_keys(ch->mPositionKeys, oc->n_pos, o->tick_seconds, &oc->pos_times,
+                       &oc->pos_values);
       oc->rot_times = g_new(double, oc->n_rot + 1);
       oc->rot_values = g_new(double, 4 * (size_t)oc->n_rot + 1);
       for (unsigned k = 0; k < oc->n_rot; k++) {
@@ -365,14 +373,8 @@ static void copy_anims(const struct aiScene *s, const char *format, rk__scene *o
         oc->rot_values[4 * k + 2] = ch->mRotationKeys[k].mValue.z;
         oc->rot_values[4 * k + 3] = ch->mRotationKeys[k].mValue.w;
       }
-      oc->scale_times = g_new(double, oc->n_scale + 1);
-      oc->scale_values = g_new(double, 3 * (size_t)oc->n_scale + 1);
-      for (unsigned k = 0; k < oc->n_scale; k++) {
-        oc->scale_times[k] = ch->mScalingKeys[k].mTime * o->tick_seconds;
-        oc->scale_values[3 * k] = ch->mScalingKeys[k].mValue.x;
-        oc->scale_values[3 * k + 1] = ch->mScalingKeys[k].mValue.y;
-        oc->scale_values[3 * k + 2] = ch->mScalingKeys[k].mValue.z;
-      }
+      copy_vector_keys(ch->mScalingKeys, oc->n_scale, o->tick_seconds, &oc->scale_times,
+                       &oc->scale_values);
     }
   }
 }
