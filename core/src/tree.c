@@ -1,6 +1,8 @@
 /* Kinematic trees: typing joints, the DOF vector, q <-> local poses, FK and DOF axes. */
 #include "tree_internal.h"
 
+#include "cpu.h"
+
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
 
@@ -107,6 +109,7 @@ void rk_tree_free(rk_tree *tree) {
   g_free(tree->zero_models);
   g_free(tree->q_rest);
   g_free(tree->euler_axes);
+  g_free(tree->fk);
   rk_skeleton_free(tree->skeleton);
   g_free(tree);
 }
@@ -331,24 +334,170 @@ void rk_tree_q_integrate(const rk_tree *tree, const double *q, const double *dv,
 
 /* ---- FK and axes ----------------------------------------------------------------------------- */
 
+void rk__tree_prepare_fk(rk_tree *t) {
+  t->fk = g_new0(rk__fk_joint, t->n ? t->n : 1);
+  for (size_t j = 0; j < t->n; j++) {
+    const rk_joint *J = &t->joints[j];
+    rk__fk_joint *f = &t->fk[j];
+    const rk_mat3 r0 = rk_quat_to_mat3(rk_quat_normalize(J->zero.r));
+    const double sc[3] = {J->zero.s.x, J->zero.s.y, J->zero.s.z};
+    const double *R = r0.m; /* column-major */
+    const rk_vec3 k = J->type == RK_JOINT_REVOLUTE ? J->axis : rk_vec3_make(0, 0, 0);
+    const double kv[3] = {k.x, k.y, k.z};
+    const rk_vec3 rk = rk_vec3_make(R[0] * k.x + R[3] * k.y + R[6] * k.z,
+                                    R[1] * k.x + R[4] * k.y + R[7] * k.z,
+                                    R[2] * k.x + R[5] * k.y + R[8] * k.z); /* R0 k */
+    for (int c = 0; c < 3; c++) {
+      const rk_vec3 e = rk_vec3_make(c == 0, c == 1, c == 2);
+      const rk_vec3 kx = rk_vec3_cross(k, e); /* column c of [k]x */
+      for (int r = 0; r < 3; r++) {
+        const double a = R[c * 3 + r] * sc[c];
+        const double cc = (r == 0 ? rk.x : r == 1 ? rk.y : rk.z) * kv[c] * sc[c];
+        f->C[c * 4 + r] = J->type == RK_JOINT_REVOLUTE ? cc : a;
+        f->P[c * 4 + r] = J->type == RK_JOINT_REVOLUTE ? a - cc : 0.0;
+        f->B[c * 4 + r] = (R[r] * kx.x + R[3 + r] * kx.y + R[6 + r] * kx.z) * sc[c];
+      }
+    }
+    f->t[0] = J->zero.t.x;
+    f->t[1] = J->zero.t.y;
+    f->t[2] = J->zero.t.z;
+    f->parent = t->parents[j];
+    f->dof = J->type == RK_JOINT_REVOLUTE ? J->dof_offset : -1;
+    f->rodrigues = J->type == RK_JOINT_REVOLUTE || J->type == RK_JOINT_FIXED;
+  }
+}
+
+/* sin and cos of n angles: rk_sincos's reduction and kernels four lanes at a time (GNU vector
+ * extensions; AVX2 registers in the AVX2 variant), the quadrant picked with bit operations.
+ * Angles beyond the kernel's range (|x| >= 1e5, NaN) are redone by rk_sincos (libm). */
+typedef double v4d __attribute__((vector_size(32)));
+typedef unsigned long long v4u __attribute__((vector_size(32)));
+
+__attribute__((always_inline)) static inline void sincos4(const double *x, double *s, double *c) {
+  v4d v;
+  memcpy(&v, x, sizeof v);
+  const v4d magic = {6755399441055744.0, 6755399441055744.0, 6755399441055744.0,
+                     6755399441055744.0};
+  const v4d kk = v * 0.63661977236758134308 + magic;
+  const v4d k = kk - magic;
+  const v4d r = (v - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
+  const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+  const v4d ps = (-1.0 / 6 + r2 * (1.0 / 120)) + r4 * (-1.0 / 5040 + r2 * (1.0 / 362880)) +
+                 r8 * ((-1.0 / 39916800 + r2 * (1.0 / 6227020800.0)) +
+                       r4 * (-1.0 / 1307674368000.0));
+  const v4d pc = (1.0 / 24 + r2 * (-1.0 / 720)) + r4 * (1.0 / 40320 + r2 * (-1.0 / 3628800)) +
+                 r8 * ((1.0 / 479001600.0 + r2 * (-1.0 / 87178291200.0)) +
+                       r4 * (1.0 / 20922789888000.0));
+  const v4d sr = r + r * r2 * ps;
+  const v4d cr = 1.0 - 0.5 * r2 + r4 * pc;
+  /* The low bits of kk's representation are k mod 4 (two's complement for negative k). */
+  const v4u q = (v4u)kk & 3;
+  const v4u swap = -(q & 1); /* all ones in odd quadrants */
+  const v4u a = ((v4u)cr & swap) | ((v4u)sr & ~swap), b = ((v4u)sr & swap) | ((v4u)cr & ~swap);
+  const v4d so = (v4d)(a ^ ((q & 2) << 62)), co = (v4d)(b ^ (((q + 1) & 2) << 62));
+  memcpy(s, &so, sizeof so);
+  memcpy(c, &co, sizeof co);
+}
+
+/* sin and cos of n angles (n <= FK_BATCH): four at a time, the rest and the angles beyond the
+ * vector kernel's range one by one. */
+__attribute__((always_inline)) static inline void sincos_batch(const double *x, size_t n,
+                                                               double *s, double *c) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    sincos4(x + i, s + i, c + i);
+  for (; i < n; i++)
+    rk_sincos(x[i], &s[i], &c[i]);
+  for (i = 0; i < n; i++)
+    if (!(fabs(x[i]) < 1e5))
+      rk_sincos(x[i], &s[i], &c[i]);
+}
+
+/* Local linear part of a fixed or revolute joint at (s, c), composed onto the parent frame (NULL:
+ * identity) into *out, column by column in 4-wide vectors (the parent's bottom row 0 0 0 1 makes
+ * the result's). */
+__attribute__((always_inline)) static inline void
+compose_joint(const rk__fk_joint *f, bool moving, double s, double c, const rk_mat4 *parent,
+              rk_mat4 *out) {
+  static const rk_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+  /* Scalars kept in registers: a vector L stored and reloaded lane by lane stalls on store
+   * forwarding. */
+#define RK__L(i) (moving ? f->C[i] + c * f->P[i] + s * f->B[i] : f->C[i])
+  const double l00 = RK__L(0), l01 = RK__L(1), l02 = RK__L(2);
+  const double l10 = RK__L(4), l11 = RK__L(5), l12 = RK__L(6);
+  const double l20 = RK__L(8), l21 = RK__L(9), l22 = RK__L(10);
+#undef RK__L
+  v4d c0, c1, c2, c3;
+  const double *M = (parent ? parent : &identity)->m;
+  memcpy(&c0, M, sizeof c0);
+  memcpy(&c1, M + 4, sizeof c1);
+  memcpy(&c2, M + 8, sizeof c2);
+  memcpy(&c3, M + 12, sizeof c3);
+  const v4d o0 = c0 * l00 + c1 * l01 + c2 * l02;
+  const v4d o1 = c0 * l10 + c1 * l11 + c2 * l12;
+  const v4d o2 = c0 * l20 + c1 * l21 + c2 * l22;
+  const v4d o3 = c0 * f->t[0] + c1 * f->t[1] + c2 * f->t[2] + c3;
+  memcpy(out->m, &o0, sizeof o0);
+  memcpy(out->m + 4, &o1, sizeof o1);
+  memcpy(out->m + 8, &o2, sizeof o2);
+  memcpy(out->m + 12, &o3, sizeof o3);
+}
+
 __attribute__((always_inline)) static inline void
 fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models, size_t j) {
+  const rk__fk_joint *f = &t->fk[j];
+  const rk_mat4 *parent = f->parent >= 0 ? &models[f->parent] : root;
+  if (f->rodrigues) {
+    if (f->dof >= 0) {
+      double s, c;
+      rk_sincos(q[f->dof], &s, &c);
+      compose_joint(f, true, s, c, parent, &models[j]);
+    } else {
+      compose_joint(f, false, 0.0, 1.0, parent, &models[j]);
+    }
+    return;
+  }
   rk_transform L;
   rk_tree_joint_local(t, j, q, &L);
   rk_mat4 local;
   rk_transform_to_mat4_to(&L, &local);
-  const int p = t->parents[j];
-  if (p >= 0)
-    rk_mat4_mul_affine_to(&models[p], &local, &models[j]);
-  else if (root)
-    rk_mat4_mul_affine_to(root, &local, &models[j]);
+  if (parent)
+    rk_mat4_mul_affine_to(parent, &local, &models[j]);
   else
     models[j] = local;
 }
 
+/* Angles per batch of rk_tree_fk's trigonometry (on the stack: no allocation per call). */
+#define FK_BATCH 64
+
+/* The whole-tree pass: the sines and cosines of the next FK_BATCH DOFs at once whenever a revolute
+ * joint needs one not yet computed (DOFs are numbered in joint order), multiversioned (cpu.h). */
+RK__MULTIVERSION(void, tree_fk_pass,
+                 (const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models),
+                 (t, q, root, models), {
+                   double sn[FK_BATCH];
+                   double cs[FK_BATCH];
+                   size_t lo = 0; /* DOFs [lo, hi) are in sn, cs */
+                   size_t hi = 0;
+                   for (size_t j = 0; j < t->n; j++) {
+                     const rk__fk_joint *f = &t->fk[j];
+                     if (f->dof < 0) {
+                       fk_one(t, q, root, models, j);
+                       continue;
+                     }
+                     const size_t d = (size_t)f->dof;
+                     if (d < lo || d >= hi) {
+                       lo = d;
+                       hi = t->ndof - d < FK_BATCH ? t->ndof : d + FK_BATCH;
+                       sincos_batch(q + lo, hi - lo, sn, cs);
+                     }
+                     compose_joint(f, true, sn[d - lo], cs[d - lo],
+                                   f->parent >= 0 ? &models[f->parent] : root, &models[j]);
+                   }
+                 })
+
 void rk_tree_fk(const rk_tree *tree, const double *q, const rk_mat4 *root, rk_mat4 *models) {
-  for (size_t j = 0; j < tree->n; j++)
-    fk_one(tree, q, root, models, j);
+  tree_fk_pass(tree, q, root, models);
 }
 
 void rk_tree_fk_subset(const rk_tree *tree, const double *q, const rk_mat4 *root, const int *links,

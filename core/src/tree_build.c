@@ -525,6 +525,7 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
       paired_frames(t, j);
       set_hints(t, j);
     }
+    rk__tree_prepare_fk(t);
     t->zero_models = g_new(rk_mat4, n);
     double *q0 = g_new0(double, t->ndof ? t->ndof : 1);
     rk_tree_fk(t, q0, NULL, t->zero_models);

@@ -6,6 +6,19 @@
 #include <rigkit/junction.h>
 #include <rigkit/tree.h>
 
+/* Per joint, precomputed for FK from q (rk__tree_prepare_fk, tree.c): fixed and revolute joints
+ * get their local 3x3 linear part (scale included) as C + cos(q) P + sin(q) B, i.e. Rodrigues'
+ * formula R0 (k k^T + cos q (I - k k^T) + sin q [k]x) S about the zero-frame axis k (a fixed joint
+ * has P = B = 0), and the translation t. Matrices are column-major with each column padded to 4
+ * (the 4th entry 0) for 4-wide arithmetic. */
+typedef struct rk__fk_joint {
+  double C[12], P[12], B[12];
+  double t[3];
+  int parent;        /* parent link, -1 for a root */
+  int dof;           /* revolute: its DOF; otherwise -1 */
+  bool rodrigues;    /* fixed or revolute: FK from C, P, B, t; otherwise from the joint's local */
+} rk__fk_joint;
+
 struct rk_tree {
   gint refcount;
   rk_skeleton *skeleton; /* one reference */
@@ -21,6 +34,7 @@ struct rk_tree {
   rk_mat4 *zero_models;           /* FK at q = 0 */
   double *q_rest;                 /* q of the skeleton's rest pose */
   unsigned char (*euler_axes)[3]; /* per joint: axis index (0..2) of each Euler angle */
+  rk__fk_joint *fk;               /* per joint, see rk__fk_joint */
   /* Junctions. */
   size_t junction_count;
   rk_junction *junctions;
@@ -30,6 +44,9 @@ struct rk_tree {
   rk_junction_constraint *constraints;
   size_t junction_rows;
 };
+
+/* Fills tree->fk from the joints (after their types, axes and DOFs are final). */
+void rk__tree_prepare_fk(rk_tree *t);
 
 /* Clip evidence gathered by tree_fit.c: per sampled frame the local pose of every joint. */
 typedef struct rk__tree_samples {

@@ -5,6 +5,7 @@
 
 #include <rigkit/rigkit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The humanoid of kdl_bench: joint origin (relative to the parent), axis (0 x, 1 y, 2 z, -1 fixed),
@@ -53,6 +54,9 @@ typedef struct hum_ctx {
   rk_transform *lpool;    /* NQ x N_JOINTS, precomputed locals (the animation case) */
   rk_transform locals[N_JOINTS];
   rk_mat4 models[N_JOINTS];
+  const rk_tree *tree;   /* the same humanoid as a kinematic tree: the 25 revolute DOFs, the rest fixed */
+  double *tqpool;        /* NQ x N_DOF, qpool in the tree's DOF order */
+  rk_mat4 tree_models[N_JOINTS];
   int leaves[5];
   int subset[N_JOINTS];
   size_t subset_count;
@@ -72,6 +76,42 @@ static void hum_from_q(void *p, long i) {
   rk_bench_sink = c->models[N_JOINTS - 1].m[12];
 }
 
+/* q -> all frames through the library's q-in API (rk_tree_fk: batched sincos, Rodrigues). */
+static void hum_tree_fk(void *p, long i) {
+  hum_ctx *c = p;
+  rk_tree_fk(c->tree, c->tqpool + (size_t)(i & (NQ - 1)) * N_DOF, NULL, c->tree_models);
+  rk_bench_sink = c->tree_models[N_JOINTS - 1].m[12];
+}
+/* The kHum skeleton as a tree (revolute DOFs about kHum's axes, everything else fixed) and the
+ * q pool permuted into the tree's DOF order. */
+static rk_tree *build_humanoid_tree(hum_ctx *c) {
+  rk_joint_spec specs[N_DOF];
+  memset(specs, 0, sizeof specs);
+  for (int d = 0; d < N_DOF; d++) {
+    specs[d].name = rk_skeleton_joint_name(c->skel, (size_t)c->dof_joint[d]);
+    specs[d].type = RK_JOINT_REVOLUTE;
+    specs[d].axis = c->dof_axis[d];
+    specs[d].order = RK_EULER_N_ORDERS;
+  }
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.root_type = RK_JOINT_FIXED;
+  o.default_type = RK_JOINT_FIXED;
+  o.joints = specs;
+  o.joint_count = N_DOF;
+  GError *error = NULL;
+  rk_tree *t = rk_tree_from_skeleton(c->skel, NULL, &o, &error);
+  if (!t || rk_tree_dof_count(t) != N_DOF) {
+    fprintf(stderr, "rk_bench_fk: humanoid tree: %s\n", error ? error->message : "wrong DOF count");
+    exit(1);
+  }
+  c->tqpool = malloc(sizeof(double) * NQ * N_DOF);
+  for (int d = 0; d < N_DOF; d++) {
+    const int td = rk_tree_joint(t, (size_t)c->dof_joint[d])->dof_offset;
+    for (int k = 0; k < NQ; k++)
+      c->tqpool[k * N_DOF + td] = c->qpool[k * N_DOF + d];
+  }
+  return t;
+}
 static void hum_from_locals(void *p, long i) {
   hum_ctx *c = p;
   rk_fk_models(c->skel, c->lpool + (size_t)(i & (NQ - 1)) * N_JOINTS, c->models);
@@ -196,11 +236,20 @@ int main(int argc, char **argv) {
     hc.leaves[l] = rk_skeleton_find_joint(s, leaf_names[l]);
   hc.subset_count = rk_skeleton_ancestor_closure(s, hc.leaves, 5, hc.subset);
   char extra[200];
-  const double err = check_humanoid(&hc);
+  rk_tree *tree = build_humanoid_tree(&hc);
+  hc.tree = tree;
+  double err = check_humanoid(&hc);
+  /* rk_tree_fk on the same q gives the same frames as the quaternion path. */
+  hum_tree_fk(&hc, 9);
+  for (int j = 0; j < N_JOINTS; j++)
+    err = fmax(err, rk_mat4_max_abs_diff(&hc.tree_models[j], &hc.models[j]));
   const long it_tree = 6000;
   med = rk_bench_run(hum_from_q, &hc, it_tree, reps, &mn, &mx);
   snprintf(extra, sizeof extra,
            "solver=q_to_quat_rk_sincos_plus_rk_fk_models frames=%d check_err=%.1e", N_JOINTS, err);
+  rk_bench_report("skelfk_from_q", med, mn, mx, N_DOF, reps, it_tree, extra);
+  med = rk_bench_run(hum_tree_fk, &hc, it_tree, reps, &mn, &mx);
+  snprintf(extra, sizeof extra, "solver=rk_tree_fk frames=%d check_err=%.1e", N_JOINTS, err);
   rk_bench_report("treefk_onepass", med, mn, mx, N_DOF, reps, it_tree, extra);
   med = rk_bench_run(hum_from_locals, &hc, it_tree, reps, &mn, &mx);
   snprintf(extra, sizeof extra, "solver=rk_fk_models_from_local_trs frames=%d", N_JOINTS);
@@ -209,7 +258,9 @@ int main(int argc, char **argv) {
   snprintf(extra, sizeof extra, "solver=rk_fk_job_subset frames=%zu queries=5_endeffectors", hc.subset_count);
   rk_bench_report("treefk_5leaves", med, mn, mx, N_DOF, reps, it_tree, extra);
 
+  rk_tree_free(tree);
   rk_skeleton_free(s);
+  free(hc.tqpool);
   free(hc.qpool);
   free(hc.lpool);
   free(cc.qpool);

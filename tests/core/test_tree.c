@@ -73,6 +73,76 @@ Test(tree, q_round_trips_through_locals_and_fk_matches_skeleton_fk) {
     rk_assert_near(q[k], 0, 1e-15);
 }
 
+/* rk_tree_fk computes the trigonometry of revolute joints in batches of 64 DOFs, four lanes at a
+ * time, and composes Rodrigues matrices precomputed per joint: a 150-joint revolute chain with
+ * tilted rest rotations, non-unit scales, random axes, fixed ends in between and angles from tiny
+ * to 10^6 rad (beyond the vector kernel's range) matches the quaternion path (q -> locals ->
+ * skeleton FK) and rk_tree_fk_subset, with and without a root transform. */
+Test(tree, long_revolute_chain_fk_matches_the_quaternion_path) {
+  enum { N = 150 };
+  guint64 rng = 11;
+  rk_skeleton_builder *b = rk_skeleton_builder_new();
+  rk_joint_spec specs[N];
+  char names[N][16];
+  size_t nspec = 0;
+  for (int j = 0; j < N; j++) {
+    snprintf(names[j], sizeof names[j], "J%d", j);
+    rk_transform x = fx_at(rk_test_uniform(&rng, -0.1, 0.1), rk_test_uniform(&rng, 0.02, 0.1),
+                           rk_test_uniform(&rng, -0.1, 0.1));
+    x.r = rk_quat_normalize(rk_quat_make(rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1),
+                                         rk_test_uniform(&rng, -1, 1), 1.0));
+    if (j % 7 == 3)
+      x.s = rk_vec3_make(1.1, 0.9, 1.05);
+    fx_add(b, names[j], j - 1, x, 0);
+    if (j % 10 == 9)
+      continue; /* fixed */
+    rk_joint_spec *sp = &specs[nspec++];
+    memset(sp, 0, sizeof *sp);
+    sp->name = names[j];
+    sp->type = RK_JOINT_REVOLUTE;
+    sp->axis = rk_vec3_make(rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1),
+                            rk_test_uniform(&rng, -1, 1));
+    sp->order = RK_EULER_N_ORDERS;
+  }
+  g_autoptr(rk_skeleton) s = fx_build(b);
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.root_type = RK_JOINT_FIXED;
+  o.default_type = RK_JOINT_FIXED;
+  o.joints = specs;
+  o.joint_count = nspec;
+  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  const size_t nd = rk_tree_dof_count(t);
+  cr_assert_eq(nd, nspec, "every spec'd joint revolute, the rest fixed");
+  cr_assert_gt(nd, 128, "more than two batches of 64");
+  double q[N];
+  rk_transform locals[N];
+  rk_mat4 a[N], b2[N], c[N], shifted[N];
+  int all[N];
+  for (int j = 0; j < N; j++)
+    all[j] = j;
+  const rk_mat4 root = rk_mat4_mul(&(rk_mat4){{1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1}},
+                                   &(rk_mat4){{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2, 3, 4, 1}});
+  for (int trial = 0; trial < 20; trial++) {
+    for (size_t k = 0; k < nd; k++)
+      q[k] = rk_test_uniform(&rng, -4, 4) * (trial % 5 == 4 ? 1e5 : trial % 5 == 3 ? 1e-9 : 1.0);
+    q[nd - 1] = 1e6;  /* beyond the kernel's range: libm */
+    q[nd / 2] = -3e5; /* in the first lanes of a batch or not, depending on the layout */
+    rk_tree_fk(t, q, NULL, a);
+    rk_tree_q_to_locals(t, q, locals);
+    rk_fk_models(s, locals, b2);
+    rk_tree_fk_subset(t, q, NULL, all, N, c);
+    for (int j = 0; j < N; j++) {
+      rk_assert_mat4_near(a[j], b2[j], 1e-11);
+      rk_assert_mat4_near(a[j], c[j], 1e-11);
+    }
+    rk_tree_fk(t, q, &root, shifted);
+    for (int j = 0; j < N; j++) {
+      const rk_mat4 expect = rk_mat4_mul(&root, &a[j]);
+      rk_assert_mat4_near(shifted[j], expect, 1e-11);
+    }
+  }
+}
+
 Test(tree, euler_reading_follows_the_hint_across_pi) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);

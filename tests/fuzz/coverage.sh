@@ -5,7 +5,8 @@
 #
 #   CC=clang cmake -S . -B build-fuzz-cov -DRK_FUZZ=ON -DRK_BUILD_TESTS=OFF -DRK_BUILD_BENCH=OFF \
 #     -DCMAKE_C_FLAGS="-fprofile-instr-generate -fcoverage-mapping"
-#   cmake --build build-fuzz-cov -j2 --target fuzz_bvh fuzz_dh fuzz_keyfile fuzz_gltf fuzz_retarget
+#   cmake --build build-fuzz-cov -j2 --target fuzz_bvh fuzz_dh fuzz_keyfile fuzz_gltf fuzz_retarget \
+#     fuzz_fbx
 #   tests/fuzz/coverage.sh build-fuzz-cov build-fuzz [TARGET...]
 #
 # COV_BUILD is that build, FUZZ_BUILD the build whose fuzz/corpus/<target> run.sh filled.
@@ -16,7 +17,7 @@ src=$(cd "$here/../.." && pwd)
 cov=$(cd "$1" && pwd)
 corpus=$(cd "$2" && pwd)/fuzz/corpus
 shift 2
-targets=${*:-bvh dh keyfile gltf retarget}
+targets=${*:-bvh dh keyfile gltf retarget fbx}
 out=$cov/fuzz-coverage
 mkdir -p "$out"
 for t in $targets; do
@@ -26,6 +27,7 @@ for t in $targets; do
   keyfile) files="core/src/humanoid.c core/src/retarget.c" ;;
   gltf) files="importers/src/gltf_json.c importers/src/scene_import.c importers/src/raw_asset.c importers/src/assimp_scene.c importers/src/import.c" ;;
   retarget) files="core/src/humanoid.c core/src/retarget.c core/src/ik.c core/src/tree_build.c" ;;
+  fbx) files="importers/src/fbx_records.c importers/src/fbx_document.c importers/src/fbx_helpers.c importers/src/scene_import.c importers/src/import.c" ;;
   esac
   rm -f "$out/$t"-*.profraw
   # -runs=0: execute the corpus once, no fuzzing; a fresh process per target.
