@@ -40,9 +40,9 @@ Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
   cr_assert_eq(rk_chain_dof_count(c), 7);
   const rk_dh_chain *dh = rk_chain_dh(c, RK_DH_STANDARD);
   for (int i = 0; i < 7; i++) {
-    rk_assert_near(dh->rows[i].a, fx_iiwa_rows[i].a, 1e-12);
-    rk_assert_near(dh->rows[i].alpha, fx_iiwa_rows[i].alpha, 1e-12);
-    rk_assert_near(dh->rows[i].d, fx_iiwa_rows[i].d, 1e-12);
+    rk_assert_near(dh->rows[i].a, rk_rig_iiwa14_rows[i].a, 1e-12);
+    rk_assert_near(dh->rows[i].alpha, rk_rig_iiwa14_rows[i].alpha, 1e-12);
+    rk_assert_near(dh->rows[i].d, rk_rig_iiwa14_rows[i].d, 1e-12);
     rk_assert_near(dh->rows[i].theta, 0.0, 1e-12);
     cr_assert_eq(dh->rows[i].type, RK_DH_REVOLUTE);
   }
@@ -51,7 +51,7 @@ Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
   /* The modified table is the standard one shifted (Craig's a_{i-1}, alpha_{i-1}). */
   rk_dh_row mod[7];
   rk_mat4 mtool;
-  rk_dh_standard_to_modified(fx_iiwa_rows, 7, &dh->tool, mod, &mtool);
+  rk_dh_standard_to_modified(rk_rig_iiwa14_rows, 7, &dh->tool, mod, &mtool);
   const rk_dh_chain *mdh = rk_chain_dh(c, RK_DH_MODIFIED);
   for (int i = 0; i < 7; i++) {
     rk_assert_near(mdh->rows[i].a, mod[i].a, 1e-12);

@@ -1,4 +1,5 @@
 /* Denavit-Hartenberg: textbook chains, the KUKA iiwa 14, extraction round trips. */
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 #include <stdio.h>
@@ -77,18 +78,13 @@ Test(dh, spherical_wrist_matches_closed_form) {
   }
 }
 
-static const rk_dh_row iiwa_rows[7] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-
 /* Textbook 6: KUKA iiwa 14, FK(q_true) equals every target of the benchmark set. */
 Test(dh, iiwa_fk_matches_every_benchmark_target) {
   g_autofree char *path = rk_test_data("ik_targets_iiwa14.txt");
   FILE *f = fopen(path, "r");
   cr_assert(f, "cannot open %s", path);
-  rk_dh_chain c = {RK_DH_STANDARD, iiwa_rows, 7, rk_mat4_identity(), rk_mat4_identity()};
+  rk_dh_chain c = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                   rk_mat4_identity()};
   char line[4096];
   int count = 0;
   double worst_p = 0, worst_r = 0;
@@ -182,7 +178,8 @@ Test(dh, extraction_round_trip_on_random_chains) {
 }
 
 Test(dh, extraction_recovers_the_iiwa_table) {
-  rk_dh_chain c = {RK_DH_STANDARD, iiwa_rows, 7, rk_mat4_identity(), rk_mat4_identity()};
+  rk_dh_chain c = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                   rk_mat4_identity()};
   rk_dh_axis axes[7];
   rk_mat4 end, base, tool;
   rk_dh_chain_axes(&c, NULL, axes, &end);
@@ -191,10 +188,10 @@ Test(dh, extraction_recovers_the_iiwa_table) {
   rk_assert_mat4_near(base, rk_mat4_identity(), 1e-12);
   rk_assert_mat4_near(tool, rk_mat4_identity(), 1e-12);
   for (int i = 0; i < 7; i++) {
-    rk_assert_near(ext[i].a, iiwa_rows[i].a, 1e-12);
-    rk_assert_near(ext[i].alpha, iiwa_rows[i].alpha, 1e-12);
-    rk_assert_near(ext[i].d, iiwa_rows[i].d, 1e-12);
-    rk_assert_near(ext[i].theta, iiwa_rows[i].theta, 1e-12);
+    rk_assert_near(ext[i].a, rk_rig_iiwa14_rows[i].a, 1e-12);
+    rk_assert_near(ext[i].alpha, rk_rig_iiwa14_rows[i].alpha, 1e-12);
+    rk_assert_near(ext[i].d, rk_rig_iiwa14_rows[i].d, 1e-12);
+    rk_assert_near(ext[i].theta, rk_rig_iiwa14_rows[i].theta, 1e-12);
   }
 }
 
