@@ -1,6 +1,7 @@
 /* Rigs built in code that both the Criterion suites and the benchmarks (tests/bench) use, so the
  * numbers of a benchmark and the checks of a suite are about the same rig: the KUKA iiwa 14 of
- * ../shared/bench/README.md and a 25-joint humanoid with hinge knees and elbows. No Criterion here: failures come back as NULL with
+ * ../shared/bench/README.md, a 25-joint humanoid with hinge knees and elbows, and the 31-joint
+ * skeleton of the CMU motion-capture database. No Criterion here: failures come back as NULL with
  * the error set, and every object returned is new and owned by the caller. */
 #ifndef RK_RIGS_H
 #define RK_RIGS_H
@@ -28,5 +29,9 @@ rk_skeleton *rk_rig_humanoid_skeleton(GError **error);
  * the forearm forward) revolute in [0, 2.5] rad, every other joint a ball, the root free (58
  * DOFs); caller frees. */
 rk_tree *rk_rig_humanoid_tree(GError **error);
+
+/** The 31-joint skeleton of the CMU motion-capture database (ASF bone names), in metres; caller
+ * frees. */
+rk_skeleton *rk_rig_cmu_skeleton(GError **error);
 
 #endif
