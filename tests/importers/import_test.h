@@ -63,6 +63,30 @@ static inline bool has_note(const rk_asset *a, const char *text) {
   return false;
 }
 
+/** The cases of the list tests/data/bad/<list> (lines "<file>\t<piece of the message it must
+ * produce>", '#' comments): a new array, owned by the caller, of NULL-terminated string vectors
+ * {path of tests/data/bad/<file>, piece of the message}. */
+static inline GPtrArray *bad_cases(const char *list) {
+  g_autofree char *list_name = g_strdup_printf("bad/%s", list);
+  g_autofree char *list_path = rk_test_data(list_name);
+  g_autofree char *text = NULL;
+  cr_assert(g_file_get_contents(list_path, &text, NULL, NULL), "cannot read %s", list_path);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GPtrArray *cases = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  for (char **l = lines; *l; l++) {
+    if (**l == '\0' || **l == '#')
+      continue;
+    g_auto(GStrv) f = g_strsplit(*l, "\t", 2);
+    cr_assert(f[0] && f[1], "bad line in %s: %s", list, *l);
+    g_autofree char *name = g_strdup_printf("bad/%s", f[0]);
+    char **c = g_new0(char *, 3);
+    c[0] = rk_test_data(name);
+    c[1] = g_strdup(f[1]);
+    g_ptr_array_add(cases, c);
+  }
+  return cases;
+}
+
 /* Runs the rigkit binary with argv (NULL-terminated, without the program); returns the exit
  * status and the captured outputs (free with g_free). */
 static inline int run_cli(const char *const *args, char **out, char **err) {
