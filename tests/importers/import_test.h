@@ -55,6 +55,17 @@ static inline const rk_clip *clip_named(const rk_asset *a, const char *name) {
   return rk_asset_clip(a, (size_t)c);
 }
 
+/** Fills m, the caller's, with the Fox skeleton s's humanoid map from RK_TEST_FOX_HIND_LEGS_MAP
+ * (hips and hind legs by name); fails the test when the map does not load or finish. */
+static inline void fox_hind_legs_map(const rk_skeleton *s, rk_humanoid_map *m) {
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(kf, RK_TEST_FOX_HIND_LEGS_MAP, (gsize)-1, 0, NULL));
+  rk_humanoid_map_clear(m);
+  cr_assert(rk_humanoid_map_apply_keyfile(m, s, kf, "target", "fox.map", NULL));
+  g_autoptr(GError) error = NULL;
+  cr_assert(rk_humanoid_map_finish(m, s, &error), "%s", error ? error->message : "");
+}
+
 /* True when some note contains the text. */
 static inline bool has_note(const rk_asset *a, const char *text) {
   for (size_t i = 0; i < rk_asset_note_count(a); i++)

@@ -46,6 +46,15 @@
               (double)(tol));                                                                    \
   } while (0)
 
+/** The [target] section of a map file naming the Fox's hips and hind legs (Fox.glb is a
+ * quadruped: only such a file makes it a retarget target). */
+#define RK_TEST_FOX_HIND_LEGS_MAP                                                                \
+  "[target]\nhips=b_Hip_01\n"                                                                    \
+  "left_upper_leg=b_LeftLeg01_015\nleft_lower_leg=b_LeftLeg02_016\n"                              \
+  "left_foot=b_LeftFoot01_017\nleft_toes=b_LeftFoot02_018\n"                                      \
+  "right_upper_leg=b_RightLeg01_019\nright_lower_leg=b_RightLeg02_020\n"                          \
+  "right_foot=b_RightFoot01_021\nright_toes=b_RightFoot02_022\n"
+
 /** Both matrices side by side, for failure messages (static buffer, one thread). */
 const char *rk_test_mat4_diff_text(const rk_mat4 *a, const rk_mat4 *b);
 /** Deterministic uniform double in [lo, hi) from a caller-held state (xorshift64*). */
