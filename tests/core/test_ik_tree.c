@@ -46,19 +46,6 @@ static void humanoid_start(const rk_tree *t, double *q) {
   rk_tree_q_clamp(t, q);
 }
 
-static double max_closure(const rk_tree *t, const rk_loop *loops, size_t n, const double *q) {
-  rk_mat4 *models = g_new(rk_mat4, rk_tree_link_count(t));
-  rk_tree_fk(t, q, NULL, models);
-  double worst = 0, F[6];
-  for (size_t i = 0; i < n; i++) {
-    rk_loop_residual(t, &loops[i], models, F);
-    for (size_t r = 0; r < rk_loop_rows(&loops[i]); r++)
-      worst = fmax(worst, fabs(F[r]));
-  }
-  g_free(models);
-  return worst;
-}
-
 static rk_vec3 link_pos(const rk_tree *t, const double *q, int link) {
   rk_mat4 *models = g_new(rk_mat4, rk_tree_link_count(t));
   rk_tree_fk(t, q, NULL, models);
@@ -109,7 +96,7 @@ static void pinned_clear(pinned *s) {
 Test(ik_tree, humanoid_feet_pinned_hand_goal_closes_loops) {
   pinned s;
   pinned_init(&s, rk_vec3_make(0.15, -0.25, 0.3));
-  cr_assert(max_closure(s.tree, s.loops, 2, s.q) < 1e-12);
+  cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, s.q) < 1e-12);
   GError *err = NULL;
   rk_ik_ws *ws = rk_ik_ws_new(&s.p, 0, &err);
   cr_assert(ws, "%s", err ? err->message : "");
@@ -118,7 +105,7 @@ Test(ik_tree, humanoid_feet_pinned_hand_goal_closes_loops) {
   cr_assert(rk_ik_solve(&s.p, NULL, s.q, ws, &res, &err), "%s", err ? err->message : "");
   cr_assert(res.reached, "%s: hand %g m, closure %g after %d iterations",
             rk_ik_status_name(res.status), res.position_error, res.closure_error, res.iterations);
-  const double closure = max_closure(s.tree, s.loops, 2, s.q);
+  const double closure = rk_test_loop_residual(s.tree, s.loops, 2, s.q);
   cr_assert(closure < 1e-6, "closure residual %g", closure);
   cr_assert(closure < 1e-9, "closure residual %g (tolerance 1e-9)", closure);
   rk_assert_vec3_near(link_pos(s.tree, s.q, s.hand), s.goal.target_position, 1e-5);
@@ -136,7 +123,7 @@ Test(ik_tree, humanoid_feet_pinned_soft_loops) {
   rk_ik_result res;
   cr_assert(rk_ik_solve(&s.p, NULL, s.q, ws, &res, NULL));
   cr_assert(res.reached, "%s", rk_ik_status_name(res.status));
-  cr_assert(max_closure(s.tree, s.loops, 2, s.q) < 1e-6);
+  cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, s.q) < 1e-6);
   rk_ik_ws_free(ws);
   pinned_clear(&s);
 }
@@ -152,7 +139,7 @@ Test(ik_tree, unreachable_hand_goal_keeps_feet_closed) {
   cr_assert_not(res.reached);
   for (size_t k = 0; k < rk_tree_dof_count(s.tree); k++)
     cr_assert(isfinite(s.q[k]));
-  const double closure = max_closure(s.tree, s.loops, 2, s.q);
+  const double closure = rk_test_loop_residual(s.tree, s.loops, 2, s.q);
   cr_assert(closure < 1e-6, "closure %g while reaching for an unreachable hand goal", closure);
   /* It reached toward the goal: closer than at the start. */
   double q0[128];
@@ -674,14 +661,14 @@ Test(ik_tree, loops_alone_close_from_a_disturbed_pose) {
     for (size_t k = 0; k < n; k++)
       q[k] += rk_test_uniform(&rng, -amp, amp);
     rk_tree_q_clamp(s.tree, q);
-    cr_assert(max_closure(s.tree, s.loops, 2, q) > (mode < 2 ? 1e-2 : 0.1));
+    cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, q) > (mode < 2 ? 1e-2 : 0.1));
     s.p.loop_mode = mode % 2 ? RK_IK_LOOPS_SOFT : RK_IK_LOOPS_HARD;
     rk_ik_ws *ws = rk_ik_ws_new(&s.p, 0, NULL);
     rk_ik_result res;
     cr_assert(rk_ik_solve(&s.p, NULL, q, ws, &res, NULL));
     cr_assert(res.reached, "mode %d: %s closure %g after %d iterations", mode,
               rk_ik_status_name(res.status), res.closure_error, res.iterations);
-    cr_assert(max_closure(s.tree, s.loops, 2, q) < 1e-9);
+    cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, q) < 1e-9);
     rk_ik_ws_free(ws);
   }
   pinned_clear(&s);

@@ -24,3 +24,16 @@ double rk_test_uniform(guint64 *state, double lo, double hi) {
   double u = (double)((x * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
   return lo + (hi - lo) * u;
 }
+
+double rk_test_loop_residual(const rk_tree *t, const rk_loop *loops, size_t n, const double *q) {
+  const size_t rows = rk_loops_rows(loops, n);
+  rk_mat4 *m = g_new(rk_mat4, rk_tree_link_count(t));
+  double *F = g_new(double, rows ? rows : 1), worst = 0;
+  rk_tree_fk(t, q, NULL, m);
+  rk_loops_residual(t, loops, n, m, F);
+  for (size_t i = 0; i < rows; i++)
+    worst = fmax(worst, fabs(F[i]));
+  g_free(F);
+  g_free(m);
+  return worst;
+}

@@ -57,6 +57,8 @@
 
 /** Both matrices side by side, for failure messages (static buffer, one thread). */
 const char *rk_test_mat4_diff_text(const rk_mat4 *a, const rk_mat4 *b);
+/** Largest absolute entry of the stacked residuals of the n loops at q (FK computed here). */
+double rk_test_loop_residual(const rk_tree *t, const rk_loop *loops, size_t n, const double *q);
 /** Deterministic uniform double in [lo, hi) from a caller-held state (xorshift64*). */
 double rk_test_uniform(guint64 *state, double lo, double hi);
 
