@@ -3,13 +3,6 @@
 
 #include <stdio.h>
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
 static rk_chain *chain_or_fail(const rk_tree *t, int base, int tip) {
   g_autoptr(GError) error = NULL;
   rk_chain *c = rk_chain_new(t, base, tip, &error);
@@ -32,7 +25,7 @@ static void assert_chain_fk(const rk_tree *t, const rk_chain *c, const double *q
 Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
   g_autoptr(rk_skeleton) s = fx_iiwa();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(t), 7);
   cr_assert_eq(rk_tree_joint(t, 7)->type, RK_JOINT_FIXED, "the flange is an end site");
   g_autoptr(rk_chain) c = chain_or_fail(t, -1, rk_tree_find_link(t, "flange"));
@@ -64,7 +57,7 @@ Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
 Test(chain, iiwa_tree_fk_reaches_every_benchmark_target) {
   g_autoptr(rk_skeleton) s = fx_iiwa();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   g_autofree char *path = rk_test_data("ik_targets_iiwa14.txt");
   FILE *f = fopen(path, "r");
   cr_assert(f, "cannot open %s", path);
@@ -103,7 +96,7 @@ Test(chain, iiwa_tree_fk_reaches_every_benchmark_target) {
 Test(chain, humanoid_chains_match_tree_fk_for_random_q) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   const char *pairs[][2] = {{NULL, "Toe_L_end"},   {"Hips", "Hand_R_end"}, {"Chest", "Head_end"},
                             {"UpLeg_R", "Foot_R"}, {"LoArm_L", "LoArm_L"}, {NULL, "Hips"}};
   double q[58];
@@ -145,7 +138,7 @@ Test(chain, humanoid_chains_match_tree_fk_for_random_q) {
 
 Test(chain, gather_and_bad_chains) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   g_autoptr(GError) e1 = NULL, e2 = NULL;
   cr_assert_null(
       rk_chain_new(t, rk_tree_find_link(t, "Hand_L"), rk_tree_find_link(t, "Foot_L"), &e1));

@@ -4,14 +4,6 @@
 
 #include <stdio.h>
 
-static rk_mat4 mat4_rows(const double r[16]) {
-  rk_mat4 m;
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      m.m[j * 4 + i] = r[i * 4 + j];
-  return m;
-}
-
 Test(dh, standard_and_modified_link_transforms_are_their_products) {
   const double a = 0.3, al = -0.7, d = 0.25, th = 1.3;
   rk_mat4 rz = rk_mat4_rot_z(th), tz = rk_mat4_translation(rk_vec3_make(0, 0, d)),
@@ -35,7 +27,7 @@ Test(dh, two_link_planar_arm_matches_closed_form) {
     double c1 = cos(q[0]), s1 = sin(q[0]), c12 = cos(q[0] + q[1]), s12 = sin(q[0] + q[1]);
     const double expect[16] = {c12, -s12, 0, a1 * c1 + a2 * c12, s12, c12, 0, a1 * s1 + a2 * s12,
                                0,   0,    1, 0,                  0,   0,   0, 1};
-    rk_assert_mat4_near(t, mat4_rows(expect), 1e-14);
+    rk_assert_mat4_near(t, rk_test_mat4_rows(expect), 1e-14);
   }
 }
 
@@ -55,7 +47,7 @@ Test(dh, cylindrical_robot_matches_closed_form) {
     double c1 = cos(q[0]), s1 = sin(q[0]), d2 = q[1], d3 = q[2];
     const double expect[16] = {c1, 0, -s1, -s1 * d3, s1, 0, c1, c1 * d3,
                                0, -1, 0, d1 + d2, 0, 0, 0, 1};
-    rk_assert_mat4_near(t, mat4_rows(expect), 1e-14);
+    rk_assert_mat4_near(t, rk_test_mat4_rows(expect), 1e-14);
   }
 }
 

@@ -2,13 +2,6 @@
  * both feet planted, exact Jacobians, and closing a loop from a perturbed configuration. */
 #include "tree_fixtures.h"
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
 /* The cut of the ring: A5's tip meets A6's tip at vertex 5. */
 static rk_loop ring_cut(const rk_tree *t, rk_loop_kind kind) {
   rk_loop l;
@@ -23,7 +16,7 @@ static rk_loop ring_cut(const rk_tree *t, rk_loop_kind kind) {
 Test(loop, closed_planar_ten_link_chain_has_effective_dof_8_and_7_when_welded) {
   g_autoptr(rk_skeleton) s = fx_ring_ten();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(t), 10, "ten joint variables");
   g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, 6);
   double q[10] = {0};
@@ -95,7 +88,7 @@ static void assert_loop_jacobian(const rk_tree *t, const rk_loop *l, const doubl
 
 Test(loop, jacobians_match_finite_differences) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   double q[66];
   guint64 rng = 12;
   const int lf = rk_tree_find_link(t, "Foot_L"), rf = rk_tree_find_link(t, "Foot_R");
@@ -116,7 +109,7 @@ Test(loop, jacobians_match_finite_differences) {
 Test(loop, humanoid_with_both_feet_planted) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_eq(nd, 58);
   /* A frame of the walk as the configuration where both feet are on the ground. */
@@ -162,7 +155,7 @@ Test(loop, humanoid_with_both_feet_planted) {
 
 Test(loop, invalid_loops_are_refused_with_names) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   const int lf = rk_tree_find_link(t, "Foot_L");
   g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
   rk_loop same = {RK_LOOP_RIGID, lf, rk_mat4_identity(), lf, rk_mat4_identity()};

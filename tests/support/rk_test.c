@@ -37,3 +37,24 @@ double rk_test_loop_residual(const rk_tree *t, const rk_loop *loops, size_t n, c
   g_free(m);
   return worst;
 }
+
+rk_tree *rk_test_tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
+  g_autoptr(GError) error = NULL;
+  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
+  cr_assert(t, "%s", error ? error->message : "");
+  return t;
+}
+
+const rk_joint *rk_test_joint_named(const rk_tree *t, const char *name) {
+  int j = rk_tree_find_link(t, name);
+  cr_assert_geq(j, 0, "no link %s", name);
+  return rk_tree_joint(t, (size_t)j);
+}
+
+rk_mat4 rk_test_mat4_rows(const double r[16]) {
+  rk_mat4 m;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      m.m[j * 4 + i] = r[i * 4 + j];
+  return m;
+}
