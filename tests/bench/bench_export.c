@@ -4,6 +4,7 @@
  * Prints one `rigkit export_<format> ...` line per measurement (median of --reps runs).
  * Usage: rk_bench_export [--quick] [--seconds S] [--reps N] [--dir DIR] */
 #include "bench_support.h"
+#include "rk_rigs.h"
 
 #include <glib/gstdio.h>
 #include <rigkit/exporters.h>
@@ -12,39 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-  const char *name;
-  int parent;
-  double t[3];
-} kCmu[] = {
-    {"hip", -1, {0, 0.95, 0}},          {"lhipjoint", 0, {0, 0, 0}},
-    {"lfemur", 1, {0.09, -0.08, 0.02}}, {"ltibia", 2, {0.0, -0.41, 0}},
-    {"lfoot", 3, {0, -0.42, 0}},        {"ltoes", 4, {0, -0.04, 0.13}},
-    {"rhipjoint", 0, {0, 0, 0}},        {"rfemur", 6, {-0.09, -0.08, 0.02}},
-    {"rtibia", 7, {0, -0.41, 0}},       {"rfoot", 8, {0, -0.42, 0}},
-    {"rtoes", 9, {0, -0.04, 0.13}},     {"lowerback", 0, {0, 0.02, -0.01}},
-    {"upperback", 11, {0, 0.12, 0}},    {"thorax", 12, {0, 0.12, 0.01}},
-    {"lowerneck", 13, {0, 0.12, -0.02}}, {"upperneck", 14, {0, 0.08, 0.01}},
-    {"head", 15, {0, 0.08, 0.01}},      {"lclavicle", 13, {0.02, 0.1, 0}},
-    {"lhumerus", 17, {0.15, 0.02, 0}},  {"lradius", 18, {0.28, 0, 0}},
-    {"lwrist", 19, {0.24, 0, 0}},       {"lhand", 20, {0.04, 0, 0}},
-    {"lfingers", 21, {0.06, 0, 0}},     {"lthumb", 20, {0.03, 0, 0.03}},
-    {"rclavicle", 13, {-0.02, 0.1, 0}}, {"rhumerus", 24, {-0.15, 0.02, 0}},
-    {"rradius", 25, {-0.28, 0, 0}},     {"rwrist", 26, {-0.24, 0, 0}},
-    {"rhand", 27, {-0.04, 0, 0}},       {"rfingers", 28, {-0.06, 0, 0}},
-    {"rthumb", 27, {-0.03, 0, 0.03}},
-};
-#define N_CMU ((int)(sizeof kCmu / sizeof kCmu[0]))
+#define N_CMU 31 /* joints of rk_rig_cmu_skeleton() */
 
 static rk_asset *long_capture(size_t frames) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  for (int i = 0; i < N_CMU; i++) {
-    rk_transform x = rk_transform_identity();
-    x.t = rk_vec3_make(kCmu[i].t[0], kCmu[i].t[1], kCmu[i].t[2]);
-    rk_skeleton_builder_add_joint(b, kCmu[i].name, kCmu[i].parent, &x, 0);
+  rk_skeleton *s = rk_rig_cmu_skeleton(NULL);
+  if (!s || rk_skeleton_joint_count(s) != N_CMU) {
+    fprintf(stderr, "rk_bench_export: the CMU skeleton did not build with %d joints\n", N_CMU);
+    exit(1);
   }
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
   rk_asset *a = rk_asset_new(s);
   rk_clip *c = rk_clip_new("capture", N_CMU);
   rk_clip_set_fps(c, 120);

@@ -2,6 +2,7 @@
  * KUKA iiwa 14 DH chain, timed the same way as kdl_bench so the two can run side by side
  * (tests/bench/run_fk.sh). Usage: rk_bench_fk [--quick] */
 #include "bench_support.h"
+#include "rk_rigs.h"
 
 #include <rigkit/rigkit.h>
 #include <stdio.h>
@@ -38,13 +39,6 @@ static const hum_joint kHum[] = {
 #define N_JOINTS (N_HUM + 1) /* + the pelvis root */
 #define N_DOF 25
 #define NQ 4096
-
-static const rk_dh_row kIiwa[7] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-static const double kIiwaLimDeg[7] = {170, 120, 170, 120, 170, 120, 175};
 
 typedef struct hum_ctx {
   const rk_skeleton *skel;
@@ -202,11 +196,15 @@ int main(int argc, char **argv) {
   rk_bench_rng rng = {20240601};
   printf("# rk_bench_fk: rigkit %s, reps=%d (ns_per_call = median over reps)\n", rk_version_string(), reps);
 
-  chain_ctx cc = {{RK_DH_STANDARD, kIiwa, 7, rk_mat4_identity(), rk_mat4_identity()}, NULL, {{{0}}}, {{0}}};
+  chain_ctx cc = {{RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(), rk_mat4_identity()},
+                  NULL,
+                  {{{0}}},
+                  {{0}}};
   cc.qpool = malloc(sizeof(double) * NQ * 7);
   for (int k = 0; k < NQ; k++)
     for (int j = 0; j < 7; j++)
-      cc.qpool[k * 7 + j] = rk_bench_uniform(&rng, -kIiwaLimDeg[j] * RK_DEG, kIiwaLimDeg[j] * RK_DEG);
+      cc.qpool[k * 7 + j] = rk_bench_uniform(&rng, -rk_rig_iiwa14_limit_deg[j] * RK_DEG,
+                                             rk_rig_iiwa14_limit_deg[j] * RK_DEG);
   double mn, mx, med;
   const long it_fk = 20000;
   med = rk_bench_run(iiwa_ee, &cc, it_fk, reps, &mn, &mx);

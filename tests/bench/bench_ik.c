@@ -15,6 +15,7 @@
  * Lines: `rigkit <name> seed=.. key=value ...`.
  * Usage: rk_bench_ik [TARGETS_FILE] [--n N] [--only iiwa|humanoid|twobone] */
 #include "bench_support.h"
+#include "rk_rigs.h"
 
 #include <rigkit/ik.h>
 #include <rigkit/rigkit.h>
@@ -23,13 +24,6 @@
 #include <string.h>
 
 #define NJ 7
-
-static const rk_dh_row kIiwa[NJ] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-static const double kIiwaLimDeg[NJ] = {170, 120, 170, 120, 170, 120, 175};
 
 typedef struct target {
   double q_true[NJ], seed[NJ];
@@ -175,70 +169,10 @@ static void run(const char *name, const char *seed_name, const char *extra, cons
 
 /* ---- Humanoid -------------------------------------------------------------------------------- */
 
-static int hadd(rk_skeleton_builder *b, const char *name, int parent, double x, double y, double z,
-                unsigned flags) {
-  rk_transform t = rk_transform_identity();
-  t.t = rk_vec3_make(x, y, z);
-  return rk_skeleton_builder_add_joint(b, name, parent, &t, flags);
-}
-
-/* 25 joints, Y-up, metres, facing +Z; knees and elbows revolute with one-sided limits. */
+/* The humanoid of rk_rigs.h: 25 joints, knees and elbows revolute with one-sided limits. */
 static rk_tree *humanoid_tree(void) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  int hips = hadd(b, "Hips", -1, 0, 0.95, 0, 0);
-  int spine = hadd(b, "Spine", hips, 0, 0.1, 0, 0);
-  int chest = hadd(b, "Chest", spine, 0, 0.25, 0, 0);
-  int neck = hadd(b, "Neck", chest, 0, 0.2, 0, 0);
-  hadd(b, "Head", neck, 0, 0.1, 0, 0);
-  char n[32];
-  for (int side = 0; side < 2; side++) {
-    const double sx = side == 0 ? 1 : -1;
-    const char *S = side == 0 ? "L" : "R";
-    g_snprintf(n, sizeof n, "Clavicle_%s", S);
-    int cl = hadd(b, n, chest, sx * 0.05, 0.15, 0, 0);
-    g_snprintf(n, sizeof n, "UpArm_%s", S);
-    int ua = hadd(b, n, cl, sx * 0.15, 0, 0, 0);
-    g_snprintf(n, sizeof n, "LoArm_%s", S);
-    int la = hadd(b, n, ua, sx * 0.28, 0, 0, 0);
-    g_snprintf(n, sizeof n, "Hand_%s", S);
-    int ha = hadd(b, n, la, sx * 0.25, 0, 0.02, 0);
-    g_snprintf(n, sizeof n, "Hand_%s_end", S);
-    hadd(b, n, ha, sx * 0.08, 0, 0, RK_JOINT_END_SITE);
-  }
-  for (int side = 0; side < 2; side++) {
-    const double sx = side == 0 ? 1 : -1;
-    const char *S = side == 0 ? "L" : "R";
-    g_snprintf(n, sizeof n, "UpLeg_%s", S);
-    int ul = hadd(b, n, hips, sx * 0.1, -0.05, 0, 0);
-    g_snprintf(n, sizeof n, "LoLeg_%s", S);
-    int ll = hadd(b, n, ul, 0, -0.43, 0.02, 0);
-    g_snprintf(n, sizeof n, "Foot_%s", S);
-    int ft = hadd(b, n, ll, 0, -0.42, -0.02, 0);
-    g_snprintf(n, sizeof n, "Toe_%s", S);
-    int to = hadd(b, n, ft, 0, -0.05, 0.12, 0);
-    g_snprintf(n, sizeof n, "Toe_%s_end", S);
-    hadd(b, n, to, 0, 0, 0.05, RK_JOINT_END_SITE);
-  }
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
-  rk_joint_spec specs[4];
-  memset(specs, 0, sizeof specs);
-  const char *names[4] = {"LoLeg_L", "LoLeg_R", "LoArm_L", "LoArm_R"};
-  const rk_vec3 axes[4] = {{1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}};
-  for (int i = 0; i < 4; i++) {
-    specs[i].name = names[i];
-    specs[i].type = RK_JOINT_REVOLUTE;
-    specs[i].axis = axes[i];
-    specs[i].order = RK_EULER_N_ORDERS;
-    specs[i].has_limits = true;
-    specs[i].upper[0] = 2.5;
-  }
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.joints = specs;
-  o.joint_count = 4;
   GError *err = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, NULL, &o, &err);
-  rk_skeleton_free(s);
+  rk_tree *t = rk_rig_humanoid_tree(&err);
   if (!t) {
     fprintf(stderr, "rk_bench_ik: humanoid: %s\n", err->message);
     exit(1);
@@ -468,42 +402,6 @@ static void bench_dls(walk *w, bool pinned) {
   free(models);
 }
 
-/* The iiwa given as a kinematic tree (a skeleton from the DH table, revolute joint specs). */
-static rk_tree *iiwa_tree(void) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  int prev = -1;
-  rk_mat4 local = rk_mat4_identity();
-  char names[8][32];
-  for (int i = 0; i <= NJ; i++) {
-    rk_transform t;
-    rk_transform_from_mat4(&local, &t);
-    g_snprintf(names[i], sizeof names[i], i < NJ ? "joint_%d" : "flange", i + 1);
-    prev = rk_skeleton_builder_add_joint(b, names[i], prev, &t, i < NJ ? 0 : RK_JOINT_END_SITE);
-    if (i < NJ)
-      local = rk_dh_row_transform(RK_DH_STANDARD, &kIiwa[i], 0.0);
-  }
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
-  rk_joint_spec specs[NJ];
-  memset(specs, 0, sizeof specs);
-  for (int i = 0; i < NJ; i++) {
-    specs[i].name = names[i];
-    specs[i].type = RK_JOINT_REVOLUTE;
-    specs[i].axis = rk_vec3_make(0, 0, 1);
-    specs[i].order = RK_EULER_N_ORDERS;
-    specs[i].has_limits = true;
-    specs[i].lower[0] = -kIiwaLimDeg[i] * RK_DEG;
-    specs[i].upper[0] = kIiwaLimDeg[i] * RK_DEG;
-  }
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.root_type = RK_JOINT_REVOLUTE;
-  o.joints = specs;
-  o.joint_count = NJ;
-  rk_tree *t = rk_tree_from_skeleton(s, NULL, &o, NULL);
-  rk_skeleton_free(s);
-  return t;
-}
-
 int main(int argc, char **argv) {
   const char *path = NULL, *only = NULL;
   size_t limit = 0;
@@ -530,10 +428,11 @@ int main(int argc, char **argv) {
     n = limit;
   printf("# rk_bench_ik: rigkit %s, %zu targets from %s\n", rk_version_string(), n, path);
 
-  const rk_dh_chain chain = {RK_DH_STANDARD, kIiwa, NJ, rk_mat4_identity(), rk_mat4_identity()};
+  const rk_dh_chain chain = {RK_DH_STANDARD, rk_rig_iiwa14_rows, NJ, rk_mat4_identity(),
+                             rk_mat4_identity()};
   double lo[NJ], hi[NJ];
   for (int j = 0; j < NJ; j++) {
-    hi[j] = kIiwaLimDeg[j] * RK_DEG;
+    hi[j] = rk_rig_iiwa14_limit_deg[j] * RK_DEG;
     lo[j] = -hi[j];
   }
   /* Sanity: the file's q_true reproduces its targets with this chain. */
@@ -567,7 +466,7 @@ int main(int argc, char **argv) {
     tp.max_restarts = 1 << 30;
     run("ik_tracik_protocol", "nominal", "method=lm eps=1e-5 timeout_ms=5", t, n, false, &tp,
         &chain, lo, hi, NULL);
-    rk_tree *iiwa = iiwa_tree();
+    rk_tree *iiwa = rk_rig_iiwa14_tree(NULL);
     run("ik_tree", "rand", "method=lm tol=1e-5m,1e-4rad restarts=on mechanism=tree", t, n, true, &o,
         &chain, lo, hi, iiwa);
     rk_tree_free(iiwa);

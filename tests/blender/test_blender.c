@@ -4,10 +4,7 @@
 #include "blender_check.h"
 
 Test(blender, imports_rigkit_glb_gltf_and_bvh) {
-  g_autofree char *blender = find_blender();
-  if (!blender)
-    cr_skip("blender not found: install Debian's blender and python3-numpy (CI does, see "
-            ".ci/deps.sh) or set RK_BLENDER to run the headless Blender import check");
+  g_autofree char *blender = blender_or_skip("import check");
   g_autoptr(rk_asset) a = fixture_character(46);
   const rk_skeleton *s = rk_asset_skeleton(a);
   const rk_clip *walk = rk_asset_clip(a, 0);
@@ -28,22 +25,12 @@ Test(blender, imports_rigkit_glb_gltf_and_bvh) {
   const size_t n = rk_skeleton_joint_count(s);
   static const char *const probe[] = {"Hips", "Head", "LeftHand", "RightHand", "LeftToe",
                                       "RightFoot", "head_top"};
-  g_autoptr(JsonBuilder) jb = json_builder_new();
-  json_builder_begin_object(jb);
-  json_builder_set_member_name(jb, "files");
-  json_builder_begin_array(jb);
+  g_autoptr(JsonBuilder) jb = manifest_new();
   add_entry(jb, glb, "glb", s, walk, 30, 1.0, n, probe, G_N_ELEMENTS(probe));
   add_entry(jb, gltf, "gltf", s, walk, 30, 1.0, n, probe, G_N_ELEMENTS(probe));
   add_entry(jb, skel, "glb", s, walk, 30, 1.0, n, probe, G_N_ELEMENTS(probe));
   /* BVH: the two End Sites (Head_End, LeftHand_End) are bone tails, not bones. */
   add_entry(jb, bvh, "bvh", s, walk, 30, 0.01, n - 2, probe, G_N_ELEMENTS(probe));
-  json_builder_end_array(jb);
-  json_builder_end_object(jb);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(jb);
-  json_generator_set_root(gen, root);
-  g_autofree char *manifest = g_build_filename(dir, "manifest.json", NULL);
-  cr_assert(json_generator_to_file(gen, manifest, NULL));
-  run_blender(blender, manifest);
+  run_manifest(blender, jb, dir);
   fixture_rmdir(dir);
 }

@@ -2,25 +2,9 @@
  * rigkit's importers): bone count, frame range and bone heads vs rigkit's FK. */
 #include "blender_check.h"
 #include "bvh_eval.h"
+#include "shared_files.h"
 
-#include <rigkit/importers.h>
 #include <rigkit/reduce.h>
-
-static const char *const shared_files[] = {
-    "SimpleSkin.gltf",     "RiggedFigure.glb",    "Fox.glb",
-    "makehuman_walk1.bvh", "assimp_huesitos.fbx", "huesitos_prerotation_pivots.fbx",
-};
-
-static char *shared_path(const char *name) {
-  char *p = rk_test_data(name);
-  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    return p;
-  g_free(p);
-  p = g_build_filename(RK_SOURCE_DIR, "..", "shared", "data", name, NULL);
-  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    cr_skip("shared test file %s not found (tests/data or ../shared/data)", name);
-  return p;
-}
 
 /* Up to `max` joints spread over the skeleton (every k-th), as probe bones. */
 static size_t pick_probes(const rk_skeleton *s, const bvh_file *bvh, const char **out, size_t max) {
@@ -39,15 +23,9 @@ static size_t pick_probes(const rk_skeleton *s, const bvh_file *bvh, const char 
 }
 
 Test(blender, imports_rigkit_outputs_of_the_shared_files) {
-  g_autofree char *blender = find_blender();
-  if (!blender)
-    cr_skip("blender not found: install Debian's blender and python3-numpy (CI does, see "
-            ".ci/deps.sh) or set RK_BLENDER to run the headless Blender import check");
+  g_autofree char *blender = blender_or_skip("import check");
   g_autofree char *dir = fixture_tmpdir();
-  g_autoptr(JsonBuilder) jb = json_builder_new();
-  json_builder_begin_object(jb);
-  json_builder_set_member_name(jb, "files");
-  json_builder_begin_array(jb);
+  g_autoptr(JsonBuilder) jb = manifest_new();
   g_autoptr(GPtrArray) assets = g_ptr_array_new_with_free_func((GDestroyNotify)rk_asset_free);
   for (size_t i = 0; i < G_N_ELEMENTS(shared_files); i++) {
     g_autofree char *src = shared_path(shared_files[i]);
@@ -79,13 +57,6 @@ Test(blender, imports_rigkit_outputs_of_the_shared_files) {
     add_entry(jb, bvh, "bvh", s, clip, 1.0 / b->frame_time, 0.01, bones, probe, np);
     bvh_file_free(b);
   }
-  json_builder_end_array(jb);
-  json_builder_end_object(jb);
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(jb);
-  json_generator_set_root(gen, root);
-  g_autofree char *manifest = g_build_filename(dir, "manifest.json", NULL);
-  cr_assert(json_generator_to_file(gen, manifest, NULL));
-  run_blender(blender, manifest);
+  run_manifest(blender, jb, dir);
   fixture_rmdir(dir);
 }

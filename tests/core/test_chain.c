@@ -3,13 +3,6 @@
 
 #include <stdio.h>
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
 static rk_chain *chain_or_fail(const rk_tree *t, int base, int tip) {
   g_autoptr(GError) error = NULL;
   rk_chain *c = rk_chain_new(t, base, tip, &error);
@@ -32,7 +25,7 @@ static void assert_chain_fk(const rk_tree *t, const rk_chain *c, const double *q
 Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
   g_autoptr(rk_skeleton) s = fx_iiwa();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(t), 7);
   cr_assert_eq(rk_tree_joint(t, 7)->type, RK_JOINT_FIXED, "the flange is an end site");
   g_autoptr(rk_chain) c = chain_or_fail(t, -1, rk_tree_find_link(t, "flange"));
@@ -40,9 +33,9 @@ Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
   cr_assert_eq(rk_chain_dof_count(c), 7);
   const rk_dh_chain *dh = rk_chain_dh(c, RK_DH_STANDARD);
   for (int i = 0; i < 7; i++) {
-    rk_assert_near(dh->rows[i].a, fx_iiwa_rows[i].a, 1e-12);
-    rk_assert_near(dh->rows[i].alpha, fx_iiwa_rows[i].alpha, 1e-12);
-    rk_assert_near(dh->rows[i].d, fx_iiwa_rows[i].d, 1e-12);
+    rk_assert_near(dh->rows[i].a, rk_rig_iiwa14_rows[i].a, 1e-12);
+    rk_assert_near(dh->rows[i].alpha, rk_rig_iiwa14_rows[i].alpha, 1e-12);
+    rk_assert_near(dh->rows[i].d, rk_rig_iiwa14_rows[i].d, 1e-12);
     rk_assert_near(dh->rows[i].theta, 0.0, 1e-12);
     cr_assert_eq(dh->rows[i].type, RK_DH_REVOLUTE);
   }
@@ -51,7 +44,7 @@ Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
   /* The modified table is the standard one shifted (Craig's a_{i-1}, alpha_{i-1}). */
   rk_dh_row mod[7];
   rk_mat4 mtool;
-  rk_dh_standard_to_modified(fx_iiwa_rows, 7, &dh->tool, mod, &mtool);
+  rk_dh_standard_to_modified(rk_rig_iiwa14_rows, 7, &dh->tool, mod, &mtool);
   const rk_dh_chain *mdh = rk_chain_dh(c, RK_DH_MODIFIED);
   for (int i = 0; i < 7; i++) {
     rk_assert_near(mdh->rows[i].a, mod[i].a, 1e-12);
@@ -64,7 +57,7 @@ Test(chain, iiwa_dh_table_extracted_from_the_tree_equals_the_bench_table) {
 Test(chain, iiwa_tree_fk_reaches_every_benchmark_target) {
   g_autoptr(rk_skeleton) s = fx_iiwa();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   g_autofree char *path = rk_test_data("ik_targets_iiwa14.txt");
   FILE *f = fopen(path, "r");
   cr_assert(f, "cannot open %s", path);
@@ -103,7 +96,7 @@ Test(chain, iiwa_tree_fk_reaches_every_benchmark_target) {
 Test(chain, humanoid_chains_match_tree_fk_for_random_q) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   const char *pairs[][2] = {{NULL, "Toe_L_end"},   {"Hips", "Hand_R_end"}, {"Chest", "Head_end"},
                             {"UpLeg_R", "Foot_R"}, {"LoArm_L", "LoArm_L"}, {NULL, "Hips"}};
   double q[58];
@@ -145,7 +138,7 @@ Test(chain, humanoid_chains_match_tree_fk_for_random_q) {
 
 Test(chain, gather_and_bad_chains) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   g_autoptr(GError) e1 = NULL, e2 = NULL;
   cr_assert_null(
       rk_chain_new(t, rk_tree_find_link(t, "Hand_L"), rk_tree_find_link(t, "Foot_L"), &e1));

@@ -1,15 +1,8 @@
 /* Denavit-Hartenberg: textbook chains, the KUKA iiwa 14, extraction round trips. */
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 #include <stdio.h>
-
-static rk_mat4 mat4_rows(const double r[16]) {
-  rk_mat4 m;
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      m.m[j * 4 + i] = r[i * 4 + j];
-  return m;
-}
 
 Test(dh, standard_and_modified_link_transforms_are_their_products) {
   const double a = 0.3, al = -0.7, d = 0.25, th = 1.3;
@@ -34,7 +27,7 @@ Test(dh, two_link_planar_arm_matches_closed_form) {
     double c1 = cos(q[0]), s1 = sin(q[0]), c12 = cos(q[0] + q[1]), s12 = sin(q[0] + q[1]);
     const double expect[16] = {c12, -s12, 0, a1 * c1 + a2 * c12, s12, c12, 0, a1 * s1 + a2 * s12,
                                0,   0,    1, 0,                  0,   0,   0, 1};
-    rk_assert_mat4_near(t, mat4_rows(expect), 1e-14);
+    rk_assert_mat4_near(t, rk_test_mat4_rows(expect), 1e-14);
   }
 }
 
@@ -54,7 +47,7 @@ Test(dh, cylindrical_robot_matches_closed_form) {
     double c1 = cos(q[0]), s1 = sin(q[0]), d2 = q[1], d3 = q[2];
     const double expect[16] = {c1, 0, -s1, -s1 * d3, s1, 0, c1, c1 * d3,
                                0, -1, 0, d1 + d2, 0, 0, 0, 1};
-    rk_assert_mat4_near(t, mat4_rows(expect), 1e-14);
+    rk_assert_mat4_near(t, rk_test_mat4_rows(expect), 1e-14);
   }
 }
 
@@ -77,18 +70,13 @@ Test(dh, spherical_wrist_matches_closed_form) {
   }
 }
 
-static const rk_dh_row iiwa_rows[7] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-
 /* Textbook 6: KUKA iiwa 14, FK(q_true) equals every target of the benchmark set. */
 Test(dh, iiwa_fk_matches_every_benchmark_target) {
   g_autofree char *path = rk_test_data("ik_targets_iiwa14.txt");
   FILE *f = fopen(path, "r");
   cr_assert(f, "cannot open %s", path);
-  rk_dh_chain c = {RK_DH_STANDARD, iiwa_rows, 7, rk_mat4_identity(), rk_mat4_identity()};
+  rk_dh_chain c = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                   rk_mat4_identity()};
   char line[4096];
   int count = 0;
   double worst_p = 0, worst_r = 0;
@@ -182,7 +170,8 @@ Test(dh, extraction_round_trip_on_random_chains) {
 }
 
 Test(dh, extraction_recovers_the_iiwa_table) {
-  rk_dh_chain c = {RK_DH_STANDARD, iiwa_rows, 7, rk_mat4_identity(), rk_mat4_identity()};
+  rk_dh_chain c = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                   rk_mat4_identity()};
   rk_dh_axis axes[7];
   rk_mat4 end, base, tool;
   rk_dh_chain_axes(&c, NULL, axes, &end);
@@ -191,10 +180,10 @@ Test(dh, extraction_recovers_the_iiwa_table) {
   rk_assert_mat4_near(base, rk_mat4_identity(), 1e-12);
   rk_assert_mat4_near(tool, rk_mat4_identity(), 1e-12);
   for (int i = 0; i < 7; i++) {
-    rk_assert_near(ext[i].a, iiwa_rows[i].a, 1e-12);
-    rk_assert_near(ext[i].alpha, iiwa_rows[i].alpha, 1e-12);
-    rk_assert_near(ext[i].d, iiwa_rows[i].d, 1e-12);
-    rk_assert_near(ext[i].theta, iiwa_rows[i].theta, 1e-12);
+    rk_assert_near(ext[i].a, rk_rig_iiwa14_rows[i].a, 1e-12);
+    rk_assert_near(ext[i].alpha, rk_rig_iiwa14_rows[i].alpha, 1e-12);
+    rk_assert_near(ext[i].d, rk_rig_iiwa14_rows[i].d, 1e-12);
+    rk_assert_near(ext[i].theta, rk_rig_iiwa14_rows[i].theta, 1e-12);
   }
 }
 

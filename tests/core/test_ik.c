@@ -1,6 +1,7 @@
 /* IK solvers on DH chains: the textbook Newton steps (regular, over- and under-determined) checked
  * against formulas worked out by hand, Newton / DLS / LM solves, unreachable goals, limits,
  * posture, locked DOFs, determinism on two threads, and validation one field at a time. */
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 #include <rigkit/ik.h>
@@ -22,13 +23,6 @@ static rk_vec3 chain_tip(const rk_dh_chain *c, const double *q) {
   rk_dh_chain_fk(c, q, NULL, &end);
   return rk_mat4_get_translation(&end);
 }
-
-static const rk_dh_row kIiwa[7] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-static const double kIiwaLimDeg[7] = {170, 120, 170, 120, 170, 120, 175};
 
 /* ---- Newton steps against hand formulas ------------------------------------------------------ */
 
@@ -409,7 +403,8 @@ Test(ik_solve, locked_dofs_do_not_move) {
 }
 
 Test(ik_solve, orientation_only_goal) {
-  rk_dh_chain c = {RK_DH_STANDARD, kIiwa, 7, rk_mat4_identity(), rk_mat4_identity()};
+  rk_dh_chain c = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                   rk_mat4_identity()};
   rk_ik_goal g = RK_IK_GOAL_INIT;
   g.kind = RK_IK_ORIENTATION;
   g.link = 6;
@@ -476,7 +471,8 @@ typedef struct iiwa_setup {
 } iiwa_setup;
 
 static void iiwa_init(iiwa_setup *s) {
-  rk_dh_chain c = {RK_DH_STANDARD, kIiwa, 7, rk_mat4_identity(), rk_mat4_identity()};
+  rk_dh_chain c = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                   rk_mat4_identity()};
   s->chain = c;
   const rk_ik_goal g = RK_IK_GOAL_INIT;
   s->goal = g;
@@ -487,7 +483,7 @@ static void iiwa_init(iiwa_setup *s) {
   s->p.goals = &s->goal;
   s->p.goal_count = 1;
   for (int j = 0; j < 7; j++) {
-    s->hi[j] = kIiwaLimDeg[j] * RK_DEG;
+    s->hi[j] = rk_rig_iiwa14_limit_deg[j] * RK_DEG;
     s->lo[j] = -s->hi[j];
   }
   s->p.lower = s->lo;

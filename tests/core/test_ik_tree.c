@@ -1,6 +1,7 @@
 /* IK on kinematic trees: a humanoid built in code with both feet pinned (hard and soft loops) and a
  * hand goal, unreachable goals under closure, the analytic limb solver against the numeric one,
  * warm-started sequences, the DH fast path of a robot tree, and threads. */
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 #include <rigkit/ik.h>
@@ -9,79 +10,11 @@
 
 /* ---- Fixtures -------------------------------------------------------------------------------- */
 
-static int add(rk_skeleton_builder *b, const char *name, int parent, double x, double y, double z,
-               unsigned flags) {
-  rk_transform t = rk_transform_identity();
-  t.t = rk_vec3_make(x, y, z);
-  return rk_skeleton_builder_add_joint(b, name, parent, &t, flags);
-}
-
-/* A 25-joint humanoid, Y-up, metres, facing +Z, left = +X, knees slightly bent at rest. */
-static rk_skeleton *humanoid_skeleton(void) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  int hips = add(b, "Hips", -1, 0, 0.95, 0, 0);
-  int spine = add(b, "Spine", hips, 0, 0.1, 0, 0);
-  int chest = add(b, "Chest", spine, 0, 0.25, 0, 0);
-  int neck = add(b, "Neck", chest, 0, 0.2, 0, 0);
-  add(b, "Head", neck, 0, 0.1, 0, 0);
-  for (int side = 0; side < 2; side++) {
-    const double sx = side == 0 ? 1 : -1;
-    const char *S = side == 0 ? "L" : "R";
-    char n[32];
-    g_snprintf(n, sizeof n, "Clavicle_%s", S);
-    int cl = add(b, n, chest, sx * 0.05, 0.15, 0, 0);
-    g_snprintf(n, sizeof n, "UpArm_%s", S);
-    int ua = add(b, n, cl, sx * 0.15, 0, 0, 0);
-    g_snprintf(n, sizeof n, "LoArm_%s", S);
-    int la = add(b, n, ua, sx * 0.28, 0, 0, 0);
-    g_snprintf(n, sizeof n, "Hand_%s", S);
-    int ha = add(b, n, la, sx * 0.25, 0, 0.02, 0);
-    g_snprintf(n, sizeof n, "Hand_%s_end", S);
-    add(b, n, ha, sx * 0.08, 0, 0, RK_JOINT_END_SITE);
-  }
-  for (int side = 0; side < 2; side++) {
-    const double sx = side == 0 ? 1 : -1;
-    const char *S = side == 0 ? "L" : "R";
-    char n[32];
-    g_snprintf(n, sizeof n, "UpLeg_%s", S);
-    int ul = add(b, n, hips, sx * 0.1, -0.05, 0, 0);
-    g_snprintf(n, sizeof n, "LoLeg_%s", S);
-    int ll = add(b, n, ul, 0, -0.43, 0.02, 0);
-    g_snprintf(n, sizeof n, "Foot_%s", S);
-    int ft = add(b, n, ll, 0, -0.42, -0.02, 0);
-    g_snprintf(n, sizeof n, "Toe_%s", S);
-    int to = add(b, n, ft, 0, -0.05, 0.12, 0);
-    g_snprintf(n, sizeof n, "Toe_%s_end", S);
-    add(b, n, to, 0, 0, 0.05, RK_JOINT_END_SITE);
-  }
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
-  cr_assert(s);
-  return s;
-}
-
-/* Knees and elbows revolute (knees about +x bending the shin back, elbows bending the forearm
- * forward) with one-sided limits; every other joint a ball, the root free. */
+/* The humanoid of rk_rigs.h: knees and elbows revolute with one-sided limits, every other joint a
+ * ball, the root free. */
 static rk_tree *humanoid_tree(void) {
-  g_autoptr(rk_skeleton) s = humanoid_skeleton();
-  rk_joint_spec specs[4];
-  memset(specs, 0, sizeof specs);
-  const char *names[4] = {"LoLeg_L", "LoLeg_R", "LoArm_L", "LoArm_R"};
-  const rk_vec3 axes[4] = {{1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}};
-  for (int i = 0; i < 4; i++) {
-    specs[i].name = names[i];
-    specs[i].type = RK_JOINT_REVOLUTE;
-    specs[i].axis = axes[i];
-    specs[i].order = RK_EULER_N_ORDERS;
-    specs[i].has_limits = true;
-    specs[i].lower[0] = 0.0;
-    specs[i].upper[0] = 2.5;
-  }
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.joints = specs;
-  o.joint_count = 4;
-  GError *err = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, NULL, &o, &err);
+  g_autoptr(GError) err = NULL;
+  rk_tree *t = rk_rig_humanoid_tree(&err);
   cr_assert(t, "%s", err ? err->message : "");
   return t;
 }
@@ -92,47 +25,10 @@ static int link_of(const rk_tree *t, const char *name) {
   return l;
 }
 
-static const rk_dh_row kIiwa[7] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-static const double kIiwaLimDeg[7] = {170, 120, 170, 120, 170, 120, 175};
-
-/* The iiwa as a tree: joint i's rest local is the constant part of DH row i-1, each joint turns
- * about its local z within the robot's limits; the flange is an end site. */
+/* The iiwa of rk_rigs.h as a tree (7 revolute DOFs, DH fast path). */
 static rk_tree *iiwa_tree(void) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  int prev = -1;
-  rk_mat4 local = rk_mat4_identity();
-  char names[8][32];
-  for (int i = 0; i <= 7; i++) {
-    rk_transform t;
-    cr_assert(rk_transform_from_mat4(&local, &t));
-    g_snprintf(names[i], sizeof names[i], i < 7 ? "joint_%d" : "flange", i + 1);
-    prev = rk_skeleton_builder_add_joint(b, names[i], prev, &t, i < 7 ? 0 : RK_JOINT_END_SITE);
-    if (i < 7)
-      local = rk_dh_row_transform(RK_DH_STANDARD, &kIiwa[i], 0.0);
-  }
-  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
-  rk_joint_spec specs[7];
-  memset(specs, 0, sizeof specs);
-  for (int i = 0; i < 7; i++) {
-    specs[i].name = names[i];
-    specs[i].type = RK_JOINT_REVOLUTE;
-    specs[i].axis = rk_vec3_make(0, 0, 1);
-    specs[i].order = RK_EULER_N_ORDERS;
-    specs[i].has_limits = true;
-    specs[i].lower[0] = -kIiwaLimDeg[i] * RK_DEG;
-    specs[i].upper[0] = kIiwaLimDeg[i] * RK_DEG;
-  }
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.root_type = RK_JOINT_REVOLUTE;
-  o.joints = specs;
-  o.joint_count = 7;
-  GError *err = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, NULL, &o, &err);
+  g_autoptr(GError) err = NULL;
+  rk_tree *t = rk_rig_iiwa14_tree(&err);
   cr_assert(t, "%s", err ? err->message : "");
   cr_assert_eq(rk_tree_dof_count(t), 7);
   return t;
@@ -148,19 +44,6 @@ static void humanoid_start(const rk_tree *t, double *q) {
   for (int i = 0; i < 4; i++)
     q[rk_tree_joint(t, (size_t)link_of(t, hinges[i]))->dof_offset] = 0.3;
   rk_tree_q_clamp(t, q);
-}
-
-static double max_closure(const rk_tree *t, const rk_loop *loops, size_t n, const double *q) {
-  rk_mat4 *models = g_new(rk_mat4, rk_tree_link_count(t));
-  rk_tree_fk(t, q, NULL, models);
-  double worst = 0, F[6];
-  for (size_t i = 0; i < n; i++) {
-    rk_loop_residual(t, &loops[i], models, F);
-    for (size_t r = 0; r < rk_loop_rows(&loops[i]); r++)
-      worst = fmax(worst, fabs(F[r]));
-  }
-  g_free(models);
-  return worst;
 }
 
 static rk_vec3 link_pos(const rk_tree *t, const double *q, int link) {
@@ -213,7 +96,7 @@ static void pinned_clear(pinned *s) {
 Test(ik_tree, humanoid_feet_pinned_hand_goal_closes_loops) {
   pinned s;
   pinned_init(&s, rk_vec3_make(0.15, -0.25, 0.3));
-  cr_assert(max_closure(s.tree, s.loops, 2, s.q) < 1e-12);
+  cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, s.q) < 1e-12);
   GError *err = NULL;
   rk_ik_ws *ws = rk_ik_ws_new(&s.p, 0, &err);
   cr_assert(ws, "%s", err ? err->message : "");
@@ -222,7 +105,7 @@ Test(ik_tree, humanoid_feet_pinned_hand_goal_closes_loops) {
   cr_assert(rk_ik_solve(&s.p, NULL, s.q, ws, &res, &err), "%s", err ? err->message : "");
   cr_assert(res.reached, "%s: hand %g m, closure %g after %d iterations",
             rk_ik_status_name(res.status), res.position_error, res.closure_error, res.iterations);
-  const double closure = max_closure(s.tree, s.loops, 2, s.q);
+  const double closure = rk_test_loop_residual(s.tree, s.loops, 2, s.q);
   cr_assert(closure < 1e-6, "closure residual %g", closure);
   cr_assert(closure < 1e-9, "closure residual %g (tolerance 1e-9)", closure);
   rk_assert_vec3_near(link_pos(s.tree, s.q, s.hand), s.goal.target_position, 1e-5);
@@ -240,7 +123,7 @@ Test(ik_tree, humanoid_feet_pinned_soft_loops) {
   rk_ik_result res;
   cr_assert(rk_ik_solve(&s.p, NULL, s.q, ws, &res, NULL));
   cr_assert(res.reached, "%s", rk_ik_status_name(res.status));
-  cr_assert(max_closure(s.tree, s.loops, 2, s.q) < 1e-6);
+  cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, s.q) < 1e-6);
   rk_ik_ws_free(ws);
   pinned_clear(&s);
 }
@@ -256,7 +139,7 @@ Test(ik_tree, unreachable_hand_goal_keeps_feet_closed) {
   cr_assert_not(res.reached);
   for (size_t k = 0; k < rk_tree_dof_count(s.tree); k++)
     cr_assert(isfinite(s.q[k]));
-  const double closure = max_closure(s.tree, s.loops, 2, s.q);
+  const double closure = rk_test_loop_residual(s.tree, s.loops, 2, s.q);
   cr_assert(closure < 1e-6, "closure %g while reaching for an unreachable hand goal", closure);
   /* It reached toward the goal: closer than at the start. */
   double q0[128];
@@ -478,7 +361,8 @@ Test(ik_tree, robot_tree_takes_chain_path_and_matches_generic) {
   rk_ik_ws *ws = rk_ik_ws_new(&p, 12, NULL);
   cr_assert(rk_ik_ws_uses_chain_path(ws));
   /* The same chain as a DH problem. */
-  const rk_dh_chain chain = {RK_DH_STANDARD, kIiwa, 7, rk_mat4_identity(), rk_mat4_identity()};
+  const rk_dh_chain chain = {RK_DH_STANDARD, rk_rig_iiwa14_rows, 7, rk_mat4_identity(),
+                             rk_mat4_identity()};
   guint64 rng = 9;
   rk_ik_options o = RK_IK_OPTIONS_INIT;
   o.max_restarts = 50;
@@ -486,7 +370,7 @@ Test(ik_tree, robot_tree_takes_chain_path_and_matches_generic) {
   for (int trial = 0; trial < 40; trial++) {
     double qt[7], q[7], q2[7];
     for (int j = 0; j < 7; j++)
-      qt[j] = rk_test_uniform(&rng, -0.9, 0.9) * kIiwaLimDeg[j] * RK_DEG;
+      qt[j] = rk_test_uniform(&rng, -0.9, 0.9) * rk_rig_iiwa14_limit_deg[j] * RK_DEG;
     rk_mat4 T;
     rk_dh_chain_fk(&chain, qt, NULL, &T);
     goals[0].target_position = rk_mat4_get_translation(&T);
@@ -777,14 +661,14 @@ Test(ik_tree, loops_alone_close_from_a_disturbed_pose) {
     for (size_t k = 0; k < n; k++)
       q[k] += rk_test_uniform(&rng, -amp, amp);
     rk_tree_q_clamp(s.tree, q);
-    cr_assert(max_closure(s.tree, s.loops, 2, q) > (mode < 2 ? 1e-2 : 0.1));
+    cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, q) > (mode < 2 ? 1e-2 : 0.1));
     s.p.loop_mode = mode % 2 ? RK_IK_LOOPS_SOFT : RK_IK_LOOPS_HARD;
     rk_ik_ws *ws = rk_ik_ws_new(&s.p, 0, NULL);
     rk_ik_result res;
     cr_assert(rk_ik_solve(&s.p, NULL, q, ws, &res, NULL));
     cr_assert(res.reached, "mode %d: %s closure %g after %d iterations", mode,
               rk_ik_status_name(res.status), res.closure_error, res.iterations);
-    cr_assert(max_closure(s.tree, s.loops, 2, q) < 1e-9);
+    cr_assert(rk_test_loop_residual(s.tree, s.loops, 2, q) < 1e-9);
     rk_ik_ws_free(ws);
   }
   pinned_clear(&s);

@@ -2,13 +2,6 @@
  * pelvis and chest. */
 #include "tree_fixtures.h"
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
 static bool chain_reaches(const rk_tree *t, const rk_chain *c, const char *name) {
   return rk_chain_tip_link(c) == rk_tree_find_link(t, name);
 }
@@ -16,7 +9,7 @@ static bool chain_reaches(const rk_tree *t, const rk_chain *c, const char *name)
 Test(junction, planar_six_link_tree_lists_theta_2u_equals_theta_2l_plus_quarter_pi) {
   g_autoptr(rk_skeleton) s = fx_planar_six();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(t), 6, "six revolute joints (end sites fixed)");
   cr_assert_eq(rk_tree_junction_count(t), 1);
   const rk_junction *J = rk_tree_junction(t, 0);
@@ -84,7 +77,7 @@ Test(junction, planar_six_link_tree_lists_theta_2u_equals_theta_2l_plus_quarter_
 Test(junction, humanoid_pelvis_and_chest_are_junctions_with_rigid_offsets) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   cr_assert_eq(rk_tree_junction_count(t), 2);
   const rk_junction *pelvis = rk_tree_junction(t, 0), *chest = rk_tree_junction(t, 1);
   cr_assert_eq(pelvis->link, rk_tree_find_link(t, "Hips"));
@@ -138,7 +131,7 @@ Test(junction, links_with_end_sites_only_are_not_junctions) {
   fx_add(b, "finger_end", f, fx_at(0.05, 0, 0), RK_JOINT_END_SITE);
   fx_add(b, "marker2", hand, fx_at(0.1, -0.02, 0), RK_JOINT_END_SITE);
   g_autoptr(rk_skeleton) s = fx_build(b);
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   cr_assert_eq(rk_tree_junction_count(t), 0);
   /* A root with two movable branches is one, even with a fixed world joint. */
   rk_skeleton_builder *b2 = rk_skeleton_builder_new();
@@ -148,7 +141,7 @@ Test(junction, links_with_end_sites_only_are_not_junctions) {
   g_autoptr(rk_skeleton) s2 = fx_build(b2);
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.root_type = RK_JOINT_FIXED;
-  g_autoptr(rk_tree) t2 = tree_or_fail(s2, NULL, &o);
+  g_autoptr(rk_tree) t2 = rk_test_tree_or_fail(s2, NULL, &o);
   cr_assert_eq(rk_tree_junction_count(t2), 1);
   cr_assert_eq(rk_tree_junction(t2, 0)->constraints[0].row, -1, "nothing above it moves");
   double q[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, res[6];

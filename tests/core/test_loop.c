@@ -2,30 +2,6 @@
  * both feet planted, exact Jacobians, and closing a loop from a perturbed configuration. */
 #include "tree_fixtures.h"
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
-static double max_abs(const double *v, size_t n) {
-  double m = 0;
-  for (size_t i = 0; i < n; i++)
-    m = fmax(m, fabs(v[i]));
-  return m;
-}
-
-/* Residual of loops at q (allocating helper for tests). */
-static double residual_at(const rk_tree *t, const rk_loop *loops, size_t n, const double *q) {
-  rk_mat4 *m = g_new(rk_mat4, rk_tree_link_count(t));
-  double F[64];
-  rk_tree_fk(t, q, NULL, m);
-  rk_loops_residual(t, loops, n, m, F);
-  g_free(m);
-  return max_abs(F, rk_loops_rows(loops, n));
-}
-
 /* The cut of the ring: A5's tip meets A6's tip at vertex 5. */
 static rk_loop ring_cut(const rk_tree *t, rk_loop_kind kind) {
   rk_loop l;
@@ -40,13 +16,13 @@ static rk_loop ring_cut(const rk_tree *t, rk_loop_kind kind) {
 Test(loop, closed_planar_ten_link_chain_has_effective_dof_8_and_7_when_welded) {
   g_autoptr(rk_skeleton) s = fx_ring_ten();
   rk_tree_options o = fx_revolute_z_options();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(t), 10, "ten joint variables");
   g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, 6);
   double q[10] = {0};
   rk_loop pin = ring_cut(t, RK_LOOP_POSITION), weld = ring_cut(t, RK_LOOP_RIGID);
   cr_assert(rk_loop_validate(t, &pin, NULL));
-  cr_assert_lt(residual_at(t, &pin, 1, q), 1e-15, "the rest pose is closed");
+  cr_assert_lt(rk_test_loop_residual(t, &pin, 1, q), 1e-15, "the rest pose is closed");
   cr_assert_eq(rk_loop_rows(&pin), 3);
   cr_assert_eq(rk_loops_rank(t, &pin, 1, q, 0, ws), 2,
                "two independent closure equations (in the plane)");
@@ -61,12 +37,12 @@ Test(loop, closed_planar_ten_link_chain_has_effective_dof_8_and_7_when_welded) {
     for (int k = 0; k < 10; k++)
       q[k] = rk_test_uniform(&rng, -0.3, 0.3);
     const rk_loop *l = trial % 2 ? &weld : &pin;
-    cr_assert_gt(residual_at(t, l, 1, q), 1e-3);
+    cr_assert_gt(rk_test_loop_residual(t, l, 1, q), 1e-3);
     double start[10];
     memcpy(start, q, sizeof q);
     double err = rk_loops_solve(t, l, 1, q, 1e-12, 50, ws);
     cr_assert_lt(err, 1e-9, "trial %d: %g", trial, err);
-    cr_assert_lt(residual_at(t, l, 1, q), 1e-9);
+    cr_assert_lt(rk_test_loop_residual(t, l, 1, q), 1e-9);
     /* A closed configuration keeps its rank and DOF count (regular). */
     cr_assert_eq(rk_loops_effective_dof(t, l, 1, q, ws), trial % 2 ? 7 : 8);
     /* Minimum-norm steps stay near the start. */
@@ -112,7 +88,7 @@ static void assert_loop_jacobian(const rk_tree *t, const rk_loop *l, const doubl
 
 Test(loop, jacobians_match_finite_differences) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   double q[66];
   guint64 rng = 12;
   const int lf = rk_tree_find_link(t, "Foot_L"), rf = rk_tree_find_link(t, "Foot_R");
@@ -133,7 +109,7 @@ Test(loop, jacobians_match_finite_differences) {
 Test(loop, humanoid_with_both_feet_planted) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_eq(nd, 58);
   /* A frame of the walk as the configuration where both feet are on the ground. */
@@ -146,13 +122,13 @@ Test(loop, humanoid_with_both_feet_planted) {
 
   /* One loop from the left foot to the right foot through the ground. */
   rk_loop through = rk_loop_closing(t, RK_LOOP_RIGID, q, lf, rk_vec3_make(0, 0, 0), rf);
-  cr_assert_lt(residual_at(t, &through, 1, q), 1e-12);
+  cr_assert_lt(rk_test_loop_residual(t, &through, 1, q), 1e-12);
   cr_assert_eq(rk_loops_effective_dof(t, NULL, 0, q, ws), 58, "no loop: the tree's DOF");
   cr_assert_eq(rk_loops_effective_dof(t, &through, 1, q, ws), 58 - 6);
   /* Both feet pinned to the world: the floating base is held too. */
   rk_loop pinned[2] = {rk_loop_closing(t, RK_LOOP_RIGID, q, lf, rk_vec3_make(0, 0, 0), -1),
                        rk_loop_closing(t, RK_LOOP_RIGID, q, rf, rk_vec3_make(0, 0, 0), -1)};
-  cr_assert_lt(residual_at(t, pinned, 2, q), 1e-12);
+  cr_assert_lt(rk_test_loop_residual(t, pinned, 2, q), 1e-12);
   cr_assert_eq(rk_loops_rank(t, pinned, 2, q, 0, ws), 12);
   cr_assert_eq(rk_loops_effective_dof(t, pinned, 2, q, ws), 58 - 12);
   cr_assert_eq(rk_loops_effective_dof(t, pinned, 2, NULL, ws), 58 - 12);
@@ -164,12 +140,13 @@ Test(loop, humanoid_with_both_feet_planted) {
   /* Push the pelvis 6 cm down and forward: the loops open; closing them moves the legs. */
   q[1] -= 0.06;
   q[2] += 0.06;
-  const double open = residual_at(t, pinned, 2, q);
+  const double open = rk_test_loop_residual(t, pinned, 2, q);
   cr_assert_gt(open, 0.05);
   double err = rk_loops_solve(t, pinned, 2, q, 1e-12, 50, ws);
   cr_assert_lt(err, 1e-9, "closure residual %g", err);
-  cr_assert_lt(residual_at(t, pinned, 2, q), 1e-9);
-  cr_assert_lt(residual_at(t, &through, 1, q), 1e-9, "the through-ground loop closes too");
+  cr_assert_lt(rk_test_loop_residual(t, pinned, 2, q), 1e-9);
+  cr_assert_lt(rk_test_loop_residual(t, &through, 1, q), 1e-9,
+               "the through-ground loop closes too");
   /* Too few rows in the workspace is refused. */
   g_autoptr(rk_loop_ws) small = rk_loop_ws_new(t, 6);
   cr_assert_eq(rk_loops_rank(t, pinned, 2, q, 0, small), (size_t)-1);
@@ -178,7 +155,7 @@ Test(loop, humanoid_with_both_feet_planted) {
 
 Test(loop, invalid_loops_are_refused_with_names) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   const int lf = rk_tree_find_link(t, "Foot_L");
   g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
   rk_loop same = {RK_LOOP_RIGID, lf, rk_mat4_identity(), lf, rk_mat4_identity()};

@@ -1,14 +1,6 @@
 /* Math: rigid transforms, quaternions, axis-angle (textbook worked examples and edge cases). */
 #include "rk_test.h"
 
-static rk_mat4 mat4_rows(const double r[16]) {
-  rk_mat4 m;
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      m.m[j * 4 + i] = r[i * 4 + j];
-  return m;
-}
-
 /* Textbook: T = Trans_y(1) Trans_x(3) Rot_z(pi/2). */
 Test(math, composite_transform_matches_textbook) {
   rk_mat4 ty = rk_mat4_translation(rk_vec3_make(0, 1, 0));
@@ -17,7 +9,7 @@ Test(math, composite_transform_matches_textbook) {
   rk_mat4 a = rk_mat4_mul(&ty, &tx);
   rk_mat4 t = rk_mat4_mul(&a, &rz);
   const double expect[16] = {0, -1, 0, 3, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1};
-  rk_assert_mat4_near(t, mat4_rows(expect), 1e-15);
+  rk_assert_mat4_near(t, rk_test_mat4_rows(expect), 1e-15);
 }
 
 /* Textbook: rotating v = (0,1,1) about y by pi/2 gives (1,1,0). */

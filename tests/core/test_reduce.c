@@ -1,41 +1,17 @@
 /* Key reduction: the world-space bound holds at every baked frame (checked here independently),
  * keys are dropped on CMU-length clips, edge cases and bad input. */
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 #include <rigkit/reduce.h>
 #include <string.h>
 
-/* The 31-joint skeleton of the CMU motion-capture database (ASF bone names), in metres. */
+/* The 31-joint CMU skeleton of rk_rigs.h. */
 static rk_skeleton *cmu_skeleton(void) {
-  static const struct {
-    const char *name;
-    int parent;
-    double t[3];
-  } j[] = {
-      {"hip", -1, {0, 0.95, 0}},          {"lhipjoint", 0, {0, 0, 0}},
-      {"lfemur", 1, {0.09, -0.08, 0.02}}, {"ltibia", 2, {0.0, -0.41, 0}},
-      {"lfoot", 3, {0, -0.42, 0}},        {"ltoes", 4, {0, -0.04, 0.13}},
-      {"rhipjoint", 0, {0, 0, 0}},        {"rfemur", 6, {-0.09, -0.08, 0.02}},
-      {"rtibia", 7, {0, -0.41, 0}},       {"rfoot", 8, {0, -0.42, 0}},
-      {"rtoes", 9, {0, -0.04, 0.13}},     {"lowerback", 0, {0, 0.02, -0.01}},
-      {"upperback", 11, {0, 0.12, 0}},    {"thorax", 12, {0, 0.12, 0.01}},
-      {"lowerneck", 13, {0, 0.12, -0.02}}, {"upperneck", 14, {0, 0.08, 0.01}},
-      {"head", 15, {0, 0.08, 0.01}},      {"lclavicle", 13, {0.02, 0.1, 0}},
-      {"lhumerus", 17, {0.15, 0.02, 0}},  {"lradius", 18, {0.28, 0, 0}},
-      {"lwrist", 19, {0.24, 0, 0}},       {"lhand", 20, {0.04, 0, 0}},
-      {"lfingers", 21, {0.06, 0, 0}},     {"lthumb", 20, {0.03, 0, 0.03}},
-      {"rclavicle", 13, {-0.02, 0.1, 0}}, {"rhumerus", 24, {-0.15, 0.02, 0}},
-      {"rradius", 25, {-0.28, 0, 0}},     {"rwrist", 26, {-0.24, 0, 0}},
-      {"rhand", 27, {-0.04, 0, 0}},       {"rfingers", 28, {-0.06, 0, 0}},
-      {"rthumb", 27, {-0.03, 0, 0.03}},
-  };
-  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
-  for (size_t i = 0; i < G_N_ELEMENTS(j); i++) {
-    rk_transform x = rk_transform_identity();
-    x.t = rk_vec3_make(j[i].t[0], j[i].t[1], j[i].t[2]);
-    rk_skeleton_builder_add_joint(b, j[i].name, j[i].parent, &x, 0);
-  }
-  return rk_skeleton_builder_build(b, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  rk_skeleton *s = rk_rig_cmu_skeleton(&error);
+  cr_assert(s, "%s", error ? error->message : "");
+  return s;
 }
 
 /* A CMU-like capture: 120 fps, root travelling, every joint rotating with a gait-like curve plus

@@ -1,39 +1,27 @@
 /* Kinematic trees: joint typing, the DOF vector, q <-> locals, FK, DOF axes, paired frames. */
 #include "tree_fixtures.h"
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
-static const rk_joint *joint_named(const rk_tree *t, const char *name) {
-  int j = rk_tree_find_link(t, name);
-  cr_assert_geq(j, 0, "no link %s", name);
-  return rk_tree_joint(t, (size_t)j);
-}
-
 Test(tree, humanoid_without_motion_is_free_root_balls_and_fixed_ends) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   cr_assert_eq(rk_tree_link_count(t), 26);
-  cr_assert_eq(joint_named(t, "Hips")->type, RK_JOINT_FREE);
-  cr_assert_eq(joint_named(t, "Hips")->dof_count, 6);
-  cr_assert_eq(joint_named(t, "LoLeg_L")->type, RK_JOINT_BALL, "no clip: a knee is not a hinge");
-  cr_assert(joint_named(t, "LoLeg_L")->hinge_hint, "the name hints at a knee");
-  cr_assert_not(joint_named(t, "UpLeg_L")->hinge_hint);
-  cr_assert_eq(joint_named(t, "Head_end")->type, RK_JOINT_FIXED);
-  cr_assert_eq(joint_named(t, "Head_end")->origin, RK_ORIGIN_END_SITE);
+  cr_assert_eq(rk_test_joint_named(t, "Hips")->type, RK_JOINT_FREE);
+  cr_assert_eq(rk_test_joint_named(t, "Hips")->dof_count, 6);
+  cr_assert_eq(rk_test_joint_named(t, "LoLeg_L")->type, RK_JOINT_BALL,
+               "no clip: a knee is not a hinge");
+  cr_assert(rk_test_joint_named(t, "LoLeg_L")->hinge_hint, "the name hints at a knee");
+  cr_assert_not(rk_test_joint_named(t, "UpLeg_L")->hinge_hint);
+  cr_assert_eq(rk_test_joint_named(t, "Head_end")->type, RK_JOINT_FIXED);
+  cr_assert_eq(rk_test_joint_named(t, "Head_end")->origin, RK_ORIGIN_END_SITE);
   /* 6 (root) + 3 x (4 spine/neck/head + 2 x 4 arm + 2 x 4 leg) = 66. */
   cr_assert_eq(rk_tree_dof_count(t), 66);
   cr_assert_str_eq(rk_tree_dof_name(t, 0), "Hips.tx");
   /* Ball orders are twist last: the leg bones run along y, so y is the last Euler axis. */
   int ax[3];
-  rk_euler_order_axes(joint_named(t, "UpLeg_L")->order, ax);
+  rk_euler_order_axes(rk_test_joint_named(t, "UpLeg_L")->order, ax);
   cr_assert_eq(ax[2], 1);
   cr_assert_eq(ax[0], 0, "the first axis is the horizontal x (flexion)");
-  rk_euler_order_axes(joint_named(t, "UpArm_L")->order, ax);
+  rk_euler_order_axes(rk_test_joint_named(t, "UpArm_L")->order, ax);
   cr_assert_eq(ax[2], 0, "arm bones run along x");
   cr_assert_eq(ax[0], 2);
   /* Limits: free root unbounded, balls +-pi. */
@@ -43,7 +31,7 @@ Test(tree, humanoid_without_motion_is_free_root_balls_and_fixed_ends) {
 
 Test(tree, q_round_trips_through_locals_and_fk_matches_skeleton_fk) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   const size_t n = rk_tree_link_count(t), nd = rk_tree_dof_count(t);
   double q[66], back[66];
   rk_transform locals[26];
@@ -145,11 +133,11 @@ Test(tree, long_revolute_chain_fk_matches_the_quaternion_path) {
 
 Test(tree, euler_reading_follows_the_hint_across_pi) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   double q[66] = {0}, back[66];
   rk_transform locals[26];
   /* Turn the root 3 times around: each step continues from the last angles. */
-  const rk_joint *root = joint_named(t, "Hips");
+  const rk_joint *root = rk_test_joint_named(t, "Hips");
   int ax[3];
   rk_euler_order_axes(root->order, ax);
   cr_assert_eq(ax[0], 1, "root yaw (y) first");
@@ -165,7 +153,7 @@ Test(tree, euler_reading_follows_the_hint_across_pi) {
 
 Test(tree, dof_axes_are_the_derivatives_of_fk) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   const size_t nd = rk_tree_dof_count(t);
   double q[66], qp[66], qm[66];
   rk_mat4 m[26], mp[26], mm[26];
@@ -210,14 +198,14 @@ Test(tree, dof_axes_are_the_derivatives_of_fk) {
 
 Test(tree, tangent_axes_match_integrate_and_survive_gimbal_lock) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   const size_t nd = rk_tree_dof_count(t);
   double q[66], dv[66], qp[66], qm[66], Jc[6 * 66], Jt[6 * 66];
   rk_mat4 m[26], mp[26], mm[26];
   rk_dof_axis axes[66];
   guint64 rng = 21;
   const int hand = rk_tree_find_link(t, "Hand_L_end");
-  const rk_joint *shoulder = joint_named(t, "UpArm_L");
+  const rk_joint *shoulder = rk_test_joint_named(t, "UpArm_L");
   for (int trial = 0; trial < 6; trial++) {
     fx_random_q(t, &rng, 1.0, q);
     if (trial >= 3) /* the shoulder exactly at gimbal lock: middle angle 90 degrees */
@@ -265,7 +253,7 @@ Test(tree, tangent_axes_match_integrate_and_survive_gimbal_lock) {
 Test(tree, paired_frames_compose_to_the_joint_local_pose) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   const size_t n = rk_tree_link_count(t);
   double q[66];
   guint64 rng = 4;
@@ -312,7 +300,7 @@ Test(tree, paired_frames_compose_to_the_joint_local_pose) {
 
 Test(tree, transform_between_links_matches_fk) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   double q[66];
   rk_mat4 m[26];
   guint64 rng = 5;
@@ -337,7 +325,7 @@ Test(tree, transform_between_links_matches_fk) {
 
 Test(tree, link_dofs_are_the_ancestor_dofs) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   int dofs[66];
   const int toe = rk_tree_find_link(t, "Toe_L_end");
   size_t n = rk_tree_link_dofs(t, (size_t)toe, dofs);
@@ -365,8 +353,8 @@ Test(tree, clamp_and_limits) {
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.joints = &spec;
   o.joint_count = 1;
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
-  const rk_joint *knee = joint_named(t, "LoLeg_L");
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
+  const rk_joint *knee = rk_test_joint_named(t, "LoLeg_L");
   cr_assert_eq(knee->type, RK_JOINT_REVOLUTE);
   cr_assert_eq(knee->origin, RK_ORIGIN_SPEC);
   rk_assert_vec3_near(knee->axis, rk_vec3_make(1, 0, 0), 0);
@@ -415,12 +403,12 @@ Test(tree, one_joint_and_all_fixed_trees) {
   rk_skeleton_builder *b = rk_skeleton_builder_new();
   fx_add(b, "only", -1, fx_at(0, 0, 0), 0);
   g_autoptr(rk_skeleton) s = fx_build(b);
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   cr_assert_eq(rk_tree_dof_count(t), 6);
   cr_assert_eq(rk_tree_junction_count(t), 0);
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.root_type = RK_JOINT_FIXED;
-  g_autoptr(rk_tree) f = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) f = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(f), 0);
   rk_mat4 m;
   rk_tree_fk(f, NULL, NULL, &m);
@@ -462,7 +450,7 @@ static gpointer thread_body(gpointer p) {
 
 Test(tree, const_tree_is_safe_and_deterministic_on_two_threads) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   thread_job *a = g_new0(thread_job, 1), *b = g_new0(thread_job, 1), *c = g_new0(thread_job, 1);
   a->tree = b->tree = c->tree = t;
   a->seed = b->seed = c->seed = 77;

@@ -1,19 +1,6 @@
 /* Kinematic trees from motion: hinge and line fits, static joints, Euler order choice, limits. */
 #include "tree_fixtures.h"
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
-static const rk_joint *joint_named(const rk_tree *t, const char *name) {
-  int j = rk_tree_find_link(t, name);
-  cr_assert_geq(j, 0, "no link %s", name);
-  return rk_tree_joint(t, (size_t)j);
-}
-
 /* Angle between two axes up to sign. */
 static double axis_angle_between(rk_vec3 a, rk_vec3 b) {
   return acos(fmin(1.0, fabs(rk_vec3_dot(rk_vec3_normalize(a), rk_vec3_normalize(b)))));
@@ -22,10 +9,10 @@ static double axis_angle_between(rk_vec3 a, rk_vec3 b) {
 Test(tree_hinge, walk_makes_knees_and_elbows_revolute_with_the_true_axes) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 0.0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
   const char *knees[] = {"LoLeg_L", "LoLeg_R"}, *elbows[] = {"LoArm_L", "LoArm_R"};
   for (int i = 0; i < 2; i++) {
-    const rk_joint *k = joint_named(t, knees[i]), *e = joint_named(t, elbows[i]);
+    const rk_joint *k = rk_test_joint_named(t, knees[i]), *e = rk_test_joint_named(t, elbows[i]);
     cr_assert_eq(k->type, RK_JOINT_REVOLUTE, "%s", knees[i]);
     cr_assert_eq(k->origin, RK_ORIGIN_HINGE_FIT);
     cr_assert_lt(axis_angle_between(k->axis, rk_vec3_make(1, 0, 0)), 1e-6);
@@ -37,7 +24,7 @@ Test(tree_hinge, walk_makes_knees_and_elbows_revolute_with_the_true_axes) {
   /* Hips, ankles and shoulders move about three axes: balls, with large fit residuals. */
   const char *balls[] = {"UpLeg_L", "Foot_R", "UpArm_L", "Spine"};
   for (size_t i = 0; i < G_N_ELEMENTS(balls); i++) {
-    const rk_joint *b = joint_named(t, balls[i]);
+    const rk_joint *b = rk_test_joint_named(t, balls[i]);
     cr_assert_eq(b->type, RK_JOINT_BALL, "%s", balls[i]);
     cr_assert(b->fit_tested);
     cr_assert_gt(b->fit_residual_max, 3.0 * RK_DEG, "%s", balls[i]);
@@ -64,8 +51,8 @@ Test(tree_hinge, walk_makes_knees_and_elbows_revolute_with_the_true_axes) {
 Test(tree_hinge, noisy_hinges_report_their_residual_and_respect_the_tolerance) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_clip) walk = fx_walk(s, 1.0 * RK_DEG);
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, NULL);
-  const rk_joint *k = joint_named(t, "LoLeg_L");
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, NULL);
+  const rk_joint *k = rk_test_joint_named(t, "LoLeg_L");
   cr_assert_eq(k->type, RK_JOINT_REVOLUTE);
   cr_assert_gt(k->fit_residual_max, 0.3 * RK_DEG);
   /* The noise is 1 degree about random axes; its swing part plus the slight tilt of the fitted
@@ -76,14 +63,14 @@ Test(tree_hinge, noisy_hinges_report_their_residual_and_respect_the_tolerance) {
   /* A tighter tolerance rejects the same joint. */
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.hinge_tolerance = 0.2 * RK_DEG;
-  g_autoptr(rk_tree) strict = tree_or_fail(s, walk, &o);
-  cr_assert_eq(joint_named(strict, "LoLeg_L")->type, RK_JOINT_BALL);
-  cr_assert_gt(joint_named(strict, "LoLeg_L")->fit_residual_max, 0.2 * RK_DEG);
+  g_autoptr(rk_tree) strict = rk_test_tree_or_fail(s, walk, &o);
+  cr_assert_eq(rk_test_joint_named(strict, "LoLeg_L")->type, RK_JOINT_BALL);
+  cr_assert_gt(rk_test_joint_named(strict, "LoLeg_L")->fit_residual_max, 0.2 * RK_DEG);
   /* Detection can be switched off. */
   o = (rk_tree_options)RK_TREE_OPTIONS_INIT;
   o.detect_hinges = false;
-  g_autoptr(rk_tree) off = tree_or_fail(s, walk, &o);
-  cr_assert_eq(joint_named(off, "LoLeg_L")->type, RK_JOINT_BALL);
+  g_autoptr(rk_tree) off = rk_test_tree_or_fail(s, walk, &o);
+  cr_assert_eq(rk_test_joint_named(off, "LoLeg_L")->type, RK_JOINT_BALL);
 }
 
 /* One hinge joint whose clip rotations are C exp(theta a) with an offset C off the rest. */
@@ -121,7 +108,7 @@ Test(tree_hinge, hinge_off_the_rest_gets_a_zero_pose_on_the_hinge) {
   const rk_vec3 axis = rk_vec3_normalize(rk_vec3_make(0.3, -0.2, 1.0));
   const rk_quat offset = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), 0.2);
   g_autoptr(rk_clip) c = hinge_clip(s, rest, offset, axis, 0.1, 1.4, 41);
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   const rk_joint *k = rk_tree_joint(t, 1);
   cr_assert_eq(k->type, RK_JOINT_REVOLUTE);
   cr_assert_lt(k->fit_residual_max, 1e-9);
@@ -152,7 +139,7 @@ Test(tree_hinge, small_motion_proves_nothing) {
   const rk_quat rest = rk_skeleton_rest(s, 1)->r;
   g_autoptr(rk_clip) c =
       hinge_clip(s, rest, rk_quat_identity(), rk_vec3_make(1, 0, 0), 0, 0.05, 20);
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   cr_assert_eq(rk_tree_joint(t, 1)->type, RK_JOINT_BALL,
                "3 degrees of motion is below hinge_min_range");
   cr_assert_lt(rk_tree_joint(t, 1)->fit_residual_max, 1e-9);
@@ -175,7 +162,7 @@ Test(tree_hinge, static_joints_fixed_only_when_asked_and_lines_become_prismatic)
   }
   rk_track tr = {1, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 11, times, pos};
   cr_assert(rk_clip_add_track(c, &tr, NULL));
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   const rk_joint *sl = rk_tree_joint(t, 1);
   cr_assert_eq(sl->type, RK_JOINT_PRISMATIC);
   cr_assert_eq(sl->origin, RK_ORIGIN_LINE_FIT);
@@ -185,7 +172,7 @@ Test(tree_hinge, static_joints_fixed_only_when_asked_and_lines_become_prismatic)
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.fix_static = true;
   o.limits_from_clip = true;
-  g_autoptr(rk_tree) f = tree_or_fail(s, c, &o);
+  g_autoptr(rk_tree) f = rk_test_tree_or_fail(s, c, &o);
   cr_assert_eq(rk_tree_joint(f, 2)->type, RK_JOINT_FIXED);
   cr_assert_eq(rk_tree_joint(f, 2)->origin, RK_ORIGIN_STATIC);
   /* Limits from the clip: 0 .. 0.3 m along the axis, widened by 10 degrees x 0.5 m. */
@@ -201,8 +188,8 @@ Test(tree_hinge, limits_from_the_clip_cover_every_frame_with_the_margin) {
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.limits_from_clip = true;
   o.limit_margin = 0.1;
-  g_autoptr(rk_tree) t = tree_or_fail(s, walk, &o);
-  const rk_joint *k = joint_named(t, "LoLeg_L");
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, walk, &o);
+  const rk_joint *k = rk_test_joint_named(t, "LoLeg_L");
   const rk_dof *kd = rk_tree_dof(t, (size_t)k->dof_offset);
   double lo = INFINITY, hi = -INFINITY; /* the knee angle on the clip's frames */
   for (int f = 0; f <= 30; f++) {
@@ -227,7 +214,7 @@ Test(tree_hinge, euler_order_moves_away_from_lock_when_the_clip_goes_there) {
    * the heuristic order; the clip makes rigkit pick an order whose middle angle stays small. */
   g_autoptr(rk_skeleton) s = two_bone();
   const rk_quat rest = rk_skeleton_rest(s, 1)->r;
-  g_autoptr(rk_tree) t0 = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) t0 = rk_test_tree_or_fail(s, NULL, NULL);
   rk_euler_order h = rk_tree_joint(t0, 1)->order;
   int ax[3];
   rk_euler_order_axes(h, ax);
@@ -252,7 +239,7 @@ Test(tree_hinge, euler_order_moves_away_from_lock_when_the_clip_goes_there) {
   }
   rk_track tr = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames, times, rot};
   cr_assert(rk_clip_add_track(c, &tr, NULL));
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   const rk_joint *j = rk_tree_joint(t, 1);
   cr_assert_eq(j->type, RK_JOINT_BALL);
   cr_assert_neq(j->order, h);
@@ -278,7 +265,7 @@ Test(tree_hinge, two_keys_prove_nothing_and_wobble_relative_to_range_rejects) {
   const double r2k[8] = {rest.x, rest.y, rest.z, rest.w, k1.x, k1.y, k1.z, k1.w};
   rk_track tk = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 2, t2k, r2k};
   cr_assert(rk_clip_add_track(two, &tk, NULL));
-  g_autoptr(rk_tree) t2 = tree_or_fail(s, two, NULL);
+  g_autoptr(rk_tree) t2 = rk_test_tree_or_fail(s, two, NULL);
   const rk_joint *j = rk_tree_joint(t2, 1);
   cr_assert_eq(j->fit_keys, 2);
   cr_assert_lt(j->fit_residual_max, 1e-9);
@@ -300,7 +287,7 @@ Test(tree_hinge, two_keys_prove_nothing_and_wobble_relative_to_range_rejects) {
   }
   rk_track tr = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames, times, rot};
   cr_assert(rk_clip_add_track(c, &tr, NULL));
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   j = rk_tree_joint(t, 1);
   cr_assert_eq(j->fit_keys, 3);
   cr_assert_lt(j->fit_residual_max, 3 * RK_DEG);
@@ -308,6 +295,6 @@ Test(tree_hinge, two_keys_prove_nothing_and_wobble_relative_to_range_rejects) {
   cr_assert_eq(j->type, RK_JOINT_BALL);
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.hinge_relative_tolerance = 0.5;
-  g_autoptr(rk_tree) loose = tree_or_fail(s, c, &o);
+  g_autoptr(rk_tree) loose = rk_test_tree_or_fail(s, c, &o);
   cr_assert_eq(rk_tree_joint(loose, 1)->type, RK_JOINT_REVOLUTE);
 }

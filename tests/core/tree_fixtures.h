@@ -1,9 +1,10 @@
 /* Skeletons and clips built in code for the kinematic-tree suites (test_tree*, test_chain,
  * test_junction, test_loop): a small humanoid with a synthetic walk, the textbook planar trees
- * and the KUKA iiwa 14 of ../shared/bench/README.md. Header-only (static functions). */
+ * and the KUKA iiwa 14 of rk_rigs.h. Header-only (static functions). */
 #ifndef RK_TREE_FIXTURES_H
 #define RK_TREE_FIXTURES_H
 
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 static inline rk_transform fx_at(double x, double y, double z) {
@@ -191,33 +192,14 @@ static inline rk_skeleton *fx_ring_ten(void) {
   return fx_build(b);
 }
 
-/* The iiwa 14 standard DH table of ../shared/bench/README.md (a, alpha, d, theta offset). */
-static const rk_dh_row fx_iiwa_rows[7] = {
-    {0, -RK_PI / 2, 0.360, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, RK_PI / 2, 0.420, 0, RK_DH_REVOLUTE},  {0, -RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, -RK_PI / 2, 0.400, 0, RK_DH_REVOLUTE}, {0, RK_PI / 2, 0, 0, RK_DH_REVOLUTE},
-    {0, 0, 0.126, 0, RK_DH_REVOLUTE}};
-
-/* The iiwa as a skeleton, the way a robot description places its links: joint i's frame is DH
- * frame i-1 at q = 0 (rest local = A_{i-1}(0)), turning about its local z; the flange (an end
- * site) is frame 7. Joint 1 sits on the world origin. */
+/* The iiwa of rk_rigs.h as a skeleton, the way a robot description places its links: joint i's
+ * frame is DH frame i-1 at q = 0 (rest local = A_{i-1}(0)), turning about its local z; the flange
+ * (an end site) is frame 7. Joint 1 sits on the world origin. */
 static inline rk_skeleton *fx_iiwa(void) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  int prev = -1;
-  rk_mat4 local = rk_mat4_identity();
-  for (int i = 0; i <= 7; i++) {
-    rk_transform t;
-    cr_assert(rk_transform_from_mat4(&local, &t));
-    char name[32];
-    if (i < 7)
-      g_snprintf(name, sizeof name, "iiwa_joint_%d", i + 1);
-    else
-      g_snprintf(name, sizeof name, "flange");
-    prev = rk_skeleton_builder_add_joint(b, name, prev, &t, i < 7 ? 0 : RK_JOINT_END_SITE);
-    if (i < 7)
-      local = rk_dh_row_transform(RK_DH_STANDARD, &fx_iiwa_rows[i], 0.0);
-  }
-  return fx_build(b);
+  g_autoptr(GError) error = NULL;
+  rk_skeleton *s = rk_rig_iiwa14_skeleton("iiwa_joint_", &error);
+  cr_assert(s, "%s", error ? error->message : "");
+  return s;
 }
 
 /* Deterministic q inside [-amp, amp] (clamped into the tree's limits). */

@@ -1,6 +1,6 @@
 /* Bad input and failing outputs: every writer refuses with a clear error and leaves no file (and
  * an existing file untouched). */
-#include "export_fixtures.h"
+#include "export_refusals.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -20,23 +20,8 @@ Test(export_errors, unwritable_paths) {
   g_autofree char *dir = fixture_tmpdir();
   g_autofree char *file = g_build_filename(dir, "plain", NULL);
   cr_assert(g_file_set_contents(file, "x", 1, NULL));
-  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
-    g_autofree char *missing = g_strdup_printf("%s/no/such/dir/out.%s", dir, formats[i]);
-    g_autofree char *under_file = g_strdup_printf("%s/out.%s", file, formats[i]);
-    g_autofree char *proc = g_strdup_printf("/proc/rigkit-out.%s", formats[i]);
-    const char *paths[] = {missing, under_file, proc, dir};
-    for (size_t k = 0; k < G_N_ELEMENTS(paths); k++) {
-      g_autoptr(GError) e = NULL;
-      rk_export_options ok = o;
-      ok.format = k == 3 ? RK_EXPORT_GLB : RK_EXPORT_AUTO; /* the directory itself */
-      cr_assert_not(rk_export_file(a, paths[k], &ok, &e), "%s accepted", paths[k]);
-      cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s: %s", paths[k], e->message);
-      cr_assert(strstr(e->message, paths[k]) != NULL, "message does not name the path: %s",
-                e->message);
-      cr_log_info("%s", e->message);
-    }
-    cr_assert(!g_file_test(proc, G_FILE_TEST_EXISTS));
-  }
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+    refuse_unwritable_paths(a, &o, dir, file, formats[i], RK_EXPORT_GLB);
   cr_assert_eq(fixture_dir_count(dir), 1); /* only "plain" */
   fixture_rmdir(dir);
 }
@@ -50,9 +35,7 @@ Test(export_errors, read_only_directory) {
   cr_assert_eq(g_chmod(dir, 0555), 0);
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
     g_autofree char *p = g_strdup_printf("%s/out.%s", dir, formats[i]);
-    g_autoptr(GError) e = NULL;
-    cr_assert_not(rk_export_file(a, p, &o, &e));
-    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s", e->message);
+    refuse_read_only(a, &o, p);
   }
   g_chmod(dir, 0755);
   cr_assert_eq(fixture_dir_count(dir), 0);
@@ -70,14 +53,7 @@ Test(export_errors, nan_in_a_clip) {
   g_autofree char *dir = fixture_tmpdir();
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
     g_autofree char *p = g_strdup_printf("%s/nan.%s", dir, formats[i]);
-    g_autoptr(GError) e = NULL;
-    cr_assert_not(rk_export_file(a, p, &o, &e));
-    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
-    const char *joint = rk_skeleton_joint_name(rk_asset_skeleton(a), (size_t)t->joint);
-    cr_assert(strstr(e->message, joint) && strstr(e->message, "'walk'") &&
-                  strstr(e->message, "key 5"),
-              "message should name clip, joint and key: %s", e->message);
-    cr_log_info("%s", e->message);
+    refuse_nan(a, &o, p, t);
   }
   cr_assert_eq(fixture_dir_count(dir), 0);
   fixture_rmdir(dir);
@@ -130,20 +106,7 @@ Test(export_errors, existing_file_survives_a_failed_export) {
   g_autofree char *dir = fixture_tmpdir();
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
     g_autofree char *p = g_strdup_printf("%s/keep.%s", dir, formats[i]);
-    g_autoptr(GError) e = NULL;
-    cr_assert(rk_export_file(a, p, &o, &e), "%s", e ? e->message : "");
-    g_autofree char *before = NULL;
-    gsize lb = 0;
-    cr_assert(g_file_get_contents(p, &before, &lb, NULL));
-    rk_export_options bad = o;
-    bad.clip = "no such clip";
-    cr_assert_not(rk_export_file(a, p, &bad, &e));
-    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_NOT_FOUND), "%s", e->message);
-    cr_assert(strstr(e->message, "'walk'"), "the message lists the clips: %s", e->message);
-    g_autofree char *after = NULL;
-    gsize la = 0;
-    cr_assert(g_file_get_contents(p, &after, &la, NULL));
-    cr_assert(la == lb && memcmp(before, after, la) == 0);
+    refuse_unknown_clip_keeping_the_file(a, &o, p);
   }
   /* keep.glb, keep.gltf + keep.bin, keep.bvh and no temporary. */
   cr_assert_eq(fixture_dir_count(dir), 4);
@@ -160,11 +123,7 @@ Test(export_errors, disk_full_leaves_nothing) {
   g_autofree char *dir = fixture_tmpdir();
   for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
     g_autofree char *p = g_strdup_printf("%s/big.%s", dir, formats[i]);
-    g_autoptr(GError) e = NULL;
-    cr_assert_not(rk_export_file(a, p, &o, &e), "%s written past the size limit", p);
-    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s", e->message);
-    cr_assert(strstr(e->message, "write failed"), "%s", e->message);
-    cr_log_info("%s", e->message);
+    refuse_past_the_size_limit(a, &o, p);
   }
   cr_assert_eq(fixture_dir_count(dir), 0);
   fixture_rmdir(dir);

@@ -1,7 +1,7 @@
 /* Bad input and failing outputs for the FBX writer: what the glTF and BVH writers refuse, it
  * refuses the same way (same error codes, messages naming the path / clip / joint / key), and it
  * leaves no file behind and an existing file untouched. */
-#include "export_fixtures.h"
+#include "export_refusals.h"
 
 #include <rigkit/importers.h>
 #include <signal.h>
@@ -13,19 +13,9 @@ Test(fbx_errors, unwritable_paths) {
   g_autofree char *dir = fixture_tmpdir();
   g_autofree char *file = g_build_filename(dir, "plain", NULL);
   cr_assert(g_file_set_contents(file, "x", 1, NULL));
-  g_autofree char *missing = g_strdup_printf("%s/no/such/dir/out.fbx", dir);
-  g_autofree char *under_file = g_strdup_printf("%s/out.fbx", file);
-  const char *proc = "/proc/rigkit-out.fbx";
-  const char *paths[] = {missing, under_file, proc, dir};
-  for (size_t k = 0; k < G_N_ELEMENTS(paths); k++) {
-    g_autoptr(GError) e = NULL;
-    rk_export_options o = RK_EXPORT_OPTIONS_INIT;
-    o.format = RK_EXPORT_FBX; /* the directory itself has no extension */
-    cr_assert_not(rk_export_file(a, paths[k], &o, &e), "%s accepted", paths[k]);
-    cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s: %s", paths[k], e->message);
-    cr_assert(strstr(e->message, paths[k]), "message does not name the path: %s", e->message);
-  }
-  cr_assert(!g_file_test(proc, G_FILE_TEST_EXISTS));
+  rk_export_options o = RK_EXPORT_OPTIONS_INIT;
+  o.format = RK_EXPORT_FBX;
+  refuse_unwritable_paths(a, &o, dir, file, "fbx", RK_EXPORT_FBX);
   cr_assert_eq(fixture_dir_count(dir), 1); /* only "plain" */
   fixture_rmdir(dir);
 }
@@ -37,9 +27,7 @@ Test(fbx_errors, read_only_directory) {
   g_autofree char *dir = fixture_tmpdir();
   cr_assert_eq(g_chmod(dir, 0555), 0);
   g_autofree char *p = g_build_filename(dir, "out.fbx", NULL);
-  g_autoptr(GError) e = NULL;
-  cr_assert_not(rk_export_file(a, p, NULL, &e));
-  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s", e->message);
+  refuse_read_only(a, NULL, p);
   g_chmod(dir, 0755);
   cr_assert_eq(fixture_dir_count(dir), 0);
   fixture_rmdir(dir);
@@ -52,13 +40,7 @@ Test(fbx_errors, nan_in_a_clip) {
   ((double *)t->values)[4 * 5 + 2] = NAN; /* a buggy caller writing through the borrowed keys */
   g_autofree char *dir = fixture_tmpdir();
   g_autofree char *p = g_build_filename(dir, "nan.fbx", NULL);
-  g_autoptr(GError) e = NULL;
-  cr_assert_not(rk_export_file(a, p, NULL, &e));
-  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
-  const char *joint = rk_skeleton_joint_name(rk_asset_skeleton(a), (size_t)t->joint);
-  cr_assert(strstr(e->message, joint) && strstr(e->message, "'walk'") &&
-                strstr(e->message, "key 5"),
-            "message should name clip, joint and key: %s", e->message);
+  refuse_nan(a, NULL, p, t);
   cr_assert_eq(fixture_dir_count(dir), 0);
   fixture_rmdir(dir);
 }
@@ -106,20 +88,8 @@ Test(fbx_errors, unknown_clip_keeps_the_existing_file) {
   g_autoptr(rk_asset) a = fixture_character(5);
   g_autofree char *dir = fixture_tmpdir();
   g_autofree char *p = g_build_filename(dir, "keep.fbx", NULL);
-  g_autoptr(GError) e = NULL;
-  cr_assert(rk_export_file(a, p, NULL, &e), "%s", e ? e->message : "");
-  g_autofree char *before = NULL;
-  gsize lb = 0;
-  cr_assert(g_file_get_contents(p, &before, &lb, NULL));
-  rk_export_options bad = RK_EXPORT_OPTIONS_INIT;
-  bad.clip = "no such clip";
-  cr_assert_not(rk_export_file(a, p, &bad, &e));
-  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_NOT_FOUND), "%s", e->message);
-  cr_assert(strstr(e->message, "'walk'"), "the message lists the clips: %s", e->message);
-  g_autofree char *after = NULL;
-  gsize la = 0;
-  cr_assert(g_file_get_contents(p, &after, &la, NULL));
-  cr_assert(la == lb && memcmp(before, after, la) == 0);
+  const rk_export_options o = RK_EXPORT_OPTIONS_INIT;
+  refuse_unknown_clip_keeping_the_file(a, &o, p);
   cr_assert_eq(fixture_dir_count(dir), 1); /* no temporary left */
   fixture_rmdir(dir);
 }
@@ -131,10 +101,7 @@ Test(fbx_errors, disk_full_leaves_nothing) {
   g_autoptr(rk_asset) a = fixture_character(200);
   g_autofree char *dir = fixture_tmpdir();
   g_autofree char *p = g_build_filename(dir, "big.fbx", NULL);
-  g_autoptr(GError) e = NULL;
-  cr_assert_not(rk_export_file(a, p, NULL, &e), "%s written past the size limit", p);
-  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_IO), "%s", e->message);
-  cr_assert(strstr(e->message, "write failed"), "%s", e->message);
+  refuse_past_the_size_limit(a, NULL, p);
   cr_assert_eq(fixture_dir_count(dir), 0);
   fixture_rmdir(dir);
 }

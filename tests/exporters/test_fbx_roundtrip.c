@@ -2,37 +2,12 @@
  * -> import (rigkit through Assimp) gives the same joints, clips and durations, and world joint
  * positions within 1e-5 of the skeleton's height at every frame; every rotation order; Euler
  * curves without jumps; byte-identical outputs. */
-#include "export_fixtures.h"
+#include "shared_files.h"
 
 #include "../../exporters/src/export_internal.h"
 #include "../../importers/src/fbx_internal.h"
 
-#include <rigkit/importers.h>
 #include <rigkit/reduce.h>
-#include <rigkit/retarget.h>
-
-static const char *const shared_files[] = {
-    "SimpleSkin.gltf",     "RiggedFigure.glb",    "Fox.glb",
-    "makehuman_walk1.bvh", "assimp_huesitos.fbx", "huesitos_prerotation_pivots.fbx",
-};
-
-static char *shared_path(const char *name) {
-  char *p = rk_test_data(name);
-  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    return p;
-  g_free(p);
-  p = g_build_filename(RK_SOURCE_DIR, "..", "shared", "data", name, NULL);
-  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    cr_skip("shared test file %s not found (tests/data or ../shared/data)", name);
-  return p;
-}
-
-static rk_asset *import_or_fail(const char *path) {
-  g_autoptr(GError) e = NULL;
-  rk_asset *a = rk_import_file(path, NULL, &e);
-  cr_assert_not_null(a, "import of %s failed: %s", path, e ? e->message : "");
-  return a;
-}
 
 static void write_or_fail(const rk_asset *a, const char *path, const rk_export_options *o) {
   g_autoptr(GError) e = NULL;
@@ -80,7 +55,7 @@ static void compare_poses(const rk_asset *a, const rk_clip *ca, const rk_asset *
 static double round_trip(const rk_asset *a, const char *what, const char *path,
                          const rk_export_options *o) {
   write_or_fail(a, path, o);
-  g_autoptr(rk_asset) b = import_or_fail(path);
+  g_autoptr(rk_asset) b = import_or_fail(path, NULL);
   const rk_skeleton *sa = rk_asset_skeleton(a), *sb = rk_asset_skeleton(b);
   cr_assert_eq(rk_skeleton_joint_count(sb), rk_skeleton_joint_count(sa),
                "%s: %zu joints back, %zu written", what, rk_skeleton_joint_count(sb),
@@ -119,7 +94,7 @@ Test(fbx_roundtrip, every_shared_file) {
   double worst = 0;
   for (size_t i = 0; i < G_N_ELEMENTS(shared_files); i++) {
     g_autofree char *src = shared_path(shared_files[i]);
-    g_autoptr(rk_asset) a = import_or_fail(src);
+    g_autoptr(rk_asset) a = import_or_fail(src, NULL);
     g_autofree char *out = g_strdup_printf("%s/%zu.fbx", dir, i);
     worst = fmax(worst, round_trip(a, shared_files[i], out, NULL));
     /* Metres instead of centimetres: the same poses. */
@@ -130,32 +105,6 @@ Test(fbx_roundtrip, every_shared_file) {
   }
   printf("fbx roundtrip: largest error over the shared files %.3g of the height\n", worst);
   fixture_rmdir(dir);
-}
-
-/* What `rigkit retarget` writes: the target character (its meshes) with the retargeted clip. */
-static rk_asset *retarget_output(const char *source, const char *target, bool root_motion) {
-  g_autofree char *sp = shared_path(source), *tp = shared_path(target);
-  g_autoptr(rk_asset) src = import_or_fail(sp);
-  g_autoptr(rk_asset) tgt = import_or_fail(tp);
-  rk_humanoid_map sm, tm;
-  g_autoptr(GError) e = NULL;
-  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(src), NULL, &sm, &e), "%s",
-            e ? e->message : "");
-  cr_assert(rk_humanoid_map_build(rk_asset_skeleton(tgt), NULL, &tm, &e), "%s",
-            e ? e->message : "");
-  g_autoptr(rk_retargeter) rt =
-      rk_retargeter_new(rk_asset_skeleton(src), &sm, rk_asset_skeleton(tgt), &tm, &e);
-  cr_assert_not_null(rt, "%s", e ? e->message : "");
-  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
-  o.root_motion = root_motion;
-  g_autoptr(rk_retarget_result) r = rk_retargeter_run(rt, rk_asset_clip(src, 0), &o, &e);
-  cr_assert_not_null(r, "%s", e ? e->message : "");
-  rk_asset *out = rk_asset_new(rk_asset_skeleton(tgt));
-  for (size_t i = 0; i < rk_asset_mesh_count(tgt); i++)
-    rk_asset_add_mesh(out, rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(tgt, i)),
-                                       rk_skeleton_joint_count(rk_asset_skeleton(tgt)), NULL));
-  cr_assert(rk_asset_add_clip(out, rk_retarget_result_take_clip(r)));
-  return out;
 }
 
 Test(fbx_roundtrip, retarget_outputs) {
@@ -174,7 +123,7 @@ Test(fbx_roundtrip, character_with_meshes_step_and_cubic_tracks) {
   g_autofree char *dir = fixture_tmpdir();
   g_autofree char *out = g_build_filename(dir, "character.fbx", NULL);
   round_trip(a, "character", out, NULL);
-  g_autoptr(rk_asset) b = import_or_fail(out);
+  g_autoptr(rk_asset) b = import_or_fail(out, NULL);
   /* Meshes: the skinned body, the rigid hat, the ground quad (renamed: a joint is called Hips). */
   cr_assert_eq(rk_asset_mesh_count(b), 3u);
   size_t skinned = 0;
@@ -219,7 +168,7 @@ Test(fbx_roundtrip, every_rotation_order) {
     rk_export_options o = RK_EXPORT_OPTIONS_INIT;
     g_autoptr(GError) e = NULL;
     cr_assert(rk__fbx_write_orders(a, out, &o, per_joint, &e), "%s", e ? e->message : "");
-    g_autoptr(rk_asset) b = import_or_fail(out);
+    g_autoptr(rk_asset) b = import_or_fail(out, NULL);
     double pos = 0, rot = 0;
     compare_poses(a, rk_asset_clip(a, 0), b, rk_asset_clip(b, 0), 30, &pos, &rot);
     cr_assert(pos <= 1e-5 * rk_skeleton_rest_height(s) && rot <= 1e-5,
@@ -295,7 +244,7 @@ Test(fbx_roundtrip, outputs_are_deterministic) {
     g_autofree char *src = shared_path(shared_files[i]);
     g_autofree char *p1 = g_strdup_printf("%s/a.fbx", d1), *p2 = g_strdup_printf("%s/b.fbx", d2);
     for (int pass = 0; pass < 2; pass++) { /* a fresh import each time, another path */
-      g_autoptr(rk_asset) a = import_or_fail(src);
+      g_autoptr(rk_asset) a = import_or_fail(src, NULL);
       write_or_fail(a, pass ? p2 : p1, NULL);
     }
     g_autofree char *c1 = NULL, *c2 = NULL;

@@ -1,21 +1,7 @@
 /* Key reduction on real captures: the MakeHuman walk cycle looped to CMU length (35 s, resampled
  * at 120 fps like the CMU database) and the Fox's clips; the bound is checked independently at
  * every frame and the key counts are printed ("keys 74,000 -> 9,100 at 1 mm"). */
-#include "export_fixtures.h"
-
-#include <rigkit/importers.h>
-
-static char *shared_path(const char *name) {
-  char *p = rk_test_data(name);
-  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    return p;
-  g_free(p);
-  p = g_build_filename(RK_SOURCE_DIR, "..", "shared", "data", name, NULL);
-  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    cr_skip("shared test file %s not found (tests/data or ../shared/data)", name);
-  return p;
-}
-
+#include "shared_files.h"
 
 /* The clip repeated `times` times back to back (each track's keys shifted by the period). */
 static rk_clip *loop_clip(const rk_clip *c, size_t times) {

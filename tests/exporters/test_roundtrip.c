@@ -2,34 +2,9 @@
  * the same joint names and count, the same clip durations and world joint positions within 1e-5
  * of the skeleton's height at every baked frame; every glTF/GLB written passes the Khronos
  * validator with 0 errors; outputs are byte-identical across runs. */
-#include "export_fixtures.h"
+#include "shared_files.h"
 
-#include <rigkit/importers.h>
 #include <rigkit/reduce.h>
-
-static const char *const shared_files[] = {
-    "SimpleSkin.gltf",     "RiggedFigure.glb",        "Fox.glb",
-    "makehuman_walk1.bvh", "assimp_huesitos.fbx",     "huesitos_prerotation_pivots.fbx",
-};
-
-/* The shared file: tests/data when the project keeps a copy, else ../shared/data. */
-static char *shared_path(const char *name) {
-  char *p = rk_test_data(name);
-  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    return p;
-  g_free(p);
-  p = g_build_filename(RK_SOURCE_DIR, "..", "shared", "data", name, NULL);
-  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    cr_skip("shared test file %s not found (tests/data or ../shared/data)", name);
-  return p;
-}
-
-static rk_asset *import_or_fail(const char *path, const rk_import_options *o) {
-  g_autoptr(GError) e = NULL;
-  rk_asset *a = rk_import_file(path, o, &e);
-  cr_assert_not_null(a, "import of %s failed: %s", path, e ? e->message : "");
-  return a;
-}
 
 /* The rate the clip is compared at: its own, the one its keys sit on, else 30 fps. */
 static double compare_fps(const rk_clip *c) {

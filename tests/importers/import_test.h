@@ -55,12 +55,47 @@ static inline const rk_clip *clip_named(const rk_asset *a, const char *name) {
   return rk_asset_clip(a, (size_t)c);
 }
 
+/** Fills m, the caller's, with the Fox skeleton s's humanoid map from RK_TEST_FOX_HIND_LEGS_MAP
+ * (hips and hind legs by name); fails the test when the map does not load or finish. */
+static inline void fox_hind_legs_map(const rk_skeleton *s, rk_humanoid_map *m) {
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(kf, RK_TEST_FOX_HIND_LEGS_MAP, (gsize)-1, 0, NULL));
+  rk_humanoid_map_clear(m);
+  cr_assert(rk_humanoid_map_apply_keyfile(m, s, kf, "target", "fox.map", NULL));
+  g_autoptr(GError) error = NULL;
+  cr_assert(rk_humanoid_map_finish(m, s, &error), "%s", error ? error->message : "");
+}
+
 /* True when some note contains the text. */
 static inline bool has_note(const rk_asset *a, const char *text) {
   for (size_t i = 0; i < rk_asset_note_count(a); i++)
     if (strstr(rk_asset_note(a, i), text))
       return true;
   return false;
+}
+
+/** The cases of the list tests/data/bad/<list> (lines "<file>\t<piece of the message it must
+ * produce>", '#' comments): a new array, owned by the caller, of NULL-terminated string vectors
+ * {path of tests/data/bad/<file>, piece of the message}. */
+static inline GPtrArray *bad_cases(const char *list) {
+  g_autofree char *list_name = g_strdup_printf("bad/%s", list);
+  g_autofree char *list_path = rk_test_data(list_name);
+  g_autofree char *text = NULL;
+  cr_assert(g_file_get_contents(list_path, &text, NULL, NULL), "cannot read %s", list_path);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GPtrArray *cases = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  for (char **l = lines; *l; l++) {
+    if (**l == '\0' || **l == '#')
+      continue;
+    g_auto(GStrv) f = g_strsplit(*l, "\t", 2);
+    cr_assert(f[0] && f[1], "bad line in %s: %s", list, *l);
+    g_autofree char *name = g_strdup_printf("bad/%s", f[0]);
+    char **c = g_new0(char *, 3);
+    c[0] = rk_test_data(name);
+    c[1] = g_strdup(f[1]);
+    g_ptr_array_add(cases, c);
+  }
+  return cases;
 }
 
 /* Runs the rigkit binary with argv (NULL-terminated, without the program); returns the exit

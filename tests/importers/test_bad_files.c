@@ -22,18 +22,10 @@ static void assert_one_line_failure(const char *path, const char *expected, cons
 }
 
 Test(bad_files, every_malformed_file_fails_cleanly) {
-  g_autofree char *list = rk_test_data("bad/expected.txt");
-  g_autofree char *text = NULL;
-  cr_assert(g_file_get_contents(list, &text, NULL, NULL));
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  size_t count = 0;
-  for (char **l = lines; *l; l++) {
-    if (**l == '\0' || **l == '#')
-      continue;
-    g_auto(GStrv) f = g_strsplit(*l, "\t", 2);
-    cr_assert(f[0] && f[1], "bad line in expected.txt: %s", *l);
-    g_autofree char *name = g_strdup_printf("bad/%s", f[0]);
-    g_autofree char *path = rk_test_data(name);
+  g_autoptr(GPtrArray) cases = bad_cases("expected.txt");
+  for (guint i = 0; i < cases->len; i++) {
+    char **f = g_ptr_array_index(cases, i);
+    const char *path = f[0];
     cr_assert(g_file_test(path, G_FILE_TEST_IS_REGULAR), "%s is missing", path);
     const char *args[] = {"info", path, NULL};
     g_autofree char *out = NULL, *err = NULL;
@@ -47,9 +39,8 @@ Test(bad_files, every_malformed_file_fails_cleanly) {
     const char *jargs[] = {"info", "--json", path, NULL};
     g_autofree char *jout = NULL, *jerr = NULL;
     assert_one_line_failure(path, f[1], jout, jerr, run_cli(jargs, &jout, &jerr));
-    count++;
   }
-  cr_assert(count >= 20, "only %zu malformed files", count);
+  cr_assert(cases->len >= 20, "only %u malformed files", cases->len);
 }
 
 Test(bad_files, a_directory) {

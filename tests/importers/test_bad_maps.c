@@ -62,18 +62,10 @@ static bool load_profile(const char *path, const rigs *r, profile *out, GError *
 
 Test(bad_maps, every_malformed_profile_is_refused) {
   rigs r = load_rigs();
-  g_autofree char *list = rk_test_data("bad/maps.txt");
-  g_autofree char *text = NULL;
-  cr_assert(g_file_get_contents(list, &text, NULL, NULL));
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  size_t count = 0;
-  for (char **l = lines; *l; l++) {
-    if (**l == '\0' || **l == '#')
-      continue;
-    g_auto(GStrv) f = g_strsplit(*l, "\t", 2);
-    cr_assert(f[0] && f[1], "bad line in maps.txt: %s", *l);
-    g_autofree char *name = g_strdup_printf("bad/%s", f[0]);
-    g_autofree char *path = rk_test_data(name);
+  g_autoptr(GPtrArray) cases = bad_cases("maps.txt");
+  for (guint i = 0; i < cases->len; i++) {
+    char **f = g_ptr_array_index(cases, i);
+    const char *path = f[0];
     profile p;
     g_autoptr(GError) error = NULL;
     cr_assert_not(load_profile(path, &r, &p, &error), "%s was accepted", path);
@@ -83,9 +75,8 @@ Test(bad_maps, every_malformed_profile_is_refused) {
               path, error->message);
     cr_assert(strstr(error->message, f[1]), "%s: message lacks '%s': %s", path, f[1],
               error->message);
-    count++;
   }
-  cr_assert(count >= 10, "only %zu malformed profiles", count);
+  cr_assert(cases->len >= 10, "only %u malformed profiles", cases->len);
   free_rigs(&r);
 }
 

@@ -1,25 +1,15 @@
 /* Humanoid mapping on the shared real files: MakeHuman (hips where the spine meets the legs,
  * helper joints skipped), RiggedFigure (numbered names: topology), Fox (a quadruped: refused). */
-#include "rk_test.h"
+#include "import_test.h"
 
 #include <rigkit/humanoid.h>
-#include <rigkit/importers.h>
-#include <string.h>
-
-static rk_asset *load(const char *name) {
-  g_autofree char *path = rk_test_data(name);
-  g_autoptr(GError) error = NULL;
-  rk_asset *a = rk_import_file(path, NULL, &error);
-  cr_assert(a, "%s", error ? error->message : "");
-  return a;
-}
 
 static const char *bone_joint(const rk_asset *a, const rk_humanoid_map *m, rk_bone b) {
   return m->joint[b] >= 0 ? rk_skeleton_joint_name(rk_asset_skeleton(a), (size_t)m->joint[b]) : "-";
 }
 
 Test(humanoid_files, makehuman_walk_maps_every_bone) {
-  g_autoptr(rk_asset) a = load("makehuman_walk1.bvh");
+  g_autoptr(rk_asset) a = import_ok("makehuman_walk1.bvh", NULL);
   rk_humanoid_map m;
   g_autoptr(GError) error = NULL;
   cr_assert(rk_humanoid_map_build(rk_asset_skeleton(a), NULL, &m, &error), "%s", error ? error->message : "");
@@ -44,7 +34,7 @@ Test(humanoid_files, makehuman_walk_maps_every_bone) {
 }
 
 Test(humanoid_files, rigged_figure_maps_by_topology) {
-  g_autoptr(rk_asset) a = load("RiggedFigure.glb");
+  g_autoptr(rk_asset) a = import_ok("RiggedFigure.glb", NULL);
   rk_humanoid_map m;
   g_autoptr(GError) error = NULL;
   cr_assert(rk_humanoid_map_build(rk_asset_skeleton(a), NULL, &m, &error), "%s", error ? error->message : "");
@@ -59,7 +49,7 @@ Test(humanoid_files, rigged_figure_maps_by_topology) {
 }
 
 Test(humanoid_files, fox_is_refused_as_a_quadruped_unless_a_map_file_says_so) {
-  g_autoptr(rk_asset) a = load("Fox.glb");
+  g_autoptr(rk_asset) a = import_ok("Fox.glb", NULL);
   const rk_skeleton *s = rk_asset_skeleton(a);
   rk_humanoid_map m;
   g_autoptr(GError) error = NULL;
@@ -67,17 +57,6 @@ Test(humanoid_files, fox_is_refused_as_a_quadruped_unless_a_map_file_says_so) {
   cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_MAPPING));
   cr_assert(strstr(error->message, "quadruped"), "%s", error->message);
   /* With a map file naming the hind legs, the map is complete enough to retarget the legs. */
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  cr_assert(g_key_file_load_from_data(kf,
-                                      "[target]\nhips=b_Hip_01\n"
-                                      "left_upper_leg=b_LeftLeg01_015\nleft_lower_leg=b_LeftLeg02_016\n"
-                                      "left_foot=b_LeftFoot01_017\nleft_toes=b_LeftFoot02_018\n"
-                                      "right_upper_leg=b_RightLeg01_019\nright_lower_leg=b_RightLeg02_020\n"
-                                      "right_foot=b_RightFoot01_021\nright_toes=b_RightFoot02_022\n",
-                                      (gsize)-1, 0, NULL));
-  rk_humanoid_map_clear(&m);
-  cr_assert(rk_humanoid_map_apply_keyfile(&m, s, kf, "target", "fox.map", NULL));
-  g_autoptr(GError) e2 = NULL;
-  cr_assert(rk_humanoid_map_finish(&m, s, &e2), "%s", e2 ? e2->message : "");
+  fox_hind_legs_map(s, &m);
   rk_assert_vec3_near(m.forward, rk_vec3_make(0, 0, 1), 0.2);
 }

@@ -54,17 +54,6 @@ static int link_of(const rk_tree *t, const char *name) {
   return l;
 }
 
-static double closure_of(const rk_tree *t, const rk_loop *loops, size_t n, const double *q) {
-  rk_mat4 *m = g_new(rk_mat4, rk_tree_link_count(t));
-  double F[12], worst = 0;
-  rk_tree_fk(t, q, NULL, m);
-  rk_loops_residual(t, loops, n, m, F);
-  for (size_t i = 0; i < rk_loops_rows(loops, n); i++)
-    worst = fmax(worst, fabs(F[i]));
-  g_free(m);
-  return worst;
-}
-
 Test(ik_files, makehuman_feet_planted_hand_goal) {
   walk_rig w;
   walk_rig_init(&w);
@@ -97,7 +86,7 @@ Test(ik_files, makehuman_feet_planted_hand_goal) {
     cr_assert(ws, "%s", error ? error->message : "");
     rk_ik_result res;
     cr_assert(rk_ik_solve(&p, NULL, q, ws, &res, &error), "%s", error ? error->message : "");
-    const double closure = closure_of(w.tree, loops, 2, q);
+    const double closure = rk_test_loop_residual(w.tree, loops, 2, q);
     cr_log_info("frame %zu: %s, hand %.2e m, closure %.2e, %d iterations, %d DOFs at a limit",
                 frames[k], rk_ik_status_name(res.status), res.position_error, closure,
                 res.iterations, res.dofs_at_limit);

@@ -1,18 +1,8 @@
 /* Retargeting the shared real files through the core API (the command line has its own suite):
  * the MakeHuman walk onto RiggedFigure, RiggedFigure's clip onto the MakeHuman rig, the Fox. */
-#include "rk_test.h"
+#include "import_test.h"
 
-#include <rigkit/importers.h>
 #include <rigkit/retarget.h>
-#include <string.h>
-
-static rk_asset *load(const char *name) {
-  g_autofree char *path = rk_test_data(name);
-  g_autoptr(GError) error = NULL;
-  rk_asset *a = rk_import_file(path, NULL, &error);
-  cr_assert(a, "%s", error ? error->message : "");
-  return a;
-}
 
 static rk_retarget_result *retarget(const rk_asset *src, const rk_asset *tgt, const rk_retarget_options *o) {
   rk_humanoid_map sm, tm;
@@ -45,8 +35,8 @@ static double lowest_joint(const rk_skeleton *s, const rk_retarget_result *r) {
 }
 
 Test(retarget_files, makehuman_walk_onto_rigged_figure) {
-  g_autoptr(rk_asset) walk = load("makehuman_walk1.bvh");
-  g_autoptr(rk_asset) fig = load("RiggedFigure.glb");
+  g_autoptr(rk_asset) walk = import_ok("makehuman_walk1.bvh", NULL);
+  g_autoptr(rk_asset) fig = import_ok("RiggedFigure.glb", NULL);
   /* In place by default: the walk is a treadmill cycle (its stance feet slide back). */
   g_autoptr(rk_retarget_result) still = retarget(walk, fig, NULL);
   bool in_place = false;
@@ -75,8 +65,8 @@ Test(retarget_files, makehuman_walk_onto_rigged_figure) {
 }
 
 Test(retarget_files, rigged_figure_clip_onto_the_makehuman_rig) {
-  g_autoptr(rk_asset) fig = load("RiggedFigure.glb");
-  g_autoptr(rk_asset) walk = load("makehuman_walk1.bvh");
+  g_autoptr(rk_asset) fig = import_ok("RiggedFigure.glb", NULL);
+  g_autoptr(rk_asset) walk = import_ok("makehuman_walk1.bvh", NULL);
   g_autoptr(rk_retarget_result) r = retarget(fig, walk, NULL);
   rk_assert_near(rk_clip_duration(rk_retarget_result_clip(r)), rk_clip_duration(rk_asset_clip(fig, 0)), 1e-9);
   const rk_retarget_quality *q = rk_retarget_result_quality(r);
@@ -92,24 +82,14 @@ Test(retarget_files, rigged_figure_clip_onto_the_makehuman_rig) {
 }
 
 Test(retarget_files, fox_hind_legs_with_a_map_file) {
-  g_autoptr(rk_asset) walk = load("makehuman_walk1.bvh");
-  g_autoptr(rk_asset) fox = load("Fox.glb");
+  g_autoptr(rk_asset) walk = import_ok("makehuman_walk1.bvh", NULL);
+  g_autoptr(rk_asset) fox = import_ok("Fox.glb", NULL);
   const rk_skeleton *fs = rk_asset_skeleton(fox);
   rk_humanoid_map tm;
   g_autoptr(GError) error = NULL;
   cr_assert_not(rk_humanoid_map_build(fs, NULL, &tm, &error));
   cr_assert(strstr(error->message, "quadruped"));
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  cr_assert(g_key_file_load_from_data(kf,
-                                      "[target]\nhips=b_Hip_01\n"
-                                      "left_upper_leg=b_LeftLeg01_015\nleft_lower_leg=b_LeftLeg02_016\n"
-                                      "left_foot=b_LeftFoot01_017\nleft_toes=b_LeftFoot02_018\n"
-                                      "right_upper_leg=b_RightLeg01_019\nright_lower_leg=b_RightLeg02_020\n"
-                                      "right_foot=b_RightFoot01_021\nright_toes=b_RightFoot02_022\n",
-                                      (gsize)-1, 0, NULL));
-  rk_humanoid_map_clear(&tm);
-  cr_assert(rk_humanoid_map_apply_keyfile(&tm, fs, kf, "target", "fox.map", NULL));
-  cr_assert(rk_humanoid_map_finish(&tm, fs, NULL));
+  fox_hind_legs_map(fs, &tm);
   rk_humanoid_map sm;
   cr_assert(rk_humanoid_map_build(rk_asset_skeleton(walk), NULL, &sm, NULL));
   g_autoptr(GError) e2 = NULL;

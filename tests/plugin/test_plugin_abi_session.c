@@ -440,11 +440,7 @@ Test(plugin_session, the_profile_maps_bones_and_rescues_a_rig_the_automatic_map_
   cr_assert_eq(rk->session_new(&d, &s, err, sizeof err), RK_PLUGIN_ERR_MAPPING);
   cr_assert(strstr(err, "target") && strstr(err, "quadruped"), "%s", err);
   /* ...unless the profile maps its hind legs. */
-  d.profile_text = "[target]\nhips=b_Hip_01\n"
-                   "left_upper_leg=b_LeftLeg01_015\nleft_lower_leg=b_LeftLeg02_016\n"
-                   "left_foot=b_LeftFoot01_017\nleft_toes=b_LeftFoot02_018\n"
-                   "right_upper_leg=b_RightLeg01_019\nright_lower_leg=b_RightLeg02_020\n"
-                   "right_foot=b_RightFoot01_021\nright_toes=b_RightFoot02_022\n";
+  d.profile_text = RK_TEST_FOX_HIND_LEGS_MAP;
   cr_assert_eq(rk->session_new(&d, &s, err, sizeof err), RK_PLUGIN_OK, "%s", err);
   cr_assert_eq(rk->session_map_text(s, text, sizeof text, NULL, err, sizeof err), RK_PLUGIN_OK);
   cr_assert(strstr(text, "b_LeftFoot01_017 (map-file)"), "%s", text);

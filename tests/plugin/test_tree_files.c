@@ -14,19 +14,6 @@ static rk_asset *import_or_fail(const char *name) {
   return a;
 }
 
-static rk_tree *tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o) {
-  g_autoptr(GError) error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(s, c, o, &error);
-  cr_assert(t, "%s", error ? error->message : "");
-  return t;
-}
-
-static const rk_joint *joint_named(const rk_tree *t, const char *name) {
-  int j = rk_tree_find_link(t, name);
-  cr_assert_geq(j, 0, "no link %s", name);
-  return rk_tree_joint(t, (size_t)j);
-}
-
 static bool is_junction(const rk_tree *t, const char *name) {
   for (size_t i = 0; i < rk_tree_junction_count(t); i++)
     if (rk_tree_junction(t, i)->link == rk_tree_find_link(t, name))
@@ -39,16 +26,16 @@ Test(tree_files, makehuman_walk_knees_and_elbows_are_fitted_hinges) {
   const rk_skeleton *s = rk_asset_skeleton(a);
   cr_assert_eq(rk_skeleton_joint_count(s), 91);
   cr_assert_geq(rk_asset_clip_count(a), 1);
-  g_autoptr(rk_tree) still = tree_or_fail(s, NULL, NULL);
+  g_autoptr(rk_tree) still = rk_test_tree_or_fail(s, NULL, NULL);
   /* Without motion: a free root and 74 balls (the 16 end sites are fixed). */
   cr_assert_eq(rk_tree_dof_count(still), 6 + 74 * 3);
-  cr_assert_eq(joint_named(still, "LoLeg_L")->type, RK_JOINT_BALL);
-  cr_assert(joint_named(still, "LoLeg_L")->hinge_hint);
+  cr_assert_eq(rk_test_joint_named(still, "LoLeg_L")->type, RK_JOINT_BALL);
+  cr_assert(rk_test_joint_named(still, "LoLeg_L")->hinge_hint);
 
-  g_autoptr(rk_tree) t = tree_or_fail(s, rk_asset_clip(a, 0), NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, rk_asset_clip(a, 0), NULL);
   const char *hinges[] = {"LoLeg_L", "LoLeg_R", "LoArm_L", "LoArm_R"};
   for (size_t i = 0; i < G_N_ELEMENTS(hinges); i++) {
-    const rk_joint *j = joint_named(t, hinges[i]);
+    const rk_joint *j = rk_test_joint_named(t, hinges[i]);
     cr_assert_eq(j->type, RK_JOINT_REVOLUTE, "%s is %s (residual %.3f deg)", hinges[i],
                  rk_joint_type_name(j->type), j->fit_residual_max / RK_DEG);
     cr_assert_eq(j->origin, RK_ORIGIN_HINGE_FIT);
@@ -60,11 +47,11 @@ Test(tree_files, makehuman_walk_knees_and_elbows_are_fitted_hinges) {
         j->fit_residual_rms / RK_DEG, j->fit_range / RK_DEG);
   }
   /* The knees bend about the zero frame's x (the lateral axis) within 5 degrees. */
-  rk_assert_near(fabs(joint_named(t, "LoLeg_L")->axis.x), 1.0, 1 - cos(5 * RK_DEG));
+  rk_assert_near(fabs(rk_test_joint_named(t, "LoLeg_L")->axis.x), 1.0, 1 - cos(5 * RK_DEG));
   /* Hips and shoulders swing about several axes: balls. */
   const char *balls[] = {"UpLeg_L", "UpLeg_R", "UpArm_L", "UpArm_R", "Foot_L", "Foot_R"};
   for (size_t i = 0; i < G_N_ELEMENTS(balls); i++)
-    cr_assert_eq(joint_named(t, balls[i])->type, RK_JOINT_BALL, "%s", balls[i]);
+    cr_assert_eq(rk_test_joint_named(t, balls[i])->type, RK_JOINT_BALL, "%s", balls[i]);
   /* Six hinges (knees, elbows and the wrists, which only flex in this walk). */
   size_t fitted = 0;
   for (size_t j = 0; j < rk_tree_link_count(t); j++)
@@ -100,7 +87,7 @@ Test(tree_files, rigged_figure_junctions_and_no_hinges_from_two_keys) {
   g_autoptr(rk_asset) a = import_or_fail("RiggedFigure.glb");
   const rk_skeleton *s = rk_asset_skeleton(a);
   const rk_clip *c = rk_asset_clip_count(a) ? rk_asset_clip(a, 0) : NULL;
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   const size_t n = rk_tree_link_count(t);
   size_t balls = 0, free_roots = 0;
   for (size_t j = 0; j < n; j++) {
@@ -116,22 +103,11 @@ Test(tree_files, rigged_figure_junctions_and_no_hinges_from_two_keys) {
     cr_assert_neq(rk_tree_joint(t, j)->origin, RK_ORIGIN_HINGE_FIT, "%s", rk_tree_link_name(t, j));
 }
 
-static double loop_residual(const rk_tree *t, const rk_loop *loops, size_t n, const double *q) {
-  rk_mat4 *m = g_new(rk_mat4, rk_tree_link_count(t));
-  double F[24], worst = 0;
-  rk_tree_fk(t, q, NULL, m);
-  rk_loops_residual(t, loops, n, m, F);
-  for (size_t i = 0; i < rk_loops_rows(loops, n); i++)
-    worst = fmax(worst, fabs(F[i]));
-  g_free(m);
-  return worst;
-}
-
 Test(tree_files, makehuman_with_both_feet_planted) {
   g_autoptr(rk_asset) a = import_or_fail("makehuman_walk1.bvh");
   const rk_skeleton *s = rk_asset_skeleton(a);
   const rk_clip *c = rk_asset_clip(a, 0);
-  g_autoptr(rk_tree) t = tree_or_fail(s, c, NULL);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, c, NULL);
   const size_t nd = rk_tree_dof_count(t);
   rk_transform *locals = g_new(rk_transform, 91);
   double *q = g_new(double, nd);
@@ -142,8 +118,8 @@ Test(tree_files, makehuman_with_both_feet_planted) {
   rk_loop through = rk_loop_closing(t, RK_LOOP_RIGID, q, lf, rk_vec3_make(0, 0, 0), rf);
   rk_loop planted[2] = {rk_loop_closing(t, RK_LOOP_RIGID, q, lf, rk_vec3_make(0, 0, 0), -1),
                         rk_loop_closing(t, RK_LOOP_RIGID, q, rf, rk_vec3_make(0, 0, 0), -1)};
-  cr_assert_lt(loop_residual(t, &through, 1, q), 1e-12);
-  cr_assert_lt(loop_residual(t, planted, 2, q), 1e-12);
+  cr_assert_lt(rk_test_loop_residual(t, &through, 1, q), 1e-12);
+  cr_assert_lt(rk_test_loop_residual(t, planted, 2, q), 1e-12);
   const long without = rk_loops_effective_dof(t, NULL, 0, q, ws);
   const long with_one = rk_loops_effective_dof(t, &through, 1, q, ws);
   const long with_two = rk_loops_effective_dof(t, planted, 2, q, ws);
@@ -154,10 +130,10 @@ Test(tree_files, makehuman_with_both_feet_planted) {
   cr_assert_eq(with_two, (long)nd - 12);
   /* Lower the pelvis by 5 cm: the feet leave their plants; closing the loops brings them back. */
   q[1] -= 0.05;
-  cr_assert_gt(loop_residual(t, planted, 2, q), 0.04);
+  cr_assert_gt(rk_test_loop_residual(t, planted, 2, q), 0.04);
   const double err = rk_loops_solve(t, planted, 2, q, 1e-12, 50, ws);
   cr_assert_lt(err, 1e-9, "closure residual %g", err);
-  cr_assert_lt(loop_residual(t, &through, 1, q), 1e-9);
+  cr_assert_lt(rk_test_loop_residual(t, &through, 1, q), 1e-9);
   g_free(locals);
   g_free(q);
 }
@@ -170,7 +146,7 @@ Test(tree_files, iiwa_dh_file_gives_back_the_bench_table) {
   o.root_type = RK_JOINT_FIXED;
   o.default_type = RK_JOINT_REVOLUTE;
   o.default_axis = rk_vec3_make(0, 0, 1);
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   cr_assert_eq(rk_tree_dof_count(t), 7);
   const int tool = rk_tree_find_link(t, "tool");
   cr_assert_geq(tool, 0);

@@ -46,8 +46,26 @@
               (double)(tol));                                                                    \
   } while (0)
 
+/** The [target] section of a map file naming the Fox's hips and hind legs (Fox.glb is a
+ * quadruped: only such a file makes it a retarget target). */
+#define RK_TEST_FOX_HIND_LEGS_MAP                                                                \
+  "[target]\nhips=b_Hip_01\n"                                                                    \
+  "left_upper_leg=b_LeftLeg01_015\nleft_lower_leg=b_LeftLeg02_016\n"                              \
+  "left_foot=b_LeftFoot01_017\nleft_toes=b_LeftFoot02_018\n"                                      \
+  "right_upper_leg=b_RightLeg01_019\nright_lower_leg=b_RightLeg02_020\n"                          \
+  "right_foot=b_RightFoot01_021\nright_toes=b_RightFoot02_022\n"
+
 /** Both matrices side by side, for failure messages (static buffer, one thread). */
 const char *rk_test_mat4_diff_text(const rk_mat4 *a, const rk_mat4 *b);
+/** The tree of skeleton s (clip c and options o may be NULL), owned by the caller; fails the test
+ * with the error otherwise. */
+rk_tree *rk_test_tree_or_fail(const rk_skeleton *s, const rk_clip *c, const rk_tree_options *o);
+/** The joint of the link called name in t (owned by t); fails the test when there is none. */
+const rk_joint *rk_test_joint_named(const rk_tree *t, const char *name);
+/** The matrix whose rows, top to bottom, are r[0..3], r[4..7], r[8..11], r[12..15]. */
+rk_mat4 rk_test_mat4_rows(const double r[16]);
+/** Largest absolute entry of the stacked residuals of the n loops at q (FK computed here). */
+double rk_test_loop_residual(const rk_tree *t, const rk_loop *loops, size_t n, const double *q);
 /** Deterministic uniform double in [lo, hi) from a caller-held state (xorshift64*). */
 double rk_test_uniform(guint64 *state, double lo, double hi);
 

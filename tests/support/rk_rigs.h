@@ -1,0 +1,37 @@
+/* Rigs built in code that both the Criterion suites and the benchmarks (tests/bench) use, so the
+ * numbers of a benchmark and the checks of a suite are about the same rig: the KUKA iiwa 14 of
+ * ../shared/bench/README.md, a 25-joint humanoid with hinge knees and elbows, and the 31-joint
+ * skeleton of the CMU motion-capture database. No Criterion here: failures come back as NULL with
+ * the error set, and every object returned is new and owned by the caller. */
+#ifndef RK_RIGS_H
+#define RK_RIGS_H
+
+#include <rigkit/rigkit.h>
+
+/** The iiwa 14 standard DH table (a, alpha, d, theta offset, revolute), one row per joint. */
+extern const rk_dh_row rk_rig_iiwa14_rows[7];
+/** The iiwa 14 joint limits in degrees: joint i moves in [-lim[i], lim[i]]. */
+extern const double rk_rig_iiwa14_limit_deg[7];
+
+/** The iiwa as a skeleton the way a robot description places its links (joints `<prefix>1` ..
+ * `<prefix>7`, joint i's rest local = DH frame i-1 at q = 0, end site "flange" = frame 7);
+ * caller frees. */
+rk_skeleton *rk_rig_iiwa14_skeleton(const char *prefix, GError **error);
+/** rk_rig_iiwa14_skeleton("joint_") as a tree: each joint revolute about its local z within the
+ * limits, the root too (7 DOFs); caller frees. */
+rk_tree *rk_rig_iiwa14_tree(GError **error);
+
+/** A 25-joint humanoid, Y-up, metres, facing +Z, left = +X, knees slightly bent at rest (Hips,
+ * Spine, Chest, Neck, Head, Clavicle/UpArm/LoArm/Hand_{L,R}, UpLeg/LoLeg/Foot/Toe_{L,R} and the
+ * end sites Hand_*_end, Toe_*_end); caller frees. */
+rk_skeleton *rk_rig_humanoid_skeleton(GError **error);
+/** rk_rig_humanoid_skeleton as a tree: knees (about +x, bending the shin back) and elbows (bending
+ * the forearm forward) revolute in [0, 2.5] rad, every other joint a ball, the root free (58
+ * DOFs); caller frees. */
+rk_tree *rk_rig_humanoid_tree(GError **error);
+
+/** The 31-joint skeleton of the CMU motion-capture database (ASF bone names), in metres; caller
+ * frees. */
+rk_skeleton *rk_rig_cmu_skeleton(GError **error);
+
+#endif
