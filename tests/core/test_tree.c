@@ -98,7 +98,7 @@ Test(tree, long_revolute_chain_fk_matches_the_quaternion_path) {
   o.default_type = RK_JOINT_FIXED;
   o.joints = specs;
   o.joint_count = nspec;
-  g_autoptr(rk_tree) t = tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_eq(nd, nspec, "every spec'd joint revolute, the rest fixed");
   cr_assert_gt(nd, 128, "more than two batches of 64");
