@@ -662,11 +662,17 @@ static uint8_t *array_bytes(const rk__fbx_prop *p, size_t *bytes, GError **error
   GConverter *z = G_CONVERTER(g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_ZLIB));
   size_t in = 0, done = 0;
   bool ok = false;
+  /* Output goes to `out` until it holds the declared size, then to a small spare buffer: a
+   * stream that yields more than declared is caught, and GLib never sees an empty output
+   * buffer (a critical: empty arrays, over-long streams). */
+  uint8_t spare[64];
   for (;;) {
     gsize r = 0, w = 0;
     GError *e = NULL;
-    GConverterResult res = g_converter_convert(z, p->data + in, p->len - in, out + done,
-                                               *bytes - done, G_CONVERTER_INPUT_AT_END, &r, &w, &e);
+    const bool full = done >= *bytes;
+    GConverterResult res = g_converter_convert(
+        z, p->data + in, p->len - in, full ? spare : out + done, full ? sizeof spare : *bytes - done,
+        G_CONVERTER_INPUT_AT_END, &r, &w, &e);
     in += r;
     done += w;
     if (res == G_CONVERTER_ERROR) {
@@ -677,7 +683,7 @@ static uint8_t *array_bytes(const rk__fbx_prop *p, size_t *bytes, GError **error
       ok = done == *bytes;
       break;
     }
-    if (r == 0 && w == 0)
+    if ((r == 0 && w == 0) || done > *bytes)
       break;
   }
   g_object_unref(z);

@@ -5,6 +5,8 @@
 
 #include "../../importers/src/fbx_internal.h"
 
+#include <gio/gio.h>
+
 static GBytes *load(const char *name) {
   g_autofree char *path = rk_test_data(name);
   gchar *data = NULL;
@@ -259,4 +261,51 @@ Test(fbx_records, absurd_sizes_hit_the_limits) {
   memcpy(bin + 42, &count, 4);
   cr_assert(!rk__fbx_tree_parse(bin, sizeof bin, "bigarray", &t, &e));
   cr_assert_eq(e->code, RK_ERROR_LIMIT, "%s", e->message);
+}
+
+/* zlib (RFC 1950) stream of n bytes, as FBX stores compressed arrays (g_free). */
+static uint8_t *zlib_of(const void *bytes, size_t n, size_t *len) {
+  g_autoptr(GZlibCompressor) z = g_zlib_compressor_new(G_ZLIB_COMPRESSOR_FORMAT_ZLIB, 6);
+  const size_t cap = n + 64;
+  uint8_t *out = g_malloc(cap);
+  gsize r = 0, w = 0;
+  g_autoptr(GError) e = NULL;
+  const GConverterResult res =
+      g_converter_convert(G_CONVERTER(z), n ? bytes : "", n, out, cap,
+                          G_CONVERTER_INPUT_AT_END | G_CONVERTER_FLUSH, &r, &w, &e);
+  cr_assert_eq(res, G_CONVERTER_FINISHED, "%s", e ? e->message : "not finished");
+  *len = w;
+  return out;
+}
+
+/* A compressed array decodes only to exactly its declared element count: an empty array is read,
+ * a stream holding more or fewer elements than declared fails with a message, and none of them
+ * makes GLib complain (criticals are fatal here; fuzz_fbx finding: an empty output buffer). */
+Test(fbx_records, compressed_arrays_must_inflate_to_their_declared_count) {
+  g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  const double values[3] = {1.5, -2.0, 1e300};
+  struct {
+    size_t stored;   /* doubles in the stream */
+    uint32_t count;  /* declared */
+    bool ok;
+  } cases[] = {{0, 0, true}, {3, 3, true}, {3, 2, false}, {3, 0, false}, {2, 3, false},
+               {0, 1, false}};
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    size_t len = 0;
+    g_autofree uint8_t *z = zlib_of(values, cases[k].stored * sizeof(double), &len);
+    rk__fbx_prop p = {.type = 'd', .count = cases[k].count, .encoding = 1, .data = z, .len = len};
+    g_autofree double *out = NULL;
+    size_t n = 99;
+    g_autoptr(GError) e = NULL;
+    const bool ok = rk__fbx_prop_doubles(&p, &out, &n, &e);
+    cr_assert_eq(ok, cases[k].ok, "case %zu: %s", k, e ? e->message : "accepted");
+    if (ok) {
+      cr_assert_eq(n, cases[k].count);
+      for (size_t i = 0; i < n; i++)
+        cr_assert_eq(out[i], values[i]);
+    } else {
+      cr_assert(e && strstr(e->message, "does not inflate to its declared size"), "case %zu: %s",
+                k, e ? e->message : "");
+    }
+  }
 }

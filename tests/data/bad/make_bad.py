@@ -208,16 +208,33 @@ def fbx_patch(offset, value, keep=2048):
     return bytes(d)
 
 
-def fbx_corrupt_array():
-    """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
-    broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
-    d = bytearray(fbx)
+def fbx_first_compressed_curve(d):
+    """Offset of the first zlib-compressed KeyValueFloat array property ('f' code) in d."""
     at = 0
     while True:
         at = d.index(b'\x0dKeyValueFloatf', at) + 14
         count, encoding, length = struct.unpack_from('<III', d, at + 1)
         if encoding == 1 and count > 0:
-            break
+            return at
+
+
+def fbx_array_count_minus_one():
+    """The whole binary FBX with its first compressed KeyValueFloat array declaring one element
+    less than its zlib stream holds (fuzz_fbx finding: the decoder handed GLib an empty output
+    buffer, a critical)."""
+    d = bytearray(fbx)
+    at = fbx_first_compressed_curve(d)
+    count = struct.unpack_from('<I', d, at + 1)[0]
+    struct.pack_into('<I', d, at + 1, count - 1)
+    return bytes(d)
+
+
+def fbx_corrupt_array():
+    """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
+    broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
+    d = bytearray(fbx)
+    at = fbx_first_compressed_curve(d)
+    length = struct.unpack_from('<I', d, at + 9)[0]
     d[at + 13 + length - 1] ^= 0xFF
     return bytes(d)
 
@@ -343,6 +360,7 @@ FILES = [
     ('glb_1gib_buffer.glb', bytes(simple_glb(glb_gib_buffer)), 'declares 1073741824 bytes but the GLB BIN chunk'),
     ('fbx_1gib_string.fbx', fbx_patch(406, 1 << 30), 'out of bounds'),
     ('fbx_huge_property_count.fbx', fbx_patch(31, 0x3FFFFFFF), 'out of bounds'),
+    ('fbx_array_longer_than_declared.fbx', fbx_array_count_minus_one(), 'KeyValueFloat, property 0: compressed FBX array of 39 elements does not inflate'),
     ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
