@@ -363,8 +363,9 @@ static bool curve_read(const rk__fbx_node *node, int64_t lo, int64_t hi, curve *
     return false;
   const rk__fbx_node *kf = rk__fbx_node_child(node, "KeyAttrFlags");
   const rk__fbx_node *kr = rk__fbx_node_child(node, "KeyAttrRefCount");
-  if (kf && kr && rk__fbx_prop_int64s(rk__fbx_node_prop(kf, 0), &flags, &nf, NULL) &&
-      rk__fbx_prop_int64s(rk__fbx_node_prop(kr, 0), &refs, &nr, NULL) && nf != nr)
+  /* Hold flags only when both arrays decode and agree in length (refs is NULL otherwise). */
+  if (!(kf && kr && rk__fbx_prop_int64s(rk__fbx_node_prop(kf, 0), &flags, &nf, NULL) &&
+        rk__fbx_prop_int64s(rk__fbx_node_prop(kr, 0), &refs, &nr, NULL) && nf == nr))
     nf = 0;
   c->t = g_new(int64_t, nt);
   c->v = g_new(double, nt);

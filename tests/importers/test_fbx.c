@@ -75,3 +75,21 @@ Test(fbx, cameras_lights_and_meshes_are_not_joints) {
       cr_assert(!strstr(name, "_end"), "%s weights a vertex", name);
     }
 }
+
+/* An ASCII FBX whose KeyAttrRefCount arrays are not integers (fuzz_fbx finding: a NULL read in the
+ * curve reader) imports with the same skeleton and clip as the original, finite everywhere. */
+Test(fbx, unreadable_key_attribute_counts_are_ignored) {
+  g_autoptr(rk_asset) a = import_ok("crafted/huesitos_refcounts_not_integer.fbx", NULL);
+  g_autoptr(rk_asset) b = import_ok("huesitos_prerotation_pivots.fbx", NULL);
+  const rk_skeleton *sa = rk_asset_skeleton(a), *sb = rk_asset_skeleton(b);
+  cr_assert_eq(rk_skeleton_joint_count(sa), rk_skeleton_joint_count(sb));
+  cr_assert_eq(rk_asset_clip_count(a), rk_asset_clip_count(b));
+  const rk_clip *ca = rk_asset_clip(a, 0);
+  rk_assert_near(rk_clip_duration(ca), rk_clip_duration(rk_asset_clip(b, 0)), 1e-9);
+  for (int k = 0; k <= 8; k++) {
+    g_autofree rk_vec3 *p = world_positions(a, ca, rk_clip_duration(ca) * k / 8);
+    for (size_t i = 0; i < rk_skeleton_joint_count(sa); i++)
+      cr_assert(isfinite(p[i].x) && isfinite(p[i].y) && isfinite(p[i].z), "joint %zu at %d/8", i,
+                k);
+  }
+}

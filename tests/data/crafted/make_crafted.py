@@ -8,6 +8,7 @@ import base64
 import json
 import math
 import os
+import re
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -355,6 +356,18 @@ def skins_without_inverse_binds():
         f.write('\n')
 
 
+def fbx_refcounts_not_integer():
+    """huesitos_prerotation_pivots.fbx (ASCII) with every KeyAttrRefCount written as a fraction
+    (fuzz_fbx finding: the curve reader then used the hold flags with no reference counts, a NULL
+    read). The file must import: the counts are ignored and the keys read without hold flags."""
+    src = open(os.path.join(HERE, '..', 'huesitos_prerotation_pivots.fbx'), 'rb').read()
+    out, n = re.subn(rb'(KeyAttrRefCount: \*\d+ \{\r?\n\s*a: )(\d+)',
+                     lambda m: m.group(1) + m.group(2) + b'.5', src)
+    assert n > 0
+    with open(os.path.join(HERE, 'huesitos_refcounts_not_integer.fbx'), 'wb') as f:
+        f.write(out)
+
+
 if __name__ == '__main__':
     dup_names()
     interpolation()
@@ -368,3 +381,4 @@ if __name__ == '__main__':
     profiles()
     line_end_variants()
     skins_without_inverse_binds()
+    fbx_refcounts_not_integer()
