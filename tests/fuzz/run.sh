@@ -8,7 +8,8 @@
 # keeps its corpus in BUILD_DIR/fuzz/corpus/<target> (it grows from run to run) and is seeded from
 # tests/data; findings go to BUILD_DIR/fuzz/artifacts/<target>-crash-..., the full log to
 # BUILD_DIR/fuzz/<target>.log. Prints one summary line per target; exits 1 when any target
-# found a crash, a leak, a timeout or an out-of-memory.
+# found a crash, a leak, a timeout or an out-of-memory. RK_FUZZ_SEED fixes libFuzzer's random seed
+# (CI sets it, so that a run can be repeated); unset, every run explores differently.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../data
@@ -50,7 +51,7 @@ for t in $targets; do
   # shellcheck disable=SC2086
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} LSAN_OPTIONS=suppressions=$here/lsan.supp \
     "$bin" -max_total_time="$secs" -timeout=20 -malloc_limit_mb=512 -rss_limit_mb=1536 \
-    -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" $dict \
+    -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" $dict ${RK_FUZZ_SEED:+-seed=$RK_FUZZ_SEED} \
     "$out/corpus/$t" "$out/seeds/$t" >"$out/$t.log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log")
   cov=$(grep -E '^#[0-9]+' "$out/$t.log" | grep -o 'cov: [0-9]* ft: [0-9]*' | tail -1)
