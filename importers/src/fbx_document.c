@@ -16,6 +16,7 @@
  * (zero, scale one). Curves are evaluated at their keys: linear between keys, or held for keys
  * flagged constant (KeyAttrFlags); cubic keys are read as linear, as Assimp reads every key. */
 #include "fbx_internal.h"
+#include "import_internal.h"
 
 #include <string.h>
 
@@ -100,12 +101,9 @@ static void index_conn(GHashTable *index, int64_t id, guint ci) {
 
 static void object_clear(gpointer p) { g_free(((fbx_object *)p)->name); }
 
-rk__fbx_doc *rk__fbx_doc_parse(const uint8_t *data, size_t size, const char *name, GError **error) {
-  rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
-  if (!rk__fbx_tree_parse(data, size, name, &doc->tree, error)) {
-    g_free(doc);
-    return NULL;
-  }
+/* Indexes the objects and connections of doc->tree (parsed); false with an error when the tree is
+ * not an FBX 7 document (doc is then freed by the caller). */
+static bool doc_build(rk__fbx_doc *doc, const char *name, GError **error) {
   doc->objects = g_array_new(FALSE, TRUE, sizeof(fbx_object));
   g_array_set_clear_func(doc->objects, object_clear);
   doc->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -122,8 +120,7 @@ rk__fbx_doc *rk__fbx_doc_parse(const uint8_t *data, size_t size, const char *nam
   if (!objects || !conns) {
     g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
                 "%s: no Objects or Connections section (not an FBX 7 document)", name);
-    rk__fbx_doc_free(doc);
-    return NULL;
+    return false;
   }
   const rk__fbx_node *defs = rk__fbx_node_child(&doc->tree.root, "Definitions");
   doc->model_template = template_props(defs, "Model");
@@ -167,6 +164,19 @@ rk__fbx_doc *rk__fbx_doc_parse(const uint8_t *data, size_t size, const char *nam
     const guint ci = doc->conns->len - 1;
     index_conn(doc->by_dst, fc.dst, ci);
     index_conn(doc->by_src, fc.src, ci);
+  }
+  return true;
+}
+
+rk__fbx_doc *rk__fbx_doc_parse(const uint8_t *data, size_t size, const char *name, GError **error) {
+  rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
+  if (!rk__fbx_tree_parse(data, size, name, &doc->tree, error)) {
+    g_free(doc);
+    return NULL;
+  }
+  if (!doc_build(doc, name, error)) {
+    rk__fbx_doc_free(doc);
+    return NULL;
   }
   return doc;
 }
@@ -636,4 +646,78 @@ bool rk__fbx_doc_sample(const rk__fbx_doc *doc, int model, const char *stack_nam
     return false;
   }
   return true;
+}
+
+/* ---- checks before Assimp ---------------------------------------------------------------------
+ */
+
+/* True when object o is a Deformer of the given class ("Skin", "Cluster"; the class is the
+ * object's third property). */
+static bool is_deformer(const fbx_object *o, const char *cls) {
+  return strcmp(o->node->name, "Deformer") == 0 && rk__fbx_prop_is(rk__fbx_node_prop(o->node, 2), cls);
+}
+
+/* 'name' of an object for messages, or its id when it has no name (g_free). */
+static char *object_label(const fbx_object *o) {
+  return *o->name ? g_strdup_printf("'%s'", o->name) : g_strdup_printf("%" G_GINT64_FORMAT, o->id);
+}
+
+/* Control points of a Geometry object (Vertices holds x, y, z each), or -1 when unreadable. */
+static int64_t geometry_points(const fbx_object *g) {
+  const rk__fbx_node *v = rk__fbx_node_child(g->node, "Vertices");
+  const rk__fbx_prop *p = v ? rk__fbx_node_prop(v, 0) : NULL;
+  return p && p->type != 'S' ? (int64_t)(p->count / 3) : -1;
+}
+
+/* Every vertex index of every skin cluster must be a control point of each geometry the cluster's
+ * skin deforms: Assimp 5.2.5 asserts it (abort()) in FBXConverter::ConvertWeights. */
+static bool check_skin_clusters(const rk__fbx_doc *doc, GError **error) {
+  for (guint i = 0; i < doc->objects->len; i++) {
+    const fbx_object *cl = &g_array_index(doc->objects, fbx_object, i);
+    if (!is_deformer(cl, "Cluster"))
+      continue;
+    const rk__fbx_node *ix = rk__fbx_node_child(cl->node, "Indexes");
+    g_autofree int64_t *idx = NULL;
+    size_t n = 0;
+    if (!ix || !rk__fbx_prop_int64s(rk__fbx_node_prop(ix, 0), &idx, &n, NULL))
+      continue;
+    const GArray *skins = targets_of(doc, cl->id);
+    for (guint a = 0; skins && a < skins->len; a++) {
+      const fbx_object *sk =
+          object_by_id(doc, g_array_index(doc->conns, fbx_conn, g_array_index(skins, guint, a)).dst);
+      if (!sk || !is_deformer(sk, "Skin"))
+        continue;
+      const GArray *geos = targets_of(doc, sk->id);
+      for (guint b = 0; geos && b < geos->len; b++) {
+        const fbx_object *g =
+            object_by_id(doc, g_array_index(doc->conns, fbx_conn, g_array_index(geos, guint, b)).dst);
+        if (!g || strcmp(g->node->name, "Geometry") != 0)
+          continue;
+        const int64_t points = geometry_points(g);
+        for (size_t k = 0; points >= 0 && k < n; k++)
+          if (idx[k] < 0 || idx[k] >= points) {
+            g_autofree char *cn = object_label(cl), *gn = object_label(g);
+            g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                        "FBX skin cluster %s weights vertex %" G_GINT64_FORMAT
+                        " but geometry %s has %" G_GINT64_FORMAT " vertices",
+                        cn, idx[k], gn, points);
+            return false;
+          }
+      }
+    }
+  }
+  return true;
+}
+
+bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error) {
+  rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
+  if (!rk__fbx_tree_parse(data, size, name, &doc->tree, NULL)) {
+    g_free(doc);
+    return true; /* not readable here: Assimp's reader has the last word */
+  }
+  bool ok = rk__fbx_tree_check_arrays(&doc->tree, error);
+  if (ok && doc_build(doc, name, NULL))
+    ok = check_skin_clusters(doc, error);
+  rk__fbx_doc_free(doc);
+  return ok;
 }

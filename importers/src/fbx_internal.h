@@ -102,6 +102,9 @@ bool rk__fbx_prop_object_name(const rk__fbx_prop *p, char **cls, char **name);
 bool rk__fbx_prop_doubles(const rk__fbx_prop *p, double **out, size_t *count, GError **error);
 /** Decodes an integer array property into int64 (g_free); ASCII numbers must be integers. */
 bool rk__fbx_prop_int64s(const rk__fbx_prop *p, int64_t **out, size_t *count, GError **error);
+/** Inflates every zlib-compressed array of a binary tree and fails with RK_ERROR_PARSE naming the
+ * record path of the first corrupt one; true for ASCII trees. */
+bool rk__fbx_tree_check_arrays(const rk__fbx_tree *tree, GError **error);
 
 /* ---- document (fbx_document.c) --------------------------------------------------------------- */
 

@@ -14,7 +14,6 @@
  * ASCII: `Name: value, value, ... { children }` lines, `;` comments, quoted strings without
  * escapes, numbers, bare words (T, Y, ...), and arrays written `*N { a: v,v,... }`. */
 #include "fbx_internal.h"
-#include "import_internal.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -880,11 +879,6 @@ static bool check_node_arrays(const rk__fbx_node *n, const char *path, GError **
   return true;
 }
 
-bool rk__fbx_check_arrays(const uint8_t *data, size_t size, const char *name, GError **error) {
-  rk__fbx_tree tree;
-  if (!rk__fbx_tree_parse(data, size, name, &tree, NULL))
-    return true; /* not readable here: Assimp's reader has the last word */
-  bool ok = !tree.binary || check_node_arrays(&tree.root, "", error);
-  rk__fbx_tree_free(&tree);
-  return ok;
+bool rk__fbx_tree_check_arrays(const rk__fbx_tree *tree, GError **error) {
+  return !tree->binary || check_node_arrays(&tree->root, "", error);
 }

@@ -71,7 +71,7 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
       main.size = gltf.rewritten_size;
     }
   }
-  if (strcmp(format, "fbx") == 0 && !rk__fbx_check_arrays(src->data, src->size, src->name, error))
+  if (strcmp(format, "fbx") == 0 && !rk__fbx_precheck(src->data, src->size, src->name, error))
     return NULL;
   rk__scene scene;
   if (!rk__assimp_read(&main, format, &scene, error)) {

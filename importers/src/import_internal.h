@@ -263,11 +263,12 @@ rk__raw_asset *rk__scene_to_raw(const rk__scene *scene, const char *format,
  * place and returns the number of helper nodes removed; adds notes. */
 unsigned rk__fbx_fold_helpers(rk__scene *scene, const rk__source *src, GPtrArray *notes);
 
-/** Inflates every zlib-compressed array of a binary FBX file (name is for messages) and fails with
- * RK_ERROR_PARSE naming the record path when one is corrupt: Assimp 5.2.5 skips such an array,
- * leaking its zlib stream, and imports what is left. True when the file is not binary FBX that
- * rigkit's reader can parse (Assimp judges it then). */
-bool rk__fbx_check_arrays(const uint8_t *data, size_t size, const char *name, GError **error);
+/** Checks an FBX file (name is for messages) for what makes Assimp 5.2.5 abort, crash or leak,
+ * before Assimp reads it: compressed arrays that do not inflate to their size (Assimp skips them
+ * and leaks) and skin clusters weighting vertices their geometry does not have (an ai_assert:
+ * abort()). Fails with RK_ERROR_PARSE naming the record or object. True when the file is not an
+ * FBX 7 document rigkit's reader can parse (Assimp judges it then). See fbx_document.c. */
+bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error);
 
 rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts, GError **error);
 rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts, GError **error);

@@ -229,6 +229,16 @@ def fbx_array_count_minus_one():
     return bytes(d)
 
 
+def fbx_cluster_vertex_out_of_range():
+    """The ASCII FBX with pivots, its first skin cluster weighting vertex 100000 (fuzz_fbx finding:
+    Assimp 5.2.5 aborts the process on an ai_assert in FBXConverter::ConvertWeights)."""
+    d = read('huesitos_prerotation_pivots.fbx')
+    at = d.index(b'Indexes: *')
+    at = d.index(b'a: ', at) + 3
+    end = d.index(b',', at)
+    return d[:at] + b'100000' + d[end:]
+
+
 def fbx_corrupt_array():
     """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
     broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
@@ -361,6 +371,7 @@ FILES = [
     ('fbx_1gib_string.fbx', fbx_patch(406, 1 << 30), 'out of bounds'),
     ('fbx_huge_property_count.fbx', fbx_patch(31, 0x3FFFFFFF), 'out of bounds'),
     ('fbx_array_longer_than_declared.fbx', fbx_array_count_minus_one(), 'KeyValueFloat, property 0: compressed FBX array of 39 elements does not inflate'),
+    ('fbx_cluster_vertex_out_of_range.fbx', fbx_cluster_vertex_out_of_range(), 'weights vertex 100000 but geometry'),
     ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
