@@ -10,13 +10,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rk_import_options opts = RK_IMPORT_OPTIONS_INIT;
   opts.format = "dh";
-  GError *error = NULL;
-  rk_asset *a = rk_import_memory(data, size, "fuzz.dh", &opts, &error);
-  rk_fuzz_check_import(a, error);
-  g_clear_error(&error);
+  rk_asset *a = rk_fuzz_import(data, size, "fuzz.dh", &opts);
   if (!a)
     return 0;
-  rk_fuzz_check_asset(a);
   const rk_skeleton *s = rk_asset_skeleton(a);
   for (size_t j = 0; j < rk_skeleton_joint_count(s); j++) {
     rk_joint_mechanics m;
@@ -30,11 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rk_asset_free(a);
 
   opts.up_axis = "-X";
-  a = rk_import_memory(data, size, "fuzz.dh", &opts, &error);
-  rk_fuzz_check_import(a, error);
-  g_clear_error(&error);
-  if (a)
-    rk_fuzz_check_asset(a);
-  rk_asset_free(a);
+  rk_asset_free(rk_fuzz_import(data, size, "fuzz.dh", &opts));
   return 0;
 }

@@ -51,11 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   g_clear_error(&error);
   rk__fbx_doc_free(doc);
 
-  rk_asset *a = rk_import_memory(data, size, "fuzz.fbx", NULL, &error);
-  rk_fuzz_check_import(a, error);
-  g_clear_error(&error);
-  if (a)
-    rk_fuzz_check_asset(a);
-  rk_asset_free(a);
+  rk_asset_free(rk_fuzz_import(data, size, "fuzz.fbx", NULL));
   return 0;
 }

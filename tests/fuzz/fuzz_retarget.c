@@ -25,12 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rk_import_options iopts = RK_IMPORT_OPTIONS_INIT;
   iopts.format = "bvh";
   iopts.skip_meshes = true;
-  GError *error = NULL;
-  rk_asset *src = rk_import_memory(data, size, "fuzz.bvh", &iopts, &error);
-  rk_fuzz_check_import(src, error);
-  g_clear_error(&error);
+  rk_asset *src = rk_fuzz_import(data, size, "fuzz.bvh", &iopts);
   if (!src)
     return 0;
+  GError *error = NULL;
   rk_skeleton *ss = rk_asset_skeleton(src), *ts = rk_asset_skeleton(target);
   rk_humanoid_map sm;
   bool ok = rk_humanoid_map_build(ss, NULL, &sm, &error);

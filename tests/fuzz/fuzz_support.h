@@ -136,4 +136,17 @@ static inline rk_asset *rk_fuzz_load_fixture(const char *name) {
   return a;
 }
 
+/* rk_import_memory of the input (name gives the format when opts does not) with every check of
+ * the import contract: NULL after a clean failure, else a checked asset the caller frees. */
+static inline rk_asset *rk_fuzz_import(const uint8_t *data, size_t size, const char *name,
+                                       const rk_import_options *opts) {
+  GError *error = NULL;
+  rk_asset *a = rk_import_memory(data, size, name, opts, &error);
+  rk_fuzz_check_import(a, error);
+  g_clear_error(&error);
+  if (a)
+    rk_fuzz_check_asset(a);
+  return a;
+}
+
 #endif
