@@ -711,9 +711,17 @@ static bool check_skin_clusters(const rk__fbx_doc *doc, GError **error) {
 
 bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error) {
   rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
-  if (!rk__fbx_tree_parse(data, size, name, &doc->tree, NULL)) {
+  /* A file whose records rigkit cannot read is refused: Assimp's FBX importer asserts (aborting
+   * the process) on some malformed files, so it only gets files whose structure rigkit checked. */
+  GError *e = NULL;
+  if (!rk__fbx_tree_parse(data, size, name, &doc->tree, &e)) {
+    /* The reader's messages start with the name, which the importer's caller adds too. */
+    const size_t n = strlen(name);
+    const bool named = strncmp(e->message, name, n) == 0 && strncmp(e->message + n, ": ", 2) == 0;
+    g_set_error(error, e->domain, e->code, "%s", e->message + (named ? n + 2 : 0));
+    g_error_free(e);
     g_free(doc);
-    return true; /* not readable here: Assimp's reader has the last word */
+    return false;
   }
   bool ok = rk__fbx_tree_check_arrays(&doc->tree, error);
   if (ok && doc_build(doc, name, NULL))

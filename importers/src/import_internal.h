@@ -266,8 +266,9 @@ unsigned rk__fbx_fold_helpers(rk__scene *scene, const rk__source *src, GPtrArray
 /** Checks an FBX file (name is for messages) for what makes Assimp 5.2.5 abort, crash or leak,
  * before Assimp reads it: compressed arrays that do not inflate to their size (Assimp skips them
  * and leaks) and skin clusters weighting vertices their geometry does not have (an ai_assert:
- * abort()). Fails with RK_ERROR_PARSE naming the record or object. True when the file is not an
- * FBX 7 document rigkit's reader can parse (Assimp judges it then). See fbx_document.c. */
+ * abort()). Fails with RK_ERROR_PARSE naming the record or object, and with the record reader's
+ * error when rigkit cannot read the file's records at all (Assimp then never sees it). Files that
+ * are not FBX 7 documents (no Objects/Connections) skip the skin check. See fbx_document.c. */
 bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error);
 
 rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts, GError **error);
