@@ -239,6 +239,16 @@ def fbx_cluster_vertex_out_of_range():
     return d[:at] + b'100000' + d[end:]
 
 
+def fbx_ascii_array_key():
+    """The ASCII FBX with pivots, one array's values under `j:` instead of `a:` and a skin cluster
+    weighting a vertex the mesh lacks (fuzz_fbx finding: rigkit's reader refused the records and
+    left the file to Assimp, which skipped the broken curve and aborted on the cluster)."""
+    d = fbx_cluster_vertex_out_of_range()
+    at = d.index(b'KeyAttrFlags: *')
+    at = d.index(b'a: ', at)
+    return d[:at] + b'j: ' + d[at + 3:]
+
+
 def fbx_corrupt_array():
     """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
     broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
@@ -372,6 +382,7 @@ FILES = [
     ('fbx_huge_property_count.fbx', fbx_patch(31, 0x3FFFFFFF), 'property list length is out of range'),
     ('fbx_array_longer_than_declared.fbx', fbx_array_count_minus_one(), 'KeyValueFloat, property 0: compressed FBX array of 39 elements does not inflate'),
     ('fbx_cluster_vertex_out_of_range.fbx', fbx_cluster_vertex_out_of_range(), 'weights vertex 100000 but geometry'),
+    ('fbx_ascii_array_key.fbx', fbx_ascii_array_key(), "'a:' expected in an array"),
     ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
