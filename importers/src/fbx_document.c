@@ -679,8 +679,16 @@ static bool check_skin_clusters(const rk__fbx_doc *doc, GError **error) {
     const rk__fbx_node *ix = rk__fbx_node_child(cl->node, "Indexes");
     g_autofree int64_t *idx = NULL;
     size_t n = 0;
-    if (!ix || !rk__fbx_prop_int64s(rk__fbx_node_prop(ix, 0), &idx, &n, NULL))
+    GError *e = NULL;
+    if (!ix)
       continue;
+    if (!rk__fbx_prop_int64s(rk__fbx_node_prop(ix, 0), &idx, &n, &e)) {
+      g_autofree char *label = object_label(cl);
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "FBX skin cluster %s: %s", label,
+                  e ? e->message : "Indexes is not an integer array");
+      g_clear_error(&e);
+      return false;
+    }
     const GArray *skins = targets_of(doc, cl->id);
     for (guint a = 0; skins && a < skins->len; a++) {
       const fbx_object *sk =
@@ -709,6 +717,65 @@ static bool check_skin_clusters(const rk__fbx_doc *doc, GError **error) {
   return true;
 }
 
+/* Total turn a rotation curve may make, in degrees: Assimp 5.2.5 inserts a key every 180 degrees
+ * of a rotation curve's change (FBXConverter's rotation key list), so a key of 6e11 degrees in a
+ * 100 KB file made it allocate 23 GB. 2^20 inserted keys at most. */
+#define MAX_ROTATION_TURN (180.0 * 1048576.0)
+
+/* The values of every curve of every curve node animating "Lcl Rotation" must be finite and turn
+ * at most MAX_ROTATION_TURN degrees in all. */
+static bool check_rotation_curves(const rk__fbx_doc *doc, GError **error) {
+  for (guint i = 0; i < doc->objects->len; i++) {
+    const fbx_object *cn = &g_array_index(doc->objects, fbx_object, i);
+    if (strcmp(cn->node->name, "AnimationCurveNode") != 0)
+      continue;
+    const GArray *outs = targets_of(doc, cn->id);
+    bool rotation = false;
+    for (guint k = 0; outs && k < outs->len; k++) {
+      const fbx_conn *t = &g_array_index(doc->conns, fbx_conn, g_array_index(outs, guint, k));
+      rotation = rotation || (t->prop && rk__fbx_prop_is(t->prop, "Lcl Rotation"));
+    }
+    if (!rotation)
+      continue;
+    const fbx_object *cs[3];
+    curve_node_curves(doc, cn, cs);
+    for (int k = 0; k < 3; k++) {
+      const rk__fbx_node *kv = cs[k] ? rk__fbx_node_child(cs[k]->node, "KeyValueFloat") : NULL;
+      g_autofree double *v = NULL;
+      size_t n = 0;
+      GError *e = NULL;
+      if (!kv)
+        continue;
+      /* Values rigkit cannot read are refused: Assimp reads numbers leniently ("1e11-15" as
+       * 1e11), so it could still see an enormous turn. */
+      if (!rk__fbx_prop_doubles(rk__fbx_node_prop(kv, 0), &v, &n, &e)) {
+        g_autofree char *label = object_label(cs[k]);
+        g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "FBX rotation curve %s: %s", label,
+                    e ? e->message : "KeyValueFloat is not a number array");
+        g_clear_error(&e);
+        return false;
+      }
+      double turn = 0.0;
+      for (size_t j = 0; j < n; j++) {
+        turn += j ? fabs(v[j] - v[j - 1]) : 0.0;
+        if (!isfinite(v[j]) || !(turn <= MAX_ROTATION_TURN)) {
+          g_autofree char *label = object_label(cs[k]);
+          if (isfinite(v[j]))
+            g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
+                        "FBX rotation curve %s turns more than 2^20 half turns in all (key %zu: "
+                        "%g degrees after %g)",
+                        label, j, v[j], v[j - 1]);
+          else
+            g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                        "FBX rotation curve %s: key %zu is not finite", label, j);
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error) {
   rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
   /* A file whose records rigkit cannot read is refused: Assimp's FBX importer asserts (aborting
@@ -725,7 +792,7 @@ bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError
   }
   bool ok = rk__fbx_tree_check_arrays(&doc->tree, error);
   if (ok && doc_build(doc, name, NULL))
-    ok = check_skin_clusters(doc, error);
+    ok = check_skin_clusters(doc, error) && check_rotation_curves(doc, error);
   rk__fbx_doc_free(doc);
   return ok;
 }

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import random
+import re
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -249,6 +250,18 @@ def fbx_ascii_array_key():
     return d[:at] + b'j: ' + d[at + 3:]
 
 
+def fbx_huge_rotation_key():
+    """The ASCII FBX with pivots, the first key of a rotation curve at 6.36e11 degrees (fuzz_fbx
+    finding: Assimp 5.2.5 inserts a key every 180 degrees of turn and allocated 23 GB)."""
+    d = read('huesitos_prerotation_pivots.fbx')
+    node = re.search(rb'AnimationCurveNode: (\d+), "AnimCurveNode::R"', d).group(1)
+    curve = re.search(rb'C: "OP", (\d+), ' + node + rb', "d\|X"', d).group(1)
+    at = d.index(b'AnimationCurve: ' + curve + b',')
+    at = d.index(b'a: ', d.index(b'KeyValueFloat: *', at)) + 3
+    end = d.index(b',', at)
+    return d[:at] + b'6.36e11' + d[end:]
+
+
 def fbx_corrupt_array():
     """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
     broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
@@ -383,6 +396,7 @@ FILES = [
     ('fbx_array_longer_than_declared.fbx', fbx_array_count_minus_one(), 'KeyValueFloat, property 0: compressed FBX array of 39 elements does not inflate'),
     ('fbx_cluster_vertex_out_of_range.fbx', fbx_cluster_vertex_out_of_range(), 'weights vertex 100000 but geometry'),
     ('fbx_ascii_array_key.fbx', fbx_ascii_array_key(), "'a:' expected in an array"),
+    ('fbx_huge_rotation_key.fbx', fbx_huge_rotation_key(), 'turns more than 2^20 half turns in all (key 1: -90 degrees after 6.36e+11)'),
     ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
