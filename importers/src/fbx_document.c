@@ -776,6 +776,37 @@ static bool check_rotation_curves(const rk__fbx_doc *doc, GError **error) {
   return true;
 }
 
+/* Two models that skin clusters bind to (bones) may not share a name: Assimp 5.2.5 then frees
+ * one of its bone nodes twice (heap corruption, then an abort; `assimp info` too). Unskinned
+ * nodes may share names. */
+static bool check_bone_names(const rk__fbx_doc *doc, GError **error) {
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal); /* name -> model */
+  for (guint i = 0; i < doc->models->len; i++) {
+    const fbx_object *m =
+        &g_array_index(doc->objects, fbx_object, g_array_index(doc->models, guint, i));
+    const GArray *outs = targets_of(doc, m->id);
+    bool bone = false;
+    for (guint k = 0; outs && k < outs->len && !bone; k++) {
+      const fbx_conn *c = &g_array_index(doc->conns, fbx_conn, g_array_index(outs, guint, k));
+      const fbx_object *d = object_by_id(doc, c->dst);
+      bone = d && !c->prop && is_deformer(d, "Cluster");
+    }
+    if (!bone)
+      continue;
+    const fbx_object *other = g_hash_table_lookup(seen, m->name);
+    if (other && other->id != m->id) {
+      g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
+                  "FBX bones %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT
+                  " are both named '%s': skinned bones need distinct names (Assimp 5.2.5 "
+                  "corrupts its heap on such files); rename one in the DCC and export again",
+                  other->id, m->id, m->name);
+      return false;
+    }
+    g_hash_table_insert(seen, (gpointer)m->name, (gpointer)m);
+  }
+  return true;
+}
+
 bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error) {
   rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
   /* A file whose records rigkit cannot read is refused: Assimp's FBX importer asserts (aborting
@@ -792,7 +823,8 @@ bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError
   }
   bool ok = rk__fbx_tree_check_arrays(&doc->tree, error);
   if (ok && doc_build(doc, name, NULL))
-    ok = check_skin_clusters(doc, error) && check_rotation_curves(doc, error);
+    ok = check_skin_clusters(doc, error) && check_bone_names(doc, error) &&
+         check_rotation_curves(doc, error);
   rk__fbx_doc_free(doc);
   return ok;
 }

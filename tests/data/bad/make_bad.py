@@ -262,6 +262,15 @@ def fbx_huge_rotation_key():
     return d[:at] + b'6.36e11' + d[end:]
 
 
+def fbx_duplicate_bone_names():
+    """The ASCII FBX with pivots, bone Bone.008 renamed Bone.004 like another skinned bone
+    (fuzz_fbx finding: Assimp 5.2.5 frees a bone node twice; `assimp info` aborts)."""
+    d = read('huesitos_prerotation_pivots.fbx')
+    old = b'"Model::Bone.008", "LimbNode"'
+    assert d.count(old) == 1
+    return d.replace(old, b'"Model::Bone.004", "LimbNode"')
+
+
 def fbx_corrupt_array():
     """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
     broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
@@ -397,6 +406,7 @@ FILES = [
     ('fbx_cluster_vertex_out_of_range.fbx', fbx_cluster_vertex_out_of_range(), 'weights vertex 100000 but geometry'),
     ('fbx_ascii_array_key.fbx', fbx_ascii_array_key(), "'a:' expected in an array"),
     ('fbx_huge_rotation_key.fbx', fbx_huge_rotation_key(), 'turns more than 2^20 half turns in all (key 1: -90 degrees after 6.36e+11)'),
+    ('fbx_duplicate_bone_names.fbx', fbx_duplicate_bone_names(), "are both named 'Bone.004': skinned bones need distinct names"),
     ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
