@@ -1,4 +1,6 @@
 /* The canonical humanoid profile and automatic mapping of rigs onto it (names + topology). */
+#include "keyfile.h"
+
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
 #include <rigkit/humanoid.h>
@@ -798,10 +800,11 @@ bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, G
                   kf_name, group, keys[i]);
       return false;
     }
-    g_autofree char *value = g_key_file_get_string(kf, group, keys[i], NULL);
+    const char *why = NULL;
+    g_autofree char *value = rk__keyfile_string(kf, group, keys[i], &why);
     if (!value) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: the value is not UTF-8 text",
-                  kf_name, group, keys[i]);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: %s", kf_name, group, keys[i],
+                  why);
       return false;
     }
     g_strstrip(value);

@@ -1,4 +1,6 @@
 /* Retargeting: pose transfer between humanoid rigs, root motion, contacts, foot/hand IK, baking. */
+#include "keyfile.h"
+
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
 #include <rigkit/ik.h>
@@ -1319,10 +1321,10 @@ bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
                   kf_name);
       return false;
     }
-    g_autofree char *raw = g_key_file_get_string(kf, group, k, NULL);
+    const char *why = NULL;
+    g_autofree char *raw = rk__keyfile_string(kf, group, k, &why);
     if (!raw) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: [settings] %s: the value is not UTF-8 text", kf_name, k);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] %s: %s", kf_name, k, why);
       return false;
     }
     /* GKeyFile keeps trailing blanks (hand-aligned files, CRLF read elsewhere): parse the
