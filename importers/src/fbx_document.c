@@ -807,7 +807,9 @@ static bool check_bone_names(const rk__fbx_doc *doc, GError **error) {
   return true;
 }
 
-bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error) {
+bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, rk__fbx_doc **out,
+                      GError **doc_error, GError **error) {
+  *out = NULL;
   rk__fbx_doc *doc = g_new0(rk__fbx_doc, 1);
   /* A file whose records rigkit cannot read is refused: Assimp's FBX importer asserts (aborting
    * the process) on some malformed files, so it only gets files whose structure rigkit checked. */
@@ -821,10 +823,19 @@ bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError
     g_free(doc);
     return false;
   }
-  bool ok = rk__fbx_tree_check_arrays(&doc->tree, error);
-  if (ok && doc_build(doc, name, NULL))
-    ok = check_skin_clusters(doc, error) && check_bone_names(doc, error) &&
-         check_rotation_curves(doc, error);
-  rk__fbx_doc_free(doc);
-  return ok;
+  if (!rk__fbx_tree_check_arrays(&doc->tree, error)) {
+    rk__fbx_doc_free(doc);
+    return false;
+  }
+  if (!doc_build(doc, name, doc_error)) {
+    rk__fbx_doc_free(doc);
+    return true; /* records fine, not an FBX 7 document: no objects to check */
+  }
+  if (!check_skin_clusters(doc, error) || !check_bone_names(doc, error) ||
+      !check_rotation_curves(doc, error)) {
+    rk__fbx_doc_free(doc);
+    return false;
+  }
+  *out = doc;
+  return true;
 }

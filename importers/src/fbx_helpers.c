@@ -265,13 +265,12 @@ static void mark_skeleton(rk__scene *s, const rk__fbx_doc *doc) {
 
 static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes);
 
-unsigned rk__fbx_fold_helpers(rk__scene *s, const rk__source *src, GPtrArray *notes) {
+unsigned rk__fbx_fold_helpers(rk__scene *s, const rk__fbx_doc *doc, const GError *doc_error,
+                              GPtrArray *notes) {
   unsigned helpers = 0;
   for (unsigned i = 0; i < s->node_count; i++)
     helpers += is_helper(s->nodes[i].name);
   /* rigkit's own reading of the file: node types, and the joints whose chain Assimp split. */
-  g_autoptr(GError) doc_error = NULL;
-  g_autoptr(rk__fbx_doc) doc = rk__fbx_doc_parse(src->data, src->size, src->name, &doc_error);
   if (!doc && helpers)
     g_ptr_array_add(notes, g_strdup_printf("rigkit could not read the FBX file's transform "
                                            "properties itself (%s): pre/post-rotations and pivots "

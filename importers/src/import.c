@@ -71,16 +71,21 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
       main.size = gltf.rewritten_size;
     }
   }
-  if (strcmp(format, "fbx") == 0 && !rk__fbx_precheck(src->data, src->size, src->name, error))
+  const bool is_fbx = strcmp(format, "fbx") == 0;
+  rk__fbx_doc *doc = NULL; /* rigkit's reading of an FBX file, for the helper fold */
+  g_autoptr(GError) doc_error = NULL;
+  if (is_fbx && !rk__fbx_precheck(src->data, src->size, src->name, &doc, &doc_error, error))
     return NULL;
   rk__scene scene;
   if (!rk__assimp_read(&main, format, &scene, error)) {
+    rk__fbx_doc_free(doc);
     rk__gltf_info_clear(&gltf);
     return NULL;
   }
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
-  if (strcmp(format, "fbx") == 0)
-    rk__fbx_fold_helpers(&scene, &main, notes);
+  if (is_fbx)
+    rk__fbx_fold_helpers(&scene, doc, doc_error, notes);
+  rk__fbx_doc_free(doc);
   rk__raw_asset *raw = rk__scene_to_raw(&scene, format, is_gltf ? &gltf : NULL, opts, error);
   if (raw)
     for (guint i = 0; i < notes->len; i++)

@@ -256,20 +256,28 @@ void rk__gltf_info_clear(rk__gltf_info *info);
 rk__raw_asset *rk__scene_to_raw(const rk__scene *scene, const char *format,
                                 const rk__gltf_info *gltf, const rk_import_options *opts,
                                 GError **error);
+/* rigkit's own reading of an FBX file (fbx_internal.h). */
+typedef struct rk__fbx_doc rk__fbx_doc;
+void rk__fbx_doc_free(rk__fbx_doc *doc);
+
 /** Removes every `<name>_$AssimpFbx$_<kind>` helper node: the joint <name>'s rest and animation
- * are evaluated from the FBX file itself (src, read by fbx_document.c) with FBX's transform chain,
- * or composed from the helper chain when the file cannot be read that way; and marks the nodes
- * whose FBX Model is a skeleton node (fbx_skeleton). See fbx_helpers.c. Modifies the scene in
- * place and returns the number of helper nodes removed; adds notes. */
-unsigned rk__fbx_fold_helpers(rk__scene *scene, const rk__source *src, GPtrArray *notes);
+ * are evaluated from the FBX file itself (doc, from rk__fbx_precheck) with FBX's transform chain,
+ * or composed from the helper chain when there is no doc (doc_error says why, in a note); and
+ * marks the nodes whose FBX Model is a skeleton node (fbx_skeleton). See fbx_helpers.c. Modifies
+ * the scene in place and returns the number of helper nodes removed; adds notes. */
+unsigned rk__fbx_fold_helpers(rk__scene *scene, const rk__fbx_doc *doc, const GError *doc_error,
+                              GPtrArray *notes);
 
 /** Checks an FBX file (name is for messages) for what makes Assimp 5.2.5 abort, crash or leak,
  * before Assimp reads it: compressed arrays that do not inflate to their size (Assimp skips them
  * and leaks) and skin clusters weighting vertices their geometry does not have (an ai_assert:
  * abort()). Fails with RK_ERROR_PARSE naming the record or object, and with the record reader's
- * error when rigkit cannot read the file's records at all (Assimp then never sees it). Files that
- * are not FBX 7 documents (no Objects/Connections) skip the skin check. See fbx_document.c. */
-bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, GError **error);
+ * error when rigkit cannot read the file's records at all (Assimp then never sees it). On success
+ * *doc is rigkit's reading of the file for rk__fbx_fold_helpers (the caller frees it with
+ * rk__fbx_doc_free), or NULL with *doc_error set when the file is not an FBX 7 document (no
+ * Objects/Connections; the object checks are skipped then). See fbx_document.c. */
+bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, rk__fbx_doc **doc,
+                      GError **doc_error, GError **error);
 
 rk__raw_asset *rk__bvh_read(const rk__source *src, const rk_import_options *opts, GError **error);
 rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts, GError **error);
