@@ -344,15 +344,15 @@ void rk__tree_prepare_fk(rk_tree *t) {
     const double *R = r0.m; /* column-major */
     const rk_vec3 k = J->type == RK_JOINT_REVOLUTE ? J->axis : rk_vec3_make(0, 0, 0);
     const double kv[3] = {k.x, k.y, k.z};
-    const rk_vec3 rk = rk_vec3_make(R[0] * k.x + R[3] * k.y + R[6] * k.z,
-                                    R[1] * k.x + R[4] * k.y + R[7] * k.z,
-                                    R[2] * k.x + R[5] * k.y + R[8] * k.z); /* R0 k */
+    double r0k[3]; /* R0 k */
+    for (int r = 0; r < 3; r++)
+      r0k[r] = R[r] * k.x + R[3 + r] * k.y + R[6 + r] * k.z;
     for (int c = 0; c < 3; c++) {
       const rk_vec3 e = rk_vec3_make(c == 0, c == 1, c == 2);
       const rk_vec3 kx = rk_vec3_cross(k, e); /* column c of [k]x */
       for (int r = 0; r < 3; r++) {
         const double a = R[c * 3 + r] * sc[c];
-        const double cc = (r == 0 ? rk.x : r == 1 ? rk.y : rk.z) * kv[c] * sc[c];
+        const double cc = r0k[r] * kv[c] * sc[c];
         f->C[c * 4 + r] = J->type == RK_JOINT_REVOLUTE ? cc : a;
         f->P[c * 4 + r] = J->type == RK_JOINT_REVOLUTE ? a - cc : 0.0;
         f->B[c * 4 + r] = (R[r] * kx.x + R[3 + r] * kx.y + R[6 + r] * kx.z) * sc[c];
@@ -376,20 +376,12 @@ typedef unsigned long long v4u __attribute__((vector_size(32)));
 __attribute__((always_inline)) static inline void sincos4(const double *x, double *s, double *c) {
   v4d v;
   memcpy(&v, x, sizeof v);
-  const v4d magic = {6755399441055744.0, 6755399441055744.0, 6755399441055744.0,
-                     6755399441055744.0};
-  const v4d kk = v * 0.63661977236758134308 + magic;
-  const v4d k = kk - magic;
-  const v4d r = (v - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
+  const v4d kk = v * RK__SINCOS_2_OVER_PI + RK__SINCOS_ROUND;
+  const v4d k = kk - RK__SINCOS_ROUND;
+  const v4d r = (v - k * RK__SINCOS_PIO2_HI) - k * RK__SINCOS_PIO2_LO;
   const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-  const v4d ps = (-1.0 / 6 + r2 * (1.0 / 120)) + r4 * (-1.0 / 5040 + r2 * (1.0 / 362880)) +
-                 r8 * ((-1.0 / 39916800 + r2 * (1.0 / 6227020800.0)) +
-                       r4 * (-1.0 / 1307674368000.0));
-  const v4d pc = (1.0 / 24 + r2 * (-1.0 / 720)) + r4 * (1.0 / 40320 + r2 * (-1.0 / 3628800)) +
-                 r8 * ((1.0 / 479001600.0 + r2 * (-1.0 / 87178291200.0)) +
-                       r4 * (1.0 / 20922789888000.0));
-  const v4d sr = r + r * r2 * ps;
-  const v4d cr = 1.0 - 0.5 * r2 + r4 * pc;
+  const v4d sr = RK__SIN_KERNEL(r, r2, r4, r8);
+  const v4d cr = RK__COS_KERNEL(r2, r4, r8);
   /* The low bits of kk's representation are k mod 4 (two's complement for negative k). */
   const v4u q = (v4u)kk & 3;
   const v4u swap = -(q & 1); /* all ones in odd quadrants */
@@ -403,14 +395,14 @@ __attribute__((always_inline)) static inline void sincos4(const double *x, doubl
  * vector kernel's range one by one. */
 __attribute__((always_inline)) static inline void sincos_batch(const double *x, size_t n,
                                                                double *s, double *c) {
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4)
+  const size_t n4 = n & ~(size_t)3;
+  for (size_t i = 0; i < n4; i += 4)
     sincos4(x + i, s + i, c + i);
-  for (; i < n; i++)
-    rk_sincos(x[i], &s[i], &c[i]);
-  for (i = 0; i < n; i++)
+  for (size_t i = 0; i < n4; i++)
     if (!(fabs(x[i]) < 1e5))
       rk_sincos(x[i], &s[i], &c[i]);
+  for (size_t i = n4; i < n; i++)
+    rk_sincos(x[i], &s[i], &c[i]);
 }
 
 /* Local linear part of a fixed or revolute joint at (s, c), composed onto the parent frame (NULL:

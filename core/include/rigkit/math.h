@@ -102,6 +102,24 @@ RK_API rk_vec3 rk_vec3_any_perpendicular(rk_vec3 a);
 /** sin(x) and cos(x) together, within 2 ulp of libm for |x| < 1e5 (Cody-Waite reduction by pi/2
  * and Taylor kernels on [-pi/4, pi/4]) and by libm itself beyond; several times cheaper than two
  * libm calls, for the per-DOF trigonometry of FK and IK hot loops. NaN in, NaN out. */
+/* rk_sincos's reduction constants and kernels, also used by the 4-wide copy in core/src/tree.c
+ * (the expressions work on doubles and on GNU vectors alike). Internal. */
+#define RK__SINCOS_2_OVER_PI 0.63661977236758134308
+#define RK__SINCOS_ROUND 6755399441055744.0 /* 1.5 * 2^52 */
+#define RK__SINCOS_PIO2_HI 1.57079632673412561417e+00
+#define RK__SINCOS_PIO2_LO 6.07710050650619224932e-11
+/* sin r and cos r on [-pi/4, pi/4] from r, r2 = r^2, r4 = r^4, r8 = r^8. */
+#define RK__SIN_KERNEL(r, r2, r4, r8)                                                               \
+  ((r) + (r) * (r2) *                                                                               \
+             (((-1.0 / 6 + (r2) * (1.0 / 120)) + (r4) * (-1.0 / 5040 + (r2) * (1.0 / 362880))) +   \
+              (r8) * ((-1.0 / 39916800 + (r2) * (1.0 / 6227020800.0)) +                           \
+                      (r4) * (-1.0 / 1307674368000.0))))
+#define RK__COS_KERNEL(r2, r4, r8)                                                                  \
+  (1.0 - 0.5 * (r2) +                                                                               \
+   (r4) * (((1.0 / 24 + (r2) * (-1.0 / 720)) + (r4) * (1.0 / 40320 + (r2) * (-1.0 / 3628800))) +   \
+           (r8) * ((1.0 / 479001600.0 + (r2) * (-1.0 / 87178291200.0)) +                          \
+                   (r4) * (1.0 / 20922789888000.0))))
+
 static inline void rk_sincos(double x, double *restrict s, double *restrict c) {
   if (!(fabs(x) < 1e5)) {
     *s = sin(x);
@@ -111,17 +129,13 @@ static inline void rk_sincos(double x, double *restrict s, double *restrict c) {
   /* x = k pi/2 + r with pi/2 split in a 33-bit head (k * head is exact) and a tail. */
   /* Round to the nearest integer by adding and removing 1.5 * 2^52 (exact for |x| < 1e5, and
    * free of the libm call nearbyint costs on baseline x86-64). */
-  const double k = (x * 0.63661977236758134308 + 6755399441055744.0) - 6755399441055744.0;
-  const double r = (x - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
+  const double k = (x * RK__SINCOS_2_OVER_PI + RK__SINCOS_ROUND) - RK__SINCOS_ROUND;
+  const double r = (x - k * RK__SINCOS_PIO2_HI) - k * RK__SINCOS_PIO2_LO;
   /* Taylor kernels to x^15 / x^16 (truncation below 5e-17 on [-pi/4, pi/4]) in Estrin form: the
    * short dependency chains let consecutive calls overlap. */
   const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-  const double ps = (-1.0 / 6 + r2 * (1.0 / 120)) + r4 * (-1.0 / 5040 + r2 * (1.0 / 362880)) +
-                    r8 * ((-1.0 / 39916800 + r2 * (1.0 / 6227020800.0)) + r4 * (-1.0 / 1307674368000.0));
-  const double pc = (1.0 / 24 + r2 * (-1.0 / 720)) + r4 * (1.0 / 40320 + r2 * (-1.0 / 3628800)) +
-                    r8 * ((1.0 / 479001600.0 + r2 * (-1.0 / 87178291200.0)) + r4 * (1.0 / 20922789888000.0));
-  const double sr = r + r * r2 * ps;
-  const double cr = 1.0 - 0.5 * r2 + r4 * pc;
+  const double sr = RK__SIN_KERNEL(r, r2, r4, r8);
+  const double cr = RK__COS_KERNEL(r2, r4, r8);
   /* Quadrant q: (sin, cos) = (sr, cr), (cr, -sr), (-sr, -cr), (-cr, sr). Selects and exact sign
    * multiplies instead of a switch: random quadrants would mispredict a branch. */
   const long q = (long)k & 3;
