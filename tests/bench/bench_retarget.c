@@ -15,6 +15,7 @@
  * Usage: rk_bench_retarget [--frames N] [--reps N] [--quick] [--only riggedfigure|makehuman]
  *        [--ik foot|none] [--threads 1|2] [--no-cli]   (the filters are for profiling runs) */
 #include "bench_support.h"
+#include "rk_rigs.h"
 
 #include <glib/gstdio.h>
 #include <rigkit/importers.h>
@@ -152,26 +153,9 @@ static void measure(const char *target_name, const rk_retargeter *rt, const rk_c
 /* Writes the walk looped to `frames` frames as BVH text (the file's own motion lines repeated). */
 static char *write_long_bvh(const char *dir, size_t frames) {
   g_autofree char *src = g_build_filename(RK_TEST_DATA_DIR, "makehuman_walk1.bvh", NULL);
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents(src, &text, NULL, NULL))
-    exit(1);
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  GString *out = g_string_new(NULL);
-  size_t i = 0;
-  for (; lines[i] && !g_str_has_prefix(lines[i] + strspn(lines[i], " \t"), "Frames:"); i++)
-    g_string_append_printf(out, "%s\n", lines[i]);
-  if (!lines[i] || !lines[i + 1])
-    exit(1);
-  g_autoptr(GPtrArray) motion = g_ptr_array_new();
-  for (size_t k = i + 2; lines[k]; k++)
-    if (*g_strstrip(lines[k]))
-      g_ptr_array_add(motion, lines[k]);
-  g_string_append_printf(out, "Frames: %zu\n%s\n", frames, lines[i + 1]);
-  for (size_t f = 0; f < frames; f++)
-    g_string_append_printf(out, "%s\n", (char *)g_ptr_array_index(motion, f % motion->len));
   char *path = g_build_filename(dir, "walk_long.bvh", NULL);
-  g_file_set_contents(path, out->str, (gssize)out->len, NULL);
-  g_string_free(out, TRUE);
+  if (!rk_test_write_looped_bvh(src, path, frames))
+    exit(1);
   return path;
 }
 

@@ -3,6 +3,7 @@
 #ifndef RK_RETARGET_TEST_H
 #define RK_RETARGET_TEST_H
 
+#include "rk_rigs.h"
 #include "rk_test.h"
 
 #include <glib/gstdio.h>
@@ -185,23 +186,7 @@ static inline bool rt_same_bytes(const char *a, const char *b) {
  * in-place walk: the same skeleton, more work). */
 static inline void rt_write_long_walk(const char *path, size_t frames) {
   g_autofree char *src = rt_data("makehuman_walk1.bvh");
-  g_autofree char *text = NULL;
-  cr_assert(g_file_get_contents(src, &text, NULL, NULL));
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  GString *out = g_string_new(NULL);
-  size_t i = 0;
-  for (; lines[i] && !g_str_has_prefix(lines[i] + strspn(lines[i], " \t"), "Frames:"); i++)
-    g_string_append_printf(out, "%s\n", lines[i]);
-  cr_assert(lines[i] && lines[i + 1], "no MOTION header in %s", src);
-  g_autoptr(GPtrArray) motion = g_ptr_array_new();
-  for (size_t k = i + 2; lines[k]; k++)
-    if (*g_strstrip(lines[k]))
-      g_ptr_array_add(motion, lines[k]);
-  g_string_append_printf(out, "Frames: %zu\n%s\n", frames, lines[i + 1]);
-  for (size_t f = 0; f < frames; f++)
-    g_string_append_printf(out, "%s\n", (char *)g_ptr_array_index(motion, f % motion->len));
-  cr_assert(g_file_set_contents(path, out->str, (gssize)out->len, NULL));
-  g_string_free(out, TRUE);
+  cr_assert(rk_test_write_looped_bvh(src, path, frames), "cannot loop %s into %s", src, path);
 }
 
 static inline void rt_copy(const char *from, const char *to) {

@@ -167,3 +167,26 @@ rk_skeleton *rk_rig_cmu_skeleton(GError **error) {
   rk_skeleton_builder_free(b);
   return s;
 }
+
+bool rk_test_write_looped_bvh(const char *src, const char *dst, size_t frames) {
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(src, &text, NULL, NULL))
+    return false;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autoptr(GString) out = g_string_new(NULL);
+  size_t i = 0;
+  for (; lines[i] && !g_str_has_prefix(lines[i] + strspn(lines[i], " \t"), "Frames:"); i++)
+    g_string_append_printf(out, "%s\n", lines[i]);
+  if (!lines[i] || !lines[i + 1])
+    return false;
+  g_autoptr(GPtrArray) motion = g_ptr_array_new();
+  for (size_t k = i + 2; lines[k]; k++)
+    if (*g_strstrip(lines[k]))
+      g_ptr_array_add(motion, lines[k]);
+  if (motion->len == 0)
+    return false;
+  g_string_append_printf(out, "Frames: %zu\n%s\n", frames, lines[i + 1]);
+  for (size_t f = 0; f < frames; f++)
+    g_string_append_printf(out, "%s\n", (char *)g_ptr_array_index(motion, f % motion->len));
+  return g_file_set_contents(dst, out->str, (gssize)out->len, NULL);
+}

@@ -1,7 +1,8 @@
 /* Rigs built in code that both the Criterion suites and the benchmarks (tests/bench) use, so the
  * numbers of a benchmark and the checks of a suite are about the same rig: the KUKA iiwa 14 of
  * ../shared/bench/README.md, a 25-joint humanoid with hinge knees and elbows, and the 31-joint
- * skeleton of the CMU motion-capture database. No Criterion here: failures come back as NULL with
+ * skeleton of the CMU motion-capture database; and the longer test clips both make by looping a
+ * BVH file's motion. No Criterion here: failures come back as NULL with
  * the error set, and every object returned is new and owned by the caller. */
 #ifndef RK_RIGS_H
 #define RK_RIGS_H
@@ -33,5 +34,10 @@ rk_tree *rk_rig_humanoid_tree(GError **error);
 /** The 31-joint skeleton of the CMU motion-capture database (ASF bone names), in metres; caller
  * frees. */
 rk_skeleton *rk_rig_cmu_skeleton(GError **error);
+
+/** Writes the BVH file src to dst with its motion lines looped to `frames` frames (a longer clip
+ * of the same skeleton and motion); false when src cannot be read, has no `Frames:` line followed
+ * by `Frame Time:`, or dst cannot be written. */
+bool rk_test_write_looped_bvh(const char *src, const char *dst, size_t frames);
 
 #endif
