@@ -203,7 +203,7 @@ rk__raw_asset *rk__dh_read(const rk__source *src, const rk_import_options *opts,
         }
       }
     } else if (strcmp(key, "fps") == 0) {
-      double v;
+      double v = 0.0; /* set by parse_numbers; initialised for -O3, which cannot see that */
       if (nt != 2 || !parse_numbers(tok + 1, 1, &v, line, "fps", error) || !(v > 0) || v > 1e6) {
         if (error && !*error)
           dh_fail(error, RK_ERROR_INVALID, line, "fps must be positive");
