@@ -4,15 +4,21 @@
  * compiled twice, for baseline x86-64 and for AVX2+FMA, choosing once per process by what the CPU
  * supports (GCC's target_clones resolver does not pick ISA levels reliably, so rigkit picks).
  * Results may differ between the two variants in the last bits (FMA rounding), never between
- * runs on one machine. Elsewhere (other CPUs, sanitizer builds) there is one variant. */
+ * runs on one machine. Elsewhere (other CPUs, sanitizer builds) there is one variant. rk_tree_fk's
+ * pass (tree.c) has a third, AVX-512 variant for its 8-wide trigonometry. The
+ * environment variable RIGKIT_CPU=baseline or =avx2 caps the level picked (cpu.c). */
 #ifndef RK_CPU_H
 #define RK_CPU_H
 
 #include <stdbool.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
-/** True when the CPU runs AVX2 and FMA code (cached after the first call; thread-safe). */
+/** True when the CPU runs AVX2 and FMA code and RIGKIT_CPU does not cap it (cached after the
+ * first call; thread-safe). */
 bool rk__cpu_has_avx2_fma(void);
+/** True when the CPU (and the OS) run AVX-512 F, DQ and VL code and RIGKIT_CPU does not cap it
+ * (cached; thread-safe). */
+bool rk__cpu_has_avx512(void);
 #define RK__MULTIVERSION(ret, name, params, args, body)                                          \
   static ret name##_base params body                                                             \
   __attribute__((target("avx2,fma"))) static ret name##_avx2 params body                         \
