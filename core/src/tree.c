@@ -334,6 +334,15 @@ void rk_tree_q_integrate(const rk_tree *tree, const double *q, const double *dv,
 
 /* ---- FK and axes ----------------------------------------------------------------------------- */
 
+/* Index of the coordinate axis k lies on (k = +-e_a, exactly), or -1. */
+static int coordinate_axis(rk_vec3 k) {
+  const double v[3] = {k.x, k.y, k.z};
+  for (int a = 0; a < 3; a++)
+    if (fabs(v[a]) == 1.0 && v[(a + 1) % 3] == 0.0 && v[(a + 2) % 3] == 0.0)
+      return a;
+  return -1;
+}
+
 void rk__tree_prepare_fk(rk_tree *t) {
   t->fk = g_new0(rk__fk_joint, t->n ? t->n : 1);
   for (size_t j = 0; j < t->n; j++) {
@@ -342,111 +351,193 @@ void rk__tree_prepare_fk(rk_tree *t) {
     const rk_mat3 r0 = rk_quat_to_mat3(rk_quat_normalize(J->zero.r));
     const double sc[3] = {J->zero.s.x, J->zero.s.y, J->zero.s.z};
     const double *R = r0.m; /* column-major */
-    const rk_vec3 k = J->type == RK_JOINT_REVOLUTE ? J->axis : rk_vec3_make(0, 0, 0);
+    const bool revolute = J->type == RK_JOINT_REVOLUTE;
+    const rk_vec3 k = revolute ? J->axis : rk_vec3_make(0, 0, 0);
     const double kv[3] = {k.x, k.y, k.z};
     double r0k[3]; /* R0 k */
     for (int r = 0; r < 3; r++)
       r0k[r] = R[r] * k.x + R[3 + r] * k.y + R[6 + r] * k.z;
+    bool r0_identity = true;
     for (int c = 0; c < 3; c++) {
       const rk_vec3 e = rk_vec3_make(c == 0, c == 1, c == 2);
       const rk_vec3 kx = rk_vec3_cross(k, e); /* column c of [k]x */
       for (int r = 0; r < 3; r++) {
         const double a = R[c * 3 + r] * sc[c];
         const double cc = r0k[r] * kv[c] * sc[c];
-        f->C[c * 4 + r] = J->type == RK_JOINT_REVOLUTE ? cc : a;
-        f->P[c * 4 + r] = J->type == RK_JOINT_REVOLUTE ? a - cc : 0.0;
+        f->C[c * 4 + r] = revolute ? cc : a;
+        f->P[c * 4 + r] = revolute ? a - cc : 0.0;
         f->B[c * 4 + r] = (R[r] * kx.x + R[3 + r] * kx.y + R[6 + r] * kx.z) * sc[c];
+        r0_identity = r0_identity && R[c * 3 + r] == (r == c ? 1.0 : 0.0);
       }
     }
     f->t[0] = J->zero.t.x;
     f->t[1] = J->zero.t.y;
     f->t[2] = J->zero.t.z;
     f->parent = t->parents[j];
-    f->dof = J->type == RK_JOINT_REVOLUTE ? J->dof_offset : -1;
-    f->rodrigues = J->type == RK_JOINT_REVOLUTE || J->type == RK_JOINT_FIXED;
+    f->dof = revolute ? J->dof_offset : -1;
+    f->chained = j > 0 && f->parent == (int)j - 1;
+    f->sign = 1.0;
+    const bool unit_scale = sc[0] == 1.0 && sc[1] == 1.0 && sc[2] == 1.0;
+    const int axis = revolute && r0_identity && unit_scale ? coordinate_axis(k) : -1;
+    if (J->type == RK_JOINT_FIXED && r0_identity && unit_scale) {
+      f->kind = RK__FK_TRANSLATE;
+    } else if (axis >= 0) {
+      f->kind = (unsigned char)(RK__FK_ROT_X + axis);
+      f->sign = kv[axis];
+    } else if (revolute || J->type == RK_JOINT_FIXED) {
+      f->kind = RK__FK_MATRIX;
+    } else {
+      f->kind = RK__FK_LOCAL;
+    }
   }
 }
 
-/* sin and cos of n angles: rk_sincos's reduction and kernels four lanes at a time (GNU vector
- * extensions; AVX2 registers in the AVX2 variant), the quadrant picked with bit operations.
- * Angles beyond the kernel's range (|x| >= 1e5, NaN) are redone by rk_sincos (libm). */
+/* GNU vector extensions: 4 doubles (AVX registers in the AVX2 variant, two SSE2 registers in the
+ * baseline one) and 8 doubles (AVX-512 registers, used only by the AVX-512 variant). */
 typedef double v4d __attribute__((vector_size(32)));
 typedef unsigned long long v4u __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
 
-__attribute__((always_inline)) static inline void sincos4(const double *x, double *s, double *c) {
-  v4d v;
-  memcpy(&v, x, sizeof v);
-  const v4d kk = v * RK__SINCOS_2_OVER_PI + RK__SINCOS_ROUND;
-  const v4d k = kk - RK__SINCOS_ROUND;
-  const v4d r = (v - k * RK__SINCOS_PIO2_HI) - k * RK__SINCOS_PIO2_LO;
-  const v4d r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-  const v4d sr = RK__SIN_KERNEL(r, r2, r4, r8);
-  const v4d cr = RK__COS_KERNEL(r2, r4, r8);
-  /* The low bits of kk's representation are k mod 4 (two's complement for negative k). */
-  const v4u q = (v4u)kk & 3;
-  const v4u swap = -(q & 1); /* all ones in odd quadrants */
-  const v4u a = ((v4u)cr & swap) | ((v4u)sr & ~swap), b = ((v4u)sr & swap) | ((v4u)cr & ~swap);
-  const v4d so = (v4d)(a ^ ((q & 2) << 62)), co = (v4d)(b ^ (((q + 1) & 2) << 62));
-  memcpy(s, &so, sizeof so);
-  memcpy(c, &co, sizeof co);
-}
+typedef double v8d __attribute__((vector_size(64)));
+typedef unsigned long long v8u __attribute__((vector_size(64)));
+typedef long long v8i __attribute__((vector_size(64)));
 
-/* sin and cos of n angles (n <= FK_BATCH): four at a time, the rest and the angles beyond the
- * vector kernel's range one by one. */
+/* sin and cos of the vector at x into s and c: rk_sincos's reduction and kernels in every lane (VD,
+ * VU, VI: the double, unsigned and signed vector types of one width), the quadrant picked with
+ * bit operations. Clears the lanes of ok where x is beyond the kernel's range (|x| >= 1e5, NaN);
+ * the caller redoes those with rk_sincos (libm). A macro so one definition serves both widths. */
+#define RK__SINCOS_LANES(VD, VU, VI, x, s, c, ok)                                                  \
+  do {                                                                                             \
+    VD v;                                                                                          \
+    memcpy(&v, (x), sizeof v);                                                                     \
+    const VD kk = v * RK__SINCOS_2_OVER_PI + RK__SINCOS_ROUND;                                     \
+    const VD k = kk - RK__SINCOS_ROUND;                                                            \
+    const VD r = (v - k * RK__SINCOS_PIO2_HI) - k * RK__SINCOS_PIO2_LO;                            \
+    const VD r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;                                               \
+    const VD sr = RK__SIN_KERNEL(r, r2, r4, r8);                                                   \
+    const VD cr = RK__COS_KERNEL(r2, r4, r8);                                                      \
+    /* The low bits of kk's representation are k mod 4 (two's complement for negative k). */     \
+    const VU q = (VU)kk & 3;                                                                       \
+    const VU swap = -(q & 1); /* all ones in odd quadrants */                                      \
+    const VU a = ((VU)cr & swap) | ((VU)sr & ~swap), b = ((VU)sr & swap) | ((VU)cr & ~swap);       \
+    const VD so = (VD)(a ^ ((q & 2) << 62)), co = (VD)(b ^ (((q + 1) & 2) << 62));                 \
+    memcpy((s), &so, sizeof so);                                                                   \
+    memcpy((c), &co, sizeof co);                                                                   \
+    const VD av = (VD)((VU)v & 0x7fffffffffffffffULL);                                             \
+    (ok) &= (VI)(av < 1e5); /* false for NaN */                                                    \
+  } while (0)
+
+/* sin and cos of n angles (n <= FK_BATCH): W (4 or 8) at a time, the rest one by one, then the
+ * angles beyond the vector kernel's range, if any, one by one. */
 __attribute__((always_inline)) static inline void sincos_batch(const double *x, size_t n,
-                                                               double *s, double *c) {
-  const size_t n4 = n & ~(size_t)3;
-  for (size_t i = 0; i < n4; i += 4)
-    sincos4(x + i, s + i, c + i);
-  for (size_t i = 0; i < n4; i++)
-    if (!(fabs(x[i]) < 1e5))
-      rk_sincos(x[i], &s[i], &c[i]);
-  for (size_t i = n4; i < n; i++)
+                                                               double *s, double *c, int W) {
+  bool all_ok = true;
+  size_t i = 0;
+  if (W == 8) {
+    v8i ok = {-1, -1, -1, -1, -1, -1, -1, -1};
+    for (; i + 8 <= n; i += 8)
+      RK__SINCOS_LANES(v8d, v8u, v8i, x + i, s + i, c + i, ok);
+    for (int l = 0; l < 8; l++)
+      all_ok = all_ok && ok[l] == -1;
+  }
+  v4i ok4 = {-1, -1, -1, -1};
+  for (; i + 4 <= n; i += 4)
+    RK__SINCOS_LANES(v4d, v4u, v4i, x + i, s + i, c + i, ok4);
+  all_ok = all_ok && (ok4[0] & ok4[1] & ok4[2] & ok4[3]) == -1;
+  for (; i < n; i++)
     rk_sincos(x[i], &s[i], &c[i]);
+  if (!all_ok)
+    for (size_t k = 0; k < n; k++)
+      if (!(fabs(x[k]) < 1e5))
+        rk_sincos(x[k], &s[k], &c[k]);
 }
 
-/* Local linear part of a fixed or revolute joint at (s, c), composed onto the parent frame (NULL:
- * identity) into *out, column by column in 4-wide vectors (the parent's bottom row 0 0 0 1 makes
- * the result's). */
-__attribute__((always_inline)) static inline void
-compose_joint(const rk__fk_joint *f, bool moving, double s, double c, const rk_mat4 *parent,
-              rk_mat4 *out) {
-  static const rk_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-  /* Scalars kept in registers: a vector L stored and reloaded lane by lane stalls on store
-   * forwarding. */
-#define RK__L(i) (moving ? f->C[i] + c * f->P[i] + s * f->B[i] : f->C[i])
-  const double l00 = RK__L(0), l01 = RK__L(1), l02 = RK__L(2);
-  const double l10 = RK__L(4), l11 = RK__L(5), l12 = RK__L(6);
-  const double l20 = RK__L(8), l21 = RK__L(9), l22 = RK__L(10);
+/* Joint f at (s, c) composed onto the parent frame's columns x0..x3 (bottom row 0 0 0 1), which
+ * it replaces with the joint's model matrix, in 4-wide vectors; every kind but RK__FK_LOCAL.
+ * Without axis_forms every joint takes the RK__FK_MATRIX form (its C, P, B are always filled). */
+__attribute__((always_inline)) static inline void compose_joint(const rk__fk_joint *f, double s,
+                                                                double c, v4d *x0, v4d *x1,
+                                                                v4d *x2, v4d *x3,
+                                                                bool axis_forms) {
+  const v4d p0 = *x0, p1 = *x1, p2 = *x2, p3 = *x3;
+  v4d o0, o1, o2;
+  /* Two independent halves: a shorter dependency chain from the parent to the child. */
+  const v4d o3 = (p0 * f->t[0] + p3) + (p1 * f->t[1] + p2 * f->t[2]);
+  switch (axis_forms ? (rk__fk_kind)f->kind : RK__FK_MATRIX) {
+  case RK__FK_TRANSLATE:
+    o0 = p0;
+    o1 = p1;
+    o2 = p2;
+    break;
+  case RK__FK_ROT_X: /* y -> z */
+    s *= f->sign;
+    o0 = p0;
+    o1 = p1 * c + p2 * s;
+    o2 = p2 * c - p1 * s;
+    break;
+  case RK__FK_ROT_Y: /* z -> x */
+    s *= f->sign;
+    o1 = p1;
+    o2 = p2 * c + p0 * s;
+    o0 = p0 * c - p2 * s;
+    break;
+  case RK__FK_ROT_Z: /* x -> y */
+    s *= f->sign;
+    o2 = p2;
+    o0 = p0 * c + p1 * s;
+    o1 = p1 * c - p0 * s;
+    break;
+  default: { /* RK__FK_MATRIX. Scalars kept in registers: a vector L stored and reloaded lane by
+              * lane stalls on store forwarding. */
+#define RK__L(i) (f->C[i] + c * f->P[i] + s * f->B[i])
+    const double l00 = RK__L(0), l01 = RK__L(1), l02 = RK__L(2);
+    const double l10 = RK__L(4), l11 = RK__L(5), l12 = RK__L(6);
+    const double l20 = RK__L(8), l21 = RK__L(9), l22 = RK__L(10);
 #undef RK__L
-  v4d c0, c1, c2, c3;
-  const double *M = (parent ? parent : &identity)->m;
-  memcpy(&c0, M, sizeof c0);
-  memcpy(&c1, M + 4, sizeof c1);
-  memcpy(&c2, M + 8, sizeof c2);
-  memcpy(&c3, M + 12, sizeof c3);
-  const v4d o0 = c0 * l00 + c1 * l01 + c2 * l02;
-  const v4d o1 = c0 * l10 + c1 * l11 + c2 * l12;
-  const v4d o2 = c0 * l20 + c1 * l21 + c2 * l22;
-  const v4d o3 = c0 * f->t[0] + c1 * f->t[1] + c2 * f->t[2] + c3;
-  memcpy(out->m, &o0, sizeof o0);
-  memcpy(out->m + 4, &o1, sizeof o1);
-  memcpy(out->m + 8, &o2, sizeof o2);
-  memcpy(out->m + 12, &o3, sizeof o3);
+    o0 = p0 * l00 + p1 * l01 + p2 * l02;
+    o1 = p0 * l10 + p1 * l11 + p2 * l12;
+    o2 = p0 * l20 + p1 * l21 + p2 * l22;
+    break;
+  }
+  }
+  *x0 = o0;
+  *x1 = o1;
+  *x2 = o2;
+  *x3 = o3;
 }
 
-__attribute__((always_inline)) static inline void
-fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models, size_t j) {
+/* Matrix columns to and from named vectors, each moved whole (arrays of vectors are copied through
+ * the stack in halves and stall on store forwarding). */
+__attribute__((always_inline)) static inline void load_columns(const double *m, v4d *x0, v4d *x1,
+                                                               v4d *x2, v4d *x3) {
+  memcpy(x0, m, sizeof *x0);
+  memcpy(x1, m + 4, sizeof *x1);
+  memcpy(x2, m + 8, sizeof *x2);
+  memcpy(x3, m + 12, sizeof *x3);
+}
+__attribute__((always_inline)) static inline void store_columns(double *m, v4d x0, v4d x1, v4d x2,
+                                                                v4d x3) {
+  memcpy(m, &x0, sizeof x0);
+  memcpy(m + 4, &x1, sizeof x1);
+  memcpy(m + 8, &x2, sizeof x2);
+  memcpy(m + 12, &x3, sizeof x3);
+}
+
+static const rk_mat4 fk_identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+
+/* One joint from q (the subset pass and the general joints of the whole-tree pass). */
+static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models,
+                   size_t j) {
   const rk__fk_joint *f = &t->fk[j];
   const rk_mat4 *parent = f->parent >= 0 ? &models[f->parent] : root;
-  if (f->rodrigues) {
-    if (f->dof >= 0) {
-      double s, c;
+  if (f->kind != RK__FK_LOCAL) {
+    double s = 0.0, c = 1.0;
+    if (f->dof >= 0)
       rk_sincos(q[f->dof], &s, &c);
-      compose_joint(f, true, s, c, parent, &models[j]);
-    } else {
-      compose_joint(f, false, 0.0, 1.0, parent, &models[j]);
-    }
+    v4d x0, x1, x2, x3;
+    load_columns((parent ? parent : &fk_identity)->m, &x0, &x1, &x2, &x3);
+    compose_joint(f, s, c, &x0, &x1, &x2, &x3, false);
+    store_columns(models[j].m, x0, x1, x2, x3);
     return;
   }
   rk_transform L;
@@ -463,30 +554,75 @@ fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models, 
 #define FK_BATCH 64
 
 /* The whole-tree pass: the sines and cosines of the next FK_BATCH DOFs at once whenever a revolute
- * joint needs one not yet computed (DOFs are numbered in joint order), multiversioned (cpu.h). */
-RK__MULTIVERSION(void, tree_fk_pass,
-                 (const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models),
-                 (t, q, root, models), {
-                   double sn[FK_BATCH];
-                   double cs[FK_BATCH];
-                   size_t lo = 0; /* DOFs [lo, hi) are in sn, cs */
-                   size_t hi = 0;
-                   for (size_t j = 0; j < t->n; j++) {
-                     const rk__fk_joint *f = &t->fk[j];
-                     if (f->dof < 0) {
-                       fk_one(t, q, root, models, j);
-                       continue;
-                     }
-                     const size_t d = (size_t)f->dof;
-                     if (d < lo || d >= hi) {
-                       lo = d;
-                       hi = t->ndof - d < FK_BATCH ? t->ndof : d + FK_BATCH;
-                       sincos_batch(q + lo, hi - lo, sn, cs);
-                     }
-                     compose_joint(f, true, sn[d - lo], cs[d - lo],
-                                   f->parent >= 0 ? &models[f->parent] : root, &models[j]);
-                   }
-                 })
+ * joint needs one not yet computed (DOFs are numbered in joint order), W (4 or 8) lanes wide.
+ * With wide (registers of 4 doubles), joints turning about a coordinate axis take their short
+ * forms, and a child right after its parent composes onto the parent's columns still in
+ * registers. With 2-double registers (SSE2) both are slower, not faster: GCC broadcasts the sine
+ * and cosine through the stack and the carried columns spill. */
+__attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t, const double *q,
+                                                               const rk_mat4 *root,
+                                                               rk_mat4 *models, int W,
+                                                               bool wide) {
+  double sn[FK_BATCH];
+  double cs[FK_BATCH];
+  size_t lo = 0; /* DOFs [lo, hi) are in sn, cs */
+  size_t hi = 0;
+  const double *top = (root ? root : &fk_identity)->m;
+  v4d x0, x1, x2, x3; /* the last joint's columns */
+  load_columns(top, &x0, &x1, &x2, &x3);
+  for (size_t j = 0; j < t->n; j++) {
+    const rk__fk_joint *f = &t->fk[j];
+    if (f->kind == RK__FK_LOCAL) {
+      fk_one(t, q, root, models, j);
+      load_columns(models[j].m, &x0, &x1, &x2, &x3);
+      continue;
+    }
+    if (!wide || !f->chained)
+      load_columns(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
+    double s = 0.0, c = 1.0;
+    if (f->dof >= 0) {
+      const size_t d = (size_t)f->dof;
+      if (d >= hi || d < lo) {
+        lo = d;
+        hi = t->ndof - d < FK_BATCH ? t->ndof : d + FK_BATCH;
+        sincos_batch(q + lo, hi - lo, sn, cs, W);
+      }
+      s = sn[d - lo];
+      c = cs[d - lo];
+    }
+    compose_joint(f, s, c, &x0, &x1, &x2, &x3, wide);
+    store_columns(models[j].m, x0, x1, x2, x3);
+  }
+}
+
+/* tree_fk_body compiled for baseline x86-64, AVX2+FMA and AVX-512 (8-wide trigonometry), picked
+ * at run time like RK__MULTIVERSION (cpu.h). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
+static void tree_fk_pass_base(const rk_tree *t, const double *q, const rk_mat4 *root,
+                              rk_mat4 *models) {
+  tree_fk_body(t, q, root, models, 4, false);
+}
+__attribute__((target("avx2,fma"))) static void
+tree_fk_pass_avx2(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
+  tree_fk_body(t, q, root, models, 4, true);
+}
+__attribute__((target("avx512f,avx512dq,avx512vl,avx2,fma"))) static void
+tree_fk_pass_avx512(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
+  tree_fk_body(t, q, root, models, 8, true);
+}
+static void tree_fk_pass(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
+  if (rk__cpu_has_avx512())
+    tree_fk_pass_avx512(t, q, root, models);
+  else if (rk__cpu_has_avx2_fma())
+    tree_fk_pass_avx2(t, q, root, models);
+  else
+    tree_fk_pass_base(t, q, root, models);
+}
+#else
+static void tree_fk_pass(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
+  tree_fk_body(t, q, root, models, 4, false);
+}
+#endif
 
 void rk_tree_fk(const rk_tree *tree, const double *q, const rk_mat4 *root, rk_mat4 *models) {
   tree_fk_pass(tree, q, root, models);

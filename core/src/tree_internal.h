@@ -6,17 +6,31 @@
 #include <rigkit/junction.h>
 #include <rigkit/tree.h>
 
-/* Per joint, precomputed for FK from q (rk__tree_prepare_fk, tree.c): fixed and revolute joints
- * get their local 3x3 linear part (scale included) as C + cos(q) P + sin(q) B, i.e. Rodrigues'
- * formula R0 (k k^T + cos q (I - k k^T) + sin q [k]x) S about the zero-frame axis k (a fixed joint
- * has P = B = 0), and the translation t. Matrices are column-major with each column padded to 4
- * (the 4th entry 0) for 4-wide arithmetic. */
+/* How rk_tree_fk composes a joint onto its parent frame (rk__tree_prepare_fk picks the cheapest
+ * form that is exact for the joint). */
+typedef enum rk__fk_kind {
+  RK__FK_TRANSLATE, /* fixed with identity rotation and unit scale: translation only */
+  RK__FK_ROT_X,     /* revolute about +-x of an identity zero rotation, unit scale: y, z turn */
+  RK__FK_ROT_Y,     /* the same about +-y: z, x turn */
+  RK__FK_ROT_Z,     /* the same about +-z: x, y turn */
+  RK__FK_MATRIX,    /* fixed or revolute: linear part C + cos(q) P + sin(q) B (P = B = 0 if fixed) */
+  RK__FK_LOCAL      /* any type: from the joint's local transform (rk_tree_joint_local) */
+} rk__fk_kind;
+
+/* Per joint, precomputed for FK from q (rk__tree_prepare_fk, tree.c), the fields every joint reads
+ * first. The local transform is T(t) R0 R(k, q) S. RK__FK_MATRIX holds its 3x3 linear part as
+ * C + cos(q) P + sin(q) B, i.e. Rodrigues' formula R0 (k k^T + cos q (I - k k^T) + sin q [k]x) S,
+ * column-major with each column padded to 4 (the 4th entry 0) for 4-wide arithmetic. C, P, B are
+ * filled for every fixed and revolute joint, whatever its kind: the baseline pass and the subset
+ * pass compose them all in the RK__FK_MATRIX form. */
 typedef struct rk__fk_joint {
-  double C[12], P[12], B[12];
   double t[3];
-  int parent;        /* parent link, -1 for a root */
-  int dof;           /* revolute: its DOF; otherwise -1 */
-  bool rodrigues;    /* fixed or revolute: FK from C, P, B, t; otherwise from the joint's local */
+  double sign;        /* RK__FK_ROT_*: +1 or -1, the axis' direction along x, y or z */
+  int parent;         /* parent link, -1 for a root */
+  int dof;            /* revolute: its DOF; otherwise -1 */
+  unsigned char kind; /* rk__fk_kind */
+  bool chained;       /* the parent is the joint just before */
+  double C[12], P[12], B[12];
 } rk__fk_joint;
 
 struct rk_tree {

@@ -131,6 +131,95 @@ Test(tree, long_revolute_chain_fk_matches_the_quaternion_path) {
   }
 }
 
+
+/* rk_tree_fk composes each joint in the cheapest exact form (translation only, a turn about +-x,
+ * +-y or +-z, the Rodrigues matrix, the general local transform) and keeps the last frame in
+ * registers for a child right after its parent. A tree with every form, branches, interleaved
+ * ball and prismatic DOFs and batch tails must give what the quaternion path gives. */
+Test(tree, every_fk_form_matches_the_quaternion_path) {
+  enum { N = 140 };
+  guint64 rng = 29;
+  rk_skeleton_builder *b = rk_skeleton_builder_new();
+  rk_joint_spec specs[N];
+  char names[N][16];
+  size_t nspec = 0;
+  int kinds[10] = {0};
+  for (int j = 0; j < N; j++) {
+    snprintf(names[j], sizeof names[j], "J%d", j);
+    rk_transform x = fx_at(rk_test_uniform(&rng, -0.1, 0.1), rk_test_uniform(&rng, 0.02, 0.1),
+                           rk_test_uniform(&rng, -0.1, 0.1));
+    if (j % 11 == 5)
+      x.t = rk_vec3_make(0, 0, 0); /* coincident with the parent, as Euler joints split in three */
+    const int form = j % 10;
+    if (form == 4 || form == 7) /* rotated zero frame: about a coordinate axis, still a matrix */
+      x.r = rk_quat_normalize(rk_quat_make(rk_test_uniform(&rng, -1, 1),
+                                           rk_test_uniform(&rng, -1, 1), 0.3, 1.0));
+    if (form == 5)
+      x.s = rk_vec3_make(1.1, 0.9, 1.05);
+    /* Mostly chains; every sixth joint branches off further up. */
+    const int parent = j == 0 ? -1 : j % 6 == 0 && j >= 3 ? j - 3 : j - 1;
+    fx_add(b, names[j], parent, x, 0);
+    kinds[form]++;
+    if (j == 0 || form == 6 || form == 7)
+      continue; /* fixed: translation only (6) or rotated (7) */
+    rk_joint_spec *sp = &specs[nspec++];
+    memset(sp, 0, sizeof *sp);
+    sp->name = names[j];
+    sp->type = RK_JOINT_REVOLUTE;
+    sp->order = RK_EULER_N_ORDERS;
+    static const rk_vec3 axes[] = {{1, 0, 0}, {0, -1, 0}, {0, 0, 2.5}, {-1, 0, 0}, {0, 0, 1},
+                                   {0, 1, 0}};
+    if (form < 6) {
+      sp->axis = axes[form];
+    } else if (form == 8) {
+      sp->type = RK_JOINT_BALL;
+    } else {
+      sp->type = RK_JOINT_PRISMATIC;
+      sp->axis = rk_vec3_make(0.2, 1, -0.4);
+    }
+  }
+  g_autoptr(rk_skeleton) s = fx_build(b);
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.root_type = RK_JOINT_FIXED;
+  o.default_type = RK_JOINT_FIXED;
+  o.joints = specs;
+  o.joint_count = nspec;
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
+  const size_t nd = rk_tree_dof_count(t);
+  cr_assert_gt(nd, 64 + 13, "more than one batch of trigonometry, with a tail");
+  double q[3 * N];
+  rk_transform locals[N];
+  rk_mat4 a[N], expect[N], sub[N], shifted[N];
+  int all[N];
+  for (int j = 0; j < N; j++)
+    all[j] = j;
+  const rk_mat4 root = rk_mat4_mul(&(rk_mat4){{0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}},
+                                   &(rk_mat4){{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 2, 5, 1}});
+  for (int trial = 0; trial < 12; trial++) {
+    for (size_t k = 0; k < nd; k++)
+      q[k] = rk_test_uniform(&rng, -4, 4) * (trial % 4 == 3 ? 1e4 : 1.0);
+    if (trial % 3 == 1) {
+      q[nd - 1] = 2e6; /* beyond the vector kernel's range: libm */
+      q[nd / 3] = -4e5;
+    }
+    rk_tree_fk(t, q, NULL, a);
+    rk_tree_q_to_locals(t, q, locals);
+    rk_fk_models(s, locals, expect);
+    rk_tree_fk_subset(t, q, NULL, all, N, sub);
+    rk_tree_fk(t, q, &root, shifted);
+    for (int j = 0; j < N; j++) {
+      /* Relative to the frame's distance: large prismatic DOFs move it by 1e6. */
+      const double tol = 1e-11 * (1.0 + fabs(expect[j].m[12]) + fabs(expect[j].m[13]) +
+                                  fabs(expect[j].m[14]));
+      rk_assert_mat4_near(a[j], expect[j], tol);
+      rk_assert_mat4_near(sub[j], expect[j], tol);
+      const rk_mat4 placed = rk_mat4_mul(&root, &a[j]);
+      rk_assert_mat4_near(shifted[j], placed, tol);
+    }
+  }
+  for (int f = 0; f < 10; f++)
+    cr_assert_gt(kinds[f], 10, "form %d is exercised", f);
+}
 Test(tree, euler_reading_follows_the_hint_across_pi) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
   g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
