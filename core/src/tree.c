@@ -452,6 +452,13 @@ __attribute__((always_inline)) static inline void sincos_batch(const double *x, 
         rk_sincos(x[k], &s[k], &c[k]);
 }
 
+/* Columns a, b turned by the angle with sine s and cosine c, a towards b, into *ao, *bo. */
+__attribute__((always_inline)) static inline void turn_columns(v4d a, v4d b, double s, double c,
+                                                               v4d *ao, v4d *bo) {
+  *ao = a * c + b * s;
+  *bo = b * c - a * s;
+}
+
 /* Joint f at (s, c) composed onto the parent frame's columns x0..x3 (bottom row 0 0 0 1), which
  * it replaces with the joint's model matrix, in 4-wide vectors; every kind but RK__FK_LOCAL.
  * Without axis_forms every joint takes the RK__FK_MATRIX form (its C, P, B are always filled). */
@@ -470,22 +477,16 @@ __attribute__((always_inline)) static inline void compose_joint(const rk__fk_joi
     o2 = p2;
     break;
   case RK__FK_ROT_X: /* y -> z */
-    s *= f->sign;
     o0 = p0;
-    o1 = p1 * c + p2 * s;
-    o2 = p2 * c - p1 * s;
+    turn_columns(p1, p2, s * f->sign, c, &o1, &o2);
     break;
   case RK__FK_ROT_Y: /* z -> x */
-    s *= f->sign;
     o1 = p1;
-    o2 = p2 * c + p0 * s;
-    o0 = p0 * c - p2 * s;
+    turn_columns(p2, p0, s * f->sign, c, &o2, &o0);
     break;
   case RK__FK_ROT_Z: /* x -> y */
-    s *= f->sign;
     o2 = p2;
-    o0 = p0 * c + p1 * s;
-    o1 = p1 * c - p0 * s;
+    turn_columns(p0, p1, s * f->sign, c, &o0, &o1);
     break;
   default: { /* RK__FK_MATRIX. Scalars kept in registers: a vector L stored and reloaded lane by
               * lane stalls on store forwarding. */

@@ -61,6 +61,16 @@ Test(tree, q_round_trips_through_locals_and_fk_matches_skeleton_fk) {
     rk_assert_near(q[k], 0, 1e-15);
 }
 
+/* The tree of s with the joints in specs as given and every other joint, root included, fixed. */
+static rk_tree *tree_of_specs(const rk_skeleton *s, const rk_joint_spec *specs, size_t n) {
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.root_type = RK_JOINT_FIXED;
+  o.default_type = RK_JOINT_FIXED;
+  o.joints = specs;
+  o.joint_count = n;
+  return rk_test_tree_or_fail(s, NULL, &o);
+}
+
 /* rk_tree_fk computes the trigonometry of revolute joints in batches of 64 DOFs, four lanes at a
  * time, and composes Rodrigues matrices precomputed per joint: a 150-joint revolute chain with
  * tilted rest rotations, non-unit scales, random axes, fixed ends in between and angles from tiny
@@ -93,12 +103,7 @@ Test(tree, long_revolute_chain_fk_matches_the_quaternion_path) {
     sp->order = RK_EULER_N_ORDERS;
   }
   g_autoptr(rk_skeleton) s = fx_build(b);
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.root_type = RK_JOINT_FIXED;
-  o.default_type = RK_JOINT_FIXED;
-  o.joints = specs;
-  o.joint_count = nspec;
-  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = tree_of_specs(s, specs, nspec);
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_eq(nd, nspec, "every spec'd joint revolute, the rest fixed");
   cr_assert_gt(nd, 128, "more than two batches of 64");
@@ -179,12 +184,7 @@ Test(tree, every_fk_form_matches_the_quaternion_path) {
     }
   }
   g_autoptr(rk_skeleton) s = fx_build(b);
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.root_type = RK_JOINT_FIXED;
-  o.default_type = RK_JOINT_FIXED;
-  o.joints = specs;
-  o.joint_count = nspec;
-  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, &o);
+  g_autoptr(rk_tree) t = tree_of_specs(s, specs, nspec);
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_gt(nd, 64 + 13, "more than one batch of trigonometry, with a tail");
   double q[3 * N];
