@@ -452,11 +452,12 @@ __attribute__((always_inline)) static inline void sincos_batch(const double *x, 
         rk_sincos(x[k], &s[k], &c[k]);
 }
 
-/* Columns a, b turned by the angle with sine s and cosine c, a towards b, into *ao, *bo. */
-__attribute__((always_inline)) static inline void turn_columns(v4d a, v4d b, double s, double c,
-                                                               v4d *ao, v4d *bo) {
-  *ao = a * c + b * s;
-  *bo = b * c - a * s;
+/* Columns *a, *b turned by the angle with sine s and cosine c, a towards b, into *ao, *bo.
+ * Vectors go by pointer throughout: by value, without AVX, they change the ABI (-Wpsabi). */
+__attribute__((always_inline)) static inline void turn_columns(const v4d *a, const v4d *b, double s,
+                                                               double c, v4d *ao, v4d *bo) {
+  *ao = *a * c + *b * s;
+  *bo = *b * c - *a * s;
 }
 
 /* Joint f at (s, c) composed onto the parent frame's columns x0..x3 (bottom row 0 0 0 1), which
@@ -478,15 +479,15 @@ __attribute__((always_inline)) static inline void compose_joint(const rk__fk_joi
     break;
   case RK__FK_ROT_X: /* y -> z */
     o0 = p0;
-    turn_columns(p1, p2, s * f->sign, c, &o1, &o2);
+    turn_columns(&p1, &p2, s * f->sign, c, &o1, &o2);
     break;
   case RK__FK_ROT_Y: /* z -> x */
     o1 = p1;
-    turn_columns(p2, p0, s * f->sign, c, &o2, &o0);
+    turn_columns(&p2, &p0, s * f->sign, c, &o2, &o0);
     break;
   case RK__FK_ROT_Z: /* x -> y */
     o2 = p2;
-    turn_columns(p0, p1, s * f->sign, c, &o0, &o1);
+    turn_columns(&p0, &p1, s * f->sign, c, &o0, &o1);
     break;
   default: { /* RK__FK_MATRIX. Scalars kept in registers: a vector L stored and reloaded lane by
               * lane stalls on store forwarding. */
@@ -516,12 +517,13 @@ __attribute__((always_inline)) static inline void load_columns(const double *m, 
   memcpy(x2, m + 8, sizeof *x2);
   memcpy(x3, m + 12, sizeof *x3);
 }
-__attribute__((always_inline)) static inline void store_columns(double *m, v4d x0, v4d x1, v4d x2,
-                                                                v4d x3) {
-  memcpy(m, &x0, sizeof x0);
-  memcpy(m + 4, &x1, sizeof x1);
-  memcpy(m + 8, &x2, sizeof x2);
-  memcpy(m + 12, &x3, sizeof x3);
+__attribute__((always_inline)) static inline void store_columns(double *m, const v4d *x0,
+                                                                const v4d *x1, const v4d *x2,
+                                                                const v4d *x3) {
+  memcpy(m, x0, sizeof *x0);
+  memcpy(m + 4, x1, sizeof *x1);
+  memcpy(m + 8, x2, sizeof *x2);
+  memcpy(m + 12, x3, sizeof *x3);
 }
 
 static const rk_mat4 fk_identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
@@ -538,7 +540,7 @@ static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_ma
     v4d x0, x1, x2, x3;
     load_columns((parent ? parent : &fk_identity)->m, &x0, &x1, &x2, &x3);
     compose_joint(f, s, c, &x0, &x1, &x2, &x3, false);
-    store_columns(models[j].m, x0, x1, x2, x3);
+    store_columns(models[j].m, &x0, &x1, &x2, &x3);
     return;
   }
   rk_transform L;
@@ -592,7 +594,7 @@ __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t,
       c = cs[d - lo];
     }
     compose_joint(f, s, c, &x0, &x1, &x2, &x3, wide);
-    store_columns(models[j].m, x0, x1, x2, x3);
+    store_columns(models[j].m, &x0, &x1, &x2, &x3);
   }
 }
 
