@@ -2,6 +2,10 @@
 #include <rigkit/dh.h>
 #include <rigkit/error.h>
 
+#include "cpu.h"
+
+#include <string.h>
+
 rk_mat4 rk_dh_standard(double a, double alpha, double d, double theta) {
   double ct, st, ca, sa;
   rk_sincos(theta, &st, &ct);
@@ -34,38 +38,101 @@ rk_mat4 rk_dh_row_transform(rk_dh_convention convention, const rk_dh_row *row, d
                                       : rk_dh_modified(row->alpha, row->a, d, theta);
 }
 
-void rk_dh_chain_fk(const rk_dh_chain *chain, const double *q, rk_mat4 *frames, rk_mat4 *end) {
-  rk_mat4 cur = chain->base;
-  if (frames)
-    frames[0] = cur;
-  for (size_t i = 0; i < chain->count; i++) {
-    rk_mat4 a = rk_dh_row_transform(chain->convention, &chain->rows[i], q ? q[i] : 0.0);
-    rk_mat4 next;
-    rk_mat4_mul_affine_to(&cur, &a, &next);
-    cur = next;
-    if (frames)
-      frames[i + 1] = cur;
+/* GNU vector extension: 4 doubles, one AVX register or two SSE2 registers. */
+typedef double v4d __attribute__((vector_size(32)));
+
+/* A frame's columns, each moved whole (vectors by pointer: by value, without AVX, they change the
+ * ABI). */
+__attribute__((always_inline)) static inline void load4(const rk_mat4 *m, v4d *c) {
+  memcpy(&c[0], m->m, sizeof c[0]);
+  memcpy(&c[1], m->m + 4, sizeof c[1]);
+  memcpy(&c[2], m->m + 8, sizeof c[2]);
+  memcpy(&c[3], m->m + 12, sizeof c[3]);
+}
+__attribute__((always_inline)) static inline void store4(const v4d *c, rk_mat4 *m) {
+  memcpy(m->m, &c[0], sizeof c[0]);
+  memcpy(m->m + 4, &c[1], sizeof c[1]);
+  memcpy(m->m + 8, &c[2], sizeof c[2]);
+  memcpy(m->m + 12, &c[3], sizeof c[3]);
+}
+
+/* Columns *u, *v turned by the angle (s, c), u towards v. */
+__attribute__((always_inline)) static inline void turn(v4d *u, v4d *v, double s, double c) {
+  const v4d a = *u, b = *v;
+  *u = a * c + b * s;
+  *v = b * c - a * s;
+}
+
+/* The frame with columns c[0..3] times row's link transform at q, in place: the DH transform is two
+ * turns and two slides, so it is applied as such, not as a 4x4 product. Standard:
+ * Rz(theta) Tz(d) Tx(a) Rx(alpha); modified: Rx(alpha) Tx(a) Tz(d) Rz(theta). */
+__attribute__((always_inline)) static inline void dh_step(rk_dh_convention convention,
+                                                          const rk_dh_row *row, double q, v4d *c) {
+  double theta = row->theta, d = row->d;
+  if (row->type == RK_DH_REVOLUTE)
+    theta += q;
+  else
+    d += q;
+  double st, ct, sa, ca;
+  rk_sincos(theta, &st, &ct);
+  rk_sincos(row->alpha, &sa, &ca);
+  if (convention == RK_DH_STANDARD) {
+    c[3] += c[2] * d;
+    turn(&c[0], &c[1], st, ct);
+    c[3] += c[0] * row->a;
+    turn(&c[1], &c[2], sa, ca);
+  } else {
+    c[3] += c[0] * row->a;
+    turn(&c[1], &c[2], sa, ca);
+    c[3] += c[2] * d;
+    turn(&c[0], &c[1], st, ct);
   }
-  if (end)
+}
+
+/* Chain FK and, when axes is set, the joint axes along the way (cpu.h multiversioned). */
+__attribute__((always_inline)) static inline void chain_walk_body(const rk_dh_chain *chain,
+                                                                  const double *q, rk_mat4 *frames,
+                                                                  rk_dh_axis *axes, rk_mat4 *end) {
+  v4d c[4];
+  load4(&chain->base, c);
+  if (frames)
+    store4(c, &frames[0]);
+  const bool standard = chain->convention == RK_DH_STANDARD;
+  for (size_t i = 0; i < chain->count; i++) {
+    /* Standard: joint i+1 moves about z of frame i (before its own transform); modified: about z
+     * of frame i+1 (after it). */
+    if (axes && standard) {
+      axes[i].point = rk_vec3_make(c[3][0], c[3][1], c[3][2]);
+      axes[i].dir = rk_vec3_make(c[2][0], c[2][1], c[2][2]);
+    }
+    dh_step(chain->convention, &chain->rows[i], q ? q[i] : 0.0, c);
+    if (axes && !standard) {
+      axes[i].point = rk_vec3_make(c[3][0], c[3][1], c[3][2]);
+      axes[i].dir = rk_vec3_make(c[2][0], c[2][1], c[2][2]);
+    }
+    if (axes)
+      axes[i].type = chain->rows[i].type;
+    if (frames)
+      store4(c, &frames[i + 1]);
+  }
+  if (end) {
+    rk_mat4 cur;
+    store4(c, &cur);
     rk_mat4_mul_affine_to(&cur, &chain->tool, end);
+  }
+}
+
+RK__MULTIVERSION(void, chain_walk,
+                 (const rk_dh_chain *chain, const double *q, rk_mat4 *frames, rk_dh_axis *axes,
+                  rk_mat4 *end),
+                 (chain, q, frames, axes, end), { chain_walk_body(chain, q, frames, axes, end); })
+
+void rk_dh_chain_fk(const rk_dh_chain *chain, const double *q, rk_mat4 *frames, rk_mat4 *end) {
+  chain_walk(chain, q, frames, NULL, end);
 }
 
 void rk_dh_chain_axes(const rk_dh_chain *chain, const double *q, rk_dh_axis *axes, rk_mat4 *end) {
-  rk_mat4 cur = chain->base;
-  for (size_t i = 0; i < chain->count; i++) {
-    rk_mat4 a = rk_dh_row_transform(chain->convention, &chain->rows[i], q ? q[i] : 0.0);
-    rk_mat4 next;
-    rk_mat4_mul_affine_to(&cur, &a, &next);
-    /* Standard: joint i+1 moves about z of frame i (before its own transform);
-     * modified: about z of frame i+1 (after it). */
-    const rk_mat4 *f = chain->convention == RK_DH_STANDARD ? &cur : &next;
-    axes[i].point = rk_mat4_get_translation(f);
-    axes[i].dir = rk_mat4_column(f, 2);
-    axes[i].type = chain->rows[i].type;
-    cur = next;
-  }
-  if (end)
-    rk_mat4_mul_affine_to(&cur, &chain->tool, end);
+  chain_walk(chain, q, NULL, axes, end);
 }
 
 rk_line_relation rk_line_common_normal(rk_vec3 p1, rk_vec3 u1, rk_vec3 p2, rk_vec3 u2, double tol,

@@ -14,6 +14,56 @@ Test(dh, standard_and_modified_link_transforms_are_their_products) {
   rk_assert_mat4_near(rk_dh_modified(al, a, d, th), mod, 1e-15);
 }
 
+/* rk_dh_chain_fk applies each link as its turns and slides, not as a 4x4 product: its frames, end
+ * and axes must equal base * A_1(q_1) * ... * A_i(q_i) (* tool) built from rk_dh_row_transform,
+ * for both conventions, revolute and prismatic rows and a placed base and tool. */
+Test(dh, chain_fk_and_axes_equal_the_product_of_link_transforms) {
+  enum { N = 9 };
+  guint64 rng = 77;
+  for (int conv = 0; conv < 2; conv++) {
+    for (int trial = 0; trial < 40; trial++) {
+      rk_dh_row rows[N];
+      for (int i = 0; i < N; i++) {
+        const rk_dh_row r = {rk_test_uniform(&rng, -0.5, 0.5), rk_test_uniform(&rng, -3, 3),
+                             rk_test_uniform(&rng, -0.5, 0.5), rk_test_uniform(&rng, -3, 3),
+                             (i + trial) % 3 == 1 ? RK_DH_PRISMATIC : RK_DH_REVOLUTE};
+        rows[i] = r;
+      }
+      rk_mat4 base = rk_mat4_rot_x(rk_test_uniform(&rng, -3, 3));
+      base.m[12] = 0.1, base.m[13] = -0.2, base.m[14] = 0.5;
+      rk_mat4 tool = rk_mat4_rot_z(rk_test_uniform(&rng, -3, 3));
+      tool.m[12] = 0.05, tool.m[13] = 0.3;
+      const rk_dh_convention cv = conv ? RK_DH_MODIFIED : RK_DH_STANDARD;
+      const rk_dh_chain c = {cv, rows, N, base, tool};
+      double q[N];
+      for (int i = 0; i < N; i++)
+        q[i] = rk_test_uniform(&rng, -4, 4);
+      rk_mat4 frames[N + 1], end, end_axes;
+      rk_dh_axis axes[N];
+      rk_dh_chain_fk(&c, q, frames, &end);
+      rk_dh_chain_axes(&c, q, axes, &end_axes);
+      rk_mat4 expect = base;
+      rk_assert_mat4_near(frames[0], expect, 1e-15);
+      for (int i = 0; i < N; i++) {
+        const rk_mat4 before = expect;
+        const rk_mat4 a = rk_dh_row_transform(cv, &rows[i], q[i]);
+        expect = rk_mat4_mul(&before, &a);
+        rk_assert_mat4_near(frames[i + 1], expect, 1e-13);
+        const rk_mat4 *moving = cv == RK_DH_STANDARD ? &before : &expect;
+        rk_assert_vec3_near(axes[i].point, rk_mat4_get_translation(moving), 1e-13);
+        rk_assert_vec3_near(axes[i].dir, rk_mat4_column(moving, 2), 1e-13);
+        cr_assert_eq(axes[i].type, rows[i].type);
+      }
+      const rk_mat4 tip = rk_mat4_mul(&expect, &tool);
+      rk_assert_mat4_near(end, tip, 1e-13);
+      rk_assert_mat4_near(end_axes, tip, 1e-13);
+      rk_mat4 end_only;
+      rk_dh_chain_fk(&c, q, NULL, &end_only);
+      rk_assert_mat4_near(end_only, end, 0.0);
+    }
+  }
+}
+
 /* Textbook 2: two-link planar arm. */
 Test(dh, two_link_planar_arm_matches_closed_form) {
   guint64 rng = 1;
