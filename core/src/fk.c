@@ -3,10 +3,15 @@
 
 #include "cpu.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* GNU vector extension: 4 doubles, one AVX register or two SSE2 registers. */
 typedef double v4d __attribute__((vector_size(32)));
+
+/* Skeletons up to this many joints validate a subset with a bitmap on the stack; larger ones
+ * with a binary search per joint (whose mispredicted branches cost about as much as the FK). */
+#define FK_BITMAP_JOINTS 4096
 
 bool rk_fk_job_validate(const rk_fk_job *job) {
   if (!job || !job->skeleton || !job->locals || !job->models)
@@ -14,28 +19,38 @@ bool rk_fk_job_validate(const rk_fk_job *job) {
   const size_t n = rk_skeleton_joint_count(job->skeleton);
   if (job->locals_count < n || job->models_count < n)
     return false;
-  if (job->joints) {
-    const int *parents = rk_skeleton_parents(job->skeleton);
-    for (size_t k = 0; k < job->joints_count; k++) {
-      int j = job->joints[k];
-      if (j < 0 || (size_t)j >= n || (k > 0 && j <= job->joints[k - 1]))
+  if (!job->joints)
+    return true;
+  const int *parents = rk_skeleton_parents(job->skeleton);
+  uint64_t seen[FK_BITMAP_JOINTS / 64];
+  const bool bitmap = n <= FK_BITMAP_JOINTS;
+  if (bitmap)
+    memset(seen, 0, (n + 63) / 64 * sizeof seen[0]);
+  for (size_t k = 0; k < job->joints_count; k++) {
+    int j = job->joints[k];
+    if (j < 0 || (size_t)j >= n || (k > 0 && j <= job->joints[k - 1]))
+      return false;
+    /* Closed under parents: the parent must appear earlier in the (sorted) list. */
+    int p = parents[j];
+    if (p < 0) {
+      /* a root */
+    } else if (bitmap) {
+      if (!(seen[p / 64] >> (p % 64) & 1))
         return false;
-      /* Closed under parents: the parent must appear earlier in the (sorted) list. Walking back
-       * from k is linear overall because parents precede children. */
-      int p = parents[j];
-      if (p >= 0) {
-        size_t lo = 0, hi = k; /* binary search for p in joints[0, k) */
-        while (lo < hi) {
-          size_t mid = (lo + hi) / 2;
-          if (job->joints[mid] < p)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        if (lo >= k || job->joints[lo] != p)
-          return false;
+    } else {
+      size_t lo = 0, hi = k; /* binary search for p in joints[0, k) */
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (job->joints[mid] < p)
+          lo = mid + 1;
+        else
+          hi = mid;
       }
+      if (lo >= k || job->joints[lo] != p)
+        return false;
     }
+    if (bitmap)
+      seen[j / 64] |= (uint64_t)1 << (j % 64);
   }
   return true;
 }
@@ -105,8 +120,11 @@ RK__MULTIVERSION(void, fk_pass,
 bool rk_fk_job_run(const rk_fk_job *job) {
   if (!rk_fk_job_validate(job))
     return false;
-  fk_pass(rk_skeleton_parents(job->skeleton), job->locals, job->root, job->joints,
-          job->joints ? job->joints_count : rk_skeleton_joint_count(job->skeleton), job->models);
+  /* A valid list of every joint is 0..n-1 (sorted, distinct): the whole-skeleton loop. */
+  const size_t n = rk_skeleton_joint_count(job->skeleton);
+  const bool all = !job->joints || job->joints_count == n;
+  fk_pass(rk_skeleton_parents(job->skeleton), job->locals, job->root, all ? NULL : job->joints,
+          all ? n : job->joints_count, job->models);
   return true;
 }
 

@@ -168,3 +168,50 @@ Test(fk, single_joint_and_deep_chain) {
   rk_assert_near(m[n - 1].m[13], 0.001 * RK_SKELETON_MAX_JOINTS, 1e-6);
   rk_assert_near(rk_skeleton_rest_height(s), 0.001 * (RK_SKELETON_MAX_JOINTS - 1), 1e-6);
 }
+
+/* Subsets are checked for closure under parents with a bitmap up to 4096 joints and a binary
+ * search beyond: both must accept a closed subset (and run it as the full pass would) and refuse
+ * one with a parent missing, at the bitmap's word edges too. */
+Test(fk, subset_closure_is_checked_on_small_and_large_skeletons) {
+  const size_t sizes[] = {64, 65, 4096, 4097, 5000};
+  for (size_t z = 0; z < G_N_ELEMENTS(sizes); z++) {
+    const size_t n = sizes[z];
+    g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+    /* Two chains from one root: joints 1, 3, 5, ... and 2, 4, 6, ... */
+    for (size_t j = 0; j < n; j++) {
+      char name[32];
+      snprintf(name, sizeof name, "j%zu", j);
+      rk_transform x = rk_transform_identity();
+      x.t = rk_vec3_make(j % 2 ? 0.01 : -0.01, 0.01, 0);
+      const int parent = j == 0 ? -1 : j <= 2 ? 0 : (int)j - 2;
+      cr_assert_geq(rk_skeleton_builder_add_joint(b, name, parent, &x, 0), 0);
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, &error);
+    cr_assert(s, "%s", error ? error->message : "");
+    rk_transform *locals = g_new(rk_transform, n);
+    rk_mat4 *models = g_new(rk_mat4, n), *full = g_new(rk_mat4, n);
+    int *subset = g_new(int, n);
+    for (size_t j = 0; j < n; j++)
+      locals[j] = rk_skeleton_rest_locals(s)[j];
+    rk_fk_models(s, locals, full);
+    /* The root and one chain (the builder may renumber joints: take the last joint's
+     * ancestors): closed. */
+    const int leaf = (int)n - 1;
+    const size_t count = rk_skeleton_ancestor_closure(s, &leaf, 1, subset);
+    cr_assert_gt(count, n / 2 - 2);
+    rk_fk_job job = {s, locals, n, NULL, subset, count, models, n};
+    cr_assert(rk_fk_job_run(&job), "%zu joints: a closed subset", n);
+    rk_assert_mat4_near(models[subset[count - 1]], full[subset[count - 1]], 1e-12);
+    /* Drop a joint in the middle (at a bitmap word edge for the small sizes): not closed. */
+    const size_t drop = count / 2 > 32 ? 32 : count / 2;
+    memmove(subset + drop, subset + drop + 1, (count - drop - 1) * sizeof subset[0]);
+    job.joints_count = count - 1;
+    cr_assert_not(rk_fk_job_validate(&job), "%zu joints: joint %d's parent is missing", n,
+                  subset[drop]);
+    g_free(locals);
+    g_free(models);
+    g_free(full);
+    g_free(subset);
+  }
+}
