@@ -386,6 +386,18 @@ void rk__tree_prepare_fk(rk_tree *t) {
       f->sign = kv[axis];
     } else if (revolute || J->type == RK_JOINT_FIXED) {
       f->kind = RK__FK_MATRIX;
+    } else if (J->type == RK_JOINT_BALL || J->type == RK_JOINT_FREE) {
+      f->kind = J->type == RK_JOINT_BALL ? RK__FK_BALL : RK__FK_FREE;
+      f->dof = J->dof_offset;
+      memcpy(f->axes, t->euler_axes[j], sizeof f->axes);
+      f->pre = !r0_identity;
+      f->scaled = !unit_scale;
+      memset(f->C, 0, sizeof f->C);
+      for (int c = 0; c < 3; c++) {
+        f->scale[c] = sc[c];
+        for (int r = 0; r < 3; r++)
+          f->C[c * 4 + r] = R[c * 3 + r];
+      }
     } else {
       f->kind = RK__FK_LOCAL;
     }
@@ -452,12 +464,23 @@ __attribute__((always_inline)) static inline void sincos_batch(const double *x, 
         rk_sincos(x[k], &s[k], &c[k]);
 }
 
-/* Columns *a, *b turned by the angle with sine s and cosine c, a towards b, into *ao, *bo.
- * Vectors go by pointer throughout: by value, without AVX, they change the ABI (-Wpsabi). */
-__attribute__((always_inline)) static inline void turn_columns(const v4d *a, const v4d *b, double s,
-                                                               double c, v4d *ao, v4d *bo) {
-  *ao = *a * c + *b * s;
-  *bo = *b * c - *a * s;
+/* Columns *u, *v turned in place by the angle with sine s and cosine c, u towards v. Vectors go
+ * by pointer throughout: by value, without AVX, they change the ABI (-Wpsabi). */
+__attribute__((always_inline)) static inline void turn_columns(v4d *u, v4d *v, double s, double c) {
+  const v4d a = *u, b = *v;
+  *u = a * c + b * s;
+  *v = b * c - a * s;
+}
+
+/* Columns c0..c2 turned about axis a (0 x: y towards z, 1 y: z towards x, 2 z: x towards y). */
+__attribute__((always_inline)) static inline void turn_about(int a, v4d *c0, v4d *c1, v4d *c2,
+                                                             double s, double c) {
+  if (a == 0)
+    turn_columns(c1, c2, s, c);
+  else if (a == 1)
+    turn_columns(c2, c0, s, c);
+  else
+    turn_columns(c0, c1, s, c);
 }
 
 /* Joint f at (s, c) composed onto the parent frame's columns x0..x3 (bottom row 0 0 0 1), which
@@ -477,17 +500,17 @@ __attribute__((always_inline)) static inline void compose_joint(const rk__fk_joi
     o1 = p1;
     o2 = p2;
     break;
-  case RK__FK_ROT_X: /* y -> z */
-    o0 = p0;
-    turn_columns(&p1, &p2, s * f->sign, c, &o1, &o2);
+  case RK__FK_ROT_X: /* one case per axis: constant column indices, no second branch */
+    o0 = p0, o1 = p1, o2 = p2;
+    turn_about(0, &o0, &o1, &o2, s * f->sign, c);
     break;
-  case RK__FK_ROT_Y: /* z -> x */
-    o1 = p1;
-    turn_columns(&p2, &p0, s * f->sign, c, &o2, &o0);
+  case RK__FK_ROT_Y:
+    o0 = p0, o1 = p1, o2 = p2;
+    turn_about(1, &o0, &o1, &o2, s * f->sign, c);
     break;
-  case RK__FK_ROT_Z: /* x -> y */
-    o2 = p2;
-    turn_columns(&p0, &p1, s * f->sign, c, &o0, &o1);
+  case RK__FK_ROT_Z:
+    o0 = p0, o1 = p1, o2 = p2;
+    turn_about(2, &o0, &o1, &o2, s * f->sign, c);
     break;
   default: { /* RK__FK_MATRIX. Scalars kept in registers: a vector L stored and reloaded lane by
               * lane stalls on store forwarding. */
@@ -506,6 +529,38 @@ __attribute__((always_inline)) static inline void compose_joint(const rk__fk_joi
   *x1 = o1;
   *x2 = o2;
   *x3 = o3;
+}
+
+/* Ball or free joint f composed onto the parent frame's columns x0..x3, which it replaces with the
+ * joint's model matrix: T(t0 (+ q[0..3) if free)) R0 R_A R_B R_C S, the three Euler turns from
+ * their sines s[0..3) and cosines c[0..3), q the joint's own DOFs. */
+__attribute__((always_inline)) static inline void compose_ball(const rk__fk_joint *f,
+                                                               const double *s, const double *c,
+                                                               const double *q, v4d *x0, v4d *x1,
+                                                               v4d *x2, v4d *x3) {
+  const v4d p0 = *x0, p1 = *x1, p2 = *x2, p3 = *x3;
+  double t[3] = {f->t[0], f->t[1], f->t[2]};
+  if (f->kind == RK__FK_FREE)
+    for (int k = 0; k < 3; k++)
+      t[k] += q[k];
+  *x3 = (p0 * t[0] + p3) + (p1 * t[1] + p2 * t[2]);
+  v4d m0 = p0, m1 = p1, m2 = p2;
+  if (f->pre) {
+    const double *R = f->C;
+    m0 = p0 * R[0] + p1 * R[1] + p2 * R[2];
+    m1 = p0 * R[4] + p1 * R[5] + p2 * R[6];
+    m2 = p0 * R[8] + p1 * R[9] + p2 * R[10];
+  }
+  for (int k = 0; k < 3; k++)
+    turn_about(f->axes[k], &m0, &m1, &m2, s[k], c[k]);
+  if (f->scaled) {
+    m0 *= f->scale[0];
+    m1 *= f->scale[1];
+    m2 *= f->scale[2];
+  }
+  *x0 = m0;
+  *x1 = m1;
+  *x2 = m2;
 }
 
 /* Matrix columns to and from named vectors, each moved whole (arrays of vectors are copied through
@@ -533,7 +588,7 @@ static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_ma
                    size_t j) {
   const rk__fk_joint *f = &t->fk[j];
   const rk_mat4 *parent = f->parent >= 0 ? &models[f->parent] : root;
-  if (f->kind != RK__FK_LOCAL) {
+  if (f->kind <= RK__FK_MATRIX) {
     double s = 0.0, c = 1.0;
     if (f->dof >= 0)
       rk_sincos(q[f->dof], &s, &c);
@@ -556,12 +611,12 @@ static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_ma
 /* Angles per batch of rk_tree_fk's trigonometry (on the stack: no allocation per call). */
 #define FK_BATCH 64
 
-/* The whole-tree pass: the sines and cosines of the next FK_BATCH DOFs at once whenever a revolute
- * joint needs one not yet computed (DOFs are numbered in joint order), W (4 or 8) lanes wide.
- * With wide (registers of 4 doubles), joints turning about a coordinate axis take their short
- * forms, and a child right after its parent composes onto the parent's columns still in
- * registers. With 2-double registers (SSE2) both are slower, not faster: GCC broadcasts the sine
- * and cosine through the stack and the carried columns spill. */
+/* The whole-tree pass: the sines and cosines of the next FK_BATCH DOFs at once whenever a joint
+ * needs an angle not yet computed (DOFs are numbered in joint order), W (4 or 8) lanes wide.
+ * With wide (registers of 4 doubles), joints turning about coordinate axes (revolute ones, balls,
+ * free joints) take their short forms, and a child right after its parent composes onto the
+ * parent's columns still in registers. With 2-double registers (SSE2) both are slower, not
+ * faster: GCC broadcasts the sine and cosine through the stack and the carried columns spill. */
 __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t, const double *q,
                                                                const rk_mat4 *root,
                                                                rk_mat4 *models, int W,
@@ -575,9 +630,22 @@ __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t,
   load_columns(top, &x0, &x1, &x2, &x3);
   for (size_t j = 0; j < t->n; j++) {
     const rk__fk_joint *f = &t->fk[j];
-    if (f->kind == RK__FK_LOCAL) {
-      fk_one(t, q, root, models, j);
-      load_columns(models[j].m, &x0, &x1, &x2, &x3);
+    if (f->kind >= RK__FK_BALL) { /* ball, free, general */
+      if (f->kind == RK__FK_LOCAL || !wide) {
+        fk_one(t, q, root, models, j);
+        load_columns(models[j].m, &x0, &x1, &x2, &x3);
+        continue;
+      }
+      if (!f->chained)
+        load_columns(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
+      const size_t first = (size_t)f->dof + (f->kind == RK__FK_FREE ? 3 : 0); /* Euler angles */
+      if (first < lo || first + 3 > hi) {
+        lo = first;
+        hi = t->ndof - first < FK_BATCH ? t->ndof : first + FK_BATCH;
+        sincos_batch(q + lo, hi - lo, sn, cs, W);
+      }
+      compose_ball(f, sn + (first - lo), cs + (first - lo), q + f->dof, &x0, &x1, &x2, &x3);
+      store_columns(models[j].m, &x0, &x1, &x2, &x3);
       continue;
     }
     if (!wide || !f->chained)

@@ -13,7 +13,9 @@ typedef enum rk__fk_kind {
   RK__FK_ROT_X,     /* revolute about +-x of an identity zero rotation, unit scale: y, z turn */
   RK__FK_ROT_Y,     /* the same about +-y: z, x turn */
   RK__FK_ROT_Z,     /* the same about +-z: x, y turn */
-  RK__FK_MATRIX,    /* fixed or revolute: linear part C + cos(q) P + sin(q) B (P = B = 0 if fixed) */
+  RK__FK_MATRIX,    /* fixed or revolute: linear part C + cos q P + sin q B (fixed: P = B = 0) */
+  RK__FK_BALL,      /* ball: R0 (in C, if pre), then three turns about its Euler axes, then S */
+  RK__FK_FREE,      /* free: the ball's form, its zero translation moved by q0..q2 first */
   RK__FK_LOCAL      /* any type: from the joint's local transform (rk_tree_joint_local) */
 } rk__fk_kind;
 
@@ -22,14 +24,18 @@ typedef enum rk__fk_kind {
  * C + cos(q) P + sin(q) B, i.e. Rodrigues' formula R0 (k k^T + cos q (I - k k^T) + sin q [k]x) S,
  * column-major with each column padded to 4 (the 4th entry 0) for 4-wide arithmetic. C, P, B are
  * filled for every fixed and revolute joint, whatever its kind: the baseline pass and the subset
- * pass compose them all in the RK__FK_MATRIX form. */
+ * pass compose them all in the RK__FK_MATRIX form (and ball and free joints as RK__FK_LOCAL). */
 typedef struct rk__fk_joint {
   double t[3];
   double sign;        /* RK__FK_ROT_*: +1 or -1, the axis' direction along x, y or z */
   int parent;         /* parent link, -1 for a root */
-  int dof;            /* revolute: its DOF; otherwise -1 */
+  int dof;            /* revolute: its DOF; ball, free: the first of theirs; otherwise -1 */
   unsigned char kind; /* rk__fk_kind */
   bool chained;       /* the parent is the joint just before */
+  unsigned char axes[3]; /* RK__FK_BALL, RK__FK_FREE: the Euler axes (0 x, 1 y, 2 z) */
+  bool pre;              /* RK__FK_BALL, RK__FK_FREE: R0 is not the identity (it is in C) */
+  bool scaled;           /* RK__FK_BALL, RK__FK_FREE: S is not 1 (it is in scale) */
+  double scale[3];
   double C[12], P[12], B[12];
 } rk__fk_joint;
 

@@ -76,6 +76,24 @@ static void hum_tree_fk(void *p, long i) {
   rk_tree_fk(c->tree, c->tqpool + (size_t)(i & (NQ - 1)) * N_DOF, NULL, c->tree_models);
   rk_bench_sink = c->tree_models[N_JOINTS - 1].m[12];
 }
+/* The tree of skel with a fixed root, the joints in specs as given and the others default_type;
+ * exits with a message on failure. */
+static rk_tree *tree_or_exit(const rk_skeleton *skel, rk_joint_type default_type,
+                             const rk_joint_spec *specs, size_t n, const char *what) {
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.root_type = RK_JOINT_FIXED;
+  o.default_type = default_type;
+  o.joints = specs;
+  o.joint_count = n;
+  GError *error = NULL;
+  rk_tree *t = rk_tree_from_skeleton(skel, NULL, &o, &error);
+  if (!t) {
+    fprintf(stderr, "rk_bench_fk: %s: %s\n", what, error->message);
+    exit(1);
+  }
+  return t;
+}
+
 /* The kHum skeleton as a tree (revolute DOFs about kHum's axes, everything else fixed) and the
  * q pool permuted into the tree's DOF order. */
 static rk_tree *build_humanoid_tree(hum_ctx *c) {
@@ -87,15 +105,9 @@ static rk_tree *build_humanoid_tree(hum_ctx *c) {
     specs[d].axis = c->dof_axis[d];
     specs[d].order = RK_EULER_N_ORDERS;
   }
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.root_type = RK_JOINT_FIXED;
-  o.default_type = RK_JOINT_FIXED;
-  o.joints = specs;
-  o.joint_count = N_DOF;
-  GError *error = NULL;
-  rk_tree *t = rk_tree_from_skeleton(c->skel, NULL, &o, &error);
-  if (!t || rk_tree_dof_count(t) != N_DOF) {
-    fprintf(stderr, "rk_bench_fk: humanoid tree: %s\n", error ? error->message : "wrong DOF count");
+  rk_tree *t = tree_or_exit(c->skel, RK_JOINT_FIXED, specs, N_DOF, "humanoid tree");
+  if (rk_tree_dof_count(t) != N_DOF) {
+    fprintf(stderr, "rk_bench_fk: humanoid tree: wrong DOF count\n");
     exit(1);
   }
   c->tqpool = malloc(sizeof(double) * NQ * N_DOF);
@@ -106,6 +118,56 @@ static rk_tree *build_humanoid_tree(hum_ctx *c) {
   }
   return t;
 }
+/* The same skeleton as a mocap-style tree: every kHum joint a ball (3 Euler DOFs), the ends and
+ * the pelvis fixed; q in [-1, 1] rad per DOF. */
+typedef struct ball_ctx {
+  const rk_tree *tree;
+  size_t ndof;
+  double *qpool; /* NQ x ndof */
+  rk_mat4 models[N_JOINTS];
+} ball_ctx;
+
+static void hum_ball_fk(void *p, long i) {
+  ball_ctx *c = p;
+  rk_tree_fk(c->tree, c->qpool + (size_t)(i & (NQ - 1)) * c->ndof, NULL, c->models);
+  rk_bench_sink = c->models[N_JOINTS - 1].m[12];
+}
+
+static rk_tree *build_ball_tree(const rk_skeleton *skel, ball_ctx *c, rk_bench_rng *rng) {
+  rk_joint_spec specs[N_HUM];
+  size_t n = 0;
+  memset(specs, 0, sizeof specs);
+  for (int j = 0; j < N_HUM; j++)
+    if (kHum[j].axis < 0) {
+      specs[n].name = kHum[j].name;
+      specs[n].type = RK_JOINT_FIXED;
+      specs[n].order = RK_EULER_N_ORDERS;
+      n++;
+    }
+  rk_tree *t = tree_or_exit(skel, RK_JOINT_BALL, specs, n, "ball tree");
+  c->tree = t;
+  c->ndof = rk_tree_dof_count(t);
+  c->qpool = malloc(sizeof(double) * NQ * c->ndof);
+  for (size_t k = 0; k < NQ * c->ndof; k++)
+    c->qpool[k] = rk_bench_uniform(rng, -1.0, 1.0);
+  return t;
+}
+
+/* Largest difference between rk_tree_fk and the quaternion path (q -> locals -> rk_fk_models). */
+static double check_ball_tree(ball_ctx *c, const rk_skeleton *skel) {
+  rk_transform locals[N_JOINTS];
+  rk_mat4 expect[N_JOINTS];
+  double err = 0.0;
+  for (long i = 0; i < 64; i++) {
+    hum_ball_fk(c, i);
+    rk_tree_q_to_locals(c->tree, c->qpool + (size_t)i * c->ndof, locals);
+    rk_fk_models(skel, locals, expect);
+    for (int j = 0; j < N_JOINTS; j++)
+      err = fmax(err, rk_mat4_max_abs_diff(&c->models[j], &expect[j]));
+  }
+  return err;
+}
+
 static void hum_from_locals(void *p, long i) {
   hum_ctx *c = p;
   rk_fk_models(c->skel, c->lpool + (size_t)(i & (NQ - 1)) * N_JOINTS, c->models);
@@ -256,6 +318,18 @@ int main(int argc, char **argv) {
   snprintf(extra, sizeof extra, "solver=rk_fk_job_subset frames=%zu queries=5_endeffectors", hc.subset_count);
   rk_bench_report("treefk_5leaves", med, mn, mx, N_DOF, reps, it_tree, extra);
 
+  ball_ctx bc;
+  memset(&bc, 0, sizeof bc);
+  rk_tree *ball_tree = build_ball_tree(s, &bc, &rng);
+  const double ball_err = check_ball_tree(&bc, s);
+  err = fmax(err, ball_err);
+  med = rk_bench_run(hum_ball_fk, &bc, it_tree, reps, &mn, &mx);
+  snprintf(extra, sizeof extra, "solver=rk_tree_fk_balls dofs=%zu frames=%d check_err=%.1e",
+           bc.ndof, N_JOINTS, ball_err);
+  rk_bench_report("treefk_balls", med, mn, mx, N_DOF, reps, it_tree, extra);
+
+  rk_tree_free(ball_tree);
+  free(bc.qpool);
   rk_tree_free(tree);
   rk_skeleton_free(s);
   free(hc.tqpool);

@@ -138,9 +138,10 @@ Test(tree, long_revolute_chain_fk_matches_the_quaternion_path) {
 
 
 /* rk_tree_fk composes each joint in the cheapest exact form (translation only, a turn about +-x,
- * +-y or +-z, the Rodrigues matrix, the general local transform) and keeps the last frame in
- * registers for a child right after its parent. A tree with every form, branches, interleaved
- * ball and prismatic DOFs and batch tails must give what the quaternion path gives. */
+ * +-y or +-z, the Rodrigues matrix, three Euler turns for ball and free joints, the general local
+ * transform) and keeps the last frame in registers for a child right after its parent. A tree
+ * with every form (rotated and scaled zero frames, all Euler orders), branches, interleaved
+ * prismatic DOFs and batch tails must give what the quaternion path gives. */
 Test(tree, every_fk_form_matches_the_quaternion_path) {
   enum { N = 140 };
   guint64 rng = 29;
@@ -156,10 +157,12 @@ Test(tree, every_fk_form_matches_the_quaternion_path) {
     if (j % 11 == 5)
       x.t = rk_vec3_make(0, 0, 0); /* coincident with the parent, as Euler joints split in three */
     const int form = j % 10;
-    if (form == 4 || form == 7) /* rotated zero frame: about a coordinate axis, still a matrix */
+    /* Rotated zero frames: about a coordinate axis, still a matrix (4), fixed (7), and every
+     * other ball and free joint (8, 9). */
+    if (form == 4 || form == 7 || ((form == 8 || form == 9) && j % 20 >= 10))
       x.r = rk_quat_normalize(rk_quat_make(rk_test_uniform(&rng, -1, 1),
                                            rk_test_uniform(&rng, -1, 1), 0.3, 1.0));
-    if (form == 5)
+    if (form == 5 || ((form == 8 || form == 9) && j % 30 >= 20))
       x.s = rk_vec3_make(1.1, 0.9, 1.05);
     /* Mostly chains; every sixth joint branches off further up. */
     const int parent = j == 0 ? -1 : j % 6 == 0 && j >= 3 ? j - 3 : j - 1;
@@ -178,6 +181,9 @@ Test(tree, every_fk_form_matches_the_quaternion_path) {
       sp->axis = axes[form];
     } else if (form == 8) {
       sp->type = RK_JOINT_BALL;
+      sp->order = (rk_euler_order)(j % RK_EULER_N_ORDERS); /* proper and Tait-Bryan orders */
+    } else if (j % 20 == 19) {
+      sp->type = RK_JOINT_FREE;
     } else {
       sp->type = RK_JOINT_PRISMATIC;
       sp->axis = rk_vec3_make(0.2, 1, -0.4);
