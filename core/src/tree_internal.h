@@ -55,6 +55,7 @@ struct rk_tree {
   double *q_rest;                 /* q of the skeleton's rest pose */
   unsigned char (*euler_axes)[3]; /* per joint: axis index (0..2) of each Euler angle */
   rk__fk_joint *fk;               /* per joint, see rk__fk_joint */
+  bool fk_balls;                  /* some joint is RK__FK_BALL or RK__FK_FREE */
   /* Junctions. */
   size_t junction_count;
   rk_junction *junctions;
