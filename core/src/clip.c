@@ -8,7 +8,17 @@ typedef struct track_store {
   rk_track view; /* times/values point into the arrays below */
   double *times;
   double *values;
+  double t0, keys_per_second; /* first key time and (keys - 1) / span: where to look for a key
+                                 first (exact for a uniform grid, as BVH and baked clips have) */
 } track_store;
+
+/* Fills s's key-lookup guess from its times. */
+static void track_store_index(track_store *s) {
+  const size_t n = s->view.key_count;
+  const double span = n > 1 ? s->times[n - 1] - s->times[0] : 0.0;
+  s->t0 = s->times[0];
+  s->keys_per_second = span > 0 ? (double)(n - 1) / span : 0.0;
+}
 
 struct rk_clip {
   char *name;
@@ -159,6 +169,7 @@ bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
   s.values = g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double));
   s.view.times = s.times;
   s.view.values = s.values;
+  track_store_index(&s);
   if (!clip->slots) {
     clip->slots = g_new(int, clip->joint_count * 3);
     for (size_t i = 0; i < clip->joint_count * 3; i++)
@@ -191,6 +202,7 @@ rk_clip *rk_clip_copy(const rk_clip *clip) {
     s.values = g_memdup2(src->values, src->view.key_count * values_per_key(&src->view) * sizeof(double));
     s.view.times = s.times;
     s.view.values = s.values;
+    track_store_index(&s);
     g_array_append_val(c->tracks, s);
   }
   if (clip->slots)
@@ -262,8 +274,22 @@ size_t rk_clip_key_count_total(const rk_clip *clip) {
   return n;
 }
 
-/* Index k of the last key with times[k] <= t (0 when t is before the first key). */
-static size_t find_key(const double *times, size_t n, double t) {
+/* Index k of the last key with times[k] <= t, for times[0] < t < times[n - 1]: first where the
+ * track's key rate puts it and its neighbours (one or two loads where a binary search over a
+ * long clip takes a dozen dependent ones, most of them cache misses), else by binary search. */
+static size_t find_key(const track_store *ts, double t) {
+  const double *times = ts->times;
+  const size_t n = ts->view.key_count;
+  const double g = floor((t - ts->t0) * ts->keys_per_second);
+  if (g >= 0 && g <= (double)(n - 2)) {
+    const size_t k = (size_t)g;
+    if (times[k] <= t && t < times[k + 1])
+      return k;
+    if (k + 2 < n && times[k + 1] <= t && t < times[k + 2])
+      return k + 1;
+    if (k > 0 && times[k - 1] <= t && t < times[k])
+      return k - 1;
+  }
   size_t lo = 0, hi = n;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
@@ -276,7 +302,8 @@ static size_t find_key(const double *times, size_t n, double t) {
 }
 
 /* Evaluates a track at time t into v[components]. */
-static void eval_track(const rk_track *tr, double t, double *v) {
+static void eval_track(const track_store *ts, double t, double *v) {
+  const rk_track *tr = &ts->view;
   const int nc = rk_channel_components(tr->channel);
   const size_t n = tr->key_count;
   const bool cubic = tr->interp == RK_INTERP_CUBIC;
@@ -289,9 +316,20 @@ static void eval_track(const rk_track *tr, double t, double *v) {
     memcpy(v, tr->values + (n - 1) * stride + off, (size_t)nc * sizeof(double));
     return;
   }
-  size_t k = find_key(tr->times, n, t);
+  size_t k = find_key(ts, t);
   const double t0 = tr->times[k], t1 = tr->times[k + 1], dt = t1 - t0, s = (t - t0) / dt;
   const double *a = tr->values + k * stride, *b = tr->values + (k + 1) * stride;
+  if (s == 0.0 && tr->interp != RK_INTERP_STEP) {
+    /* On key k, as when a clip is sampled at its own rate: every interpolation below gives key k
+     * itself (slerp at 0 is normalise(normalise(a)): its weights are exactly 1 and 0; the same
+     * bits on 10^6 random pairs), without the slerp's acos and sines. */
+    memcpy(v, a + off, (size_t)nc * sizeof(double));
+    if (nc == 4 && tr->interp == RK_INTERP_LINEAR) {
+      const rk_quat q = rk_quat_normalize(rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3])));
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    }
+    return;
+  }
   switch (tr->interp) {
   case RK_INTERP_STEP:
     memcpy(v, a, (size_t)nc * sizeof(double));
@@ -329,9 +367,10 @@ bool rk_clip_sample(const rk_clip *clip, const rk_transform *rest, double t, rk_
     t = clip->duration;
   memcpy(out, rest, count * sizeof(rk_transform));
   for (guint i = 0; i < clip->tracks->len; i++) {
-    const rk_track *tr = &g_array_index(clip->tracks, track_store, i).view;
+    const track_store *ts = &g_array_index(clip->tracks, track_store, i);
+    const rk_track *tr = &ts->view;
     double v[4];
-    eval_track(tr, t, v);
+    eval_track(ts, t, v);
     rk_channel_apply(tr->channel, v, &out[tr->joint]);
   }
   return true;
@@ -373,11 +412,12 @@ rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
     nf--;
   g_autofree double *values = g_new(double, frames * 4);
   for (guint i = 0; i < clip->tracks->len; i++) {
-    const rk_track *tr = &g_array_index(clip->tracks, track_store, i).view;
+    const track_store *ts = &g_array_index(clip->tracks, track_store, i);
+    const rk_track *tr = &ts->view;
     const int nc = rk_channel_components(tr->channel);
     for (size_t f = 0; f < nf; f++) {
       double *v = values + f * (size_t)nc;
-      eval_track(tr, times[f], v);
+      eval_track(ts, times[f], v);
       if (nc == 4) {
         rk_quat q = rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3]));
         /* Keep consecutive keys in the same hemisphere so LINEAR consumers never take the long

@@ -57,6 +57,79 @@ Test(clip, step_and_cubic_follow_gltf) {
   rk_assert_vec3_near(out.t, rk_vec3_make(0, 0, 0), 0);
 }
 
+/* Sampling exactly on a key (a clip sampled at its own rate) takes a shortcut past the
+ * interpolation: it must give what the interpolation gives there, the key itself (a rotation key
+ * normalised as slerp does), and meet the curve just after the key. */
+Test(clip, sampling_on_a_key_gives_the_key) {
+  g_autoptr(rk_clip) c = rk_clip_new("c", 3);
+  const double times[3] = {0, 0.5, 1.25};
+  const double rv[12] = {0, 0, 0, 2, 0.3, -0.2, 0.1, 0.9, -0.4, 0.5, 0.2, 0.6}; /* not unit */
+  rk_track r = {0, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 3, times, rv};
+  cr_assert(rk_clip_add_track(c, &r, NULL));
+  const double tv[9] = {1, 2, 3, -4, 5.5, 6, 7, 8, -9};
+  rk_track t = {1, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 3, times, tv};
+  cr_assert(rk_clip_add_track(c, &t, NULL));
+  /* Cubic: in-tangent, value, out-tangent per key, all non-zero. */
+  const double cv[27] = {1, 1, 1, 0.5, 0.25, 2, 3, -1, 2, 0.3, 0.2, 0.1, -2, 4, 1.5,
+                         -1, 2, 0.7, 2, 2, 2, 0.1, -0.3, 0.9, 1, 1, 1};
+  rk_track ct = {2, RK_CHANNEL_TRANSLATION, RK_INTERP_CUBIC, 3, times, cv};
+  cr_assert(rk_clip_add_track(c, &ct, NULL));
+  rk_transform rest[3] = {rk_transform_identity(), rk_transform_identity(),
+                          rk_transform_identity()};
+  rk_transform on[3], after[3];
+  cr_assert(rk_clip_sample(c, rest, 0.5, on, 3));
+  const rk_quat k1 = rk_quat_normalize(rk_quat_make(0.3, -0.2, 0.1, 0.9));
+  const rk_quat k2 = rk_quat_normalize(rk_quat_make(-0.4, 0.5, 0.2, 0.6));
+  rk_assert_quat_near(on[0].r, rk_quat_slerp(k1, k2, 0.0), 1e-15);
+  rk_assert_vec3_near(on[1].t, rk_vec3_make(-4, 5.5, 6), 0);
+  rk_assert_vec3_near(on[2].t, rk_vec3_make(-2, 4, 1.5), 0);
+  cr_assert(rk_clip_sample(c, rest, 0.5 + 1e-9, after, 3));
+  rk_assert_quat_near(after[0].r, on[0].r, 1e-8);
+  rk_assert_vec3_near(after[1].t, on[1].t, 1e-7);
+  rk_assert_vec3_near(after[2].t, on[2].t, 1e-7);
+}
+
+/* Keys are looked up where the track's key rate puts them, then by binary search: on a uniform
+ * grid (BVH, baked clips), on irregular times with clusters and gaps, on and between keys, the
+ * sample must be the linear interpolation between the right pair (found here by a scan). */
+Test(clip, sampling_finds_the_right_key_on_uniform_and_irregular_times) {
+  enum { N = 400 };
+  guint64 rng = 5;
+  for (int layout = 0; layout < 3; layout++) {
+    double times[N], values[3 * N];
+    double t = 0;
+    for (int k = 0; k < N; k++) {
+      if (layout == 0)
+        times[k] = k / 30.0; /* uniform, with the rounding of k / fps */
+      else if (layout == 1)
+        times[k] = (t += rk_test_uniform(&rng, 0.001, 0.1)); /* irregular */
+      else
+        times[k] = (t += k % 50 < 45 ? 1e-4 : 3.0); /* clusters and gaps */
+      /* Random values: a wrong pair of keys would give another value even on a uniform grid. */
+      values[3 * k] = rk_test_uniform(&rng, -1, 1), values[3 * k + 1] = k, values[3 * k + 2] = 0.5;
+    }
+    g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+    rk_track tr = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, N, times, values};
+    cr_assert(rk_clip_add_track(c, &tr, NULL));
+    g_autoptr(rk_clip) copy = rk_clip_copy(c);
+    rk_transform rest = rk_transform_identity(), out, out_copy;
+    for (int i = 0; i < 3000; i++) {
+      const double ts = i < N ? times[i] : rk_test_uniform(&rng, times[0], times[N - 1]);
+      int k = 0;
+      while (k + 1 < N && times[k + 1] <= ts)
+        k++;
+      const double u = k + 1 < N ? (ts - times[k]) / (times[k + 1] - times[k]) : 0.0;
+      const double x = k + 1 < N ? values[3 * k] + (values[3 * k + 3] - values[3 * k]) * u
+                                 : values[3 * k];
+      cr_assert(rk_clip_sample(c, &rest, ts, &out, 1));
+      cr_assert(rk_clip_sample(copy, &rest, ts, &out_copy, 1));
+      rk_assert_near(out.t.x, x, 1e-12);
+      rk_assert_near(out.t.y, k + u, 1e-9);
+      rk_assert_vec3_near(out_copy.t, out.t, 0);
+    }
+  }
+}
+
 Test(clip, refuses_bad_tracks_and_keeps_the_clip) {
   g_autoptr(rk_clip) c = rk_clip_new("c", 1);
   const double good_t[2] = {0, 1}, bad_t[2] = {1, 1}, nan_t[2] = {0, NAN};
