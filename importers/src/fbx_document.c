@@ -807,6 +807,98 @@ static bool check_bone_names(const rk__fbx_doc *doc, GError **error) {
   return true;
 }
 
+/* Assimp 5.2.5 converts the Model hierarchy recursively from the root (id 0) along object-object
+ * connections, once per path: a cycle recursed until the stack overflowed (a 136 KB file,
+ * fuzz_fbx); a chain of 8000 models overflows the 8 MB main-thread stack too (about 1 KB per
+ * level; 4000 passed), and host threads may have far less; a model under several parents is
+ * copied under each (a ladder of such models multiplies the copies at every rung). Limits: 1024
+ * levels and RK_SKELETON_MAX_JOINTS copies, more nodes than rigkit accepts later anyway. */
+#define MAX_MODEL_DEPTH 1024
+
+/* Model index (into doc->models) of the source of connection ci when it is an object-object
+ * connection from a Model, else -1. model_of maps object indices to model indices. */
+static int model_child(const rk__fbx_doc *doc, const int *model_of, guint ci) {
+  const fbx_conn *c = &g_array_index(doc->conns, fbx_conn, ci);
+  if (c->prop)
+    return -1;
+  const fbx_object *o = object_by_id(doc, c->src);
+  return o ? model_of[o - &g_array_index(doc->objects, fbx_object, 0)] : -1;
+}
+
+static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
+  const guint nm = doc->models->len, root = nm; /* nodes: the models, then the root */
+  g_autofree int *model_of = g_new(int, doc->objects->len + 1);
+  for (guint i = 0; i < doc->objects->len; i++)
+    model_of[i] = -1;
+  for (guint m = 0; m < nm; m++)
+    model_of[g_array_index(doc->models, guint, m)] = (int)m;
+  const fbx_object *objs = doc->objects->len ? &g_array_index(doc->objects, fbx_object, 0) : NULL;
+#define NODE_ID(x) ((x) == root ? (int64_t)0 : objs[g_array_index(doc->models, guint, (x))].id)
+  /* Depth-first from the root without recursion: color 1 = on the path, 2 = done; a child on the
+   * path closes a cycle. order gets the nodes in postorder. */
+  g_autofree guchar *color = g_new0(guchar, nm + 1);
+  g_autofree guint *order = g_new(guint, nm + 1), *stack = g_new(guint, nm + 1),
+                   *next = g_new0(guint, nm + 1);
+  size_t no = 0, top = 0;
+  stack[top++] = root;
+  color[root] = 1;
+  while (top > 0) {
+    const guint x = stack[top - 1];
+    const GArray *kids = sources_of(doc, NODE_ID(x));
+    int c = -1;
+    while (kids && next[x] < kids->len && c < 0)
+      c = model_child(doc, model_of, g_array_index(kids, guint, next[x]++));
+    if (c < 0) {
+      color[x] = 2;
+      order[no++] = x;
+      top--;
+    } else if (color[c] == 1) {
+      g_autofree char *a = object_label(&objs[g_array_index(doc->models, guint, (guint)c)]);
+      g_autofree char *b =
+          x == root ? g_strdup("the root") : object_label(&objs[g_array_index(doc->models, guint, x)]);
+      g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
+                  "FBX model hierarchy has a cycle: Model %s is a child of %s, its own descendant",
+                  a, b);
+      return false;
+    } else if (color[c] == 0) {
+      color[c] = 1;
+      stack[top++] = (guint)c;
+    }
+  }
+  /* Parents before children (reverse postorder): each model's depth and copy count. */
+  g_autofree guint *depth = g_new0(guint, nm + 1);
+  g_autofree double *copies = g_new0(double, nm + 1);
+  copies[root] = 1;
+  double total = 0;
+  for (size_t i = no; i-- > 0;) {
+    const guint x = order[i];
+    if (x != root)
+      total += copies[x];
+    if (depth[x] > MAX_MODEL_DEPTH || total > RK_SKELETON_MAX_JOINTS) {
+      g_autofree char *a = object_label(&objs[g_array_index(doc->models, guint, x)]);
+      if (depth[x] > MAX_MODEL_DEPTH)
+        g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
+                    "FBX model hierarchy is deeper than %d levels (Model %s)", MAX_MODEL_DEPTH, a);
+      else
+        g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
+                    "FBX model hierarchy makes more than %d nodes (models under several parents "
+                    "are copied under each; Model %s)",
+                    RK_SKELETON_MAX_JOINTS, a);
+      return false;
+    }
+    const GArray *kids = sources_of(doc, NODE_ID(x));
+    for (guint k = 0; kids && k < kids->len; k++) {
+      const int c = model_child(doc, model_of, g_array_index(kids, guint, k));
+      if (c >= 0) {
+        depth[c] = MAX(depth[c], depth[x] + 1);
+        copies[c] += copies[x];
+      }
+    }
+  }
+#undef NODE_ID
+  return true;
+}
+
 bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, rk__fbx_doc **out,
                       GError **doc_error, GError **error) {
   *out = NULL;
@@ -831,8 +923,8 @@ bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, rk__fb
     rk__fbx_doc_free(doc);
     return true; /* records fine, not an FBX 7 document: no objects to check */
   }
-  if (!check_skin_clusters(doc, error) || !check_bone_names(doc, error) ||
-      !check_rotation_curves(doc, error)) {
+  if (!check_model_hierarchy(doc, error) || !check_skin_clusters(doc, error) ||
+      !check_bone_names(doc, error) || !check_rotation_curves(doc, error)) {
     rk__fbx_doc_free(doc);
     return false;
   }

@@ -271,6 +271,41 @@ def fbx_duplicate_bone_names():
     return d.replace(old, b'"Model::Bone.004", "LimbNode"')
 
 
+def fbx_with_models(models, conns):
+    """The ASCII FBX with pivots, with Null models (id, name) added to Objects and object-object
+    connections (child, parent) added to Connections."""
+    d = read('huesitos_prerotation_pivots.fbx')
+    objs = b''.join(b'\tModel: %d, "Model::%s", "Null" {\n\t}\n' % (i, n.encode()) for i, n in models)
+    cs = b''.join(b'\tC: "OO", %d, %d\n' % c for c in conns)
+    at = d.index(b'\nObjects:  {\n') + len(b'\nObjects:  {\n')
+    d = d[:at] + objs + d[at:]
+    at = d.index(b'\nConnections:  {\n') + len(b'\nConnections:  {\n')
+    return d[:at] + cs + d[at:]
+
+
+def fbx_model_cycle():
+    """The ASCII FBX with pivots, its RootNode also a child of the bone Bone, below it (fuzz_fbx
+    finding: Assimp 5.2.5 converts the hierarchy recursively and overflowed the stack)."""
+    return fbx_with_models([], [(1000023, 1000003)])
+
+
+def fbx_deep_models():
+    """1100 models, each the child of the one before, under RootNode: deeper than rigkit lets
+    Assimp's recursive conversion go (8000 overflowed the 8 MB main-thread stack)."""
+    ids = [2000000 + i for i in range(1100)]
+    return fbx_with_models([(i, 'Deep%d' % i) for i in ids],
+                           [(ids[0], 1000023)] + [(ids[k], ids[k - 1]) for k in range(1, len(ids))])
+
+
+def fbx_model_ladder():
+    """40 models, each the child of both models before it: Assimp copies a model under every
+    parent, 165 million nodes in all."""
+    ids = [3000000 + i for i in range(40)]
+    conns = [(ids[0], 1000023), (ids[1], 1000023), (ids[1], ids[0])]
+    conns += [(ids[k], ids[k - 1]) for k in range(2, 40)] + [(ids[k], ids[k - 2]) for k in range(2, 40)]
+    return fbx_with_models([(i, 'Rung%d' % i) for i in ids], conns)
+
+
 def fbx_corrupt_array():
     """The whole binary FBX with the zlib checksum of its first compressed KeyValueFloat array
     broken (fuzz_fbx finding: Assimp skips the array, leaks its zlib stream, imports the rest)."""
@@ -411,6 +446,9 @@ FILES = [
     ('fbx_huge_rotation_key.fbx', fbx_huge_rotation_key(), 'turns more than 2^20 half turns in all (key 1: -90 degrees after 6.36e+11)'),
     ('fbx_duplicate_bone_names.fbx', fbx_duplicate_bone_names(), "are both named 'Bone.004': skinned bones need distinct names"),
     ('fbx_corrupt_zlib_array.fbx', fbx_corrupt_array(), 'corrupt FBX record /Objects/AnimationCurve/KeyValueFloat, property 0'),
+    ('fbx_model_cycle.fbx', fbx_model_cycle(), "FBX model hierarchy has a cycle: Model 'RootNode' is a child of 'Bone', its own descendant"),
+    ('fbx_deep_models.fbx', fbx_deep_models(), 'FBX model hierarchy is deeper than 1024 levels'),
+    ('fbx_model_ladder.fbx', fbx_model_ladder(), 'FBX model hierarchy makes more than 65535 nodes'),
     ('bvh_inf_offset.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e999 0')), "OFFSET of 'Spine' is not finite"),
     ('bvh_overflow_offsets.bvh', bvh_one_frame(BVH_HEAD.replace('OFFSET 0 20 0', 'OFFSET 0 1e308 0').replace('OFFSET 0 60 0', 'OFFSET 0 1e308 0')), 'non-finite position in the rest pose'),
     ('bvh_nan_frame_time.bvh', bvh_motion('Frames: 1', ROW, 'nan'), 'frame time nan s'),
