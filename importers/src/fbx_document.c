@@ -819,10 +819,13 @@ static bool check_bone_names(const rk__fbx_doc *doc, GError **error) {
  * connection from a Model, else -1. model_of maps object indices to model indices. */
 static int model_child(const rk__fbx_doc *doc, const int *model_of, guint ci) {
   const fbx_conn *c = &g_array_index(doc->conns, fbx_conn, ci);
-  if (c->prop)
-    return -1;
-  const fbx_object *o = object_by_id(doc, c->src);
-  return o ? model_of[o - &g_array_index(doc->objects, fbx_object, 0)] : -1;
+  const guint index = GPOINTER_TO_UINT(g_hash_table_lookup(doc->by_id, &c->src)); /* + 1 */
+  return c->prop || index == 0 ? -1 : model_of[index - 1];
+}
+
+/* Object-object connections into node x of check_model_hierarchy (a model, or the root). */
+static const GArray *hierarchy_kids(const rk__fbx_doc *doc, guint x) {
+  return sources_of(doc, x == doc->models->len ? 0 : model_object(doc, (int)x)->id);
 }
 
 static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
@@ -832,8 +835,6 @@ static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
     model_of[i] = -1;
   for (guint m = 0; m < nm; m++)
     model_of[g_array_index(doc->models, guint, m)] = (int)m;
-  const fbx_object *objs = doc->objects->len ? &g_array_index(doc->objects, fbx_object, 0) : NULL;
-#define NODE_ID(x) ((x) == root ? (int64_t)0 : objs[g_array_index(doc->models, guint, (x))].id)
   /* Depth-first from the root without recursion: color 1 = on the path, 2 = done; a child on the
    * path closes a cycle. order gets the nodes in postorder. */
   g_autofree guchar *color = g_new0(guchar, nm + 1);
@@ -844,7 +845,7 @@ static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
   color[root] = 1;
   while (top > 0) {
     const guint x = stack[top - 1];
-    const GArray *kids = sources_of(doc, NODE_ID(x));
+    const GArray *kids = hierarchy_kids(doc, x);
     int c = -1;
     while (kids && next[x] < kids->len && c < 0)
       c = model_child(doc, model_of, g_array_index(kids, guint, next[x]++));
@@ -853,9 +854,9 @@ static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
       order[no++] = x;
       top--;
     } else if (color[c] == 1) {
-      g_autofree char *a = object_label(&objs[g_array_index(doc->models, guint, (guint)c)]);
+      g_autofree char *a = object_label(model_object(doc, c));
       g_autofree char *b =
-          x == root ? g_strdup("the root") : object_label(&objs[g_array_index(doc->models, guint, x)]);
+          x == root ? g_strdup("the root") : object_label(model_object(doc, (int)x));
       g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                   "FBX model hierarchy has a cycle: Model %s is a child of %s, its own descendant",
                   a, b);
@@ -875,7 +876,7 @@ static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
     if (x != root)
       total += copies[x];
     if (depth[x] > MAX_MODEL_DEPTH || total > RK_SKELETON_MAX_JOINTS) {
-      g_autofree char *a = object_label(&objs[g_array_index(doc->models, guint, x)]);
+      g_autofree char *a = object_label(model_object(doc, (int)x));
       if (depth[x] > MAX_MODEL_DEPTH)
         g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
                     "FBX model hierarchy is deeper than %d levels (Model %s)", MAX_MODEL_DEPTH, a);
@@ -886,7 +887,7 @@ static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
                     RK_SKELETON_MAX_JOINTS, a);
       return false;
     }
-    const GArray *kids = sources_of(doc, NODE_ID(x));
+    const GArray *kids = hierarchy_kids(doc, x);
     for (guint k = 0; kids && k < kids->len; k++) {
       const int c = model_child(doc, model_of, g_array_index(kids, guint, k));
       if (c >= 0) {
@@ -895,7 +896,6 @@ static bool check_model_hierarchy(const rk__fbx_doc *doc, GError **error) {
       }
     }
   }
-#undef NODE_ID
   return true;
 }
 
