@@ -2,9 +2,8 @@
 #include <rigkit/dh.h>
 #include <rigkit/error.h>
 
+#include "columns.h"
 #include "cpu.h"
-
-#include <string.h>
 
 rk_mat4 rk_dh_standard(double a, double alpha, double d, double theta) {
   double ct, st, ca, sa;
@@ -38,36 +37,12 @@ rk_mat4 rk_dh_row_transform(rk_dh_convention convention, const rk_dh_row *row, d
                                       : rk_dh_modified(row->alpha, row->a, d, theta);
 }
 
-/* GNU vector extension: 4 doubles, one AVX register or two SSE2 registers. */
-typedef double v4d __attribute__((vector_size(32)));
-
-/* A frame's columns, each moved whole (vectors by pointer: by value, without AVX, they change the
- * ABI). */
-__attribute__((always_inline)) static inline void load4(const rk_mat4 *m, v4d *c) {
-  memcpy(&c[0], m->m, sizeof c[0]);
-  memcpy(&c[1], m->m + 4, sizeof c[1]);
-  memcpy(&c[2], m->m + 8, sizeof c[2]);
-  memcpy(&c[3], m->m + 12, sizeof c[3]);
-}
-__attribute__((always_inline)) static inline void store4(const v4d *c, rk_mat4 *m) {
-  memcpy(m->m, &c[0], sizeof c[0]);
-  memcpy(m->m + 4, &c[1], sizeof c[1]);
-  memcpy(m->m + 8, &c[2], sizeof c[2]);
-  memcpy(m->m + 12, &c[3], sizeof c[3]);
-}
-
-/* Columns *u, *v turned by the angle (s, c), u towards v. */
-__attribute__((always_inline)) static inline void turn(v4d *u, v4d *v, double s, double c) {
-  const v4d a = *u, b = *v;
-  *u = a * c + b * s;
-  *v = b * c - a * s;
-}
-
 /* The frame with columns c[0..3] times row's link transform at q, in place: the DH transform is two
  * turns and two slides, so it is applied as such, not as a 4x4 product. Standard:
  * Rz(theta) Tz(d) Tx(a) Rx(alpha); modified: Rx(alpha) Tx(a) Tz(d) Rz(theta). */
 __attribute__((always_inline)) static inline void dh_step(rk_dh_convention convention,
-                                                          const rk_dh_row *row, double q, v4d *c) {
+                                                          const rk_dh_row *row, double q,
+                                                          rk__v4d *c) {
   double theta = row->theta, d = row->d;
   if (row->type == RK_DH_REVOLUTE)
     theta += q;
@@ -78,14 +53,14 @@ __attribute__((always_inline)) static inline void dh_step(rk_dh_convention conve
   rk_sincos(row->alpha, &sa, &ca);
   if (convention == RK_DH_STANDARD) {
     c[3] += c[2] * d;
-    turn(&c[0], &c[1], st, ct);
+    rk__cols_turn(&c[0], &c[1], st, ct);
     c[3] += c[0] * row->a;
-    turn(&c[1], &c[2], sa, ca);
+    rk__cols_turn(&c[1], &c[2], sa, ca);
   } else {
     c[3] += c[0] * row->a;
-    turn(&c[1], &c[2], sa, ca);
+    rk__cols_turn(&c[1], &c[2], sa, ca);
     c[3] += c[2] * d;
-    turn(&c[0], &c[1], st, ct);
+    rk__cols_turn(&c[0], &c[1], st, ct);
   }
 }
 
@@ -93,10 +68,10 @@ __attribute__((always_inline)) static inline void dh_step(rk_dh_convention conve
 __attribute__((always_inline)) static inline void chain_walk_body(const rk_dh_chain *chain,
                                                                   const double *q, rk_mat4 *frames,
                                                                   rk_dh_axis *axes, rk_mat4 *end) {
-  v4d c[4];
-  load4(&chain->base, c);
+  rk__v4d c[4];
+  rk__cols_load(chain->base.m, &c[0], &c[1], &c[2], &c[3]);
   if (frames)
-    store4(c, &frames[0]);
+    rk__cols_store(frames[0].m, &c[0], &c[1], &c[2], &c[3]);
   const bool standard = chain->convention == RK_DH_STANDARD;
   for (size_t i = 0; i < chain->count; i++) {
     /* Standard: joint i+1 moves about z of frame i (before its own transform); modified: about z
@@ -113,11 +88,11 @@ __attribute__((always_inline)) static inline void chain_walk_body(const rk_dh_ch
     if (axes)
       axes[i].type = chain->rows[i].type;
     if (frames)
-      store4(c, &frames[i + 1]);
+      rk__cols_store(frames[i + 1].m, &c[0], &c[1], &c[2], &c[3]);
   }
   if (end) {
     rk_mat4 cur;
-    store4(c, &cur);
+    rk__cols_store(cur.m, &c[0], &c[1], &c[2], &c[3]);
     rk_mat4_mul_affine_to(&cur, &chain->tool, end);
   }
 }

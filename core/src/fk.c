@@ -1,13 +1,12 @@
 /* Forward kinematics of a skeleton: one preorder pass, parent before child. */
 #include <rigkit/fk.h>
 
+#include "columns.h"
 #include "cpu.h"
 
 #include <stdint.h>
 #include <string.h>
 
-/* GNU vector extension: 4 doubles, one AVX register or two SSE2 registers. */
-typedef double v4d __attribute__((vector_size(32)));
 
 /* Skeletons up to this many joints validate a subset with a bitmap on the stack; larger ones
  * with a binary search per joint (whose mispredicted branches cost about as much as the FK). */
@@ -81,25 +80,19 @@ __attribute__((always_inline)) static inline void fk_joint(const int *restrict p
   }
   /* Column-wise product with 4-wide vectors: each output column is a combination of the
    * parent's columns; the bottom row (0,0,0,1) comes out by itself. */
-  v4d c0, c1, c2, c3;
-  memcpy(&c0, P, sizeof c0);
-  memcpy(&c1, P + 4, sizeof c1);
-  memcpy(&c2, P + 8, sizeof c2);
-  memcpy(&c3, P + 12, sizeof c3);
-  v4d o0 = c0 * l00 + c1 * l01 + c2 * l02;
-  v4d o1 = c0 * l10 + c1 * l11 + c2 * l12;
-  v4d o2 = c0 * l20 + c1 * l21 + c2 * l22;
+  rk__v4d c0, c1, c2, c3;
+  rk__cols_load(P, &c0, &c1, &c2, &c3);
+  rk__v4d o0 = c0 * l00 + c1 * l01 + c2 * l02;
+  rk__v4d o1 = c0 * l10 + c1 * l11 + c2 * l12;
+  rk__v4d o2 = c0 * l20 + c1 * l21 + c2 * l22;
   if (x->s.x != 1.0 || x->s.y != 1.0 || x->s.z != 1.0) { /* animation scale is mostly 1 */
     o0 *= x->s.x;
     o1 *= x->s.y;
     o2 *= x->s.z;
   }
   /* Two independent halves: a shorter dependency chain from the parent to the child. */
-  const v4d o3 = (c0 * tx + c3) + (c1 * ty + c2 * tz);
-  memcpy(o, &o0, sizeof o0);
-  memcpy(o + 4, &o1, sizeof o1);
-  memcpy(o + 8, &o2, sizeof o2);
-  memcpy(o + 12, &o3, sizeof o3);
+  const rk__v4d o3 = (c0 * tx + c3) + (c1 * ty + c2 * tz);
+  rk__cols_store(o, &o0, &o1, &o2, &o3);
 }
 
 /* The preorder pass over all joints (joints == NULL) or over a subset, multiversioned (cpu.h):

@@ -1,6 +1,7 @@
 /* Kinematic trees: typing joints, the DOF vector, q <-> local poses, FK and DOF axes. */
 #include "tree_internal.h"
 
+#include "columns.h"
 #include "cpu.h"
 
 #include <rigkit/error.h>
@@ -406,9 +407,10 @@ void rk__tree_prepare_fk(rk_tree *t) {
   }
 }
 
-/* GNU vector extensions: 4 doubles (AVX registers in the AVX2 variant, two SSE2 registers in the
- * baseline one) and 8 doubles (AVX-512 registers, used only by the AVX-512 variant). */
-typedef double v4d __attribute__((vector_size(32)));
+/* GNU vector extensions: 4 doubles (columns.h; AVX registers in the AVX2 variant, two SSE2
+ * registers in the baseline one) and 8 doubles (AVX-512 registers, used only by the AVX-512
+ * variant). */
+typedef rk__v4d v4d;
 typedef unsigned long long v4u __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 
@@ -466,23 +468,15 @@ __attribute__((always_inline)) static inline void sincos_batch(const double *x, 
         rk_sincos(x[k], &s[k], &c[k]);
 }
 
-/* Columns *u, *v turned in place by the angle with sine s and cosine c, u towards v. Vectors go
- * by pointer throughout: by value, without AVX, they change the ABI (-Wpsabi). */
-__attribute__((always_inline)) static inline void turn_columns(v4d *u, v4d *v, double s, double c) {
-  const v4d a = *u, b = *v;
-  *u = a * c + b * s;
-  *v = b * c - a * s;
-}
-
 /* Columns c0..c2 turned about axis a (0 x: y towards z, 1 y: z towards x, 2 z: x towards y). */
 __attribute__((always_inline)) static inline void turn_about(int a, v4d *c0, v4d *c1, v4d *c2,
                                                              double s, double c) {
   if (a == 0)
-    turn_columns(c1, c2, s, c);
+    rk__cols_turn(c1, c2, s, c);
   else if (a == 1)
-    turn_columns(c2, c0, s, c);
+    rk__cols_turn(c2, c0, s, c);
   else
-    turn_columns(c0, c1, s, c);
+    rk__cols_turn(c0, c1, s, c);
 }
 
 /* Joint f at (s, c) composed onto the parent frame's columns x0..x3 (bottom row 0 0 0 1), which
@@ -565,24 +559,6 @@ __attribute__((always_inline)) static inline void compose_ball(const rk__fk_join
   *x2 = m2;
 }
 
-/* Matrix columns to and from named vectors, each moved whole (arrays of vectors are copied through
- * the stack in halves and stall on store forwarding). */
-__attribute__((always_inline)) static inline void load_columns(const double *m, v4d *x0, v4d *x1,
-                                                               v4d *x2, v4d *x3) {
-  memcpy(x0, m, sizeof *x0);
-  memcpy(x1, m + 4, sizeof *x1);
-  memcpy(x2, m + 8, sizeof *x2);
-  memcpy(x3, m + 12, sizeof *x3);
-}
-__attribute__((always_inline)) static inline void store_columns(double *m, const v4d *x0,
-                                                                const v4d *x1, const v4d *x2,
-                                                                const v4d *x3) {
-  memcpy(m, x0, sizeof *x0);
-  memcpy(m + 4, x1, sizeof *x1);
-  memcpy(m + 8, x2, sizeof *x2);
-  memcpy(m + 12, x3, sizeof *x3);
-}
-
 static const rk_mat4 fk_identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
 
 /* One joint from q (the subset pass and the general joints of the whole-tree pass). */
@@ -595,9 +571,9 @@ static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_ma
     if (f->dof >= 0)
       rk_sincos(q[f->dof], &s, &c);
     v4d x0, x1, x2, x3;
-    load_columns((parent ? parent : &fk_identity)->m, &x0, &x1, &x2, &x3);
+    rk__cols_load((parent ? parent : &fk_identity)->m, &x0, &x1, &x2, &x3);
     compose_joint(f, s, c, &x0, &x1, &x2, &x3, false);
-    store_columns(models[j].m, &x0, &x1, &x2, &x3);
+    rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
     return;
   }
   rk_transform L;
@@ -631,17 +607,17 @@ __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t,
   size_t hi = 0;
   const double *top = (root ? root : &fk_identity)->m;
   v4d x0, x1, x2, x3; /* the last joint's columns */
-  load_columns(top, &x0, &x1, &x2, &x3);
+  rk__cols_load(top, &x0, &x1, &x2, &x3);
   for (size_t j = 0; j < t->n; j++) {
     const rk__fk_joint *f = &t->fk[j];
     if (f->kind >= RK__FK_BALL) { /* ball, free, general */
       if (f->kind == RK__FK_LOCAL || !wide || !balls) {
         fk_one(t, q, root, models, j);
-        load_columns(models[j].m, &x0, &x1, &x2, &x3);
+        rk__cols_load(models[j].m, &x0, &x1, &x2, &x3);
         continue;
       }
       if (!f->chained)
-        load_columns(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
+        rk__cols_load(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
       const size_t first = (size_t)f->dof + (f->kind == RK__FK_FREE ? 3 : 0); /* Euler angles */
       if (first < lo || first + 3 > hi) {
         lo = first;
@@ -649,11 +625,11 @@ __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t,
         sincos_batch(q + lo, hi - lo, sn, cs, W);
       }
       compose_ball(f, sn + (first - lo), cs + (first - lo), q + f->dof, &x0, &x1, &x2, &x3);
-      store_columns(models[j].m, &x0, &x1, &x2, &x3);
+      rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
       continue;
     }
     if (!wide || !f->chained)
-      load_columns(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
+      rk__cols_load(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
     double s = 0.0, c = 1.0;
     if (f->dof >= 0) {
       const size_t d = (size_t)f->dof;
@@ -666,7 +642,7 @@ __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t,
       c = cs[d - lo];
     }
     compose_joint(f, s, c, &x0, &x1, &x2, &x3, wide);
-    store_columns(models[j].m, &x0, &x1, &x2, &x3);
+    rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
   }
 }
 
