@@ -610,36 +610,33 @@ __attribute__((always_inline)) static inline void tree_fk_body(const rk_tree *t,
   rk__cols_load(top, &x0, &x1, &x2, &x3);
   for (size_t j = 0; j < t->n; j++) {
     const rk__fk_joint *f = &t->fk[j];
-    if (f->kind >= RK__FK_BALL) { /* ball, free, general */
-      if (f->kind == RK__FK_LOCAL || !wide || !balls) {
-        fk_one(t, q, root, models, j);
-        rk__cols_load(models[j].m, &x0, &x1, &x2, &x3);
-        continue;
-      }
-      if (!f->chained)
-        rk__cols_load(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
-      const size_t first = (size_t)f->dof + (f->kind == RK__FK_FREE ? 3 : 0); /* Euler angles */
-      if (first < lo || first + 3 > hi) {
-        lo = first;
-        hi = t->ndof - first < FK_BATCH ? t->ndof : first + FK_BATCH;
-        sincos_batch(q + lo, hi - lo, sn, cs, W);
-      }
-      compose_ball(f, sn + (first - lo), cs + (first - lo), q + f->dof, &x0, &x1, &x2, &x3);
-      rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
+    /* Ball and free joints take their form only in a pass compiled with it (a constant false
+     * otherwise); there and for any other joint type, the general local transform. */
+    const bool ball = balls && (f->kind == RK__FK_BALL || f->kind == RK__FK_FREE);
+    if (f->kind >= RK__FK_BALL && !ball) {
+      fk_one(t, q, root, models, j);
+      rk__cols_load(models[j].m, &x0, &x1, &x2, &x3);
       continue;
     }
     if (!wide || !f->chained)
       rk__cols_load(f->parent >= 0 ? models[f->parent].m : top, &x0, &x1, &x2, &x3);
     double s = 0.0, c = 1.0;
     if (f->dof >= 0) {
-      const size_t d = (size_t)f->dof;
-      if (d >= hi || d < lo) {
-        lo = d;
-        hi = t->ndof - d < FK_BATCH ? t->ndof : d + FK_BATCH;
+      /* The joint's angles: a revolute joint's one, a ball's three, a free joint's last three. */
+      const size_t first = (size_t)f->dof + (ball && f->kind == RK__FK_FREE ? 3 : 0);
+      const size_t count = ball ? 3 : 1;
+      if (first < lo || first + count > hi) {
+        lo = first;
+        hi = t->ndof - first < FK_BATCH ? t->ndof : first + FK_BATCH;
         sincos_batch(q + lo, hi - lo, sn, cs, W);
       }
-      s = sn[d - lo];
-      c = cs[d - lo];
+      if (ball) {
+        compose_ball(f, sn + (first - lo), cs + (first - lo), q + f->dof, &x0, &x1, &x2, &x3);
+        rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
+        continue;
+      }
+      s = sn[first - lo];
+      c = cs[first - lo];
     }
     compose_joint(f, s, c, &x0, &x1, &x2, &x3, wide);
     rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
@@ -653,19 +650,23 @@ static void tree_fk_pass_base(const rk_tree *t, const double *q, const rk_mat4 *
                               rk_mat4 *models) {
   tree_fk_body(t, q, root, models, 4, false, false);
 }
+/* The pass in wide registers, W lanes of trigonometry, with the ball form compiled in only for
+ * trees that have ball or free joints. */
+__attribute__((always_inline)) static inline void tree_fk_wide(const rk_tree *t, const double *q,
+                                                               const rk_mat4 *root,
+                                                               rk_mat4 *models, int W) {
+  if (t->fk_balls)
+    tree_fk_body(t, q, root, models, W, true, true);
+  else
+    tree_fk_body(t, q, root, models, W, true, false);
+}
 __attribute__((target("avx2,fma"))) static void
 tree_fk_pass_avx2(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
-  if (t->fk_balls)
-    tree_fk_body(t, q, root, models, 4, true, true);
-  else
-    tree_fk_body(t, q, root, models, 4, true, false);
+  tree_fk_wide(t, q, root, models, 4);
 }
 __attribute__((target("avx512f,avx512dq,avx512vl,avx2,fma"))) static void
 tree_fk_pass_avx512(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
-  if (t->fk_balls)
-    tree_fk_body(t, q, root, models, 8, true, true);
-  else
-    tree_fk_body(t, q, root, models, 8, true, false);
+  tree_fk_wide(t, q, root, models, 8);
 }
 static void tree_fk_pass(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models) {
   if (rk__cpu_has_avx512())
