@@ -26,7 +26,10 @@
  * Lengths are multiplied by 100 for centimetres. FileId and CreationTime hold fixed values (those
  * Blender and Assimp write; the FBX SDK accepts them with the footer in fbx_encode.c) and object
  * ids are counted from a constant: the same asset and options give the same bytes. */
-#include "export_internal.h"
+#include "fbx_writer.h"
+
+#include "atomic_file.h"
+#include "export_shared.h"
 #include "fbx_encode.h"
 
 #include <float.h>
@@ -136,12 +139,6 @@ static rk_vec3 fbx_angles(rk_euler_order o, const double a[3]) {
   return rk_vec3_make(xyz[0], xyz[1], xyz[2]);
 }
 
-static double clean(double v) {
-  return v == 0.0 ? 0.0 : v; /* no negative zero: equal poses give equal bytes */
-}
-
-static bool fits_float(double v) { return isfinite(v) && fabs(v) <= FLT_MAX; }
-
 static rk_mat4 scaled(rk_mat4 m, double k) {
   m.m[12] *= k, m.m[13] *= k, m.m[14] *= k;
   return m;
@@ -203,7 +200,7 @@ static void vertex_layer(rk__fbx_enc *e, const char *element, const char *layer_
 static void node_mat4(rk__fbx_enc *e, const char *name, const rk_mat4 *m) {
   double v[16];
   for (int i = 0; i < 16; i++)
-    v[i] = clean(m->m[i]); /* FBX stores the same column-major layout (translation at 12..14) */
+    v[i] = rk__export_clean_zero(m->m[i]); /* FBX stores the same column-major layout (translation at 12..14) */
   node_f64v(e, name, v, 16);
 }
 
@@ -262,9 +259,9 @@ static void p_kstring(rk__fbx_enc *e, const char *name, const char *v) {
 static void p_vec(rk__fbx_enc *e, const char *name, const char *type, const char *label,
                   const char *flags, rk_vec3 v) {
   p_begin(e, name, type, label, flags);
-  rk__fbx_enc_f64(e, clean(v.x));
-  rk__fbx_enc_f64(e, clean(v.y));
-  rk__fbx_enc_f64(e, clean(v.z));
+  rk__fbx_enc_f64(e, rk__export_clean_zero(v.x));
+  rk__fbx_enc_f64(e, rk__export_clean_zero(v.y));
+  rk__fbx_enc_f64(e, rk__export_clean_zero(v.z));
   rk__fbx_enc_end(e);
 }
 
@@ -285,7 +282,7 @@ static bool check_ranges(fbx_ctx *c) {
     const rk_transform *r = rk_skeleton_rest(c->s, j);
     const double v[6] = {r->t.x * c->k, r->t.y * c->k, r->t.z * c->k, r->s.x, r->s.y, r->s.z};
     for (int i = 0; i < 6; i++)
-      if (!fits_float(v[i])) {
+      if (!rk__export_fits_float(v[i])) {
         g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                     "%s: joint '%s': rest %s %g does not fit in single precision", c->path,
                     rk_skeleton_joint_name(c->s, j), i < 3 ? "translation" : "scale", v[i]);
@@ -302,7 +299,7 @@ static bool check_ranges(fbx_ctx *c) {
       const size_t per = 3u * (t->interp == RK_INTERP_CUBIC ? 3u : 1u);
       for (size_t key = 0; key < t->key_count; key++)
         for (size_t i = 0; i < per; i++)
-          if (!fits_float(t->values[key * per + i] * k)) {
+          if (!rk__export_fits_float(t->values[key * per + i] * k)) {
             g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                         "%s: clip '%s', joint '%s', %s key %zu (t=%g s): %g does not fit in "
                         "single precision",
@@ -318,13 +315,6 @@ static bool check_ranges(fbx_ctx *c) {
 
 /* ---- preparation ------------------------------------------------------------------------------
  */
-
-static double pick_fps(const rk_clip *clip, const rk_export_options *opts) {
-  if (opts->fps > 0 && isfinite(opts->fps))
-    return opts->fps;
-  const double f = rk_clip_infer_fps(clip);
-  return f > 0 ? f : 30.0;
-}
 
 static void mesh_out_clear(gpointer p) {
   mesh_out *m = p;
@@ -380,11 +370,11 @@ static bool prepare_meshes(fbx_ctx *c) {
     for (size_t v = 0; v < m.nv; v++) {
       const float *p = d->positions + 3 * v;
       const rk_vec3 q = rk_mat4_transform_point(&to_local, rk_vec3_make(p[0], p[1], p[2]));
-      m.vertices[3 * v] = clean(q.x * c->k);
-      m.vertices[3 * v + 1] = clean(q.y * c->k);
-      m.vertices[3 * v + 2] = clean(q.z * c->k);
-      if (!fits_float(m.vertices[3 * v]) || !fits_float(m.vertices[3 * v + 1]) ||
-          !fits_float(m.vertices[3 * v + 2])) {
+      m.vertices[3 * v] = rk__export_clean_zero(q.x * c->k);
+      m.vertices[3 * v + 1] = rk__export_clean_zero(q.y * c->k);
+      m.vertices[3 * v + 2] = rk__export_clean_zero(q.z * c->k);
+      if (!rk__export_fits_float(m.vertices[3 * v]) || !rk__export_fits_float(m.vertices[3 * v + 1]) ||
+          !rk__export_fits_float(m.vertices[3 * v + 2])) {
         g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                     "%s: mesh '%s', vertex %zu does not fit in single precision", c->path,
                     d->name ? d->name : "", v);
@@ -401,16 +391,16 @@ static bool prepare_meshes(fbx_ctx *c) {
         rk_vec3 q = rk_vec3_make(p[0], p[1], p[2]);
         if (m.parent_joint >= 0)
           q = rk_vec3_normalize(rk_mat3_mul_vec(&lt, q));
-        m.normals[3 * v] = clean(q.x);
-        m.normals[3 * v + 1] = clean(q.y);
-        m.normals[3 * v + 2] = clean(q.z);
+        m.normals[3 * v] = rk__export_clean_zero(q.x);
+        m.normals[3 * v + 1] = rk__export_clean_zero(q.y);
+        m.normals[3 * v + 2] = rk__export_clean_zero(q.z);
       }
     }
     if (d->texcoords) { /* rigkit's origin is top-left (glTF), FBX's bottom-left */
       m.uv = g_new(double, 2 * m.nv);
       for (size_t v = 0; v < m.nv; v++) {
-        m.uv[2 * v] = clean(d->texcoords[2 * v]);
-        m.uv[2 * v + 1] = clean(1.0 - (double)d->texcoords[2 * v + 1]);
+        m.uv[2 * v] = rk__export_clean_zero(d->texcoords[2 * v]);
+        m.uv[2 * v + 1] = rk__export_clean_zero(1.0 - (double)d->texcoords[2 * v + 1]);
       }
     }
     m.ntri = d->indices ? d->index_count / 3 : m.nv / 3;
@@ -480,15 +470,11 @@ static int cmp_i64(const void *a, const void *b) {
 static bool prepare_clip(fbx_ctx *c, clip_out *co, rk_transform *locals, double *prev) {
   const rk_clip *clip = co->clip;
   const double dur = rk_clip_duration(clip);
-  const double frames_d = floor(dur * co->fps + 0.5) + 1;
-  if (frames_d > RK_CLIP_MAX_KEYS) {
-    g_set_error(c->error, RK_ERROR, RK_ERROR_LIMIT,
-                "%s: clip '%s' would have %.0f frames at %g fps (limit %u)", c->path,
-                rk_clip_name(clip), frames_d, co->fps, RK_CLIP_MAX_KEYS);
+  size_t frames = 0;
+  if (!rk__export_frame_count(clip, co->fps, c->path, &frames, c->error))
     return false;
-  }
-  GArray *ticks = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), (guint)frames_d);
-  for (size_t f = 0; f < (size_t)frames_d; f++) {
+  GArray *ticks = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), (guint)frames);
+  for (size_t f = 0; f < frames; f++) {
     const int64_t t = llround(fmin((double)f / co->fps, dur) * TICKS_PER_SECOND);
     g_array_append_val(ticks, t);
   }
@@ -554,7 +540,7 @@ static bool prepare_clip(fbx_ctx *c, clip_out *co, rk_transform *locals, double 
       }
       const double vv[3] = {v.x, v.y, v.z};
       for (int k = 0; k < 3; k++) {
-        if (!fits_float(vv[k])) {
+        if (!rk__export_fits_float(vv[k])) {
           g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                       "%s: clip '%s', joint '%s', %s at key %zu (t=%g s): %g does not fit in "
                       "single precision",
@@ -562,7 +548,7 @@ static bool prepare_clip(fbx_ctx *c, clip_out *co, rk_transform *locals, double 
                       rk_channel_name(x->ch), f, t, vv[k]);
           return false;
         }
-        x->v[3 * f + (size_t)k] = (float)clean(vv[k]);
+        x->v[3 * f + (size_t)k] = (float)rk__export_clean_zero(vv[k]);
       }
     }
   }
@@ -938,7 +924,7 @@ static void write_meshes(fbx_ctx *c) {
     rk__fbx_enc_begin(e, "Properties70");
     p_vec(e, "DiffuseColor", "Color", "", "A", rk_vec3_make(bc[0], bc[1], bc[2]));
     p_number(e, "DiffuseFactor", "A", 1);
-    p_number(e, "TransparencyFactor", "A", clean(1.0 - bc[3]));
+    p_number(e, "TransparencyFactor", "A", rk__export_clean_zero(1.0 - bc[3]));
     p_double(e, "Opacity", bc[3]);
     rk__fbx_enc_end(e);
     rk__fbx_enc_end(e);
@@ -1219,7 +1205,7 @@ bool rk__fbx_write_orders(const rk_asset *asset, const char *path, const rk_expo
   for (guint i = 0; i < selected->len; i++) {
     clip_out co = {0};
     co.clip = g_ptr_array_index(selected, i);
-    co.fps = pick_fps(co.clip, opts);
+    co.fps = rk__export_clip_fps(co.clip, opts);
     g_array_append_val(c.clips, co);
   }
   if (!check_ranges(&c) || !prepare_meshes(&c))

@@ -11,7 +11,11 @@
  *   meshes at the root; at most 4 weights per vertex, duplicates merged, normalised in float32;
  * - one buffer; every bufferView starts on a 4-byte boundary; accessors carry min/max.
  * Everything is in glTF's space, which is rigkit's canonical space (metres, Y-up, right-handed). */
-#include "export_internal.h"
+#include "gltf_writer.h"
+
+#include "atomic_file.h"
+#include "export_shared.h"
+#include "json_text.h"
 
 #include <float.h>
 #include <json-glib/json-glib.h>
@@ -58,13 +62,8 @@ static void node_desc_clear(gpointer p) {
     g_array_unref(n->children);
 }
 
-/* Negative zero would print as "-0"; write 0 so equal poses give equal text. */
-static double clean(double v) {
-  return v == 0.0 ? 0.0 : v;
-}
-
 static bool to_float(double v, float *out) {
-  if (!isfinite(v) || fabs(v) > FLT_MAX)
+  if (!rk__export_fits_float(v))
     return false;
   *out = (float)v;
   return true;
@@ -165,8 +164,8 @@ static int add_accessor(gltf_ctx *c, int comp_type, const void *data, size_t cou
         hi = fmax(hi, v);
       }
       if (comp_type == GL_FLOAT) {
-        json_array_add_double_element(mn, clean(lo));
-        json_array_add_double_element(mx, clean(hi));
+        json_array_add_double_element(mn, rk__export_clean_zero(lo));
+        json_array_add_double_element(mx, rk__export_clean_zero(hi));
       } else {
         json_array_add_int_element(mn, (gint64)lo);
         json_array_add_int_element(mx, (gint64)hi);
@@ -230,7 +229,7 @@ static bool add_skeleton(gltf_ctx *c, int *skin_root) {
                     c->path, rk_skeleton_joint_name(c->s, j));
         return false;
       }
-      ibm[16 * j + (size_t)k] = (float)clean(ibm[16 * j + (size_t)k]);
+      ibm[16 * j + (size_t)k] = (float)rk__export_clean_zero(ibm[16 * j + (size_t)k]);
     }
   }
   return add_accessor(c, GL_FLOAT, ibm, n, 16, 0, false) >= 0;
@@ -511,7 +510,7 @@ static int output_accessor(gltf_ctx *c, const rk_clip *clip, const rk_track *t, 
   }
   g_autofree float *f = g_new(float, n * per_key);
   for (size_t i = 0; i < n * per_key; i++)
-    if (!to_float(clean(v[i]), &f[i])) {
+    if (!to_float(rk__export_clean_zero(v[i]), &f[i])) {
       g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                   "%s: clip '%s', joint '%s', %s key %zu: value %g is out of single-precision "
                   "range",
@@ -595,7 +594,7 @@ static bool add_animation(gltf_ctx *c, const rk_clip *clip, size_t clip_index, G
 static JsonArray *double_array(const double *v, int n) {
   JsonArray *a = json_array_new();
   for (int i = 0; i < n; i++)
-    json_array_add_double_element(a, clean(v[i]));
+    json_array_add_double_element(a, rk__export_clean_zero(v[i]));
   return a;
 }
 
@@ -743,6 +742,12 @@ static bool write_gltf(gltf_ctx *c, const char *json, size_t json_len, const cha
   return rk__atomic_file_commit(fj, error);
 }
 
+char *rk__gltf_bin_path(const char *path) {
+  const char *dot = rk__export_path_extension(path);
+  const size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+  return g_strdup_printf("%.*s.bin", (int)stem, path);
+}
+
 bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
                     bool glb, GError **error) {
   if (opts->unit == RK_EXPORT_UNIT_CENTIMETRES) {
@@ -784,10 +789,7 @@ bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_opt
         goto out;
   }
   if (!glb) {
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
-    bin_path = g_strdup_printf("%.*s.bin", (int)stem, path);
+    bin_path = rk__gltf_bin_path(path);
     g_autofree char *base = g_path_get_basename(bin_path);
     bin_uri = g_uri_escape_string(base, NULL, TRUE);
   }
