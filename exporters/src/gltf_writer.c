@@ -21,9 +21,9 @@
 #include "gltf_anim.h"
 #include "gltf_buffer.h"
 #include "gltf_mesh.h"
-#include "json_text.h"
 
 #include <rigkit/fk.h>
+#include <rigkit/json_text.h>
 #include <rigkit/version.h>
 #include <string.h>
 
@@ -275,7 +275,7 @@ bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_opt
   {
     JsonObject *root = build_document(&c, skin_root, bin_uri);
     size_t len = 0;
-    g_autofree char *json = rk__json_object_to_text(root, !glb, &len);
+    g_autofree char *json = rk_json_object_to_text(root, !glb, &len);
     json_object_unref(root);
     ok = glb ? write_glb(&c, json, len, error) : write_gltf(&c, json, len, bin_path, error);
   }
