@@ -338,7 +338,7 @@ bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_opti
   c.path = path;
   c.n = rk_skeleton_joint_count(c.s);
   c.fps = rk__export_clip_fps(c.clip, opts);
-  c.scale = opts->unit == RK_EXPORT_UNIT_METRES ? 1.0 : 100.0;
+  c.scale = rk__export_units_per_metre(opts);
   if (!rk__export_frame_count(c.clip, c.fps, path, &c.frames, error))
     return false;
   c.joints = g_new0(bvh_joint, c.n);
@@ -410,4 +410,12 @@ done:
   g_free(c.models);
   g_free(c.world);
   return ok;
+}
+
+void rk__bvh_readback(const rk_export_options *opts, rk_export_readback *out) {
+  out->self_describing = false; /* BVH has no field for either */
+  out->metres_per_unit = 1.0 / rk__export_units_per_metre(opts);
+  out->up_axis = RK__EXPORT_UP_AXIS;
+  /* bvh_local_position: a root's position channels hold its world position */
+  out->bvh_root_absolute = true;
 }

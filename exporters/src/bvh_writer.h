@@ -1,6 +1,6 @@
 /* BVH writer (bvh_writer.c): one skeleton and one clip as a Biovision hierarchy.
  *
- * Index: rk__bvh_write
+ * Index: rk__bvh_write, rk__bvh_readback
  */
 #ifndef RK_BVH_WRITER_H
 #define RK_BVH_WRITER_H
@@ -12,5 +12,8 @@
  * a rotation order without three distinct axes. */
 bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
                    GError **error);
+/** How a BVH written with opts reads back as written (see rk_export_readback_of; format left
+ * unset). */
+void rk__bvh_readback(const rk_export_options *opts, rk_export_readback *out);
 
 #endif

@@ -1,48 +1,14 @@
-/* rk_export_file: the checks every output passes, then the format's writer. */
-#include "bvh_writer.h"
-#include "export_shared.h"
-#include "fbx_writer.h"
-#include "gltf_writer.h"
+/* rk_export_file: the checks every output passes, then the format's writer (export_format.c). */
+#include "export_format.h"
 
 #include <rigkit/error.h>
-
-rk_export_format rk_export_format_from_path(const char *path) {
-  const char *dot = path ? rk__export_path_extension(path) : NULL;
-  if (!dot)
-    return RK_EXPORT_AUTO;
-  static const struct {
-    const char *ext;
-    rk_export_format format;
-  } table[] = {{".gltf", RK_EXPORT_GLTF}, {".glb", RK_EXPORT_GLB}, {".bvh", RK_EXPORT_BVH},
-               {".fbx", RK_EXPORT_FBX}};
-  for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
-    if (g_ascii_strcasecmp(dot, table[i].ext) == 0)
-      return table[i].format;
-  return RK_EXPORT_AUTO;
-}
-
-const char *rk_export_format_name(rk_export_format format) {
-  switch (format) {
-  case RK_EXPORT_AUTO:
-    return "auto";
-  case RK_EXPORT_GLTF:
-    return "gltf";
-  case RK_EXPORT_GLB:
-    return "glb";
-  case RK_EXPORT_BVH:
-    return "bvh";
-  case RK_EXPORT_FBX:
-    return "fbx";
-  }
-  return "?";
-}
 
 /* At least one joint, and finite rest poses. */
 static bool check_skeleton(const rk_skeleton *s, const char *path, GError **error) {
   const size_t n = rk_skeleton_joint_count(s);
   if (n == 0) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: nothing to export: the skeleton has no joints",
-                path);
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "%s: nothing to export: the skeleton has no joints", path);
     return false;
   }
   for (size_t j = 0; j < n; j++)
@@ -104,21 +70,11 @@ bool rk_export_file(const rk_asset *asset, const char *path, const rk_export_opt
   for (size_t i = 0; i < rk_asset_clip_count(asset); i++)
     if (!check_clip(rk_asset_clip(asset, i), s, path, error))
       return false;
-  rk_export_format format = opts->format;
-  if (format == RK_EXPORT_AUTO)
-    format = rk_export_format_from_path(path);
-  switch (format) {
-  case RK_EXPORT_GLTF:
-  case RK_EXPORT_GLB:
-    return rk__gltf_write(asset, path, opts, format == RK_EXPORT_GLB, error);
-  case RK_EXPORT_BVH:
-    return rk__bvh_write(asset, path, opts, error);
-  case RK_EXPORT_FBX:
-    return rk__fbx_write(asset, path, opts, error);
-  case RK_EXPORT_AUTO:
-    break;
-  }
+  const rk__export_writer write = rk__export_writer_for(path, opts);
+  if (write)
+    return write(asset, path, opts, error);
   g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
-              "%s: unknown output format (use .gltf, .glb, .bvh or .fbx, or choose a format)", path);
+              "%s: unknown output format (use .gltf, .glb, .bvh or .fbx, or choose a format)",
+              path);
   return false;
 }

@@ -1,8 +1,12 @@
-/* What the format writers share: clip selection, the frames of a sampled clip, unique names and
- * path extensions (see export_shared.h). */
+/* What the format writers share: units, clip selection, the frames of a sampled clip, unique
+ * names and path extensions (see export_shared.h). */
 #include "export_shared.h"
 
 #include <string.h>
+
+double rk__export_units_per_metre(const rk_export_options *opts) {
+  return opts->unit == RK_EXPORT_UNIT_METRES ? 1.0 : 100.0;
+}
 
 GPtrArray *rk__export_select_clips(const rk_asset *asset, const rk_export_options *opts,
                                    const char *path, GError **error) {
@@ -13,7 +17,8 @@ GPtrArray *rk__export_select_clips(const rk_asset *asset, const rk_export_option
     if (i < 0) {
       GString *names = g_string_new(NULL);
       for (size_t k = 0; k < n; k++)
-        g_string_append_printf(names, "%s'%s'", k ? ", " : "", rk_clip_name(rk_asset_clip(asset, k)));
+        g_string_append_printf(names, "%s'%s'", k ? ", " : "",
+                               rk_clip_name(rk_asset_clip(asset, k)));
       g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: no clip '%s' in the asset (clips: %s)",
                   path, opts->clip, n ? names->str : "none");
       g_string_free(names, TRUE);

@@ -1,10 +1,11 @@
-/* What the format writers share (export_shared.c): the clips an export writes, the rate and
- * frame count of a clip sampled into frames, unique names, the extension of a path, and the two
- * value rules every binary or text encoding follows (no negative zero, float32 range).
+/* What the format writers share (export_shared.c): the axes and units they write, the clips an
+ * export writes, the rate and frame count of a clip sampled into frames, unique names, the
+ * extension of a path, and the two value rules every binary or text encoding follows (no negative
+ * zero, float32 range).
  *
- * Index: rk__export_select_clips, rk__export_clip_fps, rk__export_frame_count,
- *        rk__export_unique_name, rk__export_path_extension, rk__export_clean_zero,
- *        rk__export_fits_float
+ * Index: RK__EXPORT_UP_AXIS, rk__export_units_per_metre, rk__export_select_clips,
+ *        rk__export_clip_fps, rk__export_frame_count, rk__export_unique_name,
+ *        rk__export_path_extension, rk__export_clean_zero, rk__export_fits_float
  */
 #ifndef RK_EXPORT_SHARED_H
 #define RK_EXPORT_SHARED_H
@@ -14,6 +15,13 @@
 
 #include <float.h>
 #include <math.h>
+
+/** The up axis of every file rigkit writes: rigkit's canonical Y-up frame, written unturned. */
+#define RK__EXPORT_UP_AXIS "Y"
+
+/** Length units per metre in the formats whose usual unit is the centimetre (BVH, FBX): 1 with
+ * RK_EXPORT_UNIT_METRES, else 100. */
+double rk__export_units_per_metre(const rk_export_options *opts);
 
 /** Clips to write, in asset order (borrowed pointers): every clip, or the one opts->clip names.
  * Fails with RK_ERROR_NOT_FOUND naming the clip and the asset's clip names. */

@@ -52,8 +52,8 @@ void rk__fbx_scene_init(rk__fbx_ctx *c, const rk_asset *asset, const char *path,
   c->path = path;
   c->error = error;
   c->n = rk_skeleton_joint_count(c->s);
-  c->k = opts->unit == RK_EXPORT_UNIT_METRES ? 1.0 : 100.0;
-  c->usf = opts->unit == RK_EXPORT_UNIT_METRES ? 100.0 : 1.0;
+  c->k = rk__export_units_per_metre(opts);
+  c->usf = 100.0 / c->k;
   c->orders = orders;
   c->next_id = FIRST_ID;
   c->model_id = g_new(int64_t, c->n);

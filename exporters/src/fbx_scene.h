@@ -67,7 +67,7 @@ typedef struct rk__fbx_ctx {
   GError **error;
   rk__fbx_enc *e;
   size_t n;
-  double k;                     /* file units per metre */
+  double k;                     /* file units per metre (rk__export_units_per_metre) */
   double usf;                   /* UnitScaleFactor: centimetres per file unit */
   const rk_euler_order *orders; /* per joint, rigkit convention */
   int64_t next_id;

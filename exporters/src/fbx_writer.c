@@ -146,3 +146,10 @@ bool rk__fbx_write(const rk_asset *asset, const char *path, const rk_export_opti
                    GError **error) {
   return rk__fbx_write_orders(asset, path, opts, NULL, error);
 }
+
+void rk__fbx_readback(const rk_export_options *opts, rk_export_readback *out) {
+  static const char *const axis_names[3] = {"X", "Y", "Z"}; /* FBX's axis indices */
+  out->self_describing = true; /* GlobalSettings: UpAxis and UnitScaleFactor */
+  out->metres_per_unit = 1.0 / rk__export_units_per_metre(opts);
+  out->up_axis = axis_names[RK__FBX_UP_AXIS];
+}

@@ -1,6 +1,6 @@
 /* Binary FBX 7.4 writer (fbx_writer.c and the fbx_*.c files it drives).
  *
- * Index: rk__fbx_write, rk__fbx_write_orders
+ * Index: rk__fbx_write, rk__fbx_write_orders, rk__fbx_readback
  */
 #ifndef RK_FBX_WRITER_H
 #define RK_FBX_WRITER_H
@@ -15,5 +15,8 @@ bool rk__fbx_write(const rk_asset *asset, const char *path, const rk_export_opti
  * eEulerXYZ for every joint). Fails with RK_ERROR_UNSUPPORTED for a proper Euler order. */
 bool rk__fbx_write_orders(const rk_asset *asset, const char *path, const rk_export_options *opts,
                           const rk_euler_order *orders, GError **error);
+/** How an FBX file written with opts reads back as written (see rk_export_readback_of; format
+ * left unset). */
+void rk__fbx_readback(const rk_export_options *opts, rk_export_readback *out);
 
 #endif

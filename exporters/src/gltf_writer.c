@@ -18,6 +18,7 @@
 #include "gltf_writer.h"
 
 #include "atomic_file.h"
+#include "export_shared.h"
 #include "gltf_anim.h"
 #include "gltf_buffer.h"
 #include "gltf_mesh.h"
@@ -237,6 +238,13 @@ char *rk__gltf_bin_path(const char *path) {
   const char *dot = rk__export_path_extension(path);
   const size_t stem = dot ? (size_t)(dot - path) : strlen(path);
   return g_strdup_printf("%.*s.bin", (int)stem, path);
+}
+
+void rk__gltf_readback(const rk_export_options *opts, rk_export_readback *out) {
+  (void)opts;                  /* glTF is always metres */
+  out->self_describing = true; /* the specification fixes both */
+  out->metres_per_unit = 1.0;  /* rigkit's canonical metres, written unscaled */
+  out->up_axis = RK__EXPORT_UP_AXIS;
 }
 
 bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
