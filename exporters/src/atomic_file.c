@@ -1,6 +1,6 @@
 /* Atomic output files: write a temporary in the destination's directory, fsync, rename. A reader
  * of the destination sees either the previous file or the complete new one, never a prefix. */
-#include "export_internal.h"
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,10 +54,6 @@ rk__atomic_file *rk__atomic_file_open(const char *path, GError **error) {
   return f;
 }
 
-const char *rk__atomic_file_path(const rk__atomic_file *f) {
-  return f->path;
-}
-
 static void write_all(rk__atomic_file *f, const unsigned char *p, size_t n) {
   while (n > 0 && f->error_no == 0) {
     ssize_t w = write(f->fd, p, n);
@@ -95,10 +91,6 @@ bool rk__atomic_file_write(rk__atomic_file *f, const void *data, size_t n) {
   memcpy(f->buffer + f->used, p, n);
   f->used += n;
   return f->error_no == 0;
-}
-
-bool rk__atomic_file_puts(rk__atomic_file *f, const char *s) {
-  return rk__atomic_file_write(f, s, strlen(s));
 }
 
 bool rk__atomic_file_finish(rk__atomic_file *f, GError **error) {

@@ -16,7 +16,10 @@
  * bvh_end_site_name), so an end joint with another name stays a JOINT to keep its name. A
  * skeleton with several roots is written under one added root "rigkit_root" (BVH readers accept
  * one ROOT). Joint names cannot hold white space in BVH: runs of it become '_'. */
-#include "export_internal.h"
+#include "bvh_writer.h"
+
+#include "atomic_file.h"
+#include "export_shared.h"
 
 #include <rigkit/euler.h>
 #include <rigkit/fk.h>
@@ -313,17 +316,6 @@ static void write_hierarchy(const bvh_ctx *c, GString *out) {
   g_string_append_printf(out, "Frame Time: %s\n", ft);
 }
 
-static double pick_fps(const rk_clip *clip, const rk_export_options *opts) {
-  if (opts->fps > 0 && isfinite(opts->fps))
-    return opts->fps;
-  if (clip) {
-    double f = rk_clip_infer_fps(clip);
-    if (f > 0)
-      return f;
-  }
-  return 30.0;
-}
-
 bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
                    GError **error) {
   g_autoptr(GPtrArray) clips = rk__export_select_clips(asset, opts, path, error);
@@ -345,16 +337,10 @@ bool rk__bvh_write(const rk_asset *asset, const char *path, const rk_export_opti
   c.clip = clips->len ? g_ptr_array_index(clips, 0) : NULL;
   c.path = path;
   c.n = rk_skeleton_joint_count(c.s);
-  c.fps = pick_fps(c.clip, opts);
-  c.scale = opts->unit == RK_EXPORT_UNIT_METRES ? 1.0 : 100.0;
-  const double frames_d = c.clip ? floor(rk_clip_duration(c.clip) * c.fps + 0.5) + 1 : 1;
-  if (frames_d > RK_CLIP_MAX_KEYS) {
-    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
-                "%s: clip '%s' would have %.0f frames at %g fps (limit %u)", path,
-                rk_clip_name(c.clip), frames_d, c.fps, RK_CLIP_MAX_KEYS);
+  c.fps = rk__export_clip_fps(c.clip, opts);
+  c.scale = rk__export_units_per_metre(opts);
+  if (!rk__export_frame_count(c.clip, c.fps, path, &c.frames, error))
     return false;
-  }
-  c.frames = (size_t)frames_d;
   c.joints = g_new0(bvh_joint, c.n);
   c.locals = g_new(rk_transform, c.n);
   c.models = g_new(rk_mat4, c.n);
@@ -424,4 +410,12 @@ done:
   g_free(c.models);
   g_free(c.world);
   return ok;
+}
+
+void rk__bvh_readback(const rk_export_options *opts, rk_export_readback *out) {
+  out->self_describing = false; /* BVH has no field for either */
+  out->metres_per_unit = 1.0 / rk__export_units_per_metre(opts);
+  out->up_axis = RK__EXPORT_UP_AXIS;
+  /* bvh_local_position: a root's position channels hold its world position */
+  out->bvh_root_absolute = true;
 }

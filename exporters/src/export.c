@@ -1,47 +1,14 @@
-/* rk_export_file: picks the writer, and the checks and helpers every writer shares. */
-#include "export_internal.h"
+/* rk_export_file: the checks every output passes, then the format's writer (export_format.c). */
+#include "export_format.h"
 
-#include <string.h>
+#include <rigkit/error.h>
 
-rk_export_format rk_export_format_from_path(const char *path) {
-  if (!path)
-    return RK_EXPORT_AUTO;
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (!dot || (slash && dot < slash))
-    return RK_EXPORT_AUTO;
-  static const struct {
-    const char *ext;
-    rk_export_format format;
-  } table[] = {{".gltf", RK_EXPORT_GLTF}, {".glb", RK_EXPORT_GLB}, {".bvh", RK_EXPORT_BVH},
-               {".fbx", RK_EXPORT_FBX}};
-  for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
-    if (g_ascii_strcasecmp(dot, table[i].ext) == 0)
-      return table[i].format;
-  return RK_EXPORT_AUTO;
-}
-
-const char *rk_export_format_name(rk_export_format format) {
-  switch (format) {
-  case RK_EXPORT_AUTO:
-    return "auto";
-  case RK_EXPORT_GLTF:
-    return "gltf";
-  case RK_EXPORT_GLB:
-    return "glb";
-  case RK_EXPORT_BVH:
-    return "bvh";
-  case RK_EXPORT_FBX:
-    return "fbx";
-  }
-  return "?";
-}
-
-bool rk__export_check_skeleton(const rk_skeleton *s, const char *path, GError **error) {
+/* At least one joint, and finite rest poses. */
+static bool check_skeleton(const rk_skeleton *s, const char *path, GError **error) {
   const size_t n = rk_skeleton_joint_count(s);
   if (n == 0) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: nothing to export: the skeleton has no joints",
-                path);
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "%s: nothing to export: the skeleton has no joints", path);
     return false;
   }
   for (size_t j = 0; j < n; j++)
@@ -53,8 +20,10 @@ bool rk__export_check_skeleton(const rk_skeleton *s, const char *path, GError **
   return true;
 }
 
-bool rk__export_check_clip(const rk_clip *clip, const rk_skeleton *s, const char *path,
-                           GError **error) {
+/* Every value of a clip finite (clips can be corrupted after rk_clip_add_track by writes through
+ * the borrowed arrays); the error names the clip, joint, channel and key. */
+static bool check_clip(const rk_clip *clip, const rk_skeleton *s, const char *path,
+                       GError **error) {
   if (!isfinite(rk_clip_duration(clip))) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: clip '%s' has a non-finite duration", path,
                 rk_clip_name(clip));
@@ -82,40 +51,6 @@ bool rk__export_check_clip(const rk_clip *clip, const rk_skeleton *s, const char
   return true;
 }
 
-GPtrArray *rk__export_select_clips(const rk_asset *asset, const rk_export_options *opts,
-                                   const char *path, GError **error) {
-  GPtrArray *clips = g_ptr_array_new();
-  const size_t n = rk_asset_clip_count(asset);
-  if (opts->clip) {
-    int i = rk_asset_find_clip(asset, opts->clip);
-    if (i < 0) {
-      GString *names = g_string_new(NULL);
-      for (size_t k = 0; k < n; k++)
-        g_string_append_printf(names, "%s'%s'", k ? ", " : "", rk_clip_name(rk_asset_clip(asset, k)));
-      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: no clip '%s' in the asset (clips: %s)",
-                  path, opts->clip, n ? names->str : "none");
-      g_string_free(names, TRUE);
-      g_ptr_array_unref(clips);
-      return NULL;
-    }
-    g_ptr_array_add(clips, (gpointer)rk_asset_clip(asset, (size_t)i));
-    return clips;
-  }
-  for (size_t k = 0; k < n; k++)
-    g_ptr_array_add(clips, (gpointer)rk_asset_clip(asset, k));
-  return clips;
-}
-
-char *rk__export_unique_name(GHashTable *used, const char *name) {
-  char *candidate = g_strdup(name);
-  for (unsigned k = 1; g_hash_table_contains(used, candidate); k++) {
-    g_free(candidate);
-    candidate = g_strdup_printf("%s.%03u", name, k);
-  }
-  g_hash_table_add(used, g_strdup(candidate));
-  return candidate;
-}
-
 bool rk_export_file(const rk_asset *asset, const char *path, const rk_export_options *opts,
                     GError **error) {
   const rk_export_options defaults = RK_EXPORT_OPTIONS_INIT;
@@ -130,26 +65,16 @@ bool rk_export_file(const rk_asset *asset, const char *path, const rk_export_opt
     return false;
   }
   const rk_skeleton *s = rk_asset_skeleton(asset);
-  if (!rk__export_check_skeleton(s, path, error))
+  if (!check_skeleton(s, path, error))
     return false;
   for (size_t i = 0; i < rk_asset_clip_count(asset); i++)
-    if (!rk__export_check_clip(rk_asset_clip(asset, i), s, path, error))
+    if (!check_clip(rk_asset_clip(asset, i), s, path, error))
       return false;
-  rk_export_format format = opts->format;
-  if (format == RK_EXPORT_AUTO)
-    format = rk_export_format_from_path(path);
-  switch (format) {
-  case RK_EXPORT_GLTF:
-  case RK_EXPORT_GLB:
-    return rk__gltf_write(asset, path, opts, format == RK_EXPORT_GLB, error);
-  case RK_EXPORT_BVH:
-    return rk__bvh_write(asset, path, opts, error);
-  case RK_EXPORT_FBX:
-    return rk__fbx_write(asset, path, opts, error);
-  case RK_EXPORT_AUTO:
-    break;
-  }
+  const rk__export_writer write = rk__export_writer_for(path, opts);
+  if (write)
+    return write(asset, path, opts, error);
   g_set_error(error, RK_ERROR, RK_ERROR_UNSUPPORTED,
-              "%s: unknown output format (use .gltf, .glb, .bvh or .fbx, or choose a format)", path);
+              "%s: unknown output format (use .gltf, .glb, .bvh or .fbx, or choose a format)",
+              path);
   return false;
 }

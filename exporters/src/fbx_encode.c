@@ -14,7 +14,7 @@
  *            uint32 byte length, little-endian elements
  *   end      a null record closing the top-level list, then the footer:
  *            16 bytes FA BC AB 09 D0 C8 D4 66 B1 76 FB 83 1C F7 26 7E (the FBX SDK's value for the
- *            fixed FileId / CreationTime written in FBXHeaderExtension, see fbx_writer.c), zero
+ *            fixed FileId / CreationTime written in FBXHeaderExtension, see fbx_sections.c), zero
  *            padding to a 16-byte boundary, 4 zero bytes, uint32 version, 120 zero bytes, and the
  *            16-byte magic F8 5A 8C 6A DE F5 D9 7E EC E9 0C E3 75 8F 29 0B. With the padding the
  *            file length is a multiple of 16, as in FBX SDK files. (Blender and Assimp put the

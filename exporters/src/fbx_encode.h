@@ -9,8 +9,9 @@
  * Misuse (a property after a child record, end without begin) is a programming error, reported
  * with g_return_if_fail and ignored.
  *
- * Index: rk__fbx_enc_new/free/begin/end/end_block/finish, property adders rk__fbx_enc_<type>,
- *        array adders rk__fbx_enc_<type>v.
+ * Index: rk__fbx_enc, rk__fbx_enc_new/free/begin/end/end_block/finish, property adders
+ *        rk__fbx_enc_i16/bool/i32/f32/f64/i64/str/strn/object_name/raw, array adders
+ *        rk__fbx_enc_f32v/f64v/i32v/i64v
  */
 #ifndef RK_FBX_ENCODE_H
 #define RK_FBX_ENCODE_H

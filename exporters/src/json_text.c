@@ -1,13 +1,8 @@
-/* JSON text of a json-glib tree, written by rigkit rather than by JsonGenerator: json-glib 1.6
- * prints a double such as 1e-08 as "1e-08.0" (it appends ".0" to any number without a '.', even
- * after an exponent), which is not JSON. Here numbers are the shortest decimal text that reads
- * back to the same double, independent of the C locale, so output is valid, compact and
- * deterministic. */
-#include "json_text.h"
+/* JSON text of a json-glib tree, written by rigkit rather than by JsonGenerator (see
+ * rigkit/json_text.h for why). */
+#include <rigkit/json_text.h>
 
 #include <math.h>
-
-#include <string.h>
 
 static void put_indent(GString *out, bool pretty, unsigned depth) {
   if (!pretty)
@@ -17,7 +12,7 @@ static void put_indent(GString *out, bool pretty, unsigned depth) {
     g_string_append(out, "  ");
 }
 
-void rk__json_append_double(GString *out, double v) {
+void rk_json_append_double(GString *out, double v) {
   if (!isfinite(v)) { /* JSON has no NaN/Inf; writers check values before they get here */
     g_string_append(out, "null");
     return;
@@ -131,7 +126,7 @@ static void put_node(GString *out, JsonNode *node, bool pretty, unsigned depth) 
     g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
     return;
   case 1:
-    rk__json_append_double(out, json_node_get_double(node));
+    rk_json_append_double(out, json_node_get_double(node));
     return;
   case 2:
     g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
@@ -142,7 +137,7 @@ static void put_node(GString *out, JsonNode *node, bool pretty, unsigned depth) 
   }
 }
 
-char *rk__json_object_to_text(JsonObject *root, bool pretty, size_t *length) {
+char *rk_json_object_to_text(JsonObject *root, bool pretty, size_t *length) {
   GString *out = g_string_sized_new(4096);
   g_autoptr(JsonNode) node = json_node_init_object(json_node_alloc(), root);
   put_node(out, node, pretty, 0);

@@ -1,8 +1,6 @@
 /* JSON output helpers of the command line. */
 #include "cli_json.h"
 
-#include "json_text.h"
-
 void rk__json_add_number(JsonBuilder *b, double v) {
   if (isfinite(v))
     json_builder_add_double_value(b, v);
@@ -39,6 +37,10 @@ bool rk__json_print(JsonBuilder *b, FILE *out, bool pretty) {
    * writer prints the shortest exact number text. */
   g_autoptr(JsonNode) root = json_builder_get_root(b);
   size_t len = 0;
-  g_autofree char *text = rk__json_object_to_text(json_node_get_object(root), pretty, &len);
+  g_autofree char *text = rk_json_object_to_text(json_node_get_object(root), pretty, &len);
   return fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF && fflush(out) == 0;
+}
+
+char *rk__json_object_to_text(JsonObject *root, bool pretty, size_t *length) {
+  return rk_json_object_to_text(root, pretty, length);
 }

@@ -1,6 +1,6 @@
-/* The shared third-party files as the exporter and Blender tests read them (tests/data when the
- * project keeps a copy, else ../shared/data), and what `rigkit retarget` makes of two of them.
- * Header-only (static functions); needs rigkit's importers. */
+/* The shared third-party files (tests/data, see its README) as the exporter and Blender tests read
+ * them, and what `rigkit retarget` makes of two of them. Header-only (static functions); needs
+ * rigkit's importers. */
 #ifndef RK_SHARED_FILES_H
 #define RK_SHARED_FILES_H
 
@@ -15,16 +15,11 @@ static const char *const shared_files[] = {
     "makehuman_walk1.bvh", "assimp_huesitos.fbx", "huesitos_prerotation_pivots.fbx",
 };
 
-/** Path of the shared file `name` (the caller g_frees it); skips the test when neither tests/data
- * nor ../shared/data has it. */
+/** Path of the shared file `name` in tests/data (the caller g_frees it); fails the test when it is
+ * missing. */
 static inline char *shared_path(const char *name) {
   char *p = rk_test_data(name);
-  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    return p;
-  g_free(p);
-  p = g_build_filename(RK_SOURCE_DIR, "..", "shared", "data", name, NULL);
-  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-    cr_skip("shared test file %s not found (tests/data or ../shared/data)", name);
+  cr_assert(g_file_test(p, G_FILE_TEST_IS_REGULAR), "shared test file %s not found", p);
   return p;
 }
 

@@ -4,7 +4,7 @@
  * curves without jumps; byte-identical outputs. */
 #include "shared_files.h"
 
-#include "../../exporters/src/export_internal.h"
+#include "../../exporters/src/fbx_writer.h"
 #include "../../importers/src/fbx_internal.h"
 
 #include <rigkit/reduce.h>

@@ -11,7 +11,8 @@
  *
  * Index: rk_export_format, rk_export_unit, rk_bvh_export_root, rk_export_options,
  *        RK_EXPORT_OPTIONS_INIT, rk_export_format_from_path, rk_export_format_name,
- *        rk_export_file
+ *        rk_export_format_available, rk_export_output_files, rk_export_readback,
+ *        rk_export_readback_of, rk_export_file
  */
 #ifndef RIGKIT_EXPORTERS_H
 #define RIGKIT_EXPORTERS_H
@@ -75,6 +76,39 @@ typedef struct rk_export_options {
 RK_API rk_export_format rk_export_format_from_path(const char *path);
 /** Static lower-case name of a format ("gltf", "glb", "bvh", "fbx", "auto"). */
 RK_API const char *rk_export_format_name(rk_export_format format);
+/** Whether this build writes format: false for RK_EXPORT_AUTO and values outside the enum. */
+RK_API bool rk_export_format_available(rk_export_format format);
+
+/** The files rk_export_file(asset, path, opts, ...) writes when it succeeds, in order: path
+ * itself, then the files written beside it (a .gltf's buffer "<stem>.bin"). The format is the one
+ * rk_export_file writes (opts->format, else path's extension; opts NULL = defaults). Returns a
+ * NULL-terminated array the caller frees with g_strfreev; it is empty (only the NULL) when path is
+ * NULL or empty or names no format this build writes. */
+RK_API char **rk_export_output_files(const char *path, const rk_export_options *opts);
+
+/** How a file written by rk_export_file reads back as it was written: what a reader must be told
+ * for a format that does not state it (BVH states neither unit nor up axis). */
+typedef struct rk_export_readback {
+  rk_export_format format; /* the format written (opts->format, else path's extension);
+                              RK_EXPORT_AUTO when there is none, and every field below is zero */
+  bool self_describing;    /* the file states its unit and up axis itself (glTF, GLB, FBX): read it
+                              without hints; false for BVH, whose reader must be given the two
+                              fields below */
+  double metres_per_unit;  /* metres per length unit of the file: 1 (metres) or 0.01
+                              (centimetres), an importer's unit_scale */
+  const char *up_axis;     /* the file's up axis, a static string: "Y" for every format (rigkit
+                              writes its Y-up frame unturned), an importer's up_axis */
+  bool bvh_root_absolute;  /* BVH: the root's position channels hold its absolute position, to be
+                              read as replacing the root OFFSET (rigkit's BVH reader:
+                              RK_BVH_ROOT_OFFSET_REPLACE), for either rk_bvh_export_root; false
+                              for the other formats */
+} rk_export_readback;
+
+/** Fills *out with how the file rk_export_file(asset, path, opts, ...) writes reads back (opts
+ * NULL = defaults; path may be NULL when opts->format names the format). Never fails: without a
+ * format, out->format is RK_EXPORT_AUTO and the rest zero. */
+RK_API void rk_export_readback_of(const char *path, const rk_export_options *opts,
+                                  rk_export_readback *out);
 
 /** Writes the asset to path in the format of opts->format or of the path's extension (opts NULL =
  * defaults). A .gltf output also writes "<stem>.bin" beside it. The asset is only read. Fails,

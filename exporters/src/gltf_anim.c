@@ -1,0 +1,161 @@
+/* Clips in glTF: key time and value accessors, samplers and channels (see gltf_anim.h). */
+#include "gltf_anim.h"
+
+#include "gltf_buffer.h"
+
+#include <string.h>
+
+typedef struct input_cache {
+  const double *times; /* borrowed from the clip */
+  size_t count;
+  double extra; /* extra key time appended (the clip's duration), or -1 */
+  int accessor;
+} input_cache;
+
+static int input_accessor(rk__gltf_ctx *c, GArray *cache, const rk_clip *clip, const rk_track *t,
+                          double extra) {
+  for (guint i = 0; i < cache->len; i++) {
+    const input_cache *e = &g_array_index(cache, input_cache, i);
+    if (e->count == t->key_count && e->extra == extra &&
+        memcmp(e->times, t->times, t->key_count * sizeof(double)) == 0)
+      return e->accessor;
+  }
+  const size_t n = t->key_count + (extra >= 0 ? 1 : 0);
+  g_autofree float *times = g_new(float, n);
+  for (size_t k = 0; k < n; k++) {
+    double tk = k < t->key_count ? t->times[k] : extra;
+    bool ok = rk__gltf_to_float(tk, &times[k]);
+    if (!ok || (k > 0 && !(times[k] > times[k - 1]))) {
+      g_set_error(c->error, RK_ERROR, RK_ERROR_UNSUPPORTED,
+                  "%s: clip '%s', joint '%s', %s key %zu (t=%.9g s): key times must stay strictly "
+                  "increasing in single precision (bake at a lower rate)",
+                  c->path, rk_clip_name(clip), rk_skeleton_joint_name(c->s, (size_t)t->joint),
+                  rk_channel_name(t->channel), k, tk);
+      return -1;
+    }
+  }
+  int a = rk__gltf_add_accessor(c, RK__GL_FLOAT, times, n, 1, 0, true);
+  if (a >= 0) {
+    input_cache e = {t->times, t->key_count, extra, a};
+    g_array_append_val(cache, e);
+  }
+  return a;
+}
+
+/* Output values of one track (plus the holding key when extra), in float32. */
+static int output_accessor(rk__gltf_ctx *c, const rk_clip *clip, const rk_track *t, bool extra) {
+  const size_t nc = (size_t)rk_channel_components(t->channel);
+  const bool cubic = t->interp == RK_INTERP_CUBIC;
+  const size_t per_key = nc * (cubic ? 3 : 1);
+  const size_t n = t->key_count + (extra ? 1 : 0);
+  g_autofree double *v = g_new(double, n *per_key);
+  memcpy(v, t->values, t->key_count * per_key * sizeof(double));
+  if (extra) {
+    double *last = v + (t->key_count - 1) * per_key, *add = v + t->key_count * per_key;
+    memcpy(add, last, per_key * sizeof(double));
+    if (cubic) /* hold: zero tangents between the old last key and the added one */
+      for (size_t k = 0; k < nc; k++)
+        last[2 * nc + k] = add[k] = add[2 * nc + k] = 0;
+  }
+  if (t->channel == RK_CHANNEL_ROTATION) {
+    for (size_t k = 0; k < n; k++) {
+      double *key = v + k * per_key, *q = key + (cubic ? nc : 0);
+      double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      if (!(len > 0) || !isfinite(len)) {
+        g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
+                    "%s: clip '%s', joint '%s', rotation key %zu is not a rotation", c->path,
+                    rk_clip_name(clip), rk_skeleton_joint_name(c->s, (size_t)t->joint), k);
+        return -1;
+      }
+      /* Cubic keys scale their tangents with the value so the curve keeps its shape. */
+      for (size_t m = 0; m < per_key; m++)
+        key[m] /= len;
+      if (t->interp == RK_INTERP_LINEAR && k > 0) {
+        const double *p = key - per_key;
+        if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0)
+          for (size_t m = 0; m < 4; m++)
+            q[m] = -q[m];
+      }
+    }
+  }
+  g_autofree float *f = g_new(float, n *per_key);
+  for (size_t i = 0; i < n * per_key; i++)
+    if (!rk__gltf_to_float(rk__export_clean_zero(v[i]), &f[i])) {
+      g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
+                  "%s: clip '%s', joint '%s', %s key %zu: value %g is out of single-precision "
+                  "range",
+                  c->path, rk_clip_name(clip), rk_skeleton_joint_name(c->s, (size_t)t->joint),
+                  rk_channel_name(t->channel), i / per_key, v[i]);
+      return -1;
+    }
+  return rk__gltf_add_accessor(c, RK__GL_FLOAT, f, n * (cubic ? 3 : 1), (int)nc, 0, true);
+}
+
+static void add_channel(JsonArray *samplers, JsonArray *channels, int input, int output,
+                        rk_interp interp, int node, rk_channel channel) {
+  JsonObject *s = json_object_new();
+  json_object_set_int_member(s, "input", input);
+  json_object_set_int_member(s, "output", output);
+  json_object_set_string_member(s, "interpolation", rk_interp_name(interp));
+  json_array_add_object_element(samplers, s);
+  JsonObject *ch = json_object_new();
+  json_object_set_int_member(ch, "sampler", (gint64)json_array_get_length(samplers) - 1);
+  JsonObject *target = json_object_new();
+  json_object_set_int_member(target, "node", node);
+  json_object_set_string_member(target, "path", rk_channel_name(channel));
+  json_object_set_object_member(ch, "target", target);
+  json_array_add_object_element(channels, ch);
+}
+
+bool rk__gltf_add_animation(rk__gltf_ctx *c, const rk_clip *clip, size_t clip_index,
+                            GHashTable *names) {
+  g_autoptr(JsonArray) samplers = json_array_new();
+  g_autoptr(JsonArray) channels = json_array_new();
+  g_autoptr(GArray) cache = g_array_new(FALSE, FALSE, sizeof(input_cache));
+  const size_t nt = rk_clip_track_count(clip);
+  const double duration = rk_clip_duration(clip);
+  /* glTF has no duration of its own: an animation lasts until its last key. When the clip lasts
+   * longer, the track with the latest last key holds its value in one added key. */
+  double last = 0;
+  size_t last_track = 0;
+  for (size_t i = 0; i < nt; i++) {
+    const rk_track *t = rk_clip_track(clip, i);
+    if (t->times[t->key_count - 1] > last) {
+      last = t->times[t->key_count - 1];
+      last_track = i;
+    }
+  }
+  const bool extend = nt > 0 && (float)duration > (float)last;
+  for (size_t i = 0; i < nt; i++) {
+    const rk_track *t = rk_clip_track(clip, i);
+    const bool extra = extend && i == last_track;
+    int in = input_accessor(c, cache, clip, t, extra ? duration : -1);
+    if (in < 0)
+      return false;
+    int out = output_accessor(c, clip, t, extra);
+    if (out < 0)
+      return false;
+    add_channel(samplers, channels, in, out, t->interp, t->joint, t->channel);
+  }
+  if (nt == 0) {
+    /* An animation needs a channel: hold the first root's rest rotation over the duration. */
+    const rk_quat q = rk_quat_normalize(rk_skeleton_rest(c->s, 0)->r);
+    const double vals[8] = {q.x, q.y, q.z, q.w, q.x, q.y, q.z, q.w};
+    const double times[2] = {0, duration};
+    const rk_track t = {0, RK_CHANNEL_ROTATION, RK_INTERP_STEP, duration > 0 ? 2 : 1, times, vals};
+    int in = input_accessor(c, cache, clip, &t, -1);
+    int out = in < 0 ? -1 : output_accessor(c, clip, &t, false);
+    if (out < 0)
+      return false;
+    add_channel(samplers, channels, in, out, t.interp, 0, RK_CHANNEL_ROTATION);
+  }
+  JsonObject *a = json_object_new();
+  const char *cname = rk_clip_name(clip);
+  g_autofree char *fallback = *cname ? NULL : g_strdup_printf("animation_%zu", clip_index);
+  g_autofree char *name = rk__export_unique_name(names, fallback ? fallback : cname);
+  json_object_set_string_member(a, "name", name);
+  json_object_set_array_member(a, "channels", g_steal_pointer(&channels));
+  json_object_set_array_member(a, "samplers", g_steal_pointer(&samplers));
+  json_array_add_object_element(c->animations, a);
+  return true;
+}
