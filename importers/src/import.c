@@ -218,34 +218,3 @@ rk_asset *rk_import_memory(const void *data, size_t size, const char *name,
   rk__source src = {name ? name : "(memory)", NULL, data ? data : (const uint8_t *)"", size};
   return import_source(&src, opts, error);
 }
-
-bool rk_import_parse_axis(const char *text, int *axis, int *sign) {
-  if (!text)
-    return false;
-  int s = 1;
-  if (*text == '+' || *text == '-') {
-    s = *text == '-' ? -1 : 1;
-    text++;
-  }
-  if (text[0] == '\0' || text[1] != '\0')
-    return false;
-  const char c = g_ascii_toupper(text[0]);
-  if (c < 'X' || c > 'Z')
-    return false;
-  *axis = c - 'X';
-  *sign = s;
-  return true;
-}
-
-bool rk_import_parse_unit(const char *text, double *metres_per_unit) {
-  if (!text)
-    return false;
-  if (rk__unit_from_name(text, metres_per_unit))
-    return true;
-  char *end = NULL;
-  const double v = g_ascii_strtod(text, &end);
-  if (end == text || *end != '\0' || !isfinite(v) || v <= 0)
-    return false;
-  *metres_per_unit = v;
-  return true;
-}
