@@ -11,7 +11,8 @@
  *  - detects the up axis (the axis along which spine and legs extend; the lateral axis is found by
  *    left/right symmetry) and the unit (the one that makes the skeleton 1.4-2.1 m tall), converts
  *    to metres, Y-up, and records both (overrides: rk_import_options). */
-#include "import_internal.h"
+#include "bvh.h"
+#include "conventions.h"
 
 #include <stdarg.h>
 #include <string.h>

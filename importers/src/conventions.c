@@ -1,7 +1,9 @@
 /* The conventions a file states or implies and the readers convert from: axes (names, the basis
  * change to rigkit's Y-up), length units (names, the unit that gives a skeleton a human height)
  * and frame rates (from key times); with the public parsers of axis and unit names. */
-#include "import_internal.h"
+#include "conventions.h"
+
+#include <rigkit/importers.h>
 
 rk_mat3 rk__basis_from_axes(int up, int up_sign, int front, int front_sign, int coord,
                             int coord_sign) {

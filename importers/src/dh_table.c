@@ -19,7 +19,8 @@
  * joint per table row whose local frame is the DH frame on that joint's axis (z = the axis, so
  * the joint variable is a rotation about or a translation along local z), and a leaf "tool"
  * (flagged end site). The rest pose is q = 0. Frames become one clip. */
-#include "import_internal.h"
+#include "dh_table.h"
+#include "conventions.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -16,7 +16,6 @@
  * (zero, scale one). Curves are evaluated at their keys: linear between keys, or held for keys
  * flagged constant (KeyAttrFlags); cubic keys are read as linear, as Assimp reads every key. */
 #include "fbx_internal.h"
-#include "import_internal.h"
 
 #include <string.h>
 

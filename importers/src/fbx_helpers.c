@@ -15,8 +15,7 @@
  * and Assimp's helper nodes and their channels are dropped. Otherwise (a Model name shared by
  * several Models, a file rigkit cannot read) the chain is composed from Assimp's helper nodes as
  * a fallback, and a note says so. */
-#include "import_internal.h"
-#include "fbx_internal.h"
+#include "fbx_helpers.h"
 
 #include <string.h>
 

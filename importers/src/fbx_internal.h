@@ -17,7 +17,8 @@
  *
  * Index: rk__fbx_prop, rk__fbx_node, rk__fbx_tree_parse, rk__fbx_tree_free, rk__fbx_node_child,
  *        rk__fbx_prop_*; rk__fbx_doc, rk__fbx_doc_parse, rk__fbx_doc_free,
- *        rk__fbx_doc_find_model, rk__fbx_doc_model_*, rk__fbx_doc_sample.
+ *        rk__fbx_doc_find_model, rk__fbx_doc_model_*, rk__fbx_doc_sample, rk__fbx_doc_has_stack,
+ *        rk__fbx_samples_clear; rk__fbx_precheck.
  */
 #ifndef RK_FBX_INTERNAL_H
 #define RK_FBX_INTERNAL_H
@@ -144,6 +145,19 @@ bool rk__fbx_doc_sample(const rk__fbx_doc *doc, int model, const char *stack_nam
 /** True when the document has an AnimationStack called name (without its class prefix). */
 bool rk__fbx_doc_has_stack(const rk__fbx_doc *doc, const char *name);
 void rk__fbx_samples_clear(rk__fbx_samples *s);
+
+/* ---- checks before Assimp (fbx_document.c) ------------------------------------------------- */
+
+/** Checks an FBX file (name is for messages) for what makes Assimp 5.2.5 abort, crash or leak,
+ * before Assimp reads it: compressed arrays that do not inflate to their size (Assimp skips them
+ * and leaks) and skin clusters weighting vertices their geometry does not have (an ai_assert:
+ * abort()). Fails with RK_ERROR_PARSE naming the record or object, and with the record reader's
+ * error when rigkit cannot read the file's records at all (Assimp then never sees it). On success
+ * *doc is rigkit's reading of the file for rk__fbx_fold_helpers (the caller frees it with
+ * rk__fbx_doc_free), or NULL with *doc_error set when the file is not an FBX 7 document (no
+ * Objects/Connections; the object checks are skipped then). See fbx_document.c. */
+bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, rk__fbx_doc **doc,
+                      GError **doc_error, GError **error);
 
 G_END_DECLS
 

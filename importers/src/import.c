@@ -1,6 +1,14 @@
 /* Public entry points of the importers: reading the file, choosing the reader, error context. */
+#include "assimp_scene.h"
+#include "bvh.h"
+#include "dh_table.h"
+#include "fbx_helpers.h"
+#include "fbx_internal.h"
 #include "format.h"
-#include "import_internal.h"
+#include "gltf_prepass.h"
+#include "raw_asset.h"
+#include "scene_import.h"
+#include "source.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>

@@ -1,6 +1,6 @@
 /* The editable raw asset every reader fills, the conversions to canonical space, and the build
  * into an immutable rk_asset. */
-#include "import_internal.h"
+#include "raw_asset.h"
 
 #include <stdarg.h>
 #include <string.h>

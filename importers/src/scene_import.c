@@ -2,7 +2,8 @@
  * space: which nodes are joints, folding of the parents above the skeleton root, channel binding,
  * frame rates, meshes with at most four normalised weights and inverse bind matrices, units and
  * axes. */
-#include "import_internal.h"
+#include "scene_import.h"
+#include "conventions.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  *    its name, the others become "<name>.001", ... and the file is rewritten for Assimp;
  *  - records each channel's interpolation (Assimp 5.2.5 drops it) and, for CUBICSPLINE, reads
  *    the keys with their tangents (Assimp keeps only the values). */
-#include "import_internal.h"
+#include "gltf_prepass.h"
 
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
