@@ -9,7 +9,7 @@
  * pre-rotation *and* an animation channel on the joint that already holds T * Rpre * R * Rpost
  * (upstream 5759), so both apply; that channel multiplies by Rpost instead of Rpost^-1; everything
  * is in single precision; RotationActive is ignored. So where the file can be read by rigkit's
- * own FBX reader (fbx_document.c), a joint's local transform, rest and keys, is evaluated from the
+ * own FBX reader (fbx_internal.h), a joint's local transform, rest and keys, is evaluated from the
  * Model's properties and curves with FBX's chain
  *   T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1
  * and Assimp's helper nodes and their channels are dropped. Otherwise (a Model name shared by
