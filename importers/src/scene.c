@@ -1,7 +1,39 @@
-/* Freeing the plain-C scene that assimp_scene.c fills (scene.h). */
+/* The plain-C scene that assimp_scene.c fills (scene.h): queries on its node tree, and freeing it. */
 #include "scene.h"
 
 #include <string.h>
+
+bool rk__scene_node_has_payload(const rk__scene_node *n) {
+  return n->mesh_count > 0 || n->is_camera || n->is_light;
+}
+
+/* Binds a channel or bone name to a node. Names are unique for glTF (the JSON pre-pass renames
+ * duplicates); elsewhere a shared name binds to the candidate that is not a mesh, camera or light
+ * holder, the first in preorder otherwise. *ambiguous tells whether there was a choice. */
+int rk__scene_bind_name(const rk__scene *s, const char *name, bool *ambiguous) {
+  int first = -1, best = -1, count = 0;
+  for (unsigned i = 0; i < s->node_count; i++) {
+    if (strcmp(s->nodes[i].name, name) != 0)
+      continue;
+    count++;
+    if (first < 0)
+      first = (int)i;
+    if (best < 0 && !rk__scene_node_has_payload(&s->nodes[i]))
+      best = (int)i;
+  }
+  if (ambiguous)
+    *ambiguous = count > 1;
+  return best >= 0 ? best : first;
+}
+
+rk_mat4 rk__scene_node_world(const rk__scene *s, int i) {
+  rk_mat4 w = rk_mat4_identity();
+  for (int j = i; j >= 0; j = s->nodes[j].parent) {
+    rk_mat4 t = rk_mat4_mul(&s->nodes[j].local, &w);
+    w = t;
+  }
+  return w;
+}
 
 void rk__scene_channel_clear(rk__scene_channel *ch) {
   g_free(ch->node_name);

@@ -1,6 +1,7 @@
 /* The scene Assimp read, as plain C in rigkit conventions (internal; scene.c frees it):
  * column-major matrices, quaternions x, y, z, w, key times in seconds. assimp_scene.c fills it,
- * fbx_helpers.c repairs FBX helper chains in it, scene_import.c turns it into a raw asset. */
+ * fbx_helpers.c repairs FBX helper chains in it, scene_import.c turns it into a raw asset (with
+ * scene_clips.c and scene_meshes.c). */
 #ifndef RK_SCENE_H
 #define RK_SCENE_H
 
@@ -84,6 +85,16 @@ typedef struct rk__scene {
   double frame_rate;        /* FBX CustomFrameRate or the time mode's rate, 0 = absent */
   bool global_scale_applied; /* aiProcess_GlobalScale ran */
 } rk__scene;
+
+/** True when node n holds a mesh, a camera or a light. */
+bool rk__scene_node_has_payload(const rk__scene_node *n);
+/** The node a channel or bone name binds to, or -1. Names are unique for glTF (the pre-pass
+ * renames duplicates); elsewhere a shared name binds to the candidate that holds no mesh, camera
+ * or light, the first in preorder otherwise. *ambiguous (may be NULL) tells whether there was a
+ * choice. */
+int rk__scene_bind_name(const rk__scene *s, const char *name, bool *ambiguous);
+/** World transform of node i (the product of its ancestors' local transforms and its own). */
+rk_mat4 rk__scene_node_world(const rk__scene *s, int i);
 
 /** Frees a channel's arrays and zeroes it. */
 void rk__scene_channel_clear(rk__scene_channel *ch);
