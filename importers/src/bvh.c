@@ -56,13 +56,7 @@ static bool unique_names(rk__bvh_file *b, GError **error) {
     if (!j->end_site)
       continue;
     if (g_hash_table_contains(names, j->name)) {
-      char *fresh = NULL;
-      for (unsigned k = 1;; k++) {
-        fresh = g_strdup_printf("%s.%03u", j->name, k);
-        if (!g_hash_table_contains(names, fresh))
-          break;
-        g_free(fresh);
-      }
+      char *fresh = rk__raw_fresh_name(j->name, names);
       g_free(j->name);
       j->name = fresh;
     }

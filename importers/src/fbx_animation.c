@@ -131,23 +131,20 @@ static void for_each_curve_node(const rk__fbx_doc *doc, const stack_info *si, cu
                                 void *user) {
   GArray *layers = rk__fbx_sources_of(doc, si->id);
   for (guint a = 0; layers && a < layers->len; a++) {
-    const rk__fbx_conn *lc =
-        &g_array_index(doc->conns, rk__fbx_conn, g_array_index(layers, guint, a));
+    const rk__fbx_conn *lc = rk__fbx_conn_at(doc, layers, a);
     const rk__fbx_object *layer = rk__fbx_object_by_id(doc, lc->src);
     if (!layer || lc->prop || strcmp(layer->node->name, "AnimationLayer") != 0)
       continue;
     GArray *cns = rk__fbx_sources_of(doc, layer->id);
     for (guint b = 0; cns && b < cns->len; b++) {
-      const rk__fbx_conn *cc =
-          &g_array_index(doc->conns, rk__fbx_conn, g_array_index(cns, guint, b));
+      const rk__fbx_conn *cc = rk__fbx_conn_at(doc, cns, b);
       const rk__fbx_object *cn = rk__fbx_object_by_id(doc, cc->src);
       if (!cn || cc->prop || strcmp(cn->node->name, "AnimationCurveNode") != 0)
         continue;
       /* The curve node's target: its OP connection to an object property. */
       GArray *outs = rk__fbx_targets_of(doc, cn->id);
       for (guint k = 0; outs && k < outs->len; k++) {
-        const rk__fbx_conn *t =
-            &g_array_index(doc->conns, rk__fbx_conn, g_array_index(outs, guint, k));
+        const rk__fbx_conn *t = rk__fbx_conn_at(doc, outs, k);
         if (t->prop)
           fn(doc, cn, t->dst, t->prop, user);
       }
@@ -160,7 +157,7 @@ void rk__fbx_curve_node_curves(const rk__fbx_doc *doc, const rk__fbx_object *cn,
   out[0] = out[1] = out[2] = NULL;
   GArray *src = rk__fbx_sources_of(doc, cn->id);
   for (guint i = 0; src && i < src->len; i++) {
-    const rk__fbx_conn *c = &g_array_index(doc->conns, rk__fbx_conn, g_array_index(src, guint, i));
+    const rk__fbx_conn *c = rk__fbx_conn_at(doc, src, i);
     const rk__fbx_object *o = rk__fbx_object_by_id(doc, c->src);
     if (!o || !c->prop || strcmp(o->node->name, "AnimationCurve") != 0)
       continue;

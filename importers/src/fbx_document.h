@@ -50,6 +50,11 @@ const rk__fbx_object *rk__fbx_model_object(const rk__fbx_doc *doc, int model);
  * none). */
 GArray *rk__fbx_sources_of(const rk__fbx_doc *doc, int64_t dst);
 GArray *rk__fbx_targets_of(const rk__fbx_doc *doc, int64_t src);
+/** Connection k of a list from rk__fbx_sources_of or rk__fbx_targets_of. */
+static inline const rk__fbx_conn *rk__fbx_conn_at(const rk__fbx_doc *doc, const GArray *list,
+                                                  guint k) {
+  return &g_array_index(doc->conns, rk__fbx_conn, g_array_index(list, guint, k));
+}
 /** The "P" entry called name among an object's Properties70, else in its type's template
  * Properties70 (tmpl, may be NULL), else NULL. */
 const rk__fbx_node *rk__fbx_object_p(const rk__fbx_node *obj, const rk__fbx_node *tmpl,

@@ -49,14 +49,12 @@ static bool check_skin_clusters(const rk__fbx_doc *doc, GError **error) {
     }
     const GArray *skins = rk__fbx_targets_of(doc, cl->id);
     for (guint a = 0; skins && a < skins->len; a++) {
-      const rk__fbx_object *sk = rk__fbx_object_by_id(
-          doc, g_array_index(doc->conns, rk__fbx_conn, g_array_index(skins, guint, a)).dst);
+      const rk__fbx_object *sk = rk__fbx_object_by_id(doc, rk__fbx_conn_at(doc, skins, a)->dst);
       if (!sk || !is_deformer(sk, "Skin"))
         continue;
       const GArray *geos = rk__fbx_targets_of(doc, sk->id);
       for (guint b = 0; geos && b < geos->len; b++) {
-        const rk__fbx_object *g = rk__fbx_object_by_id(
-            doc, g_array_index(doc->conns, rk__fbx_conn, g_array_index(geos, guint, b)).dst);
+        const rk__fbx_object *g = rk__fbx_object_by_id(doc, rk__fbx_conn_at(doc, geos, b)->dst);
         if (!g || strcmp(g->node->name, "Geometry") != 0)
           continue;
         const int64_t points = geometry_points(g);
@@ -90,8 +88,7 @@ static bool check_rotation_curves(const rk__fbx_doc *doc, GError **error) {
     const GArray *outs = rk__fbx_targets_of(doc, cn->id);
     bool rotation = false;
     for (guint k = 0; outs && k < outs->len; k++) {
-      const rk__fbx_conn *t =
-          &g_array_index(doc->conns, rk__fbx_conn, g_array_index(outs, guint, k));
+      const rk__fbx_conn *t = rk__fbx_conn_at(doc, outs, k);
       rotation = rotation || (t->prop && rk__fbx_prop_is(t->prop, "Lcl Rotation"));
     }
     if (!rotation)
@@ -146,8 +143,7 @@ static bool check_bone_names(const rk__fbx_doc *doc, GError **error) {
     const GArray *outs = rk__fbx_targets_of(doc, m->id);
     bool bone = false;
     for (guint k = 0; outs && k < outs->len && !bone; k++) {
-      const rk__fbx_conn *c =
-          &g_array_index(doc->conns, rk__fbx_conn, g_array_index(outs, guint, k));
+      const rk__fbx_conn *c = rk__fbx_conn_at(doc, outs, k);
       const rk__fbx_object *d = rk__fbx_object_by_id(doc, c->dst);
       bone = d && !c->prop && is_deformer(d, "Cluster");
     }

@@ -2,6 +2,8 @@
  * and unique node names. */
 #include "gltf_repair.h"
 
+#include "raw_asset.h"
+
 #include <string.h>
 
 static char *effective_name(JsonObject *node, guint i) {
@@ -129,13 +131,7 @@ GPtrArray *rk__gltf_unique_node_names(rk__gltf_doc *c, GPtrArray *notes, bool *r
     }
     if (i == keep)
       continue;
-    char *fresh = NULL;
-    for (unsigned k = 1;; k++) {
-      fresh = g_strdup_printf("%s.%03u", name, k);
-      if (!g_hash_table_contains(all, fresh))
-        break;
-      g_free(fresh);
-    }
+    char *fresh = rk__raw_fresh_name(name, all);
     g_hash_table_add(all, g_strdup(fresh));
     g_ptr_array_add(notes,
                     g_strdup_printf("glTF nodes %u and %u are both named '%s': node %u renamed "

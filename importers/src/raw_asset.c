@@ -423,6 +423,15 @@ void rk__raw_normalize_root_scale(rk__raw_asset *raw) {
   }
 }
 
+char *rk__raw_fresh_name(const char *name, GHashTable *taken) {
+  for (unsigned k = 1;; k++) {
+    char *fresh = g_strdup_printf("%s.%03u", name, k);
+    if (!g_hash_table_contains(taken, fresh))
+      return fresh;
+    g_free(fresh);
+  }
+}
+
 void rk__raw_uniquify_names(rk__raw_asset *raw) {
   g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < raw->joints->len; i++)
@@ -432,13 +441,7 @@ void rk__raw_uniquify_names(rk__raw_asset *raw) {
     rk__raw_joint *j = rk__raw_joint_at(raw, i);
     if (g_hash_table_add(used, j->name))
       continue;
-    char *fresh = NULL;
-    for (unsigned k = 1;; k++) {
-      fresh = g_strdup_printf("%s.%03u", j->name, k);
-      if (!g_hash_table_contains(seen, fresh))
-        break;
-      g_free(fresh);
-    }
+    char *fresh = rk__raw_fresh_name(j->name, seen);
     rk__raw_note(raw, "duplicate joint name '%s' (joint %u) renamed to '%s'", j->name, i, fresh);
     g_hash_table_add(seen, g_strdup(fresh));
     g_free(j->name);

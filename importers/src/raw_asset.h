@@ -98,6 +98,9 @@ void rk__raw_change_basis(rk__raw_asset *raw, const rk_mat3 *a);
 /** Moves a uniform rest scale of each root joint (e.g. a DCC's 100x armature scale folded into the
  * root) into the translations below it, so every joint has unit scale; records a note. */
 void rk__raw_normalize_root_scale(rk__raw_asset *raw);
+/** The first of "<name>.001", "<name>.002", ... that is not a key of taken (a set of strings): a
+ * new string (g_free). */
+char *rk__raw_fresh_name(const char *name, GHashTable *taken);
 /** Makes joint names unique by appending ".001", ".002", ... to later duplicates and records a
  * note for each renamed joint. */
 void rk__raw_uniquify_names(rk__raw_asset *raw);

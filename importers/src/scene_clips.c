@@ -94,13 +94,7 @@ static char *clip_name(const rk__scene_anim *an, unsigned a, GHashTable *taken,
   if (!*an->name)
     rk__raw_note(raw, "animation %u has no name: called it '%s'", a, name);
   if (g_hash_table_contains(taken, name)) {
-    char *fresh = NULL;
-    for (unsigned k = 1;; k++) {
-      fresh = g_strdup_printf("%s.%03u", name, k);
-      if (!g_hash_table_contains(taken, fresh))
-        break;
-      g_free(fresh);
-    }
+    char *fresh = rk__raw_fresh_name(name, taken);
     rk__raw_note(raw, "duplicate animation name '%s' (animation %u) renamed to '%s'", name, a,
                  fresh);
     g_free(name);
