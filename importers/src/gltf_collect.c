@@ -2,6 +2,8 @@
  * keys, read from the buffers (GLB BIN chunk, data URIs, or files next to the .gltf). */
 #include "gltf_collect.h"
 
+#include "gltf_doc.h"
+
 #include <glib/gstdio.h>
 #include <string.h>
 

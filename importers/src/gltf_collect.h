@@ -3,9 +3,13 @@
 #ifndef RK_GLTF_COLLECT_H
 #define RK_GLTF_COLLECT_H
 
-#include "gltf_doc.h"
+#include <rigkit/rigkit.h>
 
 G_BEGIN_DECLS
+
+/* The document of gltf_doc.h, declared without including it: the files that include this header
+ * through gltf_prepass.h (import.c, scene_import.c, scene_clips.c) then do not see json-glib. */
+typedef struct rk__gltf_doc rk__gltf_doc;
 
 /** Per-channel interpolation recovered from the glTF JSON (Assimp 5.2.5 loses it). */
 typedef struct rk__gltf_interp {
