@@ -6,17 +6,16 @@
  *
  * Assimp 5.2.5's chains cannot be trusted (measured on huesitos_prerotation_pivots.fbx and read in
  * its FBXConverter): a Model with only Pre/PostRotation gets helper nodes for its translation and
- * pre-rotation *and* an animation channel on the joint that already holds T * Rpre * R * Rpost
- * (upstream 5759), so both apply; that channel multiplies by Rpost instead of Rpost^-1; everything
- * is in single precision; RotationActive is ignored. So where the file can be read by rigkit's
- * own FBX reader (fbx_document.c), a joint's local transform, rest and keys, is evaluated from the
+ * pre-rotation *and* an animation channel on the joint that already holds T * Rpre * R * Rpost,
+ * so both apply; that channel multiplies by Rpost instead of Rpost^-1; everything is in single
+ * precision; RotationActive is ignored. So where the file can be read by rigkit's
+ * own FBX reader (fbx_internal.h), a joint's local transform, rest and keys, is evaluated from the
  * Model's properties and curves with FBX's chain
  *   T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1
  * and Assimp's helper nodes and their channels are dropped. Otherwise (a Model name shared by
  * several Models, a file rigkit cannot read) the chain is composed from Assimp's helper nodes as
  * a fallback, and a note says so. */
-#include "import_internal.h"
-#include "fbx_internal.h"
+#include "fbx_helpers.h"
 
 #include <string.h>
 
@@ -263,22 +262,99 @@ static void mark_skeleton(rk__scene *s, const rk__fbx_doc *doc) {
   }
 }
 
-static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes);
+/* Joint i's rest and animation evaluated from the FBX file (Model `model` of doc) below the
+ * prefix of its parent's geometric inverses; its own helpers' channels give way to the file's
+ * curves (k: Assimp's GlobalScale factor). */
+static void fold_from_file(rk__scene *s, unsigned i, const GArray *own, const rk_mat4 *prefix,
+                           const rk__fbx_doc *doc, int model, double k, GArray *chain,
+                           GPtrArray *notes) {
+  const rk_mat4 local = scale_translation(rk__fbx_doc_model_rest(doc, model, notes), k);
+  /* The joint's own helpers and the joint: their channels give way to the file's curves. */
+  g_array_set_size(chain, 0);
+  g_array_append_vals(chain, own->data, own->len);
+  int me = (int)i;
+  g_array_append_val(chain, me);
+  for (unsigned a = 0; a < s->anim_count; a++) {
+    if (rk__fbx_doc_has_stack(doc, s->anims[a].name))
+      doc_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len,
+                          prefix, doc, model, k);
+    else /* a take Assimp found but rigkit did not: keep Assimp's composition */
+      fold_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len);
+  }
+  s->nodes[i].local = rk_mat4_mul(prefix, &local);
+  g_ptr_array_add(notes, g_strdup_printf(
+                             "joint '%s': FBX pre/post-rotation, pivots and offsets evaluated "
+                             "from the file (T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * "
+                             "Soff * Sp * S * Sp^-1), not from Assimp's helper nodes",
+                             s->nodes[i].name));
+}
 
-unsigned rk__fbx_fold_helpers(rk__scene *s, const rk__fbx_doc *doc, const GError *doc_error,
+/* Joint i's rest and animation composed from Assimp's helper chain (its parent's geometric
+ * inverses unless drop_post, its own helpers, itself), with a note when the file could be read
+ * but has no single Model of that name (model -1 or -2). */
+static void fold_from_helpers(rk__scene *s, unsigned i, const GArray *own, const GArray *post,
+                              bool drop_post, const rk__fbx_doc *doc, int model, GArray *chain,
                               GPtrArray *notes) {
-  unsigned helpers = 0;
-  for (unsigned i = 0; i < s->node_count; i++)
-    helpers += is_helper(s->nodes[i].name);
-  /* rigkit's own reading of the file: node types, and the joints whose chain Assimp split. */
-  if (!doc && helpers)
-    g_ptr_array_add(notes, g_strdup_printf("rigkit could not read the FBX file's transform "
-                                           "properties itself (%s): pre/post-rotations and pivots "
-                                           "composed from Assimp's helper nodes",
-                                           doc_error->message));
-  const unsigned folded = helpers ? fold(s, doc, notes) : 0;
+  /* Top helper first. */
+  g_array_set_size(chain, 0);
+  if (!drop_post)
+    g_array_append_vals(chain, post->data, post->len);
+  g_array_append_vals(chain, own->data, own->len);
+  int me = (int)i;
+  g_array_append_val(chain, me);
+  const int *c = (const int *)(void *)chain->data;
+  for (unsigned a = 0; a < s->anim_count; a++)
+    fold_chain_animation(s, &s->anims[a], c, chain->len);
+  rk_mat4 *locals = g_new(rk_mat4, chain->len);
+  for (guint h = 0; h < chain->len; h++)
+    locals[h] = s->nodes[c[h]].local;
+  s->nodes[i].local = compose_chain(locals, chain->len);
+  g_free(locals);
   if (doc)
-    mark_skeleton(s, doc);
+    g_ptr_array_add(notes, g_strdup_printf(
+                               "joint '%s' uses FBX pre/post-rotation or pivots but %s: composed "
+                               "from Assimp's helper nodes, which Assimp 5.2.5 may build wrongly "
+                               "(upstream 5759, 1068)",
+                               s->nodes[i].name,
+                               model == -2 ? "several FBX Models have its name"
+                                           : "no FBX Model has its name"));
+}
+
+/* Drops every helper node; the others move to their nearest real ancestor (new_parent; preorder
+ * holds: that ancestor comes before them). Channels left on helpers are dropped too. Returns the
+ * number of nodes dropped. */
+static unsigned drop_helpers(rk__scene *s, const int *new_parent) {
+  const unsigned n = s->node_count;
+  g_autofree int *map = g_new(int, n);
+  unsigned w = 0, folded = 0;
+  for (unsigned i = 0; i < n; i++) {
+    if (is_helper(s->nodes[i].name)) {
+      map[i] = -1;
+      for (unsigned a = 0; a < s->anim_count; a++) {
+        rk__scene_channel *ch = find_channel(&s->anims[a], s->nodes[i].name, NULL);
+        if (ch)
+          rk__scene_channel_clear(ch);
+      }
+      g_free(s->nodes[i].name);
+      g_free(s->nodes[i].meshes);
+      folded++;
+      continue;
+    }
+    const int p = new_parent[i]; /* a real node, before i */
+    map[i] = (int)w;
+    rk__scene_node node = s->nodes[i];
+    node.parent = p >= 0 ? map[p] : -1;
+    s->nodes[w++] = node;
+  }
+  s->node_count = w;
+  for (unsigned a = 0; a < s->anim_count; a++) {
+    rk__scene_anim *an = &s->anims[a];
+    unsigned cw = 0;
+    for (unsigned c = 0; c < an->channel_count; c++)
+      if (an->channels[c].node_name)
+        an->channels[cw++] = an->channels[c];
+    an->channel_count = cw;
+  }
   return folded;
 }
 
@@ -340,86 +416,30 @@ static unsigned fold(rk__scene *s, const rk__fbx_doc *doc, GPtrArray *notes) {
     const int model = doc ? rk__fbx_doc_find_model(doc, s->nodes[i].name) : -1;
     if (model >= 0) {
       from_doc[i] = true;
-      const rk_mat4 local = scale_translation(rk__fbx_doc_model_rest(doc, model, notes), k);
-      /* The joint's own helpers and the joint: their channels give way to the file's curves. */
-      g_array_set_size(chain, 0);
-      g_array_append_vals(chain, own->data, own->len);
-      int me = (int)i;
-      g_array_append_val(chain, me);
-      for (unsigned a = 0; a < s->anim_count; a++) {
-        if (rk__fbx_doc_has_stack(doc, s->anims[a].name))
-          doc_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len,
-                              &prefix, doc, model, k);
-        else /* a take Assimp found but rigkit did not: keep Assimp's composition */
-          fold_chain_animation(s, &s->anims[a], (const int *)(void *)chain->data, chain->len);
-      }
-      s->nodes[i].local = rk_mat4_mul(&prefix, &local);
-      g_ptr_array_add(notes, g_strdup_printf(
-                                 "joint '%s': FBX pre/post-rotation, pivots and offsets evaluated "
-                                 "from the file (T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * "
-                                 "Soff * Sp * S * Sp^-1), not from Assimp's helper nodes",
-                                 s->nodes[i].name));
-      continue;
+      fold_from_file(s, i, own, &prefix, doc, model, k, chain, notes);
+    } else {
+      fold_from_helpers(s, i, own, post, drop_post, doc, model, chain, notes);
     }
-    /* Fallback: Assimp's chain, top helper first. */
-    g_array_set_size(chain, 0);
-    if (!drop_post)
-      g_array_append_vals(chain, post->data, post->len);
-    g_array_append_vals(chain, own->data, own->len);
-    int me = (int)i;
-    g_array_append_val(chain, me);
-    const int *c = (const int *)(void *)chain->data;
-    for (unsigned a = 0; a < s->anim_count; a++)
-      fold_chain_animation(s, &s->anims[a], c, chain->len);
-    rk_mat4 *locals = g_new(rk_mat4, chain->len);
-    for (guint h = 0; h < chain->len; h++)
-      locals[h] = s->nodes[c[h]].local;
-    s->nodes[i].local = compose_chain(locals, chain->len);
-    g_free(locals);
-    if (doc)
-      g_ptr_array_add(notes, g_strdup_printf(
-                                 "joint '%s' uses FBX pre/post-rotation or pivots but %s: composed "
-                                 "from Assimp's helper nodes, which Assimp 5.2.5 may build wrongly "
-                                 "(upstream 5759, 1068)",
-                                 s->nodes[i].name,
-                                 model == -2 ? "several FBX Models have its name"
-                                             : "no FBX Model has its name"));
   }
   g_array_unref(own);
   g_array_unref(post);
   g_array_unref(chain);
+  return drop_helpers(s, new_parent);
+}
 
-  /* Drop every helper node; the others move to their nearest real ancestor, set above (preorder
-   * holds: that ancestor comes before them). Channels left on helpers are dropped too. */
-  g_autofree int *map = g_new(int, n);
-  unsigned w = 0, folded = 0;
-  for (unsigned i = 0; i < n; i++) {
-    if (is_helper(s->nodes[i].name)) {
-      map[i] = -1;
-      for (unsigned a = 0; a < s->anim_count; a++) {
-        rk__scene_channel *ch = find_channel(&s->anims[a], s->nodes[i].name, NULL);
-        if (ch)
-          rk__scene_channel_clear(ch);
-      }
-      g_free(s->nodes[i].name);
-      g_free(s->nodes[i].meshes);
-      folded++;
-      continue;
-    }
-    const int p = new_parent[i]; /* a real node, before i */
-    map[i] = (int)w;
-    rk__scene_node node = s->nodes[i];
-    node.parent = p >= 0 ? map[p] : -1;
-    s->nodes[w++] = node;
-  }
-  s->node_count = w;
-  for (unsigned a = 0; a < s->anim_count; a++) {
-    rk__scene_anim *an = &s->anims[a];
-    unsigned cw = 0;
-    for (unsigned c = 0; c < an->channel_count; c++)
-      if (an->channels[c].node_name)
-        an->channels[cw++] = an->channels[c];
-    an->channel_count = cw;
-  }
+unsigned rk__fbx_fold_helpers(rk__scene *s, const rk__fbx_doc *doc, const GError *doc_error,
+                              GPtrArray *notes) {
+  unsigned helpers = 0;
+  for (unsigned i = 0; i < s->node_count; i++)
+    helpers += is_helper(s->nodes[i].name);
+  /* rigkit's own reading of the file: node types, and the joints whose chain Assimp split. */
+  if (!doc && helpers)
+    g_ptr_array_add(notes, g_strdup_printf("rigkit could not read the FBX file's transform "
+                                           "properties itself (%s): pre/post-rotations and pivots "
+                                           "composed from Assimp's helper nodes",
+                                           doc_error->message));
+  const unsigned folded = helpers ? fold(s, doc, notes) : 0;
+  if (doc)
+    mark_skeleton(s, doc);
   return folded;
 }

@@ -4,20 +4,23 @@
  * - fbx_records.c: the node-record tree of a binary FBX (7.x: 32-bit record offsets before 7500,
  *   64-bit from 7500) or ASCII FBX file. Every node has a name, a list of typed properties and
  *   child nodes; arrays are decoded on demand (zlib-compressed binary arrays, ASCII number lists).
- * - fbx_document.c: the few objects rigkit needs from that tree: Model nodes with their
- *   Properties70 (and the Definitions templates that give unset properties their defaults),
- *   connections, animation stacks / layers / curve nodes / curves, and the evaluation of a Model's
- *   local transform with the full FBX chain
+ * - the document, the few objects rigkit needs from that tree: Model nodes with their
+ *   Properties70 (and the Definitions templates that give unset properties their defaults) and
+ *   connections (fbx_document.c); the evaluation of a Model's local transform with the full FBX
+ *   chain
  *     T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1
- *   at rest and at the key times of a stack. fbx_helpers.c uses it where Assimp 5.2.5's helper
- *   nodes cannot be trusted (pre/post-rotations, pivots, offsets).
+ *   (fbx_transform.c) at rest and at the key times of a stack's curves (fbx_animation.c).
+ *   fbx_helpers.c uses it where Assimp 5.2.5's helper nodes cannot be trusted (pre/post-rotations,
+ *   pivots, offsets); fbx_precheck.c checks the document for what Assimp cannot survive.
  *
  * The tree borrows the file's bytes (strings and arrays point into them): the bytes must outlive
  * the tree and the document.
  *
- * Index: rk__fbx_prop, rk__fbx_node, rk__fbx_tree_parse, rk__fbx_tree_free, rk__fbx_node_child,
- *        rk__fbx_prop_*; rk__fbx_doc, rk__fbx_doc_parse, rk__fbx_doc_free,
- *        rk__fbx_doc_find_model, rk__fbx_doc_model_*, rk__fbx_doc_sample.
+ * Index: rk__fbx_prop, rk__fbx_node, rk__fbx_tree, rk__fbx_tree_parse, rk__fbx_tree_free,
+ *        rk__fbx_node_child, rk__fbx_node_prop, rk__fbx_prop_*, rk__fbx_tree_check_arrays;
+ *        rk__fbx_doc, rk__fbx_doc_parse, rk__fbx_doc_free, rk__fbx_doc_find_model,
+ *        rk__fbx_doc_model_is_skeleton, rk__fbx_doc_model_rest, rk__fbx_samples,
+ *        rk__fbx_doc_sample, rk__fbx_doc_has_stack, rk__fbx_samples_clear; rk__fbx_precheck.
  */
 #ifndef RK_FBX_INTERNAL_H
 #define RK_FBX_INTERNAL_H
@@ -106,7 +109,7 @@ bool rk__fbx_prop_int64s(const rk__fbx_prop *p, int64_t **out, size_t *count, GE
  * record path of the first corrupt one; true for ASCII trees. */
 bool rk__fbx_tree_check_arrays(const rk__fbx_tree *tree, GError **error);
 
-/* ---- document (fbx_document.c) --------------------------------------------------------------- */
+/* ---- document (fbx_document.c, fbx_transform.c, fbx_animation.c) ----------------------------- */
 
 typedef struct rk__fbx_doc rk__fbx_doc;
 
@@ -144,6 +147,22 @@ bool rk__fbx_doc_sample(const rk__fbx_doc *doc, int model, const char *stack_nam
 /** True when the document has an AnimationStack called name (without its class prefix). */
 bool rk__fbx_doc_has_stack(const rk__fbx_doc *doc, const char *name);
 void rk__fbx_samples_clear(rk__fbx_samples *s);
+
+/* ---- checks before Assimp (fbx_precheck.c) --------------------------------------------------- */
+
+/** Checks an FBX file (name is for messages) for what makes Assimp 5.2.5 abort, crash, leak or
+ * allocate without bound, before Assimp reads it: compressed arrays that do not inflate to their
+ * size (Assimp skips them and leaks), model hierarchies with a cycle, deeper than 1024 levels or
+ * copied into more than RK_SKELETON_MAX_JOINTS nodes (RK_ERROR_LIMIT), skin clusters weighting
+ * vertices their geometry does not have (an ai_assert: abort()), skinned bones sharing a name
+ * (RK_ERROR_UNSUPPORTED), rotation curves that are not finite or turn more than 2^20 half turns
+ * (RK_ERROR_LIMIT). Fails with RK_ERROR_PARSE naming the record or object, and with the record
+ * reader's error when rigkit cannot read the file's records at all (Assimp then never sees it).
+ * On success *doc is rigkit's reading of the file for rk__fbx_fold_helpers (the caller frees it
+ * with rk__fbx_doc_free), or NULL with *doc_error set when the file is not an FBX 7 document (no
+ * Objects/Connections; the object checks are skipped then). */
+bool rk__fbx_precheck(const uint8_t *data, size_t size, const char *name, rk__fbx_doc **doc,
+                      GError **doc_error, GError **error);
 
 G_END_DECLS
 

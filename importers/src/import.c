@@ -1,60 +1,18 @@
 /* Public entry points of the importers: reading the file, choosing the reader, error context. */
-#include "import_internal.h"
+#include "assimp_scene.h"
+#include "bvh.h"
+#include "dh_table.h"
+#include "fbx_helpers.h"
+#include "fbx_internal.h"
+#include "format.h"
+#include "gltf_prepass.h"
+#include "raw_asset.h"
+#include "scene_import.h"
+#include "source.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
-
-typedef struct format_entry {
-  const char *ext;
-  const char *format;
-} format_entry;
-
-static const format_entry formats[] = {
-    {".bvh", "bvh"}, {".gltf", "gltf"}, {".glb", "glb"}, {".fbx", "fbx"}, {".dh", "dh"},
-};
-
-const char *rk_import_format_from_path(const char *path) {
-  if (!path)
-    return NULL;
-  const char *dot = strrchr(path, '.');
-  const char *slash = strrchr(path, '/');
-  if (!dot || (slash && dot < slash))
-    return NULL;
-  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
-    if (g_ascii_strcasecmp(dot, formats[i].ext) == 0)
-      return formats[i].format;
-  return NULL;
-}
-
-/* Format from the first bytes, or NULL. */
-static const char *sniff(const uint8_t *d, size_t n) {
-  if (n >= 4 && memcmp(d, "glTF", 4) == 0)
-    return "glb";
-  if (n >= 18 && memcmp(d, "Kaydara FBX Binary", 18) == 0)
-    return "fbx";
-  size_t i = 0;
-  if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF)
-    i = 3; /* UTF-8 byte order mark */
-  while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
-    i++;
-  if (n - i >= 9 && g_ascii_strncasecmp((const char *)d + i, "HIERARCHY", 9) == 0)
-    return "bvh";
-  if (n - i >= 9 && memcmp(d + i, "rigkit-dh", 9) == 0)
-    return "dh";
-  if (n - i >= 1 && d[i] == '{')
-    return "gltf";
-  if (n - i >= 5 && memcmp(d + i, "; FBX", 5) == 0)
-    return "fbx";
-  return NULL;
-}
-
-static bool known_format(const char *f) {
-  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
-    if (strcmp(formats[i].format, f) == 0)
-      return true;
-  return false;
-}
 
 static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
                                   const rk_import_options *opts, GError **error) {
@@ -119,7 +77,7 @@ static rk_asset *import_source(const rk__source *src, const rk_import_options *o
   rk_asset *asset = NULL;
   const char *format = NULL;
   if (opts->format) {
-    if (!known_format(opts->format)) {
+    if (!rk__format_known(opts->format)) {
       g_set_error(&err, RK_ERROR, RK_ERROR_UNSUPPORTED, "unknown format '%s'", opts->format);
       goto out;
     }
@@ -133,7 +91,7 @@ static rk_asset *import_source(const rk__source *src, const rk_import_options *o
     g_set_error(&err, RK_ERROR, RK_ERROR_PARSE, "empty file");
     goto out;
   }
-  const char *by_content = sniff(src->data, src->size);
+  const char *by_content = rk__format_sniff(src->data, src->size);
   if (!format)
     format = rk_import_format_from_path(src->name);
   if (!format)
@@ -217,35 +175,4 @@ rk_asset *rk_import_memory(const void *data, size_t size, const char *name,
   }
   rk__source src = {name ? name : "(memory)", NULL, data ? data : (const uint8_t *)"", size};
   return import_source(&src, opts, error);
-}
-
-bool rk_import_parse_axis(const char *text, int *axis, int *sign) {
-  if (!text)
-    return false;
-  int s = 1;
-  if (*text == '+' || *text == '-') {
-    s = *text == '-' ? -1 : 1;
-    text++;
-  }
-  if (text[0] == '\0' || text[1] != '\0')
-    return false;
-  const char c = g_ascii_toupper(text[0]);
-  if (c < 'X' || c > 'Z')
-    return false;
-  *axis = c - 'X';
-  *sign = s;
-  return true;
-}
-
-bool rk_import_parse_unit(const char *text, double *metres_per_unit) {
-  if (!text)
-    return false;
-  if (rk__unit_from_name(text, metres_per_unit))
-    return true;
-  char *end = NULL;
-  const double v = g_ascii_strtod(text, &end);
-  if (end == text || *end != '\0' || !isfinite(v) || v <= 0)
-    return false;
-  *metres_per_unit = v;
-  return true;
 }

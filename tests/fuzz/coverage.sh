@@ -22,12 +22,12 @@ out=$cov/fuzz-coverage
 mkdir -p "$out"
 for t in $targets; do
   case $t in
-  bvh) files="importers/src/bvh.c importers/src/raw_asset.c importers/src/import.c" ;;
+  bvh) files="importers/src/bvh.c importers/src/bvh_lexer.c importers/src/bvh_file.c importers/src/bvh_hierarchy.c importers/src/bvh_motion.c importers/src/bvh_decide.c importers/src/raw_asset.c importers/src/import.c" ;;
   dh) files="importers/src/dh_table.c importers/src/raw_asset.c importers/src/import.c" ;;
   keyfile) files="core/src/humanoid.c core/src/retarget.c" ;;
-  gltf) files="importers/src/gltf_json.c importers/src/scene_import.c importers/src/raw_asset.c importers/src/assimp_scene.c importers/src/import.c" ;;
+  gltf) files="importers/src/gltf_prepass.c importers/src/gltf_doc.c importers/src/gltf_check_buffers.c importers/src/gltf_check_structure.c importers/src/gltf_repair.c importers/src/gltf_collect.c importers/src/scene_import.c importers/src/scene_clips.c importers/src/scene_meshes.c importers/src/raw_asset.c importers/src/assimp_scene.c importers/src/import.c" ;;
   retarget) files="core/src/humanoid.c core/src/retarget.c core/src/ik.c core/src/tree_build.c" ;;
-  fbx) files="importers/src/fbx_records.c importers/src/fbx_document.c importers/src/fbx_helpers.c importers/src/scene_import.c importers/src/import.c" ;;
+  fbx) files="importers/src/fbx_records.c importers/src/fbx_document.c importers/src/fbx_transform.c importers/src/fbx_animation.c importers/src/fbx_precheck.c importers/src/fbx_helpers.c importers/src/scene_import.c importers/src/scene_clips.c importers/src/scene_meshes.c importers/src/import.c" ;;
   esac
   rm -f "$out/$t"-*.profraw
   # -runs=0: execute the corpus once, no fuzzing; a fresh process per target.

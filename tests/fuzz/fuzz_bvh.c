@@ -1,4 +1,4 @@
-/* libFuzzer target: rigkit's BVH reader (importers/src/bvh.c) through rk_import_memory, with the
+/* libFuzzer target: rigkit's BVH reader (importers/src/bvh*.c) through rk_import_memory, with the
  * default options (root OFFSET and up axis detected) and, when that succeeds, with the other
  * readings forced (OFFSET replaced by the channels, Z up, a fixed unit), which take other paths. */
 #include "fuzz_support.h"

@@ -1,8 +1,9 @@
 /* libFuzzer target: FBX, binary and ASCII. rigkit reads FBX records itself (importers/src/
- * fbx_records.c, fbx_document.c: pre-rotations, pivots and curves that Assimp gets wrong) after
- * Assimp has read the scene. The target first parses the bytes with rigkit's record reader and
- * decodes every array property (raw and zlib-compressed), then the document layer, then imports
- * the bytes through rk_import_memory (Assimp + the helper fold). */
+ * fbx_records.c; the document layer fbx_document.c, fbx_transform.c, fbx_animation.c:
+ * pre-rotations, pivots and curves that Assimp gets wrong) after Assimp has read the scene. The
+ * target first parses the bytes with rigkit's record reader and decodes every array property (raw
+ * and zlib-compressed), then the document layer, then imports the bytes through rk_import_memory
+ * (Assimp + the helper fold). */
 #include "fuzz_support.h"
 
 #include "fbx_internal.h"

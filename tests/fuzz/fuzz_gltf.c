@@ -1,9 +1,9 @@
 /* libFuzzer target: glTF and GLB bytes in memory through rk_import_memory: rigkit's container and
- * JSON checks (gltf_json.c), Assimp's reader (assimp_scene.c, not instrumented: Assimp's own
+ * JSON checks (gltf_prepass.c), Assimp's reader (assimp_scene.c, not instrumented: Assimp's own
  * faults show as crashes without coverage) and the scene-to-asset conversion (scene_import.c,
- * raw_asset.c). The name ends in .gltf; the content decides between glTF JSON and GLB. In-memory
- * imports open no companion files. Meshes are imported (their skins and weights are an input
- * path too). */
+ * scene_clips.c, scene_meshes.c, raw_asset.c). The name ends in .gltf; the content decides between
+ * glTF JSON and GLB. In-memory imports open no companion files. Meshes are imported (their skins
+ * and weights are an input path too). */
 #include "fuzz_support.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

@@ -1,6 +1,6 @@
-/* rigkit's own FBX record reader (importers/src/fbx_records.c, fbx_document.c): binary and ASCII
- * trees, zlib arrays, the document layer, and damaged files (refused with an error, never a crash
- * or a hang; run under ASan in CI). */
+/* rigkit's own FBX record reader (importers/src/fbx_records.c; the document layer fbx_document.c,
+ * fbx_transform.c, fbx_animation.c): binary and ASCII trees, zlib arrays, the document layer, and
+ * damaged files (refused with an error, never a crash or a hang; run under ASan in CI). */
 #include "import_test.h"
 
 #include "../../importers/src/fbx_internal.h"

@@ -21,6 +21,8 @@ typedef enum rk_bvh_root_offset {
   RK_BVH_ROOT_OFFSET_REPLACE, /* position = channels (Blender's and Assimp's reading) */
 } rk_bvh_root_offset;
 
+/** What the caller decides instead of the importer (format, unit, up axis, BVH root-offset
+ * reading) and whether meshes are read; start from RK_IMPORT_OPTIONS_INIT. */
 typedef struct rk_import_options {
   const char *format;     /* "bvh", "gltf", "glb", "fbx", "dh"; NULL = from the content/extension */
   double unit_scale;      /* metres per file unit; 0 = from the file, or detected from the

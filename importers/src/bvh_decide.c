@@ -1,0 +1,283 @@
+/* What a BVH file leaves open, decided (bvh_decide.h):
+ *  - the up axis: the axis along which spine and legs extend, the lateral axis being found by
+ *    left/right symmetry;
+ *  - the unit: the one that makes the skeleton 1.4-2.1 m tall;
+ *  - the root OFFSET and position channels: readers disagree (BVH's definition adds them,
+ *    Blender and Assimp let the channels replace the OFFSET); the reading that puts the lowest
+ *    joints on the ground plane wins. */
+#include "bvh_decide.h"
+
+#include "conventions.h"
+
+/* Rest positions (zero rotations, OFFSET chain) in file units. */
+rk_vec3 *rk__bvh_rest_positions(const rk__bvh_file *b) {
+  const size_t n = b->joints->len;
+  rk_vec3 *p = g_new(rk_vec3, n);
+  for (size_t i = 0; i < n; i++) {
+    const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
+    rk_vec3 o = rk_vec3_make(j->offset[0], j->offset[1], j->offset[2]);
+    p[i] = j->parent >= 0 ? rk_vec3_add(p[j->parent], o) : o;
+  }
+  return p;
+}
+
+static double comp(rk_vec3 v, int a) {
+  return a == 0 ? v.x : a == 1 ? v.y : v.z;
+}
+
+static rk__bvh_up detect_up(const rk__bvh_file *b) {
+  const size_t n = b->joints->len;
+  g_autofree rk_vec3 *p = rk__bvh_rest_positions(b);
+  rk__bvh_up g = {1, 1, -1};
+  double lo[3], hi[3], extent = 0;
+  for (int a = 0; a < 3; a++) {
+    lo[a] = INFINITY, hi[a] = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      lo[a] = fmin(lo[a], comp(p[i], a));
+      hi[a] = fmax(hi[a], comp(p[i], a));
+    }
+    extent = fmax(extent, hi[a] - lo[a]);
+  }
+  if (!(extent > 0))
+    return g;
+  /* Lateral axis: the skeleton is its own mirror image across the plane through the root. */
+  double residual[3] = {INFINITY, INFINITY, INFINITY};
+  if (n >= 3 && n <= 4000)
+    for (int a = 0; a < 3; a++) {
+      const double c = comp(p[0], a);
+      double sum = 0;
+      for (size_t i = 0; i < n; i++) {
+        rk_vec3 m = p[i];
+        if (a == 0)
+          m.x = 2 * c - m.x;
+        else if (a == 1)
+          m.y = 2 * c - m.y;
+        else
+          m.z = 2 * c - m.z;
+        double best = INFINITY;
+        for (size_t k = 0; k < n; k++)
+          best = fmin(best, rk_vec3_norm(rk_vec3_sub(m, p[k])));
+        sum += best;
+      }
+      residual[a] = sum / (double)n / extent;
+    }
+  int lateral = 0;
+  for (int a = 1; a < 3; a++)
+    if (residual[a] < residual[lateral])
+      lateral = a;
+  double second = INFINITY;
+  for (int a = 0; a < 3; a++)
+    if (a != lateral)
+      second = fmin(second, residual[a]);
+  /* A mirror symmetric to 2% of the size, clearly better than the other axes; a plane that
+   * holds every joint (a flat chain) is no evidence. */
+  if (residual[lateral] < 0.02 && residual[lateral] < 0.5 * second &&
+      hi[lateral] - lo[lateral] > 0.05 * extent)
+    g.lateral = lateral;
+  /* Up: the axis carrying the most bone length (spine and legs), lateral excluded. */
+  double along[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    if (rk__bvh_joint_at(b, i)->parent >= 0)
+      for (int a = 0; a < 3; a++)
+        along[a] += fabs(rk__bvh_joint_at(b, i)->offset[a]);
+  int up = -1;
+  for (int a = 0; a < 3; a++)
+    if (a != g.lateral && (up < 0 || along[a] > along[up]))
+      up = a;
+  g.axis = up;
+  /* Sign, from the two ends of the body along the up axis: the feet end holds a left/right pair
+   * off the mirror plane, the head end a joint on it (a raised pair of hands would make both ends
+   * pairs: then the centroid decides). */
+  if (g.lateral >= 0) {
+    const double band = 0.03 * extent, root_lat = comp(p[0], g.lateral);
+    double off[2] = {0, 0};
+    for (int end = 0; end < 2; end++) {
+      const double level = end ? hi[up] : lo[up];
+      size_t count = 0;
+      for (size_t i = 0; i < n; i++)
+        if (fabs(comp(p[i], up) - level) <= band) {
+          off[end] += fabs(comp(p[i], g.lateral) - root_lat);
+          count++;
+        }
+      off[end] /= (double)(count ? count : 1);
+    }
+    const bool low_pair = off[0] > band, high_pair = off[1] > band;
+    if (low_pair != high_pair) {
+      g.sign = low_pair ? 1 : -1;
+      return g;
+    }
+  }
+  /* Otherwise most joints (arms, spine, head) sit above the root; legs hang below it. */
+  double centroid = 0;
+  for (size_t i = 0; i < n; i++)
+    centroid += comp(p[i], up);
+  centroid /= (double)n;
+  double root_level = 0;
+  size_t roots = 0;
+  for (size_t i = 0; i < n; i++)
+    if (rk__bvh_joint_at(b, i)->parent < 0) {
+      root_level += comp(p[i], up);
+      roots++;
+    }
+  root_level /= (double)(roots ? roots : 1);
+  g.sign = centroid - root_level >= 0 ? 1 : -1;
+  return g;
+}
+
+/* Median over (sampled) frames of the lowest joint's height along `up`, with root position
+ * channels read as `root_add` and other joints' as `other_add`. */
+static double ground_height(const rk__bvh_file *b, rk_vec3 up, bool root_add, bool other_add) {
+  const size_t n = b->joints->len;
+  const size_t samples = b->frames < 512 ? b->frames : 512;
+  g_autofree double *lows = g_new(double, samples ? samples : 1);
+  g_autofree rk_mat4 *world = g_new(rk_mat4, n);
+  for (size_t s = 0; s < samples; s++) {
+    const size_t f = samples > 1 ? s * (b->frames - 1) / (samples - 1) : 0;
+    double low = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
+      rk_transform x = rk_transform_identity();
+      x.t = rk__bvh_joint_translation(b, j, f, j->parent < 0 ? root_add : other_add);
+      x.r = rk__bvh_joint_rotation(j, b->data + f * b->columns + j->first_channel);
+      rk_mat4 local = rk_transform_to_mat4(&x);
+      world[i] = j->parent >= 0 ? rk_mat4_mul_affine(&world[j->parent], &local) : local;
+      low = fmin(low, rk_vec3_dot(rk_mat4_get_translation(&world[i]), up));
+    }
+    lows[s] = low;
+  }
+  if (samples == 0)
+    return 0;
+  /* median */
+  for (size_t i = 1; i < samples; i++)
+    for (size_t k = i; k > 0 && lows[k - 1] > lows[k]; k--) {
+      double t = lows[k];
+      lows[k] = lows[k - 1];
+      lows[k - 1] = t;
+    }
+  return lows[samples / 2];
+}
+
+/* Non-root joints with position channels: do the channels carry the whole offset? */
+static bool others_replace(const rk__bvh_file *b) {
+  double diff = 0, mag = 0;
+  size_t count = 0;
+  for (guint i = 0; i < b->joints->len; i++) {
+    const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
+    if (j->parent < 0 || !rk__bvh_has_position(j))
+      continue;
+    for (size_t f = 0; f < b->frames; f += 1 + b->frames / 256)
+      for (int k = 0; k < j->n_channels; k++)
+        if (j->channels[k] <= RK__BVH_ZPOS) {
+          const double v = b->data[f * b->columns + j->first_channel + (size_t)k];
+          diff += fabs(v - j->offset[j->channels[k]]);
+          mag += fabs(v);
+          count++;
+        }
+  }
+  return count > 0 && diff < 0.5 * mag;
+}
+
+/* ---- decisions ------------------------------------------------------------------------------- */
+
+rk_vec3 rk__bvh_up_vector(rk__bvh_up up) {
+  return rk_vec3_make(up.axis == 0 ? up.sign : 0, up.axis == 1 ? up.sign : 0,
+                      up.axis == 2 ? up.sign : 0);
+}
+
+bool rk__bvh_choose_up(const rk__bvh_file *b, const rk_import_options *opts, rk__raw_asset *raw,
+                       rk__bvh_up *out, GError **error) {
+  rk__bvh_up up = detect_up(b);
+  if (opts->up_axis) {
+    int axis, sign;
+    if (!rk_import_parse_axis(opts->up_axis, &axis, &sign)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "invalid up axis '%s'", opts->up_axis);
+      return false;
+    }
+    rk__raw_note(raw, "up axis %s given by the caller (detected: %s)",
+                 rk__axis_name(axis, sign), rk__axis_name(up.axis, up.sign));
+    up.axis = axis, up.sign = sign;
+  } else {
+    rk__raw_note(
+        raw, "up axis %s detected from the rest skeleton (bone length along each axis%s%s)",
+        rk__axis_name(up.axis, up.sign), up.lateral >= 0 ? "; left/right mirror axis " : "",
+        up.lateral >= 0 ? rk__axis_name(up.lateral, 1) : "");
+  }
+  rk__raw_set_up_axis(raw, rk__axis_name(up.axis, up.sign));
+  *out = up;
+  return true;
+}
+
+double rk__bvh_choose_unit(const rk__bvh_file *b, const rk_import_options *opts, rk_vec3 up_vec,
+                           rk__raw_asset *raw) {
+  double unit = 1.0;
+  g_autofree rk_vec3 *p = rk__bvh_rest_positions(b);
+  double lo = INFINITY, hi = -INFINITY;
+  for (guint i = 0; i < b->joints->len; i++) {
+    lo = fmin(lo, rk_vec3_dot(p[i], up_vec));
+    hi = fmax(hi, rk_vec3_dot(p[i], up_vec));
+  }
+  const double height = hi - lo;
+  if (opts->unit_scale > 0) {
+    unit = opts->unit_scale;
+    const char *name = rk__unit_name(unit);
+    rk__raw_set_unit(raw, name ? name : "custom", unit);
+    rk__raw_note(raw, "unit given by the caller: %g m per file unit", unit);
+  } else if (height > 0) {
+    bool fits = false;
+    const char *name = rk__unit_guess_from_height(height, &unit, &fits);
+    rk__raw_set_unit(raw, name, unit);
+    if (fits)
+      rk__raw_note(raw, "BVH has no unit: the rest skeleton is %.4g units tall, a human height "
+                        "in %s (%g m per unit)", height, name, unit);
+    else
+      rk__raw_note(raw, "BVH has no unit: the rest skeleton is %.4g units tall, no human "
+                        "height in any known unit; guessed %s (%g m per unit, see --unit)",
+                   height, name, unit);
+  } else {
+    rk__raw_set_unit(raw, "m", 1.0);
+    rk__raw_note(raw, "BVH has no unit and the skeleton has no height: assumed metres");
+  }
+  return unit;
+}
+
+void rk__bvh_choose_position_reading(const rk__bvh_file *b, const rk_import_options *opts,
+                                     rk_vec3 up_vec, double unit, rk__raw_asset *raw,
+                                     bool *root_add_out, bool *other_add_out) {
+  bool root_add = true, other_add = true;
+  bool any_root = false, any_other = false;
+  for (guint i = 0; i < b->joints->len; i++) {
+    if (!rk__bvh_has_position(rk__bvh_joint_at(b, i)))
+      continue;
+    if (rk__bvh_joint_at(b, i)->parent < 0)
+      any_root = true;
+    else
+      any_other = true;
+  }
+  if (opts->bvh_root_offset != RK_BVH_ROOT_OFFSET_AUTO) {
+    root_add = other_add = opts->bvh_root_offset == RK_BVH_ROOT_OFFSET_ADD;
+    if (any_root || any_other)
+      rk__raw_note(raw, "position channels %s the OFFSET (given by the caller)",
+                   root_add ? "add to" : "replace");
+  } else {
+    if (any_other) {
+      other_add = !others_replace(b);
+      rk__raw_note(raw, "non-root position channels %s the OFFSET (their values %s it)",
+                   other_add ? "add to" : "replace", other_add ? "do not contain" : "contain");
+    }
+    if (any_root && b->frames > 0) {
+      const double g_add = ground_height(b, up_vec, true, other_add) * unit;
+      const double g_rep = ground_height(b, up_vec, false, other_add) * unit;
+      if (fabs(g_add - g_rep) < 1e-6) {
+        rk__raw_note(raw, "root OFFSET has no height: both readings of the root position agree");
+      } else {
+        root_add = fabs(g_add) <= fabs(g_rep);
+        rk__raw_note(raw, "root position channels %s the root OFFSET: lowest joints at %.3f m "
+                          "(the other reading: %.3f m)",
+                     root_add ? "add to" : "replace", root_add ? g_add : g_rep,
+                     root_add ? g_rep : g_add);
+      }
+    }
+  }
+  *root_add_out = root_add;
+  *other_add_out = other_add;
+}
