@@ -1,6 +1,8 @@
 /* Junction links, their chains and junction-angle constraints (see rigkit/junction.h). */
 #include "tree_internal.h"
 
+#include "math_internal.h"
+
 #include <rigkit/error.h>
 
 #include <string.h>

@@ -1,6 +1,7 @@
 /* Kinematic trees: typing joints, the DOF vector, q <-> local poses, FK and DOF axes. */
 #include "tree_internal.h"
 
+#include "math_internal.h"
 #include "columns.h"
 #include "cpu.h"
 
@@ -69,21 +70,6 @@ void rk_tree_options_init(rk_tree_options *opts) {
 /* ---- small helpers --------------------------------------------------------------------------- */
 
 static const rk_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-
-rk_mat4 rk__mat4_rigid_part(const rk_mat4 *m) {
-  rk_vec3 x = rk_vec3_normalize(rk_mat4_column(m, 0));
-  rk_vec3 y = rk_mat4_column(m, 1);
-  y = rk_vec3_normalize(rk_vec3_sub(y, rk_vec3_scale(x, rk_vec3_dot(x, y))));
-  if (rk_vec3_norm(x) == 0.0)
-    x = rk_vec3_make(1, 0, 0);
-  if (rk_vec3_norm(y) == 0.0)
-    y = rk_vec3_any_perpendicular(x);
-  rk_vec3 z = rk_vec3_cross(x, y);
-  /* Keep a reflection's handedness out: z follows x cross y. */
-  rk_mat4 r = {
-      {x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, m->m[12], m->m[13], m->m[14], 1}};
-  return r;
-}
 
 /* ---- accessors ------------------------------------------------------------------------------- */
 
@@ -224,12 +210,6 @@ void rk_tree_q_to_locals(const rk_tree *tree, const double *q, rk_transform *loc
     rk_tree_joint_local(tree, j, q, &locals[j]);
 }
 
-/* Twist angle of the unit quaternion d about the unit axis a, in (-pi, pi]. */
-static double twist_angle(rk_quat d, rk_vec3 a) {
-  double s = d.x * a.x + d.y * a.y + d.z * a.z;
-  return rk__wrap_angle(2.0 * atan2(s, d.w));
-}
-
 static void euler_read(rk_euler_order order, rk_quat d, const double *hint, double *out) {
   if (hint)
     rk_euler_from_quat_near(order, d, hint, out);
@@ -255,7 +235,7 @@ void rk_tree_q_from_locals(const rk_tree *tree, const rk_transform *locals, cons
         qj[0] = rk_vec3_dot(rk_vec3_sub(L->t, J->zero.t), J->axis);
       break;
     case RK_JOINT_REVOLUTE: {
-      double th = twist_angle(d, J->axis);
+      double th = rk__twist_angle(d, J->axis);
       rk_quat tw = rk_quat_from_axis_angle(J->axis, th);
       worst = fmax(worst, rk_quat_angle_between(tw, d));
       if (hj)

@@ -104,18 +104,4 @@ double rk__euler_lock_margin_score(rk_euler_order order, const rk_quat *d, size_
 bool rk__tree_build_junctions(rk_tree *t, GError **error);
 void rk__tree_free_junctions(rk_tree *t);
 
-/* Wraps an angle into (-pi, pi]. */
-static inline double rk__wrap_angle(double a) {
-  a = fmod(a, 2.0 * RK_PI);
-  if (a <= -RK_PI)
-    a += 2.0 * RK_PI;
-  else if (a > RK_PI)
-    a -= 2.0 * RK_PI;
-  return a;
-}
-
-/* Rigid part of an affine matrix: columns orthonormalised (Gram-Schmidt x, then y, z = x cross y),
- * translation kept. */
-rk_mat4 rk__mat4_rigid_part(const rk_mat4 *m);
-
 #endif
