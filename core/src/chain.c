@@ -3,6 +3,7 @@
 
 #include "math_internal.h"
 
+#include <rigkit/chain.h>
 #include <rigkit/error.h>
 
 struct rk_chain {

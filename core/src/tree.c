@@ -73,34 +73,6 @@ static const rk_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
 /* ---- accessors ------------------------------------------------------------------------------- */
 
-rk_tree *rk_tree_ref(rk_tree *tree) {
-  if (tree)
-    g_atomic_int_inc(&tree->refcount);
-  return tree;
-}
-
-void rk_tree_free(rk_tree *tree) {
-  if (!tree || !g_atomic_int_dec_and_test(&tree->refcount))
-    return;
-  rk__tree_free_junctions(tree);
-  if (tree->dof_names)
-    for (size_t k = 0; k < tree->ndof; k++)
-      g_free(tree->dof_names[k]);
-  g_free(tree->dof_names);
-  g_free(tree->dofs);
-  g_free(tree->lower);
-  g_free(tree->upper);
-  g_free(tree->joints);
-  g_free(tree->subtree_end);
-  g_free(tree->link_dof_count);
-  g_free(tree->zero_models);
-  g_free(tree->q_rest);
-  g_free(tree->euler_axes);
-  g_free(tree->fk);
-  rk_skeleton_free(tree->skeleton);
-  g_free(tree);
-}
-
 const rk_skeleton *rk_tree_skeleton(const rk_tree *tree) { return tree->skeleton; }
 size_t rk_tree_link_count(const rk_tree *tree) { return tree->n; }
 const char *rk_tree_link_name(const rk_tree *tree, size_t link) {

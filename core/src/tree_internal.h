@@ -2,8 +2,6 @@
 #ifndef RK_TREE_INTERNAL_H
 #define RK_TREE_INTERNAL_H
 
-#include <rigkit/chain.h>
-#include <rigkit/junction.h>
 #include <rigkit/tree.h>
 
 /* How rk_tree_fk composes a joint onto its parent frame (rk__tree_prepare_fk picks the cheapest
@@ -39,6 +37,9 @@ typedef struct rk__fk_joint {
   double C[12], P[12], B[12];
 } rk__fk_joint;
 
+/* A tree's junctions, their chains and constraints (junction.c). */
+typedef struct rk__junctions rk__junctions;
+
 struct rk_tree {
   gint refcount;
   rk_skeleton *skeleton; /* one reference */
@@ -56,14 +57,7 @@ struct rk_tree {
   unsigned char (*euler_axes)[3]; /* per joint: axis index (0..2) of each Euler angle */
   rk__fk_joint *fk;               /* per joint, see rk__fk_joint */
   bool fk_balls;                  /* some joint is RK__FK_BALL or RK__FK_FREE */
-  /* Junctions. */
-  size_t junction_count;
-  rk_junction *junctions;
-  rk_chain **chains; /* every junction chain, owned; junctions point into it */
-  size_t chain_total;
-  int *branch_links;
-  rk_junction_constraint *constraints;
-  size_t junction_rows;
+  rk__junctions *junctions;       /* owned, built with the tree (junction_internal.h) */
 };
 
 /* Fills tree->fk from the joints (after their types, axes and DOFs are final). */
@@ -99,9 +93,5 @@ void rk__fit_line(const rk_vec3 *p, size_t count, rk_vec3 *dir, rk_vec3 *mean, d
 /* Largest |middle Euler angle| of the rotations d[0..count) in an order (smaller = further from
  * gimbal lock). */
 double rk__euler_lock_margin_score(rk_euler_order order, const rk_quat *d, size_t count);
-
-/* Builds the junctions of a finished tree (everything but junctions set). */
-bool rk__tree_build_junctions(rk_tree *t, GError **error);
-void rk__tree_free_junctions(rk_tree *t);
 
 #endif
