@@ -25,8 +25,17 @@ bool rk__cpu_has_avx512(void);
   static ret name params {                                                                       \
     return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
   }
+/* The same with `ret name params` external (an rk__ function other files call) and both variants
+ * kept out of line, as they are when a static dispatcher is inlined into several callers. */
+#define RK__MULTIVERSION_EXTERN(ret, name, params, args, body)                                   \
+  __attribute__((noinline)) static ret name##_base params body                                   \
+  __attribute__((noinline, target("avx2,fma"))) static ret name##_avx2 params body               \
+  ret name params {                                                                              \
+    return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
+  }
 #else
 #define RK__MULTIVERSION(ret, name, params, args, body) static ret name params body
+#define RK__MULTIVERSION_EXTERN(ret, name, params, args, body) ret name params body
 #endif
 
 #endif
