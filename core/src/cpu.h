@@ -5,8 +5,8 @@
  * supports (GCC's target_clones resolver does not pick ISA levels reliably, so rigkit picks).
  * Results may differ between the two variants in the last bits (FMA rounding), never between
  * runs on one machine. Elsewhere (other CPUs, sanitizer builds) there is one variant. rk_tree_fk's
- * pass (tree.c) has a third, AVX-512 variant for its 8-wide trigonometry. The
- * environment variable RIGKIT_CPU=baseline or =avx2 caps the level picked (cpu.c). */
+ * pass (tree_fk.c) has a third, AVX-512 variant for its 8-wide trigonometry. The environment
+ * variable RIGKIT_CPU=baseline or =avx2 caps the level picked (cpu.c). */
 #ifndef RK_CPU_H
 #define RK_CPU_H
 

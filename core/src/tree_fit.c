@@ -125,8 +125,8 @@ void rk__fit_hinge(const rk_quat *d, size_t count, rk__hinge_fit *out) {
   if (sum_th / (double)count - th0 < 0)
     a = rk_vec3_scale(a, -1.0);
   out->axis = a;
-  out->zero =
-      rk_quat_normalize(rk_quat_mul(c, rk_quat_from_axis_angle(a, rk__twist_angle(rk_quat_conj(c), a))));
+  out->zero = rk_quat_normalize(
+      rk_quat_mul(c, rk_quat_from_axis_angle(a, rk__twist_angle(rk_quat_conj(c), a))));
 }
 
 void rk__fit_line(const rk_vec3 *p, size_t count, rk_vec3 *dir, rk_vec3 *mean, double *max_off,

@@ -1,4 +1,6 @@
-/* Internal layout of rk_tree shared by tree.c, tree_fit.c, chain.c, junction.c and loop.c. */
+/* Internal: the layout of rk_tree shared by the tree files (tree.c, tree_build.c, tree_fk.c,
+ * tree_jacobian.c, tree_fit.c) and chain.c, junction.c and loop.c, and the clip evidence of
+ * tree_fit.c. */
 #ifndef RK_TREE_INTERNAL_H
 #define RK_TREE_INTERNAL_H
 
@@ -17,8 +19,8 @@ typedef enum rk__fk_kind {
   RK__FK_LOCAL      /* any type: from the joint's local transform (rk_tree_joint_local) */
 } rk__fk_kind;
 
-/* Per joint, precomputed for FK from q (rk__tree_prepare_fk, tree.c), the fields every joint reads
- * first. The local transform is T(t) R0 R(k, q) S. RK__FK_MATRIX holds its 3x3 linear part as
+/* Per joint, precomputed for FK from q (rk__tree_prepare_fk, tree_fk.c), the fields every joint
+ * reads first. The local transform is T(t) R0 R(k, q) S. RK__FK_MATRIX holds its 3x3 linear part as
  * C + cos(q) P + sin(q) B, i.e. Rodrigues' formula R0 (k k^T + cos q (I - k k^T) + sin q [k]x) S,
  * column-major with each column padded to 4 (the 4th entry 0) for 4-wide arithmetic. C, P, B are
  * filled for every fixed and revolute joint, whatever its kind: the baseline pass and the subset

@@ -102,7 +102,7 @@ RK_API rk_vec3 rk_vec3_any_perpendicular(rk_vec3 a);
 /** sin(x) and cos(x) together, within 2 ulp of libm for |x| < 1e5 (Cody-Waite reduction by pi/2
  * and Taylor kernels on [-pi/4, pi/4]) and by libm itself beyond; several times cheaper than two
  * libm calls, for the per-DOF trigonometry of FK and IK hot loops. NaN in, NaN out. */
-/* rk_sincos's reduction constants and kernels, also used by the 4-wide copy in core/src/tree.c
+/* rk_sincos's reduction constants and kernels, also used by the 4-wide copy in core/src/tree_fk.c
  * (the expressions work on doubles and on GNU vectors alike). Internal. */
 #define RK__SINCOS_2_OVER_PI 0.63661977236758134308
 #define RK__SINCOS_ROUND 6755399441055744.0 /* 1.5 * 2^52 */
