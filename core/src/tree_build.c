@@ -2,6 +2,7 @@
  * and clip evidence, lays out the DOFs, limits, paired joint frames and hints, and builds the
  * junctions; rk_tree_ref and rk_tree_free share and free the result. */
 #include "junction_internal.h"
+#include "tree_fit.h"
 #include "tree_internal.h"
 
 #include <rigkit/error.h>

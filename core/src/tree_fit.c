@@ -1,6 +1,6 @@
 /* Clip evidence for joint types: sampling, single-axis (hinge) fits, line fits, Euler lock
  * scores. */
-#include "tree_internal.h"
+#include "tree_fit.h"
 
 #include "math_internal.h"
 
