@@ -4,10 +4,14 @@
  * Everything inside is in rigkit's canonical space: metres, Y-up, right-handed, seconds.
  * An asset owns its clips and meshes and holds one reference to its skeleton.
  *
- * Index: rk_mesh_new/free/data, rk_asset_new/free, skeleton, add_clip, take_clip, clip_count, clip,
- *        find_clip, remove_clips, add_mesh, mesh_count, mesh, source_format, source_path,
- *        set_source, unit_name, unit_scale, set_unit, up_axis, set_up_axis, add_note,
- *        note_count, note, rk_joint_mechanics, set_joint_mechanics, joint_mechanics
+ * Index: rk_material, rk_mesh_data, rk_mesh, rk_asset, rk_joint_motion, rk_joint_mechanics,
+ *        rk_mesh_new, rk_mesh_free, rk_mesh_data_get, rk_asset_new, rk_asset_free,
+ *        rk_asset_skeleton, rk_asset_add_clip, rk_asset_take_clip, rk_asset_clip_count,
+ *        rk_asset_clip, rk_asset_find_clip, rk_asset_remove_clips, rk_asset_add_mesh,
+ *        rk_asset_mesh_count, rk_asset_mesh, rk_asset_set_source, rk_asset_source_format,
+ *        rk_asset_source_path, rk_asset_set_unit, rk_asset_unit_name, rk_asset_unit_scale,
+ *        rk_asset_set_up_axis, rk_asset_up_axis, rk_asset_set_joint_mechanics,
+ *        rk_asset_joint_mechanics, rk_asset_add_note, rk_asset_note_count, rk_asset_note
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H

@@ -9,10 +9,12 @@
  * Values per key: translation and scale 3 doubles, rotation 4 (x, y, z, w; normalised when sampled).
  * Cubic tracks follow glTF's CUBICSPLINE layout: per key (in-tangent, value, out-tangent).
  *
- * Index: rk_channel_components, rk_channel_name, rk_channel_apply, rk_interp_name,
- *        rk_clip_new/free/copy, add_track, name, set_name, duration, set_duration, fps, set_fps,
- *        frame_count, joint_count, track_count, track, find_track, sample, sample_frame, bake,
- *        key_count_total, is_baked
+ * Index: rk_channel, rk_interp, rk_track, rk_clip, rk_channel_components, rk_channel_name,
+ *        rk_channel_apply, rk_interp_name, rk_clip_new, rk_clip_free, rk_clip_copy,
+ *        rk_clip_add_track, rk_clip_name, rk_clip_set_name, rk_clip_duration, rk_clip_set_duration,
+ *        rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count, rk_clip_joint_count,
+ *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
+ *        rk_clip_sample, rk_clip_sample_frame, rk_clip_bake
  */
 #ifndef RIGKIT_CLIP_H
 #define RIGKIT_CLIP_H

@@ -9,15 +9,26 @@
  * - angles are radians.
  *
  * Index:
- *   vec3:  rk_vec3_make add sub scale dot cross norm normalize lerp is_finite
- *   quat:  rk_quat_identity mul conj normalize rotate dot slerp nlerp from_axis_angle
- *          to_axis_angle from_mat3 to_mat3 is_finite
- *   mat3:  rk_mat3_identity mul mul_vec transpose rot_x rot_y rot_z from_axis_angle to_axis_angle
- *          is_rotation
- *   mat4:  rk_mat4_identity mul mul_affine transform_point transform_dir inverse_rigid
- *          inverse_affine from_rt get_rotation get_translation translation rot_x rot_y rot_z
- *          near is_finite to_mat4s from_mat4s
- *   trs:   rk_transform_identity to_mat4 from_mat4 mul inverse is_finite
+ *   consts: RK_PI, RK_DEG,
+ *   vec3:   rk_vec3, rk_vec3_make, rk_vec3_add, rk_vec3_sub, rk_vec3_scale, rk_vec3_dot,
+ *           rk_vec3_cross, rk_vec3_norm, rk_vec3_normalize, rk_vec3_lerp, rk_vec3_is_finite,
+ *           rk_vec3_any_perpendicular,
+ *   quat:   rk_quat, rk_quat_identity, rk_quat_make, rk_quat_mul, rk_quat_conj, rk_quat_dot,
+ *           rk_quat_normalize, rk_quat_rotate, rk_quat_is_finite, rk_quat_slerp, rk_quat_nlerp,
+ *           rk_quat_from_axis_angle, rk_quat_to_axis_angle, rk_quat_to_rotvec, rk_quat_from_rotvec,
+ *           rk_quat_from_mat3, rk_quat_to_mat3, rk_quat_from_to, rk_quat_angle_between,
+ *   trig:   rk_sincos,
+ *   mat3:   rk_mat3, rk_mat3_identity, rk_mat3_mul, rk_mat3_mul_vec, rk_mat3_transpose,
+ *           rk_mat3_rot_x, rk_mat3_rot_y, rk_mat3_rot_z, rk_mat3_from_axis_angle,
+ *           rk_mat3_to_axis_angle, rk_mat3_is_rotation, rk_mat3_at,
+ *   mat4:   rk_mat4, rk_mat4_identity, rk_mat4_mul, rk_mat4_mul_affine_to, rk_mat4_mul_affine,
+ *           rk_mat4_transform_point, rk_mat4_transform_dir, rk_mat4_inverse_rigid,
+ *           rk_mat4_inverse_affine, rk_mat4_from_rt, rk_mat4_get_rotation, rk_mat4_get_translation,
+ *           rk_mat4_column, rk_mat4_at, rk_mat4_translation, rk_mat4_rot_x, rk_mat4_rot_y,
+ *           rk_mat4_rot_z, rk_mat4_max_abs_diff, rk_mat4_is_finite, rk_mat4_to_mat4s,
+ *           rk_mat4_from_mat4s,
+ *   trs:    rk_transform, rk_transform_identity, rk_transform_to_mat4_to, rk_transform_to_mat4,
+ *           rk_transform_from_mat4, rk_transform_mul, rk_transform_inverse, rk_transform_is_finite
  */
 #ifndef RIGKIT_MATH_H
 #define RIGKIT_MATH_H
