@@ -14,7 +14,8 @@
  *        rk_clip_add_track, rk_clip_name, rk_clip_set_name, rk_clip_duration, rk_clip_set_duration,
  *        rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count, rk_clip_joint_count,
  *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
- *        rk_clip_sample, rk_clip_sample_frame, rk_clip_bake
+ *        rk_clip_sample, rk_clip_sample_frame, rk_clip_bake, rk_clip_bake_frame_count,
+ *        rk_clip_bake_times
  */
 #ifndef RIGKIT_CLIP_H
 #define RIGKIT_CLIP_H
@@ -112,6 +113,15 @@ RK_API bool rk_clip_sample_frame(const rk_clip *clip, const rk_transform *rest, 
  * RK_CLIP_MAX_KEYS. The caller frees the result. */
 RK_API rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
                              GError **error);
+/** Number of frames baking `duration` seconds at fps gives: one every 1/fps from 0 to the
+ * duration rounded to the nearest frame, floor(duration * fps + 0.5) + 1. A double, so that the
+ * caller compares it with RK_CLIP_MAX_KEYS before converting (not finite for a non-finite input).
+ * Never fails. */
+RK_API double rk_clip_bake_frame_count(double duration, double fps);
+/** Fills times[0..frames) with the times of the baked frames, f / fps capped at the duration, and
+ * returns how many of them increase strictly: the key count of every baked track (the last frame
+ * time equals the one before it when the duration is not a multiple of 1/fps). Never fails. */
+RK_API size_t rk_clip_bake_times(double duration, double fps, size_t frames, double *times);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_clip, rk_clip_free)
 

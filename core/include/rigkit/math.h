@@ -14,7 +14,8 @@
  *           rk_vec3_cross, rk_vec3_norm, rk_vec3_normalize, rk_vec3_lerp, rk_vec3_is_finite,
  *           rk_vec3_any_perpendicular,
  *   quat:   rk_quat, rk_quat_identity, rk_quat_make, rk_quat_mul, rk_quat_conj, rk_quat_dot,
- *           rk_quat_normalize, rk_quat_rotate, rk_quat_is_finite, rk_quat_slerp, rk_quat_nlerp,
+ *           rk_quat_normalize, rk_quat_rotate, rk_quat_is_finite, rk_quat_same_hemisphere,
+ *           rk_quat_slerp, rk_quat_nlerp,
  *           rk_quat_from_axis_angle, rk_quat_to_axis_angle, rk_quat_to_rotvec, rk_quat_from_rotvec,
  *           rk_quat_from_mat3, rk_quat_to_mat3, rk_quat_from_to, rk_quat_angle_between,
  *   trig:   rk_sincos,
@@ -196,6 +197,11 @@ static inline rk_vec3 rk_quat_rotate(rk_quat q, rk_vec3 v) {
 }
 static inline bool rk_quat_is_finite(rk_quat q) {
   return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w);
+}
+/** q, or -q when q has a negative dot product with ref: the same rotation in ref's hemisphere, so
+ * that consecutive keys of a rotation track interpolate linearly the short way round. */
+static inline rk_quat rk_quat_same_hemisphere(rk_quat q, rk_quat ref) {
+  return rk_quat_dot(q, ref) < 0 ? rk_quat_make(-q.x, -q.y, -q.z, -q.w) : q;
 }
 /** Spherical interpolation along the shorter arc; t in [0,1]; inputs must be unit quaternions. */
 RK_API rk_quat rk_quat_slerp(rk_quat a, rk_quat b, double t);
