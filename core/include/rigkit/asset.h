@@ -75,6 +75,7 @@ typedef struct rk_joint_mechanics {
  * positions, non-finite values, index or joint out of range, index count not a multiple of 3) or
  * RK_ERROR_LIMIT. The caller frees the mesh with rk_mesh_free. */
 RK_API rk_mesh *rk_mesh_new(const rk_mesh_data *data, size_t joint_count, GError **error);
+/** Frees a mesh; NULL is a no-op. */
 RK_API void rk_mesh_free(rk_mesh *mesh);
 /** Borrowed view of the mesh's arrays (valid while the mesh lives). */
 RK_API const rk_mesh_data *rk_mesh_data_get(const rk_mesh *mesh);
@@ -91,6 +92,7 @@ RK_API rk_skeleton *rk_asset_skeleton(const rk_asset *asset);
 RK_API bool rk_asset_add_clip(rk_asset *asset, rk_clip *clip);
 /** Removes clip i from the asset and returns it; the caller owns it. NULL when out of range. */
 RK_API rk_clip *rk_asset_take_clip(rk_asset *asset, size_t i);
+/** Number of clips. */
 RK_API size_t rk_asset_clip_count(const rk_asset *asset);
 /** Borrowed clip i, or NULL when out of range. */
 RK_API const rk_clip *rk_asset_clip(const rk_asset *asset, size_t i);
@@ -100,19 +102,26 @@ RK_API int rk_asset_find_clip(const rk_asset *asset, const char *name_or_index);
 RK_API void rk_asset_remove_clips(rk_asset *asset);
 /** Adds a mesh; the asset takes ownership. */
 RK_API void rk_asset_add_mesh(rk_asset *asset, rk_mesh *mesh);
+/** Number of meshes. */
 RK_API size_t rk_asset_mesh_count(const rk_asset *asset);
+/** Borrowed mesh i, or NULL when out of range. */
 RK_API const rk_mesh *rk_asset_mesh(const rk_asset *asset, size_t i);
 
 /** Records the source format ("bvh", "gltf", "glb", "fbx", "dh", ...) and path (both copied). */
 RK_API void rk_asset_set_source(rk_asset *asset, const char *format, const char *path);
+/** Borrowed source format, "" until one is recorded. */
 RK_API const char *rk_asset_source_format(const rk_asset *asset);
+/** Borrowed source path, "" until one is recorded. */
 RK_API const char *rk_asset_source_path(const rk_asset *asset);
 /** Records the source unit ("cm", "dm", "m", "in", ...) and metres per source unit applied. */
 RK_API void rk_asset_set_unit(rk_asset *asset, const char *unit, double metres_per_unit);
+/** Borrowed source unit name, "m" until one is recorded. */
 RK_API const char *rk_asset_unit_name(const rk_asset *asset);
+/** Metres per source unit applied at import, 1 until one is recorded. */
 RK_API double rk_asset_unit_scale(const rk_asset *asset);
 /** Records the source's up axis as written in the file ("Y", "Z", "-Z", ...). */
 RK_API void rk_asset_set_up_axis(rk_asset *asset, const char *axis);
+/** Borrowed source up axis, "Y" until one is recorded. */
 RK_API const char *rk_asset_up_axis(const rk_asset *asset);
 /** Records the declared mechanics of joint `joint` (copied); returns false for an index out of
  * range, a zero axis or lower > upper. */
@@ -122,7 +131,9 @@ RK_API bool rk_asset_set_joint_mechanics(rk_asset *asset, size_t joint, const rk
 RK_API bool rk_asset_joint_mechanics(const rk_asset *asset, size_t joint, rk_joint_mechanics *out);
 /** Appends a printf-style note on a conversion or repair applied at import. */
 RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/** Number of notes. */
 RK_API size_t rk_asset_note_count(const rk_asset *asset);
+/** Borrowed note i (in the order added), or NULL when out of range. */
 RK_API const char *rk_asset_note(const rk_asset *asset, size_t i);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_asset, rk_asset_free)

@@ -80,6 +80,7 @@ RK_API rk_clip *rk_clip_copy(const rk_clip *clip);
 RK_API bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error);
 /** Borrowed name. */
 RK_API const char *rk_clip_name(const rk_clip *clip);
+/** Renames the clip (copied; NULL gives ""). */
 RK_API void rk_clip_set_name(rk_clip *clip, const char *name);
 /** Duration in seconds. */
 RK_API double rk_clip_duration(const rk_clip *clip);
@@ -87,11 +88,13 @@ RK_API double rk_clip_duration(const rk_clip *clip);
 RK_API void rk_clip_set_duration(rk_clip *clip, double seconds);
 /** Nominal frame rate (frames per second) of the source, or 0 when unknown. */
 RK_API double rk_clip_fps(const rk_clip *clip);
+/** Sets the nominal frame rate; a value that is not finite and positive means unknown (0). */
 RK_API void rk_clip_set_fps(rk_clip *clip, double fps);
 /** Frames at the nominal rate: round(duration * fps) + 1, or 1 when fps is 0. */
 RK_API size_t rk_clip_frame_count(const rk_clip *clip);
 /** Number of joints of the skeleton this clip animates. */
 RK_API size_t rk_clip_joint_count(const rk_clip *clip);
+/** Number of tracks. */
 RK_API size_t rk_clip_track_count(const rk_clip *clip);
 /** Borrowed view of track i (valid until the clip is changed or freed). */
 RK_API const rk_track *rk_clip_track(const rk_clip *clip, size_t i);

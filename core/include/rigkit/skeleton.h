@@ -71,6 +71,7 @@ RK_API rk_skeleton *rk_skeleton_ref(rk_skeleton *s);
 /** Drops a reference and frees the skeleton with the last one (thread-safe); NULL is a no-op. */
 RK_API void rk_skeleton_free(rk_skeleton *s);
 
+/** Number of joints (0 for NULL). */
 RK_API size_t rk_skeleton_joint_count(const rk_skeleton *s);
 /** Borrowed name of joint i (valid while s lives). */
 RK_API const char *rk_skeleton_joint_name(const rk_skeleton *s, size_t i);
