@@ -1,6 +1,9 @@
 /* Serial chains of a kinematic tree with their DH tables (see rigkit/chain.h). */
 #include "tree_internal.h"
 
+#include "math_internal.h"
+
+#include <rigkit/chain.h>
 #include <rigkit/error.h>
 
 struct rk_chain {

@@ -383,6 +383,21 @@ bool rk_clip_sample_frame(const rk_clip *clip, const rk_transform *rest, double 
   return rk_clip_sample(clip, rest, (double)frame / fps, out, count);
 }
 
+double rk_clip_bake_frame_count(double duration, double fps) {
+  return floor(duration * fps + 0.5) + 1;
+}
+
+size_t rk_clip_bake_times(double duration, double fps, size_t frames, double *times) {
+  for (size_t f = 0; f < frames; f++)
+    times[f] = fmin((double)f / fps, duration);
+  /* Frame times must increase strictly; a duration that is not a multiple of the frame time
+   * makes the last frame the duration itself. */
+  size_t keys = frames;
+  while (keys > 1 && !(times[keys - 1] > times[keys - 2]))
+    keys--;
+  return keys;
+}
+
 rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps, GError **error) {
   g_return_val_if_fail(clip && rest, NULL);
   if (!(fps > 0))
@@ -392,7 +407,7 @@ rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
                 "clip '%s': cannot bake without a frame rate", clip->name);
     return NULL;
   }
-  const double frames_d = floor(clip->duration * fps + 0.5) + 1;
+  const double frames_d = rk_clip_bake_frame_count(clip->duration, fps);
   if (frames_d > RK_CLIP_MAX_KEYS) {
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
                 "clip '%s': baking %.0f frames exceeds the limit of %u", clip->name, frames_d,
@@ -403,13 +418,7 @@ rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
   rk_clip *out = rk_clip_new(clip->name, clip->joint_count);
   out->fps = fps;
   g_autofree double *times = g_new(double, frames);
-  for (size_t f = 0; f < frames; f++)
-    times[f] = fmin((double)f / fps, clip->duration);
-  /* Frame times must increase strictly; a duration that is not a multiple of the frame time
-   * makes the last frame the duration itself. */
-  size_t nf = frames;
-  while (nf > 1 && !(times[nf - 1] > times[nf - 2]))
-    nf--;
+  const size_t nf = rk_clip_bake_times(clip->duration, fps, frames, times);
   g_autofree double *values = g_new(double, frames * 4);
   for (guint i = 0; i < clip->tracks->len; i++) {
     const track_store *ts = &g_array_index(clip->tracks, track_store, i);
@@ -420,10 +429,8 @@ rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
       eval_track(ts, times[f], v);
       if (nc == 4) {
         rk_quat q = rk_quat_normalize(rk_quat_make(v[0], v[1], v[2], v[3]));
-        /* Keep consecutive keys in the same hemisphere so LINEAR consumers never take the long
-         * way round. */
-        if (f > 0 && q.x * v[-4] + q.y * v[-3] + q.z * v[-2] + q.w * v[-1] < 0)
-          q = rk_quat_make(-q.x, -q.y, -q.z, -q.w);
+        if (f > 0) /* LINEAR consumers never take the long way round */
+          q = rk_quat_same_hemisphere(q, rk_quat_make(v[-4], v[-3], v[-2], v[-1]));
         v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
       }
     }

@@ -1,9 +1,9 @@
 /* Internal: a 4x4 frame (column-major, bottom row 0 0 0 1) as four 4-wide column vectors, for the
- * FK passes of fk.c, tree.c and dh.c. GNU vector extension: 4 doubles are one AVX register or two
- * SSE2 registers. Everything is always inlined, so each multiversioned caller (cpu.h) gets its own
- * vector code. Vectors go by pointer: by value, without AVX, they change the ABI (-Wpsabi). Each
- * column is moved on its own: an array of vectors copied at once goes through the stack in halves
- * and stalls on store forwarding. */
+ * FK passes of fk_pass.c, tree_fk.c and dh.c. GNU vector extension: 4 doubles are one AVX
+ * register or two SSE2 registers. Everything is always inlined, so each multiversioned caller
+ * (cpu.h) gets its own vector code. Vectors go by pointer: by value, without AVX, they change the
+ * ABI (-Wpsabi). Each column is moved on its own: an array of vectors copied at once goes through
+ * the stack in halves and stalls on store forwarding. */
 #ifndef RK_COLUMNS_H
 #define RK_COLUMNS_H
 

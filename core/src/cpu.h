@@ -5,8 +5,8 @@
  * supports (GCC's target_clones resolver does not pick ISA levels reliably, so rigkit picks).
  * Results may differ between the two variants in the last bits (FMA rounding), never between
  * runs on one machine. Elsewhere (other CPUs, sanitizer builds) there is one variant. rk_tree_fk's
- * pass (tree.c) has a third, AVX-512 variant for its 8-wide trigonometry. The
- * environment variable RIGKIT_CPU=baseline or =avx2 caps the level picked (cpu.c). */
+ * pass (tree_fk.c) has a third, AVX-512 variant for its 8-wide trigonometry. The environment
+ * variable RIGKIT_CPU=baseline or =avx2 caps the level picked (cpu.c). */
 #ifndef RK_CPU_H
 #define RK_CPU_H
 
@@ -25,8 +25,17 @@ bool rk__cpu_has_avx512(void);
   static ret name params {                                                                       \
     return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
   }
+/* The same with `ret name params` external (an rk__ function other files call) and both variants
+ * kept out of line, as they are when a static dispatcher is inlined into several callers. */
+#define RK__MULTIVERSION_EXTERN(ret, name, params, args, body)                                   \
+  __attribute__((noinline)) static ret name##_base params body                                   \
+  __attribute__((noinline, target("avx2,fma"))) static ret name##_avx2 params body               \
+  ret name params {                                                                              \
+    return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
+  }
 #else
 #define RK__MULTIVERSION(ret, name, params, args, body) static ret name params body
+#define RK__MULTIVERSION_EXTERN(ret, name, params, args, body) ret name params body
 #endif
 
 #endif

@@ -1,5 +1,6 @@
 /* Internal: the IK workspace, the evaluation of goals and loops, and small dense kernels shared
- * by ik.c (problem, workspace), ik_eval.c (residuals and Jacobians) and ik_dls.c (solvers). */
+ * by ik.c (problem, workspace), ik_eval.c (residuals and Jacobians), ik_fk.c (tree FK), ik_la.c
+ * (kernels) and ik_solve.c (the Newton, DLS and LM solvers). */
 #ifndef RK_IK_INTERNAL_H
 #define RK_IK_INTERNAL_H
 

@@ -1,7 +1,10 @@
 /* Junction links, their chains and junction-angle constraints (see rigkit/junction.h). */
-#include "tree_internal.h"
+#include "junction_internal.h"
+
+#include "math_internal.h"
 
 #include <rigkit/error.h>
+#include <rigkit/junction.h>
 
 #include <string.h>
 
@@ -54,21 +57,63 @@ static int branch_tip(const rk_tree *t, const bool *has_dof, int c) {
   }
 }
 
-void rk__tree_free_junctions(rk_tree *t) {
-  for (size_t i = 0; i < t->chain_total; i++)
-    rk_chain_free(t->chains[i]);
-  g_free(t->chains);
-  g_free(t->junctions);
-  g_free(t->branch_links);
-  g_free(t->constraints);
-  t->chains = NULL;
-  t->junctions = NULL;
-  t->branch_links = NULL;
-  t->constraints = NULL;
-  t->chain_total = t->junction_count = t->junction_rows = 0;
+/* The junctions of a tree: built with it (rk__junctions_build) and freed with it. */
+struct rk__junctions {
+  size_t count;
+  rk_junction *items;
+  rk_chain **chains;  /* every junction chain, owned; junctions point into it */
+  size_t chain_total; /* chains built so far */
+  int *branch_links;
+  rk_junction_constraint *constraints;
+  size_t rows; /* residual rows: 6 per constraint */
+};
+
+void rk__junctions_free(rk__junctions *js) {
+  if (!js)
+    return;
+  for (size_t i = 0; i < js->chain_total; i++)
+    rk_chain_free(js->chains[i]);
+  g_free(js->chains);
+  g_free(js->items);
+  g_free(js->branch_links);
+  g_free(js->constraints);
+  g_free(js);
 }
 
-bool rk__tree_build_junctions(rk_tree *t, GError **error) {
+/* The constraints of junction J (its chains built) between its chain 0 and each other chain,
+ * into out[0..chain_count - 1). */
+static void junction_constraints(const rk_tree *t, const rk_junction *J,
+                                 rk_junction_constraint *out) {
+  const size_t rows_above = t->link_dof_count[J->link]; /* DOFs from the world to the junction */
+  const rk_chain *ca = J->chains[0];
+  const rk_mat4 fa = chain_frame(ca, rows_above, NULL, NULL);
+  for (size_t b = 1; b < J->chain_count; b++) {
+    rk_junction_constraint *c = &out[b - 1];
+    const rk_chain *cb = J->chains[b];
+    c->chain_a = 0;
+    c->chain_b = (int)b;
+    c->offset = rk_mat4_identity();
+    if (rows_above == 0) {
+      c->row = c->dof = -1;
+      continue;
+    }
+    c->row = (int)rows_above - 1;
+    c->dof = rk_chain_dofs(ca)[c->row];
+    const rk_mat4 fb = chain_frame(cb, rows_above, NULL, NULL),
+                  fa_inv = rk_mat4_inverse_rigid(&fa);
+    c->offset = rk_mat4_mul_affine(&fa_inv, &fb);
+    const rk_vec3 z = rk_mat4_column(&c->offset, 2);
+    c->planar = fabs(z.x) < 1e-9 && fabs(z.y) < 1e-9 && z.z > 0;
+    if (c->planar) {
+      const rk_dh_row *ra = &rk_chain_dh(ca, RK_DH_STANDARD)->rows[c->row];
+      const rk_dh_row *rb = &rk_chain_dh(cb, RK_DH_STANDARD)->rows[c->row];
+      c->phi = rk__wrap_angle(rb->theta - ra->theta);
+      c->dz = rb->d - ra->d;
+    }
+  }
+}
+
+rk__junctions *rk__junctions_build(const rk_tree *t, GError **error) {
   const size_t n = t->n;
   bool *has_dof = g_new0(bool, n ? n : 1);
   for (size_t j = n; j-- > 0;) {
@@ -85,78 +130,58 @@ bool rk__tree_build_junctions(rk_tree *t, GError **error) {
       nchains += m;
     }
   }
-  t->junction_count = nj;
-  t->junctions = g_new0(rk_junction, nj ? nj : 1);
-  t->chains = g_new0(rk_chain *, nchains ? nchains : 1);
-  t->branch_links = g_new0(int, nchains ? nchains : 1);
-  t->constraints = g_new0(rk_junction_constraint, nchains ? nchains : 1);
+  rk__junctions *js = g_new0(rk__junctions, 1);
+  js->count = nj;
+  js->items = g_new0(rk_junction, nj ? nj : 1);
+  js->chains = g_new0(rk_chain *, nchains ? nchains : 1);
+  js->branch_links = g_new0(int, nchains ? nchains : 1);
+  js->constraints = g_new0(rk_junction_constraint, nchains ? nchains : 1);
   size_t ji = 0, ci = 0, ki = 0;
   bool ok = true;
   for (size_t j = 0; j < n && ok; j++) {
     size_t m = movable_children(t, has_dof, j, NULL);
     if (m < 2)
       continue;
-    rk_junction *J = &t->junctions[ji++];
+    rk_junction *J = &js->items[ji++];
     J->link = (int)j;
     J->chain_count = m;
-    J->chains = (const rk_chain *const *)&t->chains[ci];
-    J->branch_links = &t->branch_links[ci];
-    movable_children(t, has_dof, j, &t->branch_links[ci]);
+    J->chains = (const rk_chain *const *)&js->chains[ci];
+    J->branch_links = &js->branch_links[ci];
+    movable_children(t, has_dof, j, &js->branch_links[ci]);
     for (size_t b = 0; b < m; b++) {
-      int tip = branch_tip(t, has_dof, t->branch_links[ci + b]);
-      t->chains[ci + b] = rk_chain_new(t, -1, tip, error);
-      if (!t->chains[ci + b]) {
+      int tip = branch_tip(t, has_dof, js->branch_links[ci + b]);
+      js->chains[ci + b] = rk_chain_new(t, -1, tip, error);
+      if (!js->chains[ci + b]) {
         g_prefix_error(error, "junction '%s': ", rk_tree_link_name(t, j));
         ok = false;
         break;
       }
-      t->chain_total++;
+      js->chain_total++;
     }
     if (!ok)
       break;
-    J->constraints = &t->constraints[ki];
+    J->constraints = &js->constraints[ki];
     J->constraint_count = m - 1;
-    const size_t rows_above = t->link_dof_count[j]; /* DOFs from the world to the junction */
-    const rk_chain *ca = t->chains[ci];
-    const rk_mat4 fa = chain_frame(ca, rows_above, NULL, NULL);
-    for (size_t b = 1; b < m; b++) {
-      rk_junction_constraint *c = &t->constraints[ki++];
-      const rk_chain *cb = t->chains[ci + b];
-      c->chain_a = 0;
-      c->chain_b = (int)b;
-      c->offset = rk_mat4_identity();
-      if (rows_above == 0) {
-        c->row = c->dof = -1;
-        continue;
-      }
-      c->row = (int)rows_above - 1;
-      c->dof = rk_chain_dofs(ca)[c->row];
-      const rk_mat4 fb = chain_frame(cb, rows_above, NULL, NULL),
-                    fa_inv = rk_mat4_inverse_rigid(&fa);
-      c->offset = rk_mat4_mul_affine(&fa_inv, &fb);
-      const rk_vec3 z = rk_mat4_column(&c->offset, 2);
-      c->planar = fabs(z.x) < 1e-9 && fabs(z.y) < 1e-9 && z.z > 0;
-      if (c->planar) {
-        const rk_dh_row *ra = &rk_chain_dh(ca, RK_DH_STANDARD)->rows[c->row];
-        const rk_dh_row *rb = &rk_chain_dh(cb, RK_DH_STANDARD)->rows[c->row];
-        c->phi = rk__wrap_angle(rb->theta - ra->theta);
-        c->dz = rb->d - ra->d;
-      }
-    }
+    junction_constraints(t, J, &js->constraints[ki]);
+    ki += m - 1;
     ci += m;
   }
   g_free(has_dof);
-  t->junction_rows = 6 * ki;
-  return ok;
+  js->rows = 6 * ki;
+  if (!ok) {
+    rk__junctions_free(js);
+    return NULL;
+  }
+  return js;
 }
 
-size_t rk_tree_junction_count(const rk_tree *tree) { return tree->junction_count; }
+size_t rk_tree_junction_count(const rk_tree *tree) { return tree->junctions->count; }
 
 const rk_junction *rk_tree_junction(const rk_tree *tree, size_t i) {
-  return i < tree->junction_count ? &tree->junctions[i] : NULL;
+  return i < tree->junctions->count ? &tree->junctions->items[i] : NULL;
 }
 
-size_t rk_tree_junction_residual_count(const rk_tree *tree) { return tree->junction_rows; }
+size_t rk_tree_junction_residual_count(const rk_tree *tree) { return tree->junctions->rows; }
 
 static void constraint_residual(const rk_junction *J, const rk_junction_constraint *c,
                                 const double *q_tree, const double *q_a, const double *q_b,
@@ -179,8 +204,8 @@ static void constraint_residual(const rk_junction *J, const rk_junction_constrai
 
 void rk_tree_junction_residuals(const rk_tree *tree, const double *q, double *out) {
   size_t r = 0;
-  for (size_t i = 0; i < tree->junction_count; i++) {
-    const rk_junction *J = &tree->junctions[i];
+  for (size_t i = 0; i < tree->junctions->count; i++) {
+    const rk_junction *J = &tree->junctions->items[i];
     for (size_t k = 0; k < J->constraint_count; k++, r += 6)
       constraint_residual(J, &J->constraints[k], q, NULL, NULL, out + r);
   }

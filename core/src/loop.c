@@ -1,6 +1,8 @@
 /* Loop closures: residuals, exact Jacobians, rank, effective DOF and a closure solver. */
 #include "tree_internal.h"
 
+#include "math_internal.h"
+
 #include <rigkit/error.h>
 #include <rigkit/linalg.h>
 #include <rigkit/loop.h>

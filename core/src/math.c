@@ -1,5 +1,8 @@
-/* Vectors, quaternions, rotation matrices and transforms (see rigkit/math.h for conventions). */
+/* Vectors, quaternions, rotation matrices and transforms (see rigkit/math.h for conventions), and
+ * the rigid part of an affine matrix for the kinematics files (math_internal.h). */
 #include <rigkit/math.h>
+
+#include "math_internal.h"
 
 #include <float.h>
 #include <string.h>
@@ -370,6 +373,21 @@ rk_mat4 rk_mat4_from_mat4s(mat4s a) {
     for (int r = 0; r < 4; r++)
       o.m[c * 4 + r] = a.raw[c][r];
   return o;
+}
+
+rk_mat4 rk__mat4_rigid_part(const rk_mat4 *m) {
+  rk_vec3 x = rk_vec3_normalize(rk_mat4_column(m, 0));
+  rk_vec3 y = rk_mat4_column(m, 1);
+  y = rk_vec3_normalize(rk_vec3_sub(y, rk_vec3_scale(x, rk_vec3_dot(x, y))));
+  if (rk_vec3_norm(x) == 0.0)
+    x = rk_vec3_make(1, 0, 0);
+  if (rk_vec3_norm(y) == 0.0)
+    y = rk_vec3_any_perpendicular(x);
+  rk_vec3 z = rk_vec3_cross(x, y);
+  /* Keep a reflection's handedness out: z follows x cross y. */
+  rk_mat4 r = {
+      {x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, m->m[12], m->m[13], m->m[14], 1}};
+  return r;
 }
 
 /* ---- TRS ------------------------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* Skeleton builder and immutable skeletons in depth-first preorder. */
 #include <rigkit/error.h>
-#include <rigkit/fk.h>
 #include <rigkit/skeleton.h>
+
+#include "fk_pass.h"
 
 #include <string.h>
 
@@ -340,7 +341,7 @@ bool rk_skeleton_is_ancestor(const rk_skeleton *s, size_t a, size_t b) {
 }
 
 void rk_skeleton_rest_models(const rk_skeleton *s, rk_mat4 *models) {
-  rk_fk_models(s, s->rest, models);
+  rk__fk_pass(s->parents, s->rest, NULL, NULL, s->count, models);
 }
 
 size_t rk_skeleton_ancestor_closure(const rk_skeleton *s, const int *ends, size_t n_ends,

@@ -1,5 +1,8 @@
-/* rk_tree_from_skeleton: typing joints from specs, end sites and clip evidence; the DOF layout,
- * limits, paired joint frames and hints. */
+/* Building and freeing kinematic trees: rk_tree_from_skeleton types joints from specs, end sites
+ * and clip evidence, lays out the DOFs, limits, paired joint frames and hints, and builds the
+ * junctions; rk_tree_ref and rk_tree_free share and free the result. */
+#include "junction_internal.h"
+#include "tree_fit.h"
 #include "tree_internal.h"
 
 #include <rigkit/error.h>
@@ -532,7 +535,8 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
     g_free(q0);
     t->q_rest = g_new0(double, t->ndof ? t->ndof : 1);
     rk_tree_q_from_locals(t, rest, NULL, t->q_rest, NULL);
-    ok = rk__tree_build_junctions(t, error);
+    t->junctions = rk__junctions_build(t, error);
+    ok = t->junctions != NULL;
   }
   if (s)
     rk__tree_samples_clear(s);
@@ -542,4 +546,32 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
     return NULL;
   }
   return t;
+}
+
+rk_tree *rk_tree_ref(rk_tree *tree) {
+  if (tree)
+    g_atomic_int_inc(&tree->refcount);
+  return tree;
+}
+
+void rk_tree_free(rk_tree *tree) {
+  if (!tree || !g_atomic_int_dec_and_test(&tree->refcount))
+    return;
+  rk__junctions_free(tree->junctions);
+  if (tree->dof_names)
+    for (size_t k = 0; k < tree->ndof; k++)
+      g_free(tree->dof_names[k]);
+  g_free(tree->dof_names);
+  g_free(tree->dofs);
+  g_free(tree->lower);
+  g_free(tree->upper);
+  g_free(tree->joints);
+  g_free(tree->subtree_end);
+  g_free(tree->link_dof_count);
+  g_free(tree->zero_models);
+  g_free(tree->q_rest);
+  g_free(tree->euler_axes);
+  g_free(tree->fk);
+  rk_skeleton_free(tree->skeleton);
+  g_free(tree);
 }

@@ -1,6 +1,8 @@
 /* Clip evidence for joint types: sampling, single-axis (hinge) fits, line fits, Euler lock
  * scores. */
-#include "tree_internal.h"
+#include "tree_fit.h"
+
+#include "math_internal.h"
 
 #include <rigkit/linalg.h>
 
@@ -61,10 +63,6 @@ static rk_vec3 principal_direction(const double S[9]) {
   return rk_vec3_normalize(rk_vec3_make(V[0], V[1], V[2]));
 }
 
-static double twist(rk_quat d, rk_vec3 a) {
-  return rk__wrap_angle(2.0 * atan2(d.x * a.x + d.y * a.y + d.z * a.z, d.w));
-}
-
 void rk__fit_hinge(const rk_quat *d, size_t count, rk__hinge_fit *out) {
   memset(out, 0, sizeof *out);
   out->axis = rk_vec3_make(1, 0, 0);
@@ -96,7 +94,7 @@ void rk__fit_hinge(const rk_quat *d, size_t count, rk__hinge_fit *out) {
     double x = 0, y = 0, z = 0, w = 0;
     for (size_t i = 0; i < count; i++) {
       rk_quat e = rk_quat_mul(rk_quat_conj(c), d[i]);
-      double th = twist(e, a);
+      double th = rk__twist_angle(e, a);
       rk_quat b = rk_quat_mul(d[i], rk_quat_from_axis_angle(a, -th));
       double s = rk_quat_dot(b, c) < 0 ? -1.0 : 1.0;
       x += s * b.x, y += s * b.y, z += s * b.z, w += s * b.w;
@@ -111,7 +109,7 @@ void rk__fit_hinge(const rk_quat *d, size_t count, rk__hinge_fit *out) {
   double lo = INFINITY, hi = -INFINITY, sum2 = 0.0, sum_th = 0.0;
   for (size_t i = 0; i < count; i++) {
     rk_quat e = rk_quat_mul(rk_quat_conj(c), d[i]);
-    double th = twist(e, a);
+    double th = rk__twist_angle(e, a);
     double res = rk_quat_angle_between(e, rk_quat_from_axis_angle(a, th));
     out->max = fmax(out->max, res);
     sum2 += res * res;
@@ -123,12 +121,12 @@ void rk__fit_hinge(const rk_quat *d, size_t count, rk__hinge_fit *out) {
   out->range = hi - lo;
   /* Zero: the hinge rotation nearest to the identity (the rest), c exp(th* a), th* = twist of
    * c^-1 about a. */
-  const double th0 = twist(rk_quat_conj(c), a);
+  const double th0 = rk__twist_angle(rk_quat_conj(c), a);
   if (sum_th / (double)count - th0 < 0)
     a = rk_vec3_scale(a, -1.0);
   out->axis = a;
-  out->zero =
-      rk_quat_normalize(rk_quat_mul(c, rk_quat_from_axis_angle(a, twist(rk_quat_conj(c), a))));
+  out->zero = rk_quat_normalize(
+      rk_quat_mul(c, rk_quat_from_axis_angle(a, rk__twist_angle(rk_quat_conj(c), a))));
 }
 
 void rk__fit_line(const rk_vec3 *p, size_t count, rk_vec3 *dir, rk_vec3 *mean, double *max_off,

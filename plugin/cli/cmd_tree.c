@@ -116,6 +116,20 @@ static bool parse_loops(const rk_tree *t, char **specs, const double *q, GArray 
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
+/* "key": the string value, or null for NULL. */
+static void json_string(JsonBuilder *b, const char *key, const char *value) {
+  json_builder_set_member_name(b, key);
+  if (value)
+    json_builder_add_string_value(b, value);
+  else
+    json_builder_add_null_value(b);
+}
+
+static void json_int(JsonBuilder *b, const char *key, gint64 value) {
+  json_builder_set_member_name(b, key);
+  json_builder_add_int_value(b, value);
+}
+
 static void json_mat4(JsonBuilder *b, const char *key, const rk_mat4 *m) {
   json_builder_set_member_name(b, key);
   json_builder_begin_array(b); /* rows */
@@ -138,20 +152,13 @@ static void json_dh(JsonBuilder *b, const rk_tree *t, const rk_chain *c, rk_dh_c
   for (size_t i = 0; i < dh->count; i++) {
     const int d = rk_chain_dofs(c)[i];
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "dof");
-    json_builder_add_int_value(b, d);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, rk_tree_dof_name(t, (size_t)d));
-    json_builder_set_member_name(b, "type");
-    json_builder_add_string_value(b, dh->rows[i].type == RK_DH_REVOLUTE ? "revolute" : "prismatic");
-    json_builder_set_member_name(b, "a");
-    rk__json_add_number(b, dh->rows[i].a);
-    json_builder_set_member_name(b, "alpha");
-    rk__json_add_number(b, dh->rows[i].alpha);
-    json_builder_set_member_name(b, "d");
-    rk__json_add_number(b, dh->rows[i].d);
-    json_builder_set_member_name(b, "theta");
-    rk__json_add_number(b, dh->rows[i].theta);
+    json_int(b, "dof", d);
+    json_string(b, "name", rk_tree_dof_name(t, (size_t)d));
+    json_string(b, "type", dh->rows[i].type == RK_DH_REVOLUTE ? "revolute" : "prismatic");
+    rk__json_add_double(b, "a", dh->rows[i].a);
+    rk__json_add_double(b, "alpha", dh->rows[i].alpha);
+    rk__json_add_double(b, "d", dh->rows[i].d);
+    rk__json_add_double(b, "theta", dh->rows[i].theta);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -160,14 +167,10 @@ static void json_dh(JsonBuilder *b, const rk_tree *t, const rk_chain *c, rk_dh_c
 
 static void json_chain(JsonBuilder *b, const rk_tree *t, const rk_chain *c) {
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "name");
-  json_builder_add_string_value(b, rk_chain_name(c));
-  json_builder_set_member_name(b, "base");
-  json_builder_add_string_value(b, link_name(t, rk_chain_base_link(c)));
-  json_builder_set_member_name(b, "tip");
-  json_builder_add_string_value(b, link_name(t, rk_chain_tip_link(c)));
-  json_builder_set_member_name(b, "dof_count");
-  json_builder_add_int_value(b, (gint64)rk_chain_dof_count(c));
+  json_string(b, "name", rk_chain_name(c));
+  json_string(b, "base", link_name(t, rk_chain_base_link(c)));
+  json_string(b, "tip", link_name(t, rk_chain_tip_link(c)));
+  json_int(b, "dof_count", (gint64)rk_chain_dof_count(c));
   json_builder_set_member_name(b, "dh_standard");
   json_dh(b, t, c, RK_DH_STANDARD);
   json_builder_set_member_name(b, "dh_modified");
@@ -181,102 +184,94 @@ typedef struct loop_report {
   double residual;
 } loop_report;
 
-static char *tree_json(const rk_tree *t, const char *path, const char *motion, GPtrArray *chains,
-                       const GArray *loops, const loop_report *lr) {
-  g_autoptr(JsonBuilder) b = json_builder_new();
+/* The "joint" object of a link: type, DOFs, axis or Euler order, and the hinge fit, if any. */
+static void json_joint(JsonBuilder *b, const rk_joint *J) {
+  json_builder_set_member_name(b, "joint");
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "file");
-  json_builder_add_string_value(b, path);
-  json_builder_set_member_name(b, "motion");
-  if (motion)
-    json_builder_add_string_value(b, motion);
+  json_string(b, "type", rk_joint_type_name(J->type));
+  json_string(b, "origin", rk_joint_origin_name(J->origin));
+  json_builder_set_member_name(b, "dof_index");
+  if (J->dof_count > 0)
+    json_builder_add_int_value(b, J->dof_offset);
   else
     json_builder_add_null_value(b);
-  json_builder_set_member_name(b, "dof_count");
-  json_builder_add_int_value(b, (gint64)rk_tree_dof_count(t));
+  json_int(b, "dof_count", J->dof_count);
+  if (J->type == RK_JOINT_REVOLUTE || J->type == RK_JOINT_PRISMATIC)
+    rk__json_add_vec3(b, "axis", J->axis);
+  if (J->type == RK_JOINT_BALL || J->type == RK_JOINT_FREE)
+    json_string(b, "euler_order", rk_euler_order_name(J->order));
+  if (J->fit_tested) {
+    json_builder_set_member_name(b, "hinge_fit");
+    json_builder_begin_object(b);
+    rk__json_add_vec3(b, "axis", J->fit_axis);
+    rk__json_add_double(b, "residual_max_deg", J->fit_residual_max / RK_DEG);
+    rk__json_add_double(b, "residual_rms_deg", J->fit_residual_rms / RK_DEG);
+    rk__json_add_double(b, "range_deg", J->fit_range / RK_DEG);
+    rk__json_add_double(b, "motion_deg", J->motion_range / RK_DEG);
+    json_int(b, "keys", J->fit_keys);
+    json_builder_end_object(b);
+  }
+  if (J->hinge_hint) {
+    json_builder_set_member_name(b, "hinge_hint");
+    json_builder_add_boolean_value(b, TRUE);
+  }
+  json_builder_end_object(b);
+}
 
+static void json_links(JsonBuilder *b, const rk_tree *t) {
   json_builder_set_member_name(b, "links");
   json_builder_begin_array(b);
   for (size_t j = 0; j < rk_tree_link_count(t); j++) {
     const rk_joint *J = rk_tree_joint(t, j);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, rk_tree_link_name(t, j));
-    json_builder_set_member_name(b, "parent");
-    if (J->parent >= 0)
-      json_builder_add_string_value(b, rk_tree_link_name(t, (size_t)J->parent));
-    else
-      json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "joint");
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "type");
-    json_builder_add_string_value(b, rk_joint_type_name(J->type));
-    json_builder_set_member_name(b, "origin");
-    json_builder_add_string_value(b, rk_joint_origin_name(J->origin));
-    json_builder_set_member_name(b, "dof_index");
-    if (J->dof_count > 0)
-      json_builder_add_int_value(b, J->dof_offset);
-    else
-      json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "dof_count");
-    json_builder_add_int_value(b, J->dof_count);
-    if (J->type == RK_JOINT_REVOLUTE || J->type == RK_JOINT_PRISMATIC)
-      rk__json_add_vec3(b, "axis", J->axis);
-    if (J->type == RK_JOINT_BALL || J->type == RK_JOINT_FREE) {
-      json_builder_set_member_name(b, "euler_order");
-      json_builder_add_string_value(b, rk_euler_order_name(J->order));
-    }
-    if (J->fit_tested) {
-      json_builder_set_member_name(b, "hinge_fit");
-      json_builder_begin_object(b);
-      rk__json_add_vec3(b, "axis", J->fit_axis);
-      json_builder_set_member_name(b, "residual_max_deg");
-      rk__json_add_number(b, J->fit_residual_max / RK_DEG);
-      json_builder_set_member_name(b, "residual_rms_deg");
-      rk__json_add_number(b, J->fit_residual_rms / RK_DEG);
-      json_builder_set_member_name(b, "range_deg");
-      rk__json_add_number(b, J->fit_range / RK_DEG);
-      json_builder_set_member_name(b, "motion_deg");
-      rk__json_add_number(b, J->motion_range / RK_DEG);
-      json_builder_set_member_name(b, "keys");
-      json_builder_add_int_value(b, J->fit_keys);
-      json_builder_end_object(b);
-    }
-    if (J->hinge_hint) {
-      json_builder_set_member_name(b, "hinge_hint");
-      json_builder_add_boolean_value(b, TRUE);
-    }
-    json_builder_end_object(b);
+    json_string(b, "name", rk_tree_link_name(t, j));
+    json_string(b, "parent", J->parent >= 0 ? rk_tree_link_name(t, (size_t)J->parent) : NULL);
+    json_joint(b, J);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
+}
 
+static void json_dofs(JsonBuilder *b, const rk_tree *t) {
   json_builder_set_member_name(b, "dofs");
   json_builder_begin_array(b);
   for (size_t k = 0; k < rk_tree_dof_count(t); k++) {
     const rk_dof *d = rk_tree_dof(t, k);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "index");
-    json_builder_add_int_value(b, (gint64)k);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, rk_tree_dof_name(t, k));
-    json_builder_set_member_name(b, "kind");
-    json_builder_add_string_value(b, d->kind == RK_DOF_ROTATION ? "rotation" : "translation");
-    json_builder_set_member_name(b, "lower");
-    rk__json_add_number(b, d->lower);
-    json_builder_set_member_name(b, "upper");
-    rk__json_add_number(b, d->upper);
+    json_int(b, "index", (gint64)k);
+    json_string(b, "name", rk_tree_dof_name(t, k));
+    json_string(b, "kind", d->kind == RK_DOF_ROTATION ? "rotation" : "translation");
+    rk__json_add_double(b, "lower", d->lower);
+    rk__json_add_double(b, "upper", d->upper);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
+}
 
+static void json_constraint(JsonBuilder *b, const rk_tree *t, const rk_junction *J,
+                            const rk_junction_constraint *c) {
+  json_builder_begin_object(b);
+  json_string(b, "chain_a", rk_chain_name(J->chains[c->chain_a]));
+  json_string(b, "chain_b", rk_chain_name(J->chains[c->chain_b]));
+  json_int(b, "row", c->row);
+  json_string(b, "dof", c->dof >= 0 ? rk_tree_dof_name(t, (size_t)c->dof) : NULL);
+  json_builder_set_member_name(b, "planar");
+  json_builder_add_boolean_value(b, c->planar);
+  if (c->planar) {
+    rk__json_add_double(b, "phi", c->phi);
+    rk__json_add_double(b, "dz", c->dz);
+  }
+  json_mat4(b, "offset", &c->offset);
+  json_builder_end_object(b);
+}
+
+static void json_junctions(JsonBuilder *b, const rk_tree *t) {
   json_builder_set_member_name(b, "junctions");
   json_builder_begin_array(b);
   for (size_t i = 0; i < rk_tree_junction_count(t); i++) {
     const rk_junction *J = rk_tree_junction(t, i);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "link");
-    json_builder_add_string_value(b, rk_tree_link_name(t, (size_t)J->link));
+    json_string(b, "link", rk_tree_link_name(t, (size_t)J->link));
     json_builder_set_member_name(b, "chains");
     json_builder_begin_array(b);
     for (size_t c = 0; c < J->chain_count; c++)
@@ -284,66 +279,42 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
     json_builder_end_array(b);
     json_builder_set_member_name(b, "constraints");
     json_builder_begin_array(b);
-    for (size_t k = 0; k < J->constraint_count; k++) {
-      const rk_junction_constraint *c = &J->constraints[k];
-      json_builder_begin_object(b);
-      json_builder_set_member_name(b, "chain_a");
-      json_builder_add_string_value(b, rk_chain_name(J->chains[c->chain_a]));
-      json_builder_set_member_name(b, "chain_b");
-      json_builder_add_string_value(b, rk_chain_name(J->chains[c->chain_b]));
-      json_builder_set_member_name(b, "row");
-      json_builder_add_int_value(b, c->row);
-      json_builder_set_member_name(b, "dof");
-      if (c->dof >= 0)
-        json_builder_add_string_value(b, rk_tree_dof_name(t, (size_t)c->dof));
-      else
-        json_builder_add_null_value(b);
-      json_builder_set_member_name(b, "planar");
-      json_builder_add_boolean_value(b, c->planar);
-      if (c->planar) {
-        json_builder_set_member_name(b, "phi");
-        rk__json_add_number(b, c->phi);
-        json_builder_set_member_name(b, "dz");
-        rk__json_add_number(b, c->dz);
-      }
-      json_mat4(b, "offset", &c->offset);
-      json_builder_end_object(b);
-    }
+    for (size_t k = 0; k < J->constraint_count; k++)
+      json_constraint(b, t, J, &J->constraints[k]);
     json_builder_end_array(b);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
+}
 
+/* The loops and, when there are any, their closure at the rest pose. */
+static void json_loops(JsonBuilder *b, const rk_tree *t, const GArray *loops,
+                       const loop_report *lr) {
   json_builder_set_member_name(b, "loops");
   json_builder_begin_array(b);
   for (guint i = 0; i < loops->len; i++) {
     const rk_loop *l = &g_array_index(loops, rk_loop, i);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "a");
-    json_builder_add_string_value(b, link_name(t, l->link_a));
-    json_builder_set_member_name(b, "b");
-    json_builder_add_string_value(b, link_name(t, l->link_b));
-    json_builder_set_member_name(b, "kind");
-    json_builder_add_string_value(b, l->kind == RK_LOOP_RIGID ? "rigid" : "position");
-    json_builder_set_member_name(b, "rows");
-    json_builder_add_int_value(b, (gint64)rk_loop_rows(l));
+    json_string(b, "a", link_name(t, l->link_a));
+    json_string(b, "b", link_name(t, l->link_b));
+    json_string(b, "kind", l->kind == RK_LOOP_RIGID ? "rigid" : "position");
+    json_int(b, "rows", (gint64)rk_loop_rows(l));
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
   if (loops->len) {
     json_builder_set_member_name(b, "closure");
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "rows");
-    json_builder_add_int_value(b, (gint64)lr->rows);
-    json_builder_set_member_name(b, "rank");
-    json_builder_add_int_value(b, (gint64)lr->rank);
-    json_builder_set_member_name(b, "residual");
-    rk__json_add_number(b, lr->residual);
-    json_builder_set_member_name(b, "effective_dof");
-    json_builder_add_int_value(b, lr->effective_dof);
+    json_int(b, "rows", (gint64)lr->rows);
+    json_int(b, "rank", (gint64)lr->rank);
+    rk__json_add_double(b, "residual", lr->residual);
+    json_int(b, "effective_dof", lr->effective_dof);
     json_builder_end_object(b);
   }
+}
 
+/* The chains asked for, then the junction chains not among them. */
+static void json_chains(JsonBuilder *b, const rk_tree *t, GPtrArray *chains) {
   json_builder_set_member_name(b, "chains");
   json_builder_begin_array(b);
   for (guint i = 0; i < chains->len; i++)
@@ -362,6 +333,20 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
     }
   }
   json_builder_end_array(b);
+}
+
+static char *tree_json(const rk_tree *t, const char *path, const char *motion, GPtrArray *chains,
+                       const GArray *loops, const loop_report *lr) {
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_string(b, "file", path);
+  json_string(b, "motion", motion);
+  json_int(b, "dof_count", (gint64)rk_tree_dof_count(t));
+  json_links(b, t);
+  json_dofs(b, t);
+  json_junctions(b, t);
+  json_loops(b, t, loops, lr);
+  json_chains(b, t, chains);
   json_builder_end_object(b);
   g_autoptr(JsonNode) root = json_builder_get_root(b);
   return rk__json_object_to_text(json_node_get_object(root), true, NULL);

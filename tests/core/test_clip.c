@@ -191,3 +191,25 @@ Test(clip, bake_gives_one_key_per_frame_and_continuous_quaternions) {
   rk_clip_set_fps(c, 0);
   cr_assert_null(rk_clip_bake(c, &rest, 0, &e2));
 }
+
+/* The frame grid of a bake: frames every 1/fps up to the duration rounded to the nearest frame,
+ * the last capped at the duration; frame times that do not increase (past the duration) are not
+ * keys. */
+Test(clip, bake_frame_grid_ends_at_the_duration) {
+  cr_assert_eq(rk_clip_bake_frame_count(1.0, 30), 31.0);
+  cr_assert_eq(rk_clip_bake_frame_count(1.01, 30), 31.0);
+  cr_assert_eq(rk_clip_bake_frame_count(1.02, 30), 32.0);
+  cr_assert_eq(rk_clip_bake_frame_count(0.0, 24), 1.0);
+  cr_assert(!isfinite(rk_clip_bake_frame_count(INFINITY, 30)));
+  double t[33];
+  cr_assert_eq(rk_clip_bake_times(1.0, 30, 31, t), 31);
+  cr_assert_eq(t[0], 0.0);
+  cr_assert_eq(t[30], 1.0);
+  cr_assert_eq(rk_clip_bake_times(1.02, 30, 32, t), 32, "the last frame at the duration itself");
+  cr_assert_eq(t[31], 1.02);
+  for (int f = 1; f < 32; f++)
+    cr_assert_gt(t[f], t[f - 1]);
+  cr_assert_eq(rk_clip_bake_times(1.0, 30, 33, t), 31, "times capped at the duration: not keys");
+  cr_assert_eq(t[32], 1.0);
+  cr_assert_eq(rk_clip_bake_times(0.0, 30, 1, t), 1, "a single frame");
+}

@@ -214,3 +214,20 @@ Test(math, sincos_matches_libm) {
   rk_sincos(INFINITY, &s, &c);
   cr_assert(isnan(s) && isnan(c));
 }
+
+static void assert_quat_eq(rk_quat a, rk_quat b) {
+  cr_assert(a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w,
+            "(%g,%g,%g,%g) vs (%g,%g,%g,%g): not the same components", a.x, a.y, a.z, a.w, b.x, b.y,
+            b.z, b.w);
+}
+
+Test(math, same_hemisphere_flips_only_across_the_equator) {
+  const rk_quat ref = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), 0.3);
+  const rk_quat near = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), 0.5);
+  const rk_quat far = rk_quat_make(-near.x, -near.y, -near.z, -near.w); /* the same rotation */
+  assert_quat_eq(rk_quat_same_hemisphere(near, ref), near);
+  assert_quat_eq(rk_quat_same_hemisphere(far, ref), near);
+  /* Orthogonal (dot 0) stays as it is. */
+  const rk_quat ortho = rk_quat_make(0, 0, 0, 1), x_turn = rk_quat_make(1, 0, 0, 0);
+  assert_quat_eq(rk_quat_same_hemisphere(x_turn, ortho), x_turn);
+}

@@ -33,12 +33,14 @@ make_outputs() {
     (cd "$d" && "$cli" "$@" >stdout.txt 2>stderr.txt; echo $? >exit.txt) || true
     # Time fields differ between any two runs: drop them. Clips run in parallel report on stderr
     # as they happen: compare its lines in sorted order.
-    for f in "$d"/stdout.txt "$d"/stderr.txt; do
-      sed -e 's/ in [0-9.]* s ([0-9]* frames\/s)//' -e 's/[0-9.]* frames\/s//' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+    # (run's loop variables are named apart from the callers': sh has no local variables.)
+    for rf in "$d"/stdout.txt "$d"/stderr.txt; do
+      sed -e 's/ in [0-9.]* s ([0-9]* frames\/s)//' -e 's/[0-9.]* frames\/s//' -e 's/ in [0-9.]* s$//' \
+        "$rf" >"$rf.tmp" && mv "$rf.tmp" "$rf"
     done
     LC_ALL=C sort "$d/stderr.txt" >"$d/stderr.tmp" && mv "$d/stderr.tmp" "$d/stderr.txt"
-    for j in $(find "$d" -name '*.json' 2>/dev/null); do
-      python3 - "$j" <<'PY'
+    for rj in $(find "$d" -name '*.json' 2>/dev/null); do
+      python3 - "$rj" <<'PY'
 import json, sys
 p = sys.argv[1]
 try:
@@ -55,7 +57,7 @@ open(p, "w").write(json.dumps(strip(doc), indent=1, sort_keys=False) + "\n")
 PY
     done
     # Journals carry times and absolute paths; their presence is compared, not their bytes.
-    for j in $(find "$d" -name '*.journal' 2>/dev/null); do : >"$j"; done
+    for rj in $(find "$d" -name '*.journal' 2>/dev/null); do : >"$rj"; done
   }
   inputs=""
   for f in "$data"/*.bvh "$data"/*.glb "$data"/*.gltf "$data"/*.fbx "$data"/*.dh \

@@ -1,9 +1,9 @@
 /* Rigs built in code that both the Criterion suites and the benchmarks (tests/bench) use, so the
- * numbers of a benchmark and the checks of a suite are about the same rig: the KUKA iiwa 14 of
- * ../shared/bench/README.md, a 25-joint humanoid with hinge knees and elbows, and the 31-joint
- * skeleton of the CMU motion-capture database; and the longer test clips both make by looping a
- * BVH file's motion. No Criterion here: failures come back as NULL with
- * the error set, and every object returned is new and owned by the caller. */
+ * numbers of a benchmark and the checks of a suite are about the same rig: the KUKA iiwa 14 (the
+ * DH table of tests/data/iiwa14.dh), a 25-joint humanoid with hinge knees and elbows, and the
+ * 31-joint skeleton of the CMU motion-capture database; and the longer test clips both make by
+ * looping a BVH file's motion. No Criterion here: failures come back as NULL with the error set,
+ * and every object returned is new and owned by the caller. */
 #ifndef RK_RIGS_H
 #define RK_RIGS_H
 

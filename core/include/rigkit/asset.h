@@ -4,10 +4,14 @@
  * Everything inside is in rigkit's canonical space: metres, Y-up, right-handed, seconds.
  * An asset owns its clips and meshes and holds one reference to its skeleton.
  *
- * Index: rk_mesh_new/free/data, rk_asset_new/free, skeleton, add_clip, take_clip, clip_count, clip,
- *        find_clip, remove_clips, add_mesh, mesh_count, mesh, source_format, source_path,
- *        set_source, unit_name, unit_scale, set_unit, up_axis, set_up_axis, add_note,
- *        note_count, note, rk_joint_mechanics, set_joint_mechanics, joint_mechanics
+ * Index: rk_material, rk_mesh_data, rk_mesh, rk_asset, rk_joint_motion, rk_joint_mechanics,
+ *        rk_mesh_new, rk_mesh_free, rk_mesh_data_get, rk_asset_new, rk_asset_free,
+ *        rk_asset_skeleton, rk_asset_add_clip, rk_asset_take_clip, rk_asset_clip_count,
+ *        rk_asset_clip, rk_asset_find_clip, rk_asset_remove_clips, rk_asset_add_mesh,
+ *        rk_asset_mesh_count, rk_asset_mesh, rk_asset_set_source, rk_asset_source_format,
+ *        rk_asset_source_path, rk_asset_set_unit, rk_asset_unit_name, rk_asset_unit_scale,
+ *        rk_asset_set_up_axis, rk_asset_up_axis, rk_asset_set_joint_mechanics,
+ *        rk_asset_joint_mechanics, rk_asset_add_note, rk_asset_note_count, rk_asset_note
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H
@@ -71,6 +75,7 @@ typedef struct rk_joint_mechanics {
  * positions, non-finite values, index or joint out of range, index count not a multiple of 3) or
  * RK_ERROR_LIMIT. The caller frees the mesh with rk_mesh_free. */
 RK_API rk_mesh *rk_mesh_new(const rk_mesh_data *data, size_t joint_count, GError **error);
+/** Frees a mesh; NULL is a no-op. */
 RK_API void rk_mesh_free(rk_mesh *mesh);
 /** Borrowed view of the mesh's arrays (valid while the mesh lives). */
 RK_API const rk_mesh_data *rk_mesh_data_get(const rk_mesh *mesh);
@@ -87,6 +92,7 @@ RK_API rk_skeleton *rk_asset_skeleton(const rk_asset *asset);
 RK_API bool rk_asset_add_clip(rk_asset *asset, rk_clip *clip);
 /** Removes clip i from the asset and returns it; the caller owns it. NULL when out of range. */
 RK_API rk_clip *rk_asset_take_clip(rk_asset *asset, size_t i);
+/** Number of clips. */
 RK_API size_t rk_asset_clip_count(const rk_asset *asset);
 /** Borrowed clip i, or NULL when out of range. */
 RK_API const rk_clip *rk_asset_clip(const rk_asset *asset, size_t i);
@@ -96,19 +102,26 @@ RK_API int rk_asset_find_clip(const rk_asset *asset, const char *name_or_index);
 RK_API void rk_asset_remove_clips(rk_asset *asset);
 /** Adds a mesh; the asset takes ownership. */
 RK_API void rk_asset_add_mesh(rk_asset *asset, rk_mesh *mesh);
+/** Number of meshes. */
 RK_API size_t rk_asset_mesh_count(const rk_asset *asset);
+/** Borrowed mesh i, or NULL when out of range. */
 RK_API const rk_mesh *rk_asset_mesh(const rk_asset *asset, size_t i);
 
 /** Records the source format ("bvh", "gltf", "glb", "fbx", "dh", ...) and path (both copied). */
 RK_API void rk_asset_set_source(rk_asset *asset, const char *format, const char *path);
+/** Borrowed source format, "" until one is recorded. */
 RK_API const char *rk_asset_source_format(const rk_asset *asset);
+/** Borrowed source path, "" until one is recorded. */
 RK_API const char *rk_asset_source_path(const rk_asset *asset);
 /** Records the source unit ("cm", "dm", "m", "in", ...) and metres per source unit applied. */
 RK_API void rk_asset_set_unit(rk_asset *asset, const char *unit, double metres_per_unit);
+/** Borrowed source unit name, "m" until one is recorded. */
 RK_API const char *rk_asset_unit_name(const rk_asset *asset);
+/** Metres per source unit applied at import, 1 until one is recorded. */
 RK_API double rk_asset_unit_scale(const rk_asset *asset);
 /** Records the source's up axis as written in the file ("Y", "Z", "-Z", ...). */
 RK_API void rk_asset_set_up_axis(rk_asset *asset, const char *axis);
+/** Borrowed source up axis, "Y" until one is recorded. */
 RK_API const char *rk_asset_up_axis(const rk_asset *asset);
 /** Records the declared mechanics of joint `joint` (copied); returns false for an index out of
  * range, a zero axis or lower > upper. */
@@ -118,7 +131,9 @@ RK_API bool rk_asset_set_joint_mechanics(rk_asset *asset, size_t joint, const rk
 RK_API bool rk_asset_joint_mechanics(const rk_asset *asset, size_t joint, rk_joint_mechanics *out);
 /** Appends a printf-style note on a conversion or repair applied at import. */
 RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/** Number of notes. */
 RK_API size_t rk_asset_note_count(const rk_asset *asset);
+/** Borrowed note i (in the order added), or NULL when out of range. */
 RK_API const char *rk_asset_note(const rk_asset *asset, size_t i);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_asset, rk_asset_free)

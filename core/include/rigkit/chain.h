@@ -38,7 +38,9 @@ RK_API rk_chain *rk_chain_new(const rk_tree *tree, int base_link, int tip_link, 
 RK_API void rk_chain_free(rk_chain *chain);
 /** Borrowed "base->tip" name built from the link names ("world" for -1). */
 RK_API const char *rk_chain_name(const rk_chain *chain);
+/** The base link, or -1 for the world. */
 RK_API int rk_chain_base_link(const rk_chain *chain);
+/** The tip link. */
 RK_API int rk_chain_tip_link(const rk_chain *chain);
 /** Number of chain variables (= DH rows). */
 RK_API size_t rk_chain_dof_count(const rk_chain *chain);

@@ -9,10 +9,13 @@
  * Values per key: translation and scale 3 doubles, rotation 4 (x, y, z, w; normalised when sampled).
  * Cubic tracks follow glTF's CUBICSPLINE layout: per key (in-tangent, value, out-tangent).
  *
- * Index: rk_channel_components, rk_channel_name, rk_channel_apply, rk_interp_name,
- *        rk_clip_new/free/copy, add_track, name, set_name, duration, set_duration, fps, set_fps,
- *        frame_count, joint_count, track_count, track, find_track, sample, sample_frame, bake,
- *        key_count_total, is_baked
+ * Index: rk_channel, rk_interp, rk_track, rk_clip, rk_channel_components, rk_channel_name,
+ *        rk_channel_apply, rk_interp_name, rk_clip_new, rk_clip_free, rk_clip_copy,
+ *        rk_clip_add_track, rk_clip_name, rk_clip_set_name, rk_clip_duration, rk_clip_set_duration,
+ *        rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count, rk_clip_joint_count,
+ *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
+ *        rk_clip_sample, rk_clip_sample_frame, rk_clip_bake, rk_clip_bake_frame_count,
+ *        rk_clip_bake_times
  */
 #ifndef RIGKIT_CLIP_H
 #define RIGKIT_CLIP_H
@@ -77,6 +80,7 @@ RK_API rk_clip *rk_clip_copy(const rk_clip *clip);
 RK_API bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error);
 /** Borrowed name. */
 RK_API const char *rk_clip_name(const rk_clip *clip);
+/** Renames the clip (copied; NULL gives ""). */
 RK_API void rk_clip_set_name(rk_clip *clip, const char *name);
 /** Duration in seconds. */
 RK_API double rk_clip_duration(const rk_clip *clip);
@@ -84,11 +88,13 @@ RK_API double rk_clip_duration(const rk_clip *clip);
 RK_API void rk_clip_set_duration(rk_clip *clip, double seconds);
 /** Nominal frame rate (frames per second) of the source, or 0 when unknown. */
 RK_API double rk_clip_fps(const rk_clip *clip);
+/** Sets the nominal frame rate; a value that is not finite and positive means unknown (0). */
 RK_API void rk_clip_set_fps(rk_clip *clip, double fps);
 /** Frames at the nominal rate: round(duration * fps) + 1, or 1 when fps is 0. */
 RK_API size_t rk_clip_frame_count(const rk_clip *clip);
 /** Number of joints of the skeleton this clip animates. */
 RK_API size_t rk_clip_joint_count(const rk_clip *clip);
+/** Number of tracks. */
 RK_API size_t rk_clip_track_count(const rk_clip *clip);
 /** Borrowed view of track i (valid until the clip is changed or freed). */
 RK_API const rk_track *rk_clip_track(const rk_clip *clip, size_t i);
@@ -110,6 +116,15 @@ RK_API bool rk_clip_sample_frame(const rk_clip *clip, const rk_transform *rest, 
  * RK_CLIP_MAX_KEYS. The caller frees the result. */
 RK_API rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
                              GError **error);
+/** Number of frames baking `duration` seconds at fps gives: one every 1/fps from 0 to the
+ * duration rounded to the nearest frame, floor(duration * fps + 0.5) + 1. A double, so that the
+ * caller compares it with RK_CLIP_MAX_KEYS before converting (not finite for a non-finite input).
+ * Never fails. */
+RK_API double rk_clip_bake_frame_count(double duration, double fps);
+/** Fills times[0..frames) with the times of the baked frames, f / fps capped at the duration, and
+ * returns how many of them increase strictly: the key count of every baked track (the last frame
+ * time equals the one before it when the duration is not a multiple of 1/fps). Never fails. */
+RK_API size_t rk_clip_bake_times(double duration, double fps, size_t frames, double *times);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_clip, rk_clip_free)
 

@@ -1,7 +1,9 @@
 /* rigkit/error.h: the single GError domain of rigkit and its codes.
  *
- * Index: RK_ERROR, rk_error_quark, rk_error_code_name.
  * Codes, names and default messages come from one table (RK_ERROR_CODES) so they never disagree.
+ *
+ * Index: RK_ERROR_CODES, rk_error_code, RK_ERROR, rk_error_quark, rk_error_code_name,
+ *        rk_error_code_meaning
  */
 #ifndef RIGKIT_ERROR_H
 #define RIGKIT_ERROR_H

@@ -7,10 +7,11 @@
  * ("Zrotation Xrotation Yrotation" is RK_EULER_ZXY) and how the textbook writes its angles:
  *   roll-pitch-yaw  R = Rz(phi) Ry(theta) Rx(psi)  is RK_EULER_ZYX with angles (phi, theta, psi);
  *   ZYZ Euler       R = Rz(phi) Ry(theta) Rz(psi)  is RK_EULER_ZYZ with angles (phi, theta, psi).
- * FBX's "eEulerXYZ" rotates about X first, so it is RK_EULER_ZYX here (see rk_euler_order_from_fbx).
+ * FBX's "eEulerXYZ" rotates about X first, so it is RK_EULER_ZYX here.
  *
- * Index: rk_euler_order, rk_euler_order_name, rk_euler_order_parse, rk_euler_to_mat3,
- *        rk_euler_from_mat3, rk_euler_to_quat, rk_euler_from_quat, rk_euler_unwrap
+ * Index: rk_euler_order, rk_euler_order_name, rk_euler_order_parse, rk_euler_order_axes,
+ *        rk_euler_to_mat3, rk_euler_from_mat3, rk_euler_to_quat, rk_euler_from_quat,
+ *        rk_euler_from_quat_near
  */
 #ifndef RIGKIT_EULER_H
 #define RIGKIT_EULER_H

@@ -38,10 +38,10 @@
  *        RK_IK_PROBLEM_INIT, rk_ik_problem_dof_count, rk_ik_problem_rows, rk_ik_problem_validate,
  *        rk_ik_method, rk_ik_method_name, rk_ik_options, RK_IK_OPTIONS_INIT, rk_ik_options_init,
  *        rk_ik_status, rk_ik_status_name, rk_ik_result, rk_ik_ws, rk_ik_ws_new, rk_ik_ws_free,
- *        rk_ik_solve, rk_ik_goal_errors, rk_ik_step_kind, rk_ik_step_kind_name,
- *        rk_ik_newton_step, rk_ik_newton_step_work,
- *        rk_two_bone (analytic limb IK): rk_two_bone_job, RK_TWO_BONE_JOB_INIT, rk_two_bone_run,
- *        rk_ik_limb, rk_ik_limb_init, rk_ik_limb_solve
+ *        rk_ik_ws_uses_chain_path, rk_ik_solve, rk_ik_goal_errors, rk_ik_step_kind,
+ *        rk_ik_step_kind_name, rk_ik_newton_step, rk_ik_newton_step_work,
+ *   limbs: rk_two_bone_job, RK_TWO_BONE_JOB_INIT, rk_two_bone_run, rk_ik_limb, rk_ik_limb_init,
+ *          rk_ik_limb_solve (analytic two-bone IK)
  */
 #ifndef RIGKIT_IK_H
 #define RIGKIT_IK_H

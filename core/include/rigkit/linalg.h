@@ -48,6 +48,7 @@ RK_API void rk_la_copy(size_t m, size_t n, const double *A, size_t lda, double *
 RK_API void rk_la_transpose(size_t m, size_t n, const double *A, size_t lda, double *B, size_t ldb);
 /** Euclidean norm of x[n], computed without overflow or underflow. */
 RK_API double rk_la_norm2(size_t n, const double *x);
+/** Dot product of x[n] and y[n], summed in order. */
 RK_API double rk_la_dot(size_t n, const double *x, const double *y);
 
 /* ---- Cholesky (symmetric positive definite) -------------------------------------------------- */

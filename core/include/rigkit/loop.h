@@ -74,6 +74,7 @@ typedef struct rk_loop_ws rk_loop_ws;
 /** Allocates scratch for a tree with up to max_rows stacked closure rows; the caller frees it with
  * rk_loop_ws_free. The tree must outlive it. Never fails. */
 RK_API rk_loop_ws *rk_loop_ws_new(const rk_tree *tree, size_t max_rows);
+/** Frees the scratch; NULL is a no-op. */
 RK_API void rk_loop_ws_free(rk_loop_ws *ws);
 
 /** Rank of the stacked closure Jacobian at q (SVD, singular values above tol * s_max count;

@@ -9,15 +9,27 @@
  * - angles are radians.
  *
  * Index:
- *   vec3:  rk_vec3_make add sub scale dot cross norm normalize lerp is_finite
- *   quat:  rk_quat_identity mul conj normalize rotate dot slerp nlerp from_axis_angle
- *          to_axis_angle from_mat3 to_mat3 is_finite
- *   mat3:  rk_mat3_identity mul mul_vec transpose rot_x rot_y rot_z from_axis_angle to_axis_angle
- *          is_rotation
- *   mat4:  rk_mat4_identity mul mul_affine transform_point transform_dir inverse_rigid
- *          inverse_affine from_rt get_rotation get_translation translation rot_x rot_y rot_z
- *          near is_finite to_mat4s from_mat4s
- *   trs:   rk_transform_identity to_mat4 from_mat4 mul inverse is_finite
+ *   consts: RK_PI, RK_DEG,
+ *   vec3:   rk_vec3, rk_vec3_make, rk_vec3_add, rk_vec3_sub, rk_vec3_scale, rk_vec3_dot,
+ *           rk_vec3_cross, rk_vec3_norm, rk_vec3_normalize, rk_vec3_lerp, rk_vec3_is_finite,
+ *           rk_vec3_any_perpendicular,
+ *   quat:   rk_quat, rk_quat_identity, rk_quat_make, rk_quat_mul, rk_quat_conj, rk_quat_dot,
+ *           rk_quat_normalize, rk_quat_rotate, rk_quat_is_finite, rk_quat_same_hemisphere,
+ *           rk_quat_slerp, rk_quat_nlerp,
+ *           rk_quat_from_axis_angle, rk_quat_to_axis_angle, rk_quat_to_rotvec, rk_quat_from_rotvec,
+ *           rk_quat_from_mat3, rk_quat_to_mat3, rk_quat_from_to, rk_quat_angle_between,
+ *   trig:   rk_sincos,
+ *   mat3:   rk_mat3, rk_mat3_identity, rk_mat3_mul, rk_mat3_mul_vec, rk_mat3_transpose,
+ *           rk_mat3_rot_x, rk_mat3_rot_y, rk_mat3_rot_z, rk_mat3_from_axis_angle,
+ *           rk_mat3_to_axis_angle, rk_mat3_is_rotation, rk_mat3_at,
+ *   mat4:   rk_mat4, rk_mat4_identity, rk_mat4_mul, rk_mat4_mul_affine_to, rk_mat4_mul_affine,
+ *           rk_mat4_transform_point, rk_mat4_transform_dir, rk_mat4_inverse_rigid,
+ *           rk_mat4_inverse_affine, rk_mat4_from_rt, rk_mat4_get_rotation, rk_mat4_get_translation,
+ *           rk_mat4_column, rk_mat4_at, rk_mat4_translation, rk_mat4_rot_x, rk_mat4_rot_y,
+ *           rk_mat4_rot_z, rk_mat4_max_abs_diff, rk_mat4_is_finite, rk_mat4_to_mat4s,
+ *           rk_mat4_from_mat4s,
+ *   trs:    rk_transform, rk_transform_identity, rk_transform_to_mat4_to, rk_transform_to_mat4,
+ *           rk_transform_from_mat4, rk_transform_mul, rk_transform_inverse, rk_transform_is_finite
  */
 #ifndef RIGKIT_MATH_H
 #define RIGKIT_MATH_H
@@ -63,25 +75,32 @@ typedef struct rk_transform {
 
 /* ---- vec3 ------------------------------------------------------------------------------------ */
 
+/** The vector (x, y, z). */
 static inline rk_vec3 rk_vec3_make(double x, double y, double z) {
   rk_vec3 v = {x, y, z};
   return v;
 }
+/** a + b. */
 static inline rk_vec3 rk_vec3_add(rk_vec3 a, rk_vec3 b) {
   return rk_vec3_make(a.x + b.x, a.y + b.y, a.z + b.z);
 }
+/** a - b. */
 static inline rk_vec3 rk_vec3_sub(rk_vec3 a, rk_vec3 b) {
   return rk_vec3_make(a.x - b.x, a.y - b.y, a.z - b.z);
 }
+/** s a. */
 static inline rk_vec3 rk_vec3_scale(rk_vec3 a, double s) {
   return rk_vec3_make(a.x * s, a.y * s, a.z * s);
 }
+/** a . b. */
 static inline double rk_vec3_dot(rk_vec3 a, rk_vec3 b) {
   return a.x * b.x + a.y * b.y + a.z * b.z;
 }
+/** a x b (right-handed). */
 static inline rk_vec3 rk_vec3_cross(rk_vec3 a, rk_vec3 b) {
   return rk_vec3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
+/** |a|. */
 static inline double rk_vec3_norm(rk_vec3 a) {
   return sqrt(rk_vec3_dot(a, a));
 }
@@ -90,19 +109,18 @@ static inline rk_vec3 rk_vec3_normalize(rk_vec3 a) {
   double n = rk_vec3_norm(a);
   return n > 0.0 ? rk_vec3_scale(a, 1.0 / n) : rk_vec3_make(0, 0, 0);
 }
+/** a + (b - a) t. */
 static inline rk_vec3 rk_vec3_lerp(rk_vec3 a, rk_vec3 b, double t) {
   return rk_vec3_make(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
 }
+/** True when no component is NaN or infinite. */
 static inline bool rk_vec3_is_finite(rk_vec3 a) {
   return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
 }
 /** Returns a unit vector perpendicular to the unit vector a (deterministic choice). */
 RK_API rk_vec3 rk_vec3_any_perpendicular(rk_vec3 a);
 
-/** sin(x) and cos(x) together, within 2 ulp of libm for |x| < 1e5 (Cody-Waite reduction by pi/2
- * and Taylor kernels on [-pi/4, pi/4]) and by libm itself beyond; several times cheaper than two
- * libm calls, for the per-DOF trigonometry of FK and IK hot loops. NaN in, NaN out. */
-/* rk_sincos's reduction constants and kernels, also used by the 4-wide copy in core/src/tree.c
+/* rk_sincos's reduction constants and kernels, also used by the 4-wide copy in core/src/tree_fk.c
  * (the expressions work on doubles and on GNU vectors alike). Internal. */
 #define RK__SINCOS_2_OVER_PI 0.63661977236758134308
 #define RK__SINCOS_ROUND 6755399441055744.0 /* 1.5 * 2^52 */
@@ -120,6 +138,9 @@ RK_API rk_vec3 rk_vec3_any_perpendicular(rk_vec3 a);
            (r8) * ((1.0 / 479001600.0 + (r2) * (-1.0 / 87178291200.0)) +                          \
                    (r4) * (1.0 / 20922789888000.0))))
 
+/** sin(x) and cos(x) together, within 2 ulp of libm for |x| < 1e5 (Cody-Waite reduction by pi/2
+ * and Taylor kernels on [-pi/4, pi/4]) and by libm itself beyond; several times cheaper than two
+ * libm calls, for the per-DOF trigonometry of FK and IK hot loops. NaN in, NaN out. */
 static inline void rk_sincos(double x, double *restrict s, double *restrict c) {
   if (!(fabs(x) < 1e5)) {
     *s = sin(x);
@@ -146,10 +167,12 @@ static inline void rk_sincos(double x, double *restrict s, double *restrict c) {
 
 /* ---- quaternions ----------------------------------------------------------------------------- */
 
+/** The identity rotation (0, 0, 0, 1). */
 static inline rk_quat rk_quat_identity(void) {
   rk_quat q = {0, 0, 0, 1};
   return q;
 }
+/** The quaternion (x, y, z, w), w the scalar part (not normalised). */
 static inline rk_quat rk_quat_make(double x, double y, double z, double w) {
   rk_quat q = {x, y, z, w};
   return q;
@@ -165,6 +188,7 @@ static inline rk_quat rk_quat_mul(rk_quat a, rk_quat b) {
 static inline rk_quat rk_quat_conj(rk_quat a) {
   return rk_quat_make(-a.x, -a.y, -a.z, a.w);
 }
+/** The 4D dot product of a and b. */
 static inline double rk_quat_dot(rk_quat a, rk_quat b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
@@ -183,8 +207,14 @@ static inline rk_vec3 rk_quat_rotate(rk_quat q, rk_vec3 v) {
   rk_vec3 t = rk_vec3_scale(rk_vec3_cross(u, v), 2.0);
   return rk_vec3_add(rk_vec3_add(v, rk_vec3_scale(t, q.w)), rk_vec3_cross(u, t));
 }
+/** True when no component is NaN or infinite. */
 static inline bool rk_quat_is_finite(rk_quat q) {
   return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w);
+}
+/** q, or -q when q has a negative dot product with ref: the same rotation in ref's hemisphere, so
+ * that consecutive keys of a rotation track interpolate linearly the short way round. */
+static inline rk_quat rk_quat_same_hemisphere(rk_quat q, rk_quat ref) {
+  return rk_quat_dot(q, ref) < 0 ? rk_quat_make(-q.x, -q.y, -q.z, -q.w) : q;
 }
 /** Spherical interpolation along the shorter arc; t in [0,1]; inputs must be unit quaternions. */
 RK_API rk_quat rk_quat_slerp(rk_quat a, rk_quat b, double t);
@@ -210,11 +240,13 @@ RK_API double rk_quat_angle_between(rk_quat a, rk_quat b);
 
 /* ---- 3x3 rotation matrices ------------------------------------------------------------------- */
 
+/** The 3x3 identity. */
 RK_API rk_mat3 rk_mat3_identity(void);
 /** Returns a*b. */
 RK_API rk_mat3 rk_mat3_mul(const rk_mat3 *a, const rk_mat3 *b);
 /** Returns a*v. */
 RK_API rk_vec3 rk_mat3_mul_vec(const rk_mat3 *a, rk_vec3 v);
+/** a^T (the inverse of a rotation). */
 RK_API rk_mat3 rk_mat3_transpose(const rk_mat3 *a);
 /** Elementary rotations about the x, y and z axes (right-hand rule). */
 RK_API rk_mat3 rk_mat3_rot_x(double angle);
@@ -235,6 +267,7 @@ static inline double rk_mat3_at(const rk_mat3 *a, int row, int col) {
 
 /* ---- 4x4 transforms -------------------------------------------------------------------------- */
 
+/** The 4x4 identity. */
 RK_API rk_mat4 rk_mat4_identity(void);
 /** General product a*b. */
 RK_API rk_mat4 rk_mat4_mul(const rk_mat4 *a, const rk_mat4 *b);
@@ -277,6 +310,7 @@ RK_API bool rk_mat4_inverse_affine(const rk_mat4 *a, rk_mat4 *out);
 RK_API rk_mat4 rk_mat4_from_rt(const rk_mat3 *r, rk_vec3 d);
 /** Upper-left 3x3 block. */
 RK_API rk_mat3 rk_mat4_get_rotation(const rk_mat4 *a);
+/** The translation column (m[12], m[13], m[14]). */
 static inline rk_vec3 rk_mat4_get_translation(const rk_mat4 *a) {
   return rk_vec3_make(a->m[12], a->m[13], a->m[14]);
 }
@@ -288,12 +322,15 @@ static inline rk_vec3 rk_mat4_column(const rk_mat4 *a, int c) {
 static inline double rk_mat4_at(const rk_mat4 *a, int row, int col) {
   return a->m[col * 4 + row];
 }
+/** The translation by d. */
 RK_API rk_mat4 rk_mat4_translation(rk_vec3 d);
+/** Elementary rotations about the x, y and z axes (right-hand rule), no translation. */
 RK_API rk_mat4 rk_mat4_rot_x(double angle);
 RK_API rk_mat4 rk_mat4_rot_y(double angle);
 RK_API rk_mat4 rk_mat4_rot_z(double angle);
 /** Largest absolute element difference between a and b. */
 RK_API double rk_mat4_max_abs_diff(const rk_mat4 *a, const rk_mat4 *b);
+/** True when no element is NaN or infinite. */
 RK_API bool rk_mat4_is_finite(const rk_mat4 *a);
 /** Converts to cglm's single-precision struct matrix (same column-major layout). */
 RK_API mat4s rk_mat4_to_mat4s(const rk_mat4 *a);
@@ -302,6 +339,7 @@ RK_API rk_mat4 rk_mat4_from_mat4s(mat4s a);
 
 /* ---- TRS local poses ------------------------------------------------------------------------- */
 
+/** No translation, no rotation, unit scale. */
 static inline rk_transform rk_transform_identity(void) {
   rk_transform t = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
   return t;
@@ -329,6 +367,7 @@ static inline void rk_transform_to_mat4_to(const rk_transform *x, rk_mat4 *out) 
   m[14] = x->t.z;
   m[15] = 1;
 }
+/** T(t) R(r) S(s) as an affine matrix, returned (r must be unit). */
 RK_API rk_mat4 rk_transform_to_mat4(const rk_transform *x);
 /** Decomposes an affine matrix into T R S (positive scale unless the determinant is negative, in
  * which case s.x is negated); false when a column is zero (no rotation can be recovered). */
@@ -337,6 +376,7 @@ RK_API bool rk_transform_from_mat4(const rk_mat4 *m, rk_transform *out);
 RK_API rk_transform rk_transform_mul(const rk_transform *a, const rk_transform *b);
 /** Inverse of a TRS transform with uniform scale. */
 RK_API rk_transform rk_transform_inverse(const rk_transform *a);
+/** True when no component of t, r or s is NaN or infinite. */
 RK_API bool rk_transform_is_finite(const rk_transform *a);
 
 #ifdef __cplusplus

@@ -9,10 +9,15 @@
  * Skeletons are reference counted and immutable, so one skeleton may be shared by clips, assets
  * and threads without locks: rk_skeleton_ref adds a reference, rk_skeleton_free drops one.
  *
- * Index: rk_skeleton_builder_new/free/add_joint/set_inverse_bind/count/build,
- *        rk_skeleton_ref/free, joint_count, joint_name, parent, parents, rest, rest_locals, flags,
- *        inverse_bind, has_inverse_binds, find_joint, subtree_end, root_count, child_count,
- *        rest_models, ancestor_closure, is_ancestor, height
+ * Index: rk_joint_flags, rk_skeleton, rk_skeleton_builder, rk_skeleton_builder_new,
+ *        rk_skeleton_builder_free, rk_skeleton_builder_add_joint, rk_skeleton_builder_set_parent,
+ *        rk_skeleton_builder_set_inverse_bind, rk_skeleton_builder_count,
+ *        rk_skeleton_builder_build, rk_skeleton_ref, rk_skeleton_free, rk_skeleton_joint_count,
+ *        rk_skeleton_joint_name, rk_skeleton_parent, rk_skeleton_parents, rk_skeleton_rest,
+ *        rk_skeleton_rest_locals, rk_skeleton_joint_flags, rk_skeleton_inverse_bind,
+ *        rk_skeleton_has_inverse_binds, rk_skeleton_find_joint, rk_skeleton_subtree_end,
+ *        rk_skeleton_root_count, rk_skeleton_child_count, rk_skeleton_is_ancestor,
+ *        rk_skeleton_rest_models, rk_skeleton_ancestor_closure, rk_skeleton_rest_height
  */
 #ifndef RIGKIT_SKELETON_H
 #define RIGKIT_SKELETON_H
@@ -66,6 +71,7 @@ RK_API rk_skeleton *rk_skeleton_ref(rk_skeleton *s);
 /** Drops a reference and frees the skeleton with the last one (thread-safe); NULL is a no-op. */
 RK_API void rk_skeleton_free(rk_skeleton *s);
 
+/** Number of joints (0 for NULL). */
 RK_API size_t rk_skeleton_joint_count(const rk_skeleton *s);
 /** Borrowed name of joint i (valid while s lives). */
 RK_API const char *rk_skeleton_joint_name(const rk_skeleton *s, size_t i);

@@ -302,9 +302,6 @@ static void random_start(const rk_ik_problem *p, rk_ik_ws *ws, const double *lo,
   }
 }
 
-/* Builds the trial configuration from cur: the step over the free columns, limits handled by
- * the active set and clamping passes. delta[c] receives the unwrapped change of each column
- * (for the LM model). */
 /* The active set at cur (ws->active: 1 = held on its limit this iteration) from the gradient
  * J^T W e; returns the projected gradient relative to |J| |W e|, zero at a minimum of the error
  * (a goal's closest point inside the limits). */
@@ -414,8 +411,28 @@ static void make_trial(const rk_ik_problem *p, const rk_ik_options *o, rk_ik_ws 
   }
 }
 
-bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q, rk_ik_ws *ws,
-                 rk_ik_result *result, GError **error) {
+/* One solve between its steps: the problem, the limits, the three states, the result so far and
+ * the LM damping. */
+typedef struct solve_run {
+  const rk_ik_problem *p;
+  rk_ik_options o;
+  rk_ik_ws *ws;
+  const double *lo, *hi; /* limits, NULL for none */
+  gint64 t0, budget_us;  /* start time and time budget (0: none) */
+  rk__ik_state *cur, *trial, *best;
+  rk_ik_result res;
+  uint64_t rng;        /* restart configurations */
+  double *delta;       /* per column: the trial's change, for the LM model */
+  double scale0;       /* largest diagonal of J^T J at the start: the damping's scale */
+  double l2, nu;       /* damping and its growth after a rejected step */
+  int attempt_it;      /* iterations of the current attempt */
+  int flat;            /* accepted steps in a row without progress */
+  double window_merit; /* merit at the last 8-iteration mark of the attempt */
+  bool adaptive;       /* LM: a trial is kept only when the merit drops */
+} solve_run;
+
+/* Checks rk_ik_solve's arguments and sets the workspace up for the problem. */
+static bool solve_prepare(const rk_ik_problem *p, const double *q, rk_ik_ws *ws, GError **error) {
   if (!ws || !q) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "IK solve: %s is NULL", ws ? "q" : "workspace");
     return false;
@@ -428,152 +445,181 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
                   p->tree ? rk_tree_dof_name(p->tree, k) : "(chain row)", q[k]);
       return false;
     }
-  rk_ik_options o;
+  return true;
+}
+
+/* Starts the solve at q brought inside the limits: its first evaluation and damping. */
+static void solve_start(solve_run *r, const rk_ik_problem *p, const rk_ik_options *options,
+                        const double *q, rk_ik_ws *ws) {
+  r->p = p;
+  r->ws = ws;
   if (options)
-    o = *options;
+    r->o = *options;
   else
-    rk_ik_options_init(&o);
-  const size_t n = ws->n;
-  const double *lo = p->lower ? p->lower : (p->tree ? rk_tree_lower(p->tree) : NULL);
-  const double *hi = p->upper ? p->upper : (p->tree ? rk_tree_upper(p->tree) : NULL);
-  const gint64 t0 = o.time_budget_s > 0 ? g_get_monotonic_time() : 0;
-  const gint64 budget_us = (gint64)(o.time_budget_s * 1e6);
+    rk_ik_options_init(&r->o);
+  const rk_ik_options *o = &r->o;
+  r->lo = p->lower ? p->lower : (p->tree ? rk_tree_lower(p->tree) : NULL);
+  r->hi = p->upper ? p->upper : (p->tree ? rk_tree_upper(p->tree) : NULL);
+  r->t0 = o->time_budget_s > 0 ? g_get_monotonic_time() : 0;
+  r->budget_us = (gint64)(o->time_budget_s * 1e6);
 
-  rk__ik_state *cur = &ws->st[0], *trial = &ws->st[1], *best = &ws->st[2];
+  r->cur = &ws->st[0];
+  r->trial = &ws->st[1];
+  r->best = &ws->st[2];
   ws->state_id++;
-  memcpy(cur->q, q, n * sizeof(double));
-  clamp_all(ws, n, lo, hi, cur->q);
-  rk__ik_eval(p, &o, ws, cur, true);
-  copy_state(ws, best, cur);
-  rk_ik_result res = {0};
-  res.evaluations = 1;
+  memcpy(r->cur->q, q, ws->n * sizeof(double));
+  clamp_all(ws, ws->n, r->lo, r->hi, r->cur->q);
+  rk__ik_eval(p, o, ws, r->cur, true);
+  copy_state(ws, r->best, r->cur);
+  r->res = (rk_ik_result){0};
+  r->res.evaluations = 1;
 
-  uint64_t rng = o.seed;
-  double *delta = ws->vc3;
-  const double scale0 = fmax(max_diag_jtj(ws, cur->J), 1e-300);
-  double l2 = o.method == RK_IK_LM    ? o.damping * scale0
-              : o.method == RK_IK_DLS ? o.damping * o.damping
-                                      : 0.0;
-  double nu = 2.0;
-  int attempt_it = 0, flat = 0;
-  double window_merit = cur->merit;
-  rk_ik_status status = RK_IK_MAX_ITERATIONS;
-  const bool adaptive = o.method == RK_IK_LM;
+  r->rng = o->seed;
+  r->delta = ws->vc3;
+  r->scale0 = fmax(max_diag_jtj(ws, r->cur->J), 1e-300);
+  r->l2 = o->method == RK_IK_LM    ? o->damping * r->scale0
+          : o->method == RK_IK_DLS ? o->damping * o->damping
+                                   : 0.0;
+  r->nu = 2.0;
+  r->attempt_it = 0;
+  r->flat = 0;
+  r->window_merit = r->cur->merit;
+  r->adaptive = o->method == RK_IK_LM;
+}
 
-  for (;;) {
-    if (cur->reached) {
-      status = RK_IK_REACHED;
-      break;
-    }
-    if (res.iterations >= o.max_iterations) {
-      status = RK_IK_MAX_ITERATIONS;
-      break;
-    }
-    if (budget_us > 0 && g_get_monotonic_time() - t0 >= budget_us) {
-      status = RK_IK_TIMEOUT;
-      break;
-    }
-    if (ws->c == 0) {
-      status = RK_IK_CLOSEST;
-      break;
-    }
-    res.iterations++;
-    attempt_it++;
-    /* First-order optimal: a minimum of the error (the closest point), within limits. */
-    const bool optimal = active_set(ws, cur, lo, hi) <= 1e-12;
-    /* The posture moves the body in the goals' null space, but only to first order: its
-     * second-order effect on the goals would hold back their convergence, so its gain halves
-     * with every iteration of an attempt, and it stops once every error is within ten
-     * tolerances (and on a retried LM step). */
-    const bool near = cur->pos_err <= 10 * o.position_tolerance &&
-                      cur->rot_err <= 10 * o.orientation_tolerance &&
-                      cur->closure <= 10 * o.closure_tolerance;
-    const double gain =
-        near ? 0.0 : ldexp(p->posture_gain, -(attempt_it - 1 < 60 ? attempt_it - 1 : 60));
-    bool accepted = false, stalled = optimal;
-    for (int tries = 0; !optimal && tries < MAX_LM_TRIES; tries++) {
-      /* A retried step: more damping for the goals; with hard rows (not damped) also half the
-       * length, so an overshooting closure step is cut back too. */
-      const double alpha = ws->m1 > 0 ? ldexp(1.0, -tries) : 1.0;
-      make_trial(p, &o, ws, cur, trial, lo, hi, l2, tries == 0 ? gain : 0.0, alpha, delta);
-      rk__ik_eval(p, &o, ws, trial, false);
-      res.evaluations++;
-      if (!adaptive) {
-        accepted = true;
-        break;
-      }
-      const double pred = cur->merit - model_merit(ws, cur->J, cur->e, delta);
-      const double actual = cur->merit - trial->merit;
-      if (actual > 0 && isfinite(trial->merit)) {
-        const double rho = pred > 0 ? actual / pred : 1.0;
-        const double t = 2.0 * rho - 1.0;
-        l2 *= fmax(1.0 / 3.0, 1.0 - t * t * t);
-        l2 = fmax(l2, 1e-15 * scale0);
-        nu = 2.0;
-        accepted = true;
-        break;
-      }
-      l2 *= nu;
-      nu *= 2.0;
-      if (l2 > 1e10 * scale0) {
-        stalled = true;
-        break;
-      }
-    }
-    if (accepted) {
-      const double before = cur->merit;
-      rk__ik_state tmp = *cur;
-      *cur = *trial;
-      *trial = tmp;
-      ws->state_id++;
-      if (!cur->reached)
-        rk__ik_jacobian(p, ws, cur);
-      if (cur->reached || cur->merit < best->merit)
-        copy_state(ws, best, cur);
-      /* Converged: no progress above rounding over five accepted steps in a row. */
-      flat = cur->merit > before * (1.0 - 1e-14) ? flat + 1 : 0;
-      if (flat >= 5)
-        stalled = true;
-      if (!adaptive && attempt_it >= 10 && !(best->merit < window_merit * (1.0 - 1e-9)))
-        stalled = true;
-    } else {
-      stalled = true;
-    }
-    const bool restarts_left = res.restarts < o.max_restarts;
-    /* With restarts left, slow progress counts as stuck too: an attempt that has not halved its
-     * merit over the last 8 iterations is abandoned for a fresh start. */
-    if (!cur->reached && restarts_left) {
-      if (attempt_it % 8 == 0) {
-        if (cur->merit > 0.5 * window_merit)
-          stalled = true;
-        window_merit = cur->merit;
-      }
-      if (o.attempt_iterations > 0 && attempt_it >= o.attempt_iterations)
-        stalled = true;
-    } else if (attempt_it % 8 == 0) {
-      window_merit = best->merit;
-    }
-    if (stalled && !cur->reached) {
-      if (!restarts_left) {
-        status = RK_IK_CLOSEST;
-        break;
-      }
-      res.restarts++;
-      random_start(p, ws, lo, hi, &rng, cur->q);
-      ws->state_id++;
-      rk__ik_eval(p, &o, ws, cur, true);
-      res.evaluations++;
-      if (cur->reached || cur->merit < best->merit)
-        copy_state(ws, best, cur);
-      l2 = o.method == RK_IK_LM ? o.damping * fmax(max_diag_jtj(ws, cur->J), 1e-300) : l2;
-      nu = 2.0;
-      attempt_it = 0;
-      flat = 0;
-      window_merit = cur->merit;
-    }
+/* True, with the status, when the solve ends before another iteration. */
+static bool solve_done(const solve_run *r, rk_ik_status *status) {
+  if (r->cur->reached) {
+    *status = RK_IK_REACHED;
+    return true;
   }
-  const rk__ik_state *ans = cur->reached ? cur : best;
+  if (r->res.iterations >= r->o.max_iterations) {
+    *status = RK_IK_MAX_ITERATIONS;
+    return true;
+  }
+  if (r->budget_us > 0 && g_get_monotonic_time() - r->t0 >= r->budget_us) {
+    *status = RK_IK_TIMEOUT;
+    return true;
+  }
+  if (r->ws->c == 0) {
+    *status = RK_IK_CLOSEST;
+    return true;
+  }
+  return false;
+}
+
+/* The posture moves the body in the goals' null space, but only to first order: its second-order
+ * effect on the goals would hold back their convergence, so its gain halves with every iteration
+ * of an attempt, and it stops once every error is within ten tolerances (and on a retried LM
+ * step). */
+static double posture_gain(const solve_run *r) {
+  const rk__ik_state *cur = r->cur;
+  const bool near = cur->pos_err <= 10 * r->o.position_tolerance &&
+                    cur->rot_err <= 10 * r->o.orientation_tolerance &&
+                    cur->closure <= 10 * r->o.closure_tolerance;
+  return near ? 0.0 : ldexp(r->p->posture_gain, -(r->attempt_it - 1 < 60 ? r->attempt_it - 1 : 60));
+}
+
+/* Builds and evaluates trial steps from the current state until one is kept: the first (Newton,
+ * DLS) or, for LM, one that lowers the merit, the damping rising after each rejection by
+ * Nielsen's rule. False when none is kept (the damping ran away or the tries ran out). */
+static bool try_steps(solve_run *r, double gain) {
+  rk_ik_ws *ws = r->ws;
+  const rk__ik_state *cur = r->cur;
+  rk__ik_state *trial = r->trial;
+  for (int tries = 0; tries < MAX_LM_TRIES; tries++) {
+    /* A retried step: more damping for the goals; with hard rows (not damped) also half the
+     * length, so an overshooting closure step is cut back too. */
+    const double alpha = ws->m1 > 0 ? ldexp(1.0, -tries) : 1.0;
+    make_trial(r->p, &r->o, ws, cur, trial, r->lo, r->hi, r->l2, tries == 0 ? gain : 0.0, alpha,
+               r->delta);
+    rk__ik_eval(r->p, &r->o, ws, trial, false);
+    r->res.evaluations++;
+    if (!r->adaptive)
+      return true;
+    const double pred = cur->merit - model_merit(ws, cur->J, cur->e, r->delta);
+    const double actual = cur->merit - trial->merit;
+    if (actual > 0 && isfinite(trial->merit)) {
+      const double rho = pred > 0 ? actual / pred : 1.0;
+      const double t = 2.0 * rho - 1.0;
+      r->l2 *= fmax(1.0 / 3.0, 1.0 - t * t * t);
+      r->l2 = fmax(r->l2, 1e-15 * r->scale0);
+      r->nu = 2.0;
+      return true;
+    }
+    r->l2 *= r->nu;
+    r->nu *= 2.0;
+    if (r->l2 > 1e10 * r->scale0)
+      return false;
+  }
+  return false;
+}
+
+/* Makes the kept trial the current state (with its Jacobian) and the best one when it is; true
+ * when progress has stalled. */
+static bool accept_trial(solve_run *r) {
+  rk_ik_ws *ws = r->ws;
+  rk__ik_state *cur = r->cur;
+  const double before = cur->merit;
+  rk__ik_state tmp = *cur;
+  *cur = *r->trial;
+  *r->trial = tmp;
+  ws->state_id++;
+  if (!cur->reached)
+    rk__ik_jacobian(r->p, ws, cur);
+  if (cur->reached || cur->merit < r->best->merit)
+    copy_state(ws, r->best, cur);
+  /* Converged: no progress above rounding over five accepted steps in a row. */
+  r->flat = cur->merit > before * (1.0 - 1e-14) ? r->flat + 1 : 0;
+  bool stalled = r->flat >= 5;
+  if (!r->adaptive && r->attempt_it >= 10 && !(r->best->merit < r->window_merit * (1.0 - 1e-9)))
+    stalled = true;
+  return stalled;
+}
+
+/* With restarts left, slow progress counts as stuck too: an attempt that has not halved its merit
+ * over the last 8 iterations, or has used its iterations, is abandoned for a fresh start. Moves
+ * the 8-iteration window; true when the attempt is stuck. */
+static bool attempt_stuck(solve_run *r, bool restarts_left) {
+  bool stuck = false;
+  if (!r->cur->reached && restarts_left) {
+    if (r->attempt_it % 8 == 0) {
+      if (r->cur->merit > 0.5 * r->window_merit)
+        stuck = true;
+      r->window_merit = r->cur->merit;
+    }
+    if (r->o.attempt_iterations > 0 && r->attempt_it >= r->o.attempt_iterations)
+      stuck = true;
+  } else if (r->attempt_it % 8 == 0) {
+    r->window_merit = r->best->merit;
+  }
+  return stuck;
+}
+
+/* A fresh attempt from a random configuration (seeded), with the damping reset. */
+static void restart(solve_run *r) {
+  rk_ik_ws *ws = r->ws;
+  rk__ik_state *cur = r->cur;
+  r->res.restarts++;
+  random_start(r->p, ws, r->lo, r->hi, &r->rng, cur->q);
+  ws->state_id++;
+  rk__ik_eval(r->p, &r->o, ws, cur, true);
+  r->res.evaluations++;
+  if (cur->reached || cur->merit < r->best->merit)
+    copy_state(ws, r->best, cur);
+  r->l2 = r->o.method == RK_IK_LM ? r->o.damping * fmax(max_diag_jtj(ws, cur->J), 1e-300) : r->l2;
+  r->nu = 2.0;
+  r->attempt_it = 0;
+  r->flat = 0;
+  r->window_merit = cur->merit;
+}
+
+/* The answer, the reached state or else the best one, into q and *result (when not NULL). */
+static void solve_finish(const solve_run *r, rk_ik_status status, double *q, rk_ik_result *result) {
+  const size_t n = r->ws->n;
+  const rk__ik_state *ans = r->cur->reached ? r->cur : r->best;
   memcpy(q, ans->q, n * sizeof(double));
+  rk_ik_result res = r->res;
   res.status = ans->reached ? RK_IK_REACHED : status == RK_IK_REACHED ? RK_IK_CLOSEST : status;
   res.reached = ans->reached;
   res.position_error = ans->pos_err;
@@ -581,10 +627,39 @@ bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q
   res.closure_error = ans->closure;
   res.cost = ans->cost;
   for (size_t k = 0; k < n; k++)
-    if ((lo && q[k] <= lo[k]) || (hi && q[k] >= hi[k]))
+    if ((r->lo && q[k] <= r->lo[k]) || (r->hi && q[k] >= r->hi[k]))
       res.dofs_at_limit++;
   if (result)
     *result = res;
+}
+
+bool rk_ik_solve(const rk_ik_problem *p, const rk_ik_options *options, double *q, rk_ik_ws *ws,
+                 rk_ik_result *result, GError **error) {
+  if (!solve_prepare(p, q, ws, error))
+    return false;
+  solve_run r;
+  solve_start(&r, p, options, q, ws);
+  rk_ik_status status = RK_IK_MAX_ITERATIONS;
+  while (!solve_done(&r, &status)) {
+    r.res.iterations++;
+    r.attempt_it++;
+    /* First-order optimal: a minimum of the error (the closest point), within limits. */
+    const bool optimal = active_set(ws, r.cur, r.lo, r.hi) <= 1e-12;
+    const double gain = posture_gain(&r);
+    const bool accepted = !optimal && try_steps(&r, gain);
+    bool stalled = accepted ? accept_trial(&r) : true;
+    const bool restarts_left = r.res.restarts < r.o.max_restarts;
+    if (attempt_stuck(&r, restarts_left))
+      stalled = true;
+    if (stalled && !r.cur->reached) {
+      if (!restarts_left) {
+        status = RK_IK_CLOSEST;
+        break;
+      }
+      restart(&r);
+    }
+  }
+  solve_finish(&r, status, q, result);
   return true;
 }
 

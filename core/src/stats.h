@@ -1,0 +1,17 @@
+/* Internal: sorting and medians of double arrays (stats.c), for the core files that take robust
+ * statistics over frames: ground heights, contact pins, velocities, quality figures. */
+#ifndef RK_STATS_H
+#define RK_STATS_H
+
+#include <stddef.h>
+
+/* qsort comparator: ascending doubles (a NaN compares equal to everything). */
+int rk__cmp_double(const void *a, const void *b);
+/* Sorts v[0..n) ascending in place and returns the median: the middle value, or the mean of the
+ * two middle values when n is even; NaN when n is 0. */
+double rk__median(double *v, size_t n);
+/* Sorts v[0..n) ascending in place and returns v[n / 2]: the median, or the upper of the two
+ * middle values when n is even; NaN when n is 0. */
+double rk__median_upper(double *v, size_t n);
+
+#endif
