@@ -1,6 +1,4 @@
 /* The canonical humanoid profile and automatic mapping of rigs onto it (names + topology). */
-#include "keyfile.h"
-
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
 #include <rigkit/humanoid.h>
@@ -776,51 +774,6 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
     g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "the hips ('%s') are not above the feet",
                 rk_skeleton_joint_name(s, (size_t)map->joint[RK_BONE_HIPS]));
     return false;
-  }
-  return true;
-}
-
-bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, GKeyFile *kf,
-                                   const char *group, const char *kf_name, GError **error) {
-  if (!g_key_file_has_group(kf, group))
-    return true;
-  gsize n = 0;
-  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
-  for (gsize i = 0; i < n; i++) {
-    rk_bone b;
-    /* GLib does not check key names; values are checked when read (NULL when not UTF-8). */
-    if (!g_utf8_validate(keys[i], -1, NULL)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] a key is not UTF-8 text", kf_name,
-                  group);
-      return false;
-    }
-    if (!rk_bone_parse(keys[i], &b)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: [%s] %s: unknown bone (bones are e.g. hips, spine, left_upper_leg)",
-                  kf_name, group, keys[i]);
-      return false;
-    }
-    const char *why = NULL;
-    g_autofree char *value = rk__keyfile_string(kf, group, keys[i], &why);
-    if (!value) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: %s", kf_name, group, keys[i],
-                  why);
-      return false;
-    }
-    g_strstrip(value);
-    if (!*value) {
-      map->joint[b] = -1;
-      map->source[b] = RK_BONE_UNMAPPED;
-      continue;
-    }
-    int j = rk_skeleton_find_joint(s, value);
-    if (j < 0) {
-      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: [%s] %s = %s: no joint '%s' in the rig",
-                  kf_name, group, keys[i], value, value);
-      return false;
-    }
-    map->joint[b] = j;
-    map->source[b] = RK_BONE_BY_MAP_FILE;
   }
   return true;
 }

@@ -1,6 +1,4 @@
 /* Retargeting: pose transfer between humanoid rigs, root motion, contacts, foot/hand IK, baking. */
-#include "keyfile.h"
-
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
 #include <rigkit/ik.h>
@@ -1303,82 +1301,4 @@ fail:
   run_ctx_clear(&c);
   rk_retarget_result_free(res);
   return NULL;
-}
-
-/* ---- profile key files ------------------------------------------------------------------------ */
-
-bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
-                                      const char *kf_name, GError **error) {
-  static const char *const group = "settings";
-  if (!g_key_file_has_group(kf, group))
-    return true;
-  gsize n = 0;
-  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
-  for (gsize i = 0; i < n; i++) {
-    const char *k = keys[i];
-    if (!g_utf8_validate(k, -1, NULL)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] a key is not UTF-8 text",
-                  kf_name);
-      return false;
-    }
-    const char *why = NULL;
-    g_autofree char *raw = rk__keyfile_string(kf, group, k, &why);
-    if (!raw) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] %s: %s", kf_name, k, why);
-      return false;
-    }
-    /* GKeyFile keeps trailing blanks (hand-aligned files, CRLF read elsewhere): parse the
-     * stripped text. */
-    const char *text = g_strstrip(raw);
-    char *end = NULL;
-    g_autoptr(GError) e = NULL;
-    if (!strcmp(k, "foot_ik") || !strcmp(k, "hand_ik") || !strcmp(k, "root_motion")) {
-      const bool yes = !strcmp(text, "true") || !strcmp(text, "1");
-      if (!yes && strcmp(text, "false") && strcmp(text, "0"))
-        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "not a boolean (true or false)");
-      else
-        *(!strcmp(k, "foot_ik") ? &opts->foot_ik : !strcmp(k, "hand_ik") ? &opts->hand_ik : &opts->root_motion) = yes;
-    } else if (!strcmp(k, "ik_iterations")) {
-      const gint64 v = g_ascii_strtoll(text, &end, 10);
-      if (end == text || *end)
-        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "not a whole number");
-      else if (v < 1 || v > 10000)
-        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "must be 1..10000");
-      else
-        opts->ik_iterations = (int)v;
-    } else {
-      struct {
-        const char *key;
-        double *slot;
-        double lo, hi;
-      } num[] = {{"fps", &opts->fps, 0, 10000},
-                 {"contact_height", &opts->contact_height, 0, 1},
-                 {"contact_speed", &opts->contact_speed, 0, 100},
-                 {"contact_min_time", &opts->contact_min_time, 0, 60},
-                 {"blend_time", &opts->blend_time, 0, 60}};
-      size_t m = 0;
-      while (m < G_N_ELEMENTS(num) && strcmp(num[m].key, k))
-        m++;
-      if (m == G_N_ELEMENTS(num)) {
-        g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                    "%s: [settings] %s: unknown key (keys: fps, foot_ik, hand_ik, root_motion, "
-                    "contact_height, contact_speed, contact_min_time, blend_time, ik_iterations)",
-                    kf_name, k);
-        return false;
-      }
-      const double v = g_ascii_strtod(text, &end);
-      if (end == text || *end)
-        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "not a number");
-      else if (!(v >= num[m].lo && v <= num[m].hi))
-        g_set_error(&e, RK_ERROR, RK_ERROR_INVALID, "must be within [%g, %g]", num[m].lo, num[m].hi);
-      else
-        *num[m].slot = v;
-    }
-    if (e) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [settings] %s = %s: %s", kf_name, k,
-                  text, e->message);
-      return false;
-    }
-  }
-  return true;
 }

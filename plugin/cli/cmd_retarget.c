@@ -99,13 +99,8 @@ static char *settings_fingerprint(const rk__rt_config *c) {
 #define D(v) g_ascii_dtostr(buf, sizeof buf, (v))
   g_string_append_printf(s, "rigkit %s\ntarget %s %s\nmap %s\n", rk_version_string(),
                          c->target_path, target_sha, map_sha);
-  g_string_append_printf(s, "fps %s\n", D(c->ropts.fps));
-  g_string_append_printf(s, "contact_height %s\n", D(c->ropts.contact_height));
-  g_string_append_printf(s, "contact_speed %s\n", D(c->ropts.contact_speed));
-  g_string_append_printf(s, "contact_min_time %s\n", D(c->ropts.contact_min_time));
-  g_string_append_printf(s, "blend_time %s\n", D(c->ropts.blend_time));
-  g_string_append_printf(s, "ik %d %d %d root_motion %d\n", c->ropts.foot_ik, c->ropts.hand_ik,
-                         c->ropts.ik_iterations, c->ropts.root_motion);
+  g_autofree char *settings = rk_profile_settings_text(&c->ropts);
+  g_string_append(s, settings);
   g_string_append_printf(s, "reduce %s\n", D(c->reduce_tol));
   g_string_append_printf(s, "format %s unit %d\n", rk_export_format_name(c->export_opts.format),
                          (int)c->export_opts.unit);
@@ -152,36 +147,6 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Checks the map file before anything runs: only [source], [target] and [settings] groups, and
- * bone names the profile knows in the first two (joint names are checked against each rig). */
-static bool check_map_groups(GKeyFile *kf, const char *path, GError **error) {
-  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-  for (size_t i = 0; groups[i]; i++) {
-    if (strcmp(groups[i], "source") && strcmp(groups[i], "target") && strcmp(groups[i], "settings")) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: unknown group [%s] (groups: [source], [target], [settings])", path,
-                  groups[i]);
-      return false;
-    }
-    if (!strcmp(groups[i], "settings"))
-      continue;
-    g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[i], NULL, NULL);
-    for (size_t k = 0; keys && keys[k]; k++) {
-      rk_bone b;
-      if (!rk_bone_parse(keys[k], &b)) {
-        GString *known = g_string_new(NULL);
-        for (int j = 0; j < RK_BONE_COUNT; j++)
-          g_string_append_printf(known, "%s%s", j ? ", " : "", rk_bone_name((rk_bone)j));
-        g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown bone (bones: %s)",
-                    path, groups[i], keys[k], known->str);
-        g_string_free(known, TRUE);
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 /* --print-map: the target's map and each distinct source skeleton's. */
 static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
   int rc = RK_EXIT_OK;
@@ -212,7 +177,7 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
     }
     g_hash_table_insert(seen, g_strdup(fp), g_strdup(clips[i]));
     rk_humanoid_map m;
-    if (!rk__rt_map_rig(rk_asset_skeleton(a), cfg->map, cfg->map_path, "source", &m, &e)) {
+    if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(a), RK_PROFILE_SOURCE, &m, &e)) {
       printf("  error: %s\n", e->message);
       rc = RK_EXIT_FAILED;
       continue;
@@ -408,7 +373,7 @@ int rk__cmd_retarget(int argc, char **argv) {
   rk__rt_input *inputs = NULL;
   size_t n_inputs = 0;
   rk__rt_journal *journal = NULL;
-  g_autoptr(GKeyFile) keyfile = NULL;
+  g_autoptr(rk_profile) profile = NULL;
   int shard_k = 1, shard_n = 1;
   g_autofree char *out_parent = NULL;
   rk_export_format fmt = parse_format(format);
@@ -457,16 +422,13 @@ int rk__cmd_retarget(int argc, char **argv) {
   cfg.ropts = (rk_retarget_options)RK_RETARGET_OPTIONS_INIT;
   if (map) {
     g_autoptr(GError) e = NULL;
-    keyfile = g_key_file_new();
-    if (!g_key_file_load_from_file(keyfile, map, G_KEY_FILE_NONE, &e) ||
-        !check_map_groups(keyfile, map, &e) ||
-        !rk_retarget_options_from_keyfile(&cfg.ropts, keyfile, map, &e)) {
-      if (e && e->domain != RK_ERROR)
-        g_prefix_error(&e, "%s: ", map);
+    profile = rk_profile_load_file(map, &e);
+    if (!profile) {
       status = rk__cli_fail(CMD, e);
       goto finish;
     }
-    cfg.map = keyfile;
+    rk_profile_apply_settings(profile, &cfg.ropts);
+    cfg.profile = profile;
     cfg.map_path = map;
   }
   if (fps > 0)
@@ -487,8 +449,8 @@ int rk__cmd_retarget(int argc, char **argv) {
     cfg.target = rk_import_file(target, &tgt_io, &e);
     if (!cfg.target) {
       cfg.target_error = g_strdup_printf("target: %s", e->message);
-    } else if (!rk__rt_map_rig(rk_asset_skeleton(cfg.target), cfg.map, map, "target",
-                               &cfg.target_map, &e)) {
+    } else if (!rk_profile_map_rig(profile, rk_asset_skeleton(cfg.target), RK_PROFILE_TARGET,
+                                   &cfg.target_map, &e)) {
       cfg.target_error = g_strdup_printf("target %s cannot be mapped: %s", target, e->message);
       rk_asset_free(cfg.target);
       cfg.target = NULL;

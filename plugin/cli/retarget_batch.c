@@ -80,34 +80,6 @@ char *rk__rt_output_path(const rk__rt_config *cfg, const char *source, const cha
   return g_build_filename(cfg->out_dir, name, NULL);
 }
 
-bool rk__rt_map_rig(const rk_skeleton *s, GKeyFile *map, const char *map_path, const char *group,
-                    rk_humanoid_map *out, GError **error) {
-  g_autoptr(GError) automatic = NULL;
-  const bool has_group = map && g_key_file_has_group(map, group);
-  if (!rk_humanoid_map_build(s, NULL, out, &automatic)) {
-    if (!has_group) {
-      g_propagate_error(error, g_steal_pointer(&automatic));
-      if (map)
-        g_prefix_error(error, "(%s has no [%s] group to map it) ", map_path, group);
-      return false;
-    }
-    rk_humanoid_map_clear(out);
-  }
-  if (has_group) {
-    if (!rk_humanoid_map_apply_keyfile(out, s, map, group, map_path, error))
-      return false;
-    if (!rk_humanoid_map_finish(out, s, error)) {
-      if (automatic)
-        g_prefix_error(error, "automatic mapping failed (%s) and %s [%s] does not complete it: ",
-                       automatic->message, map_path, group);
-      else
-        g_prefix_error(error, "%s [%s]: ", map_path, group);
-      return false;
-    }
-  }
-  return true;
-}
-
 char *rk__rt_skeleton_fingerprint(const rk_skeleton *s) {
   g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
   const size_t n = rk_skeleton_joint_count(s);
@@ -181,7 +153,7 @@ static rig *rig_for(batch *b, rk_skeleton *s) {
   if (!r) {
     r = g_new0(rig, 1);
     g_autoptr(GError) e = NULL;
-    if (!rk__rt_map_rig(s, b->cfg->map, b->cfg->map_path, "source", &r->map, &e)) {
+    if (!rk_profile_map_rig(b->cfg->profile, s, RK_PROFILE_SOURCE, &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
     } else {
       r->rt = rk_retargeter_new(s, &r->map, rk_asset_skeleton(b->cfg->target), &b->cfg->target_map,

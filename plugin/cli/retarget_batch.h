@@ -25,8 +25,8 @@ typedef struct rk__rt_config {
   rk_humanoid_map target_map; /* valid when target is set */
   char *target_error;         /* why the target cannot be used (every clip fails with it) */
   const char *map_path;       /* --map, or NULL */
-  GKeyFile *map;              /* its contents, or NULL */
-  rk_retarget_options ropts;  /* [settings] of the map file, then the command line */
+  const rk_profile *profile;  /* its contents, or NULL */
+  rk_retarget_options ropts;  /* [settings] of the profile, then the command line */
   rk_import_options source_import; /* --unit --up --root-offset --source-format */
   rk_export_options export_opts;   /* format resolved (never AUTO) */
   const char *ext;                 /* output extension with its dot (".glb") */
@@ -70,11 +70,6 @@ char *rk__rt_output_path(const rk__rt_config *cfg, const char *source, const cha
 /** Stem of a source path: its base name without the last extension. */
 char *rk__rt_stem(const char *path);
 
-/** The humanoid map of a rig: automatic, then the map file's `group` ("source"/"target");
- * when the automatic mapping fails and the map file has that group, the group alone maps it.
- * Fails with the mapping error, prefixed by what was tried. */
-bool rk__rt_map_rig(const rk_skeleton *s, GKeyFile *map, const char *map_path, const char *group,
-                    rk_humanoid_map *out, GError **error);
 /** Hex SHA-256 of a skeleton's structure and rest pose (names, parents, flags, rests). */
 char *rk__rt_skeleton_fingerprint(const rk_skeleton *s);
 

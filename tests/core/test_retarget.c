@@ -274,27 +274,6 @@ Test(retarget, no_ik_leaves_the_transferred_pose) {
   cr_assert_lt(q->limb_direction_median_deg, 1e-6);
 }
 
-Test(retarget, options_from_a_profile_key_file) {
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  cr_assert(g_key_file_load_from_data(kf, "[settings]\nfps=30\nfoot_ik=false\nroot_motion=true\ncontact_height=0.05\n",
-                                      (gsize)-1, 0, NULL));
-  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
-  cr_assert(rk_retarget_options_from_keyfile(&o, kf, "p.map", NULL));
-  rk_assert_near(o.fps, 30, 0);
-  cr_assert_not(o.foot_ik);
-  cr_assert(o.root_motion);
-  rk_assert_near(o.contact_height, 0.05, 0);
-  const char *bad[] = {"[settings]\nfps=fast\n", "[settings]\nspeed=3\n", "[settings]\ncontact_height=7\n",
-                       "[settings]\nfoot_ik=maybe\n"};
-  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-    g_autoptr(GKeyFile) k = g_key_file_new();
-    cr_assert(g_key_file_load_from_data(k, bad[i], (gsize)-1, 0, NULL));
-    g_autoptr(GError) e = NULL;
-    cr_assert_not(rk_retarget_options_from_keyfile(&o, k, "p.map", &e), "%s accepted", bad[i]);
-    cr_assert(strstr(e->message, "p.map"), "%s", e->message);
-  }
-}
-
 Test(retarget, refuses_a_clip_of_another_skeleton_and_invalid_maps) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
   g_autoptr(rk_retargeter) rt = make_retargeter(s, s);

@@ -25,7 +25,9 @@
  *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
  *     starting from the transferred pose, within the target tree's limits.
  *
- * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_retarget_options_from_keyfile,
+ * The options can come from a profile's [settings] (rigkit/profile.h).
+ *
+ * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT,
  *        rk_retargeter_new, rk_retargeter_free,
  *        rk_retargeter_target, rk_retargeter_source, rk_retargeter_mapped_joints,
  *        rk_retargeter_run, rk_retarget_result_*, rk_contact_interval, rk_foot_contacts,
@@ -85,14 +87,6 @@ typedef struct rk_retarget_quality {
   size_t contact_frames;                        /* frames with at least one planted joint */
   size_t loop_frames;                           /* frames where both feet closed the loop */
 } rk_retarget_quality;
-
-/** Reads the [settings] group of a retarget profile key file into *opts (keys: fps, foot_ik,
- * hand_ik, root_motion, contact_height, contact_speed, contact_min_time, blend_time, ik_iterations; absent keys
- * keep opts' values). The same profile file drives the CLI and the plugin; its [source] and
- * [target] groups map bones (rk_humanoid_map_apply_keyfile). Fails with RK_ERROR_INVALID naming
- * the file (keyfile_name), key and value for an unknown key or a bad value. */
-RK_API bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *keyfile,
-                                             const char *keyfile_name, GError **error);
 
 typedef struct rk_retargeter rk_retargeter;
 typedef struct rk_retarget_result rk_retarget_result;

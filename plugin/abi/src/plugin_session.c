@@ -184,32 +184,6 @@ static void use_asset_skeleton(rk_plugin_session *s) {
   }
 }
 
-/* Maps one rig onto the humanoid profile: automatically, then the profile's group on top. A rig
- * the automatic mapping refuses (e.g. a quadruped) is mapped by the profile alone when the
- * profile has its group. The same steps as `rigkit retarget --map`. */
-static bool map_rig(const rk_skeleton *skel, GKeyFile *kf, const char *kf_name, const char *group,
-                    const char *label, rk_humanoid_map *map, GError **error) {
-  g_autoptr(GError) e = NULL;
-  const bool has_group = kf && g_key_file_has_group(kf, group);
-  if (!rk_humanoid_map_build(skel, NULL, map, &e)) {
-    if (!has_group) {
-      g_set_error(error, e->domain, e->code, "%s %s: %s (a profile's [%s] group can map its bones)",
-                  group, label, e->message, group);
-      return false;
-    }
-    rk_humanoid_map_clear(map);
-  }
-  if (has_group) {
-    if (!rk_humanoid_map_apply_keyfile(map, skel, kf, group, kf_name, error))
-      return false;
-    if (!rk_humanoid_map_finish(map, skel, error)) {
-      g_prefix_error(error, "%s %s (with %s [%s]): ", group, label, kf_name, group);
-      return false;
-    }
-  }
-  return true;
-}
-
 static char *label_of(const rk_plugin_asset *a) {
   const char *p = rk_asset_source_path(a->asset);
   return g_strdup_printf("'%s'", p && *p ? p : "asset");
@@ -251,28 +225,14 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
                            rk_asset_source_path(src) ? rk_asset_source_path(src) : "source",
                            desc->source_clip, nclips, nclips == 1 ? "" : "s");
 
-  /* The profile: read by the same core functions as the command line. */
-  g_autoptr(GKeyFile) kf = NULL;
-  const char *kf_name = desc->profile_path ? desc->profile_path : "profile text";
+  /* The profile: read, checked and applied by the same core functions as the command line. */
+  g_autoptr(rk_profile) profile = NULL;
   if (desc->profile_path || desc->profile_text) {
-    kf = g_key_file_new();
     g_autoptr(GError) e = NULL;
-    bool ok =
-        desc->profile_path
-            ? g_key_file_load_from_file(kf, desc->profile_path, G_KEY_FILE_NONE, &e)
-            : g_key_file_load_from_data(kf, desc->profile_text, (gsize)-1, G_KEY_FILE_NONE, &e);
-    if (!ok) {
-      g_prefix_error(&e, "%s: ", kf_name);
+    profile = desc->profile_path ? rk_profile_load_file(desc->profile_path, &e)
+                                 : rk_profile_load_text(desc->profile_text, NULL, &e);
+    if (!profile)
       return rk__plugin_fail_gerror(err, err_size, e);
-    }
-    /* A misspelt group would be silently ignored: refuse it, as `rigkit retarget --map` does. */
-    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-    for (size_t i = 0; groups[i]; i++)
-      if (strcmp(groups[i], "source") && strcmp(groups[i], "target") &&
-          strcmp(groups[i], "settings"))
-        return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                               "%s: unknown group [%s] (groups: [source], [target], [settings])",
-                               kf_name, groups[i]);
   }
 
   rk_plugin_session *s = g_new0(rk_plugin_session, 1);
@@ -284,9 +244,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
   s->source_label = label_of(desc->source);
   const rk_retarget_options defaults = RK_RETARGET_OPTIONS_INIT;
   s->opts = defaults;
-  g_autoptr(GError) e = NULL;
-  if (kf && !rk_retarget_options_from_keyfile(&s->opts, kf, kf_name, &e))
-    goto gerror;
+  rk_profile_apply_settings(profile, &s->opts);
   if (desc->settings.foot_ik != RK_PLUGIN_DEFAULT)
     s->opts.foot_ik = desc->settings.foot_ik;
   if (desc->settings.hand_ik != RK_PLUGIN_DEFAULT)
@@ -309,9 +267,15 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     }
   }
   rk_skeleton *src_skel = rk_asset_skeleton(src);
-  if (!map_rig(src_skel, kf, kf_name, "source", s->source_label, &s->smap, &e) ||
-      !map_rig(s->target, kf, kf_name, "target", s->target_label, &s->tmap, &e))
+  g_autoptr(GError) e = NULL;
+  if (!rk_profile_map_rig(profile, src_skel, RK_PROFILE_SOURCE, &s->smap, &e)) {
+    g_prefix_error(&e, "source %s: ", s->source_label);
     goto gerror;
+  }
+  if (!rk_profile_map_rig(profile, s->target, RK_PROFILE_TARGET, &s->tmap, &e)) {
+    g_prefix_error(&e, "target %s: ", s->target_label);
+    goto gerror;
+  }
   s->rt = rk_retargeter_new(src_skel, &s->smap, s->target, &s->tmap, &e);
   if (!s->rt) {
     g_prefix_error(&e, "retarget %s onto %s: ", s->source_label, s->target_label);
