@@ -32,6 +32,29 @@ static double angle_deg(double c) {
   return acos(fmax(-1.0, fmin(1.0, c))) / RK_DEG;
 }
 
+/* World positions of `joints` (-1: the origin) at every frame of a clip of skeleton s sampled at
+ * rate fps: frames x nj, frame-major (g_free). */
+static rk_vec3 *clip_positions(const rk_skeleton *s, const rk_clip *c, double fps, size_t frames,
+                               const int *joints, size_t nj) {
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_transform *locals = g_new(rk_transform, n);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_vec3 *out = g_new0(rk_vec3, frames * (nj ? nj : 1));
+  for (size_t f = 0; f < frames; f++) {
+    rk_clip_sample_frame(c, rk_skeleton_rest_locals(s), fps, f, locals, n);
+    rk_fk_models(s, locals, models);
+    for (size_t k = 0; k < nj; k++)
+      if (joints[k] >= 0)
+        out[f * nj + k] = rk_mat4_get_translation(&models[joints[k]]);
+  }
+  return out;
+}
+
+/* The joint of skeleton s named as target joint j of the retargeter, or -1. */
+static int same_joint(const rk_retargeter *rt, const rk_skeleton *s, int j) {
+  return rk_skeleton_find_joint(s, rk_skeleton_joint_name(rt->tgt, (size_t)j));
+}
+
 /* ---- skate ----------------------------------------------------------------------------------- */
 
 /* Skate of one joint's positions over its intervals: accumulates sum/count/max (mm). */
@@ -57,20 +80,11 @@ void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, doubl
   if (!(fps > 0) || contact_count == 0 || rk_clip_joint_count(clip) != n)
     return;
   const size_t frames = (size_t)llround(rk_clip_duration(clip) * fps) + 1;
-  g_autofree rk_transform *locals = g_new(rk_transform, n);
-  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
-  g_autofree rk_vec3 *pos = g_new(rk_vec3, frames * contact_count);
   g_autofree int *joints = g_new(int, contact_count);
   for (size_t k = 0; k < contact_count; k++)
     joints[k] = rk_skeleton_find_joint(skeleton, joint_names[k]);
+  g_autofree rk_vec3 *pos = clip_positions(skeleton, clip, fps, frames, joints, contact_count);
   g_autofree bool *any = g_new0(bool, frames);
-  for (size_t f = 0; f < frames; f++) {
-    rk_clip_sample_frame(clip, rk_skeleton_rest_locals(skeleton), fps, f, locals, n);
-    rk_fk_models(skeleton, locals, models);
-    for (size_t k = 0; k < contact_count; k++)
-      pos[f * contact_count + k] =
-          joints[k] >= 0 ? rk_mat4_get_translation(&models[joints[k]]) : rk_vec3_make(0, 0, 0);
-  }
   double sum = 0;
   size_t cnt = 0;
   for (size_t k = 0; k < contact_count; k++) {
@@ -179,4 +193,93 @@ void rk__rt_finish_quality(rk__rt_run *c) {
     res->quality.limb_direction_median_deg = t->limb_angles[t->limb_n / 2];
   }
   res->quality_fk.limb_direction_median_deg = res->quality.limb_direction_median_deg;
+}
+
+/* ---- clips of the target (the written output read back) -------------------------------------- */
+
+rk_vec3 *rk_retarget_contact_positions(const rk_retargeter *rt, const rk_retarget_result *r,
+                                       const rk_skeleton *skeleton, const rk_clip *clip) {
+  const size_t nc = r->contact_count;
+  int joints[RK__RT_MAX_FEET];
+  for (size_t k = 0; k < nc; k++)
+    joints[k] = same_joint(rt, skeleton, r->contact_joint[k]);
+  return clip_positions(skeleton, clip, r->fps, r->frames, joints, nc);
+}
+
+bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarget_result *r,
+                                const rk_skeleton *skeleton, const rk_vec3 *positions,
+                                double *mean_mm, double *max_mm) {
+  const size_t nc = r->contact_count, frames = r->frames;
+  double sum = 0, mx = 0;
+  size_t n = 0;
+  for (size_t k = 0; k < nc; k++) {
+    const rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
+    if (same_joint(rt, skeleton, fc.joint) < 0)
+      continue;
+    const double rest_y = rt->pt0[fc.joint].y;
+    for (size_t i = 0; i < fc.count; i++)
+      for (int f = MAX(fc.intervals[i].first, 0); f <= fc.intervals[i].last && (size_t)f < frames;
+           f++) {
+        const double d = 1000.0 * fabs(positions[(size_t)f * nc + k].y - rest_y);
+        sum += d;
+        mx = fmax(mx, d);
+        n++;
+      }
+  }
+  if (n == 0)
+    return false;
+  *mean_mm = sum / (double)n;
+  *max_mm = mx;
+  return true;
+}
+
+double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
+                                  const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                  const rk_clip *clip) {
+  const size_t frames = r->frames;
+  const double fps = r->fps;
+  int sj[16], oj[16];
+  size_t nl = 0;
+  for (int l = 0; l < 8; l++) {
+    int sa = rt->smap.joint[limb_bones[l][0]], sb = rt->smap.joint[limb_bones[l][1]];
+    int ta = rt->tmap.joint[limb_bones[l][0]], tb = rt->tmap.joint[limb_bones[l][1]];
+    if (sa < 0 || sb < 0 || ta < 0 || tb < 0)
+      continue;
+    int oa = same_joint(rt, skeleton, ta), ob = same_joint(rt, skeleton, tb);
+    if (oa < 0 || ob < 0)
+      continue;
+    sj[2 * nl] = sa, sj[2 * nl + 1] = sb;
+    oj[2 * nl] = oa, oj[2 * nl + 1] = ob;
+    nl++;
+  }
+  if (nl == 0 || frames == 0)
+    return NAN;
+  /* The source sampled at the output's frame times (clamped to its duration). */
+  const size_t ns = rt->ns;
+  g_autofree rk_transform *locals = g_new(rk_transform, ns);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, ns);
+  g_autofree rk_vec3 *sp = g_new(rk_vec3, frames * 2 * nl);
+  const double dur = rk_clip_duration(source_clip);
+  for (size_t f = 0; f < frames; f++) {
+    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), fmin((double)f / fps, dur), locals, ns);
+    rk_fk_models(rt->src, locals, models);
+    for (size_t k = 0; k < 2 * nl; k++)
+      sp[f * 2 * nl + k] = rk_mat4_get_translation(&models[sj[k]]);
+  }
+  g_autofree rk_vec3 *op = clip_positions(skeleton, clip, fps, frames, oj, 2 * nl);
+  g_autofree double *angles = g_new(double, frames * nl);
+  size_t na = 0;
+  for (size_t f = 0; f < frames; f++)
+    for (size_t l = 0; l < nl; l++) {
+      rk_vec3 sd = rk_quat_rotate(rt->align, rk_vec3_sub(sp[f * 2 * nl + 2 * l + 1], sp[f * 2 * nl + 2 * l]));
+      rk_vec3 od = rk_vec3_sub(op[f * 2 * nl + 2 * l + 1], op[f * 2 * nl + 2 * l]);
+      const double a = rk_vec3_norm(sd), b = rk_vec3_norm(od);
+      if (!(a > 0) || !(b > 0))
+        continue;
+      angles[na++] = angle_deg(rk_vec3_dot(sd, od) / (a * b));
+    }
+  if (na == 0)
+    return NAN;
+  rk__rt_sort(angles, na);
+  return angles[na / 2];
 }

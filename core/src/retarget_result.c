@@ -1,6 +1,9 @@
-/* Retargeting, the result: keys stored frame by frame and baked into the target clip, and what a
- * result hands out (clip, contacts, quality, foot tracks before and after IK). */
+/* Retargeting, the result: keys stored frame by frame and baked into the target clip, what a
+ * result hands out (clip, contacts, quality, foot tracks before and after IK), and the output
+ * asset (the target character carrying the retargeted clip). */
 #include "retarget_internal.h"
+
+#include <rigkit/error.h>
 
 #include <string.h>
 
@@ -147,4 +150,36 @@ rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, bool *in
 
 const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after_ik) {
   return after_ik ? r->heights_ik : r->heights_fk;
+}
+
+const rk_vec3 *rk_retarget_result_fk_positions(const rk_retarget_result *r) {
+  return r->fk_positions;
+}
+
+/* ---- the output asset ------------------------------------------------------------------------ */
+
+rk_asset *rk_retarget_output_asset(rk_skeleton *skeleton, const rk_asset *meshes_from,
+                                   rk_clip *clip, GError **error) {
+  rk_asset *out = rk_asset_new(skeleton);
+  if (!rk_asset_add_clip(out, clip)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "clip '%s' animates %zu joints, the target has %zu",
+                rk_clip_name(clip), rk_clip_joint_count(clip), rk_skeleton_joint_count(skeleton));
+    rk_clip_free(clip);
+    rk_asset_free(out);
+    return NULL;
+  }
+  if (!meshes_from)
+    return out;
+  const size_t n = rk_skeleton_joint_count(skeleton);
+  for (size_t m = 0; m < rk_asset_mesh_count(meshes_from); m++) {
+    rk_mesh *copy = rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(meshes_from, m)), n, error);
+    if (!copy) {
+      g_prefix_error(error, "target mesh %zu: ", m);
+      rk_asset_free(out);
+      return NULL;
+    }
+    rk_asset_add_mesh(out, copy);
+  }
+  rk_asset_set_source(out, rk_asset_source_format(meshes_from), rk_asset_source_path(meshes_from));
+  return out;
 }

@@ -597,20 +597,12 @@ int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char
   if (!path || !*path)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_export: the path is NULL or empty");
-  g_autoptr(rk_asset) out = rk_asset_new(s->target);
-  rk_asset_add_clip(out,
-                    rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result)));
   g_autoptr(GError) e = NULL;
-  if (s->target_asset) {
-    const rk_asset *ta = s->target_asset->asset;
-    for (size_t i = 0; i < rk_asset_mesh_count(ta); i++) {
-      rk_mesh *m = rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(ta, i)), s->nt, &e);
-      if (!m)
-        return rk__plugin_fail_gerror(err, err_size, e);
-      rk_asset_add_mesh(out, m);
-    }
-    rk_asset_set_source(out, rk_asset_source_format(ta), rk_asset_source_path(ta));
-  }
+  rk_clip *clip = rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result));
+  g_autoptr(rk_asset) out = rk_retarget_output_asset(
+      s->target, s->target_asset ? s->target_asset->asset : NULL, clip, &e);
+  if (!out)
+    return rk__plugin_fail_gerror(err, err_size, e);
   if (!rk_export_file(out, path, NULL, &e))
     return rk__plugin_fail_gerror(err, err_size, e);
   return RK_PLUGIN_OK;
