@@ -188,57 +188,45 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
   return fflush(stdout) == 0 ? rc : RK_EXIT_FAILED;
 }
 
-static void print_number(GString *s, JsonObject *o, const char *member, const char *sub, int width,
-                         int decimals) {
-  JsonNode *n = json_object_get_member(o, member);
-  if (n && sub && JSON_NODE_HOLDS_OBJECT(n))
-    n = json_object_get_member(json_node_get_object(n), sub);
-  if (!n || JSON_NODE_HOLDS_NULL(n) || !JSON_NODE_HOLDS_VALUE(n)) {
+/* A figure of the table: the number, or "-" when absent. */
+static void print_number(GString *s, double v, int width, int decimals) {
+  if (isfinite(v))
+    g_string_append_printf(s, "%*.*f", width, decimals, v);
+  else
     g_string_append_printf(s, "%*s", width, "-");
-    return;
-  }
-  g_string_append_printf(s, "%*.*f", width, decimals, json_node_get_double(n));
+}
+
+/* A count of the table, or "-" when absent. */
+static void print_count(GString *s, gint64 v, int width) {
+  if (v >= 0)
+    g_string_append_printf(s, " %*" G_GINT64_FORMAT, width, v);
+  else
+    g_string_append_printf(s, " %*s", width, "-");
 }
 
 /* The summary table on stdout: one line per clip, in input order. */
-static void print_table(const rk__rt_config *cfg, const rk__rt_input *inputs, size_t n,
-                        const rk__rt_outcome *out) {
+static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outcome *out) {
   GString *s = g_string_new(NULL);
   g_string_append(s, "status  frames contacts  skate FK mm  skate mm  goal mm  closure mm  "
                      "limits  clip -> output\n");
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++) {
-      JsonObject *o = g_ptr_array_index(inputs[i].entries, k);
-      const bool ok = !g_strcmp0(json_object_get_string_member(o, "status"), "ok");
-      g_string_append_printf(s, "%-6s", ok ? "ok" : "error");
-      JsonNode *fr = json_object_get_member(o, "frames");
-      if (fr && JSON_NODE_HOLDS_VALUE(fr))
-        g_string_append_printf(s, " %7" G_GINT64_FORMAT, json_node_get_int(fr));
+      const rk__rt_entry *e = g_ptr_array_index(inputs[i].entries, k);
+      g_string_append_printf(s, "%-6s", e->error ? "error" : "ok");
+      print_count(s, e->frames, 7);
+      print_count(s, e->contact_frames, 8);
+      print_number(s, e->skate_fk_max_mm, 13, 2);
+      print_number(s, e->skate_max_mm, 10, 2);
+      print_number(s, e->goal_error_max_mm, 9, 3);
+      print_number(s, e->closure_max_mm, 12, 4);
+      print_count(s, e->limit_violations, 7);
+      g_string_append_printf(s, "  %s", e->source);
+      if (e->clip)
+        g_string_append_printf(s, " '%s'", e->clip);
+      if (!e->error)
+        g_string_append_printf(s, " -> %s", e->output);
       else
-        g_string_append_printf(s, " %7s", "-");
-      JsonNode *cf = json_object_get_member(o, "contact_frames");
-      if (cf && JSON_NODE_HOLDS_VALUE(cf))
-        g_string_append_printf(s, " %8" G_GINT64_FORMAT, json_node_get_int(cf));
-      else
-        g_string_append_printf(s, " %8s", "-");
-      print_number(s, o, "foot_skate_fk_mm", "max", 13, 2);
-      print_number(s, o, "foot_skate_mm", "max", 10, 2);
-      print_number(s, o, "ik_goal_error_mm", "max", 9, 3);
-      print_number(s, o, "loop_closure_residual_mm", "max", 12, 4);
-      JsonNode *lv = json_object_get_member(o, "joint_limit_violations");
-      if (lv && JSON_NODE_HOLDS_VALUE(lv))
-        g_string_append_printf(s, " %7" G_GINT64_FORMAT, json_node_get_int(lv));
-      else
-        g_string_append_printf(s, " %7s", "-");
-      const char *clip = json_object_get_string_member_with_default(o, "clip", NULL);
-      g_string_append_printf(s, "  %s", json_object_get_string_member(o, "source"));
-      if (clip)
-        g_string_append_printf(s, " '%s'", clip);
-      if (ok)
-        g_string_append_printf(s, " -> %s", json_object_get_string_member(o, "output"));
-      else
-        g_string_append_printf(s, ": %s",
-                               json_object_get_string_member_with_default(o, "error", "failed"));
+        g_string_append_printf(s, ": %s", e->error);
       g_string_append_c(s, '\n');
     }
   size_t not_run = 0;
@@ -260,7 +248,6 @@ static void print_table(const rk__rt_config *cfg, const rk__rt_input *inputs, si
         g_string_append_printf(s, " %s", inputs[i].path);
     g_string_append(s, "\nrun the same command with --resume to complete the batch\n");
   }
-  (void)cfg;
   fputs(s->str, stdout);
   fflush(stdout);
   g_string_free(s, TRUE);
@@ -560,7 +547,7 @@ int rk__cmd_retarget(int argc, char **argv) {
       report_failed = true;
     }
   }
-  print_table(&cfg, inputs, n_inputs, &outcome);
+  print_table(inputs, n_inputs, &outcome);
   if (report_failed)
     outcome.failed++;
   status = outcome.signal ? 128 + outcome.signal

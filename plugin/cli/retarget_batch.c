@@ -385,37 +385,36 @@ static char *measure_output(clip_job *j) {
 }
 
 /* The report entry of a clip that went through every step, recorded in the journal. */
-static JsonObject *clip_entry(clip_job *j, double seconds) {
-  rk__rt_entry_values v = {0};
-  v.source = j->source;
-  v.clip = j->clip_name;
-  v.clip_index = (int)j->index;
-  v.output = j->output;
-  v.result = j->r;
-  v.measured = &j->measured;
-  v.mapped_joints = rk_retargeter_mapped_joints(j->rg->rt);
-  v.duration_s = rk_clip_duration(rk_asset_clip(j->back, 0));
-  v.keys = j->keys;
-  v.plot = j->plot;
-  v.notes = j->notes;
-  v.planted_height_mean_mm = j->planted_mean;
-  v.planted_height_max_mm = j->planted_max;
-  v.seconds = seconds;
-  JsonObject *entry = rk__rt_entry_new(j->b->cfg, &v);
+static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
+  const rk__rt_config *cfg = j->b->cfg;
+  rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
+  rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
+  e->skate_mean_mm = j->measured.foot_skate_mean_mm;
+  e->skate_max_mm = j->measured.foot_skate_max_mm;
+  e->limb_direction_median_deg = j->measured.limb_direction_median_deg;
+  e->planted_height_mean_mm = j->planted_mean;
+  e->planted_height_max_mm = j->planted_max;
+  e->contact_frames = (gint64)j->measured.contact_frames;
+  e->duration_s = rk_clip_duration(rk_asset_clip(j->back, 0));
+  e->keys = (gint64)j->keys;
+  e->plot = g_strdup(j->plot);
+  for (guint i = 0; i < j->notes->len; i++)
+    g_ptr_array_add(e->notes, g_strdup(g_ptr_array_index(j->notes, i)));
+  e->seconds = seconds;
   g_ptr_array_add(j->files, NULL);
-  g_autoptr(GError) e = NULL;
-  if (!rk__rt_journal_append(j->b->journal, j->source, (int)j->index, j->clip_name, entry,
-                             (const char *const *)j->files->pdata, &e)) {
+  g_autoptr(GError) err = NULL;
+  if (!rk__rt_journal_append(j->b->journal, j->source, (int)j->index, j->clip_name, e,
+                             (const char *const *)j->files->pdata, &err)) {
     g_mutex_lock(&j->b->lock);
-    say_locked(j->b, "rigkit retarget: warning: %s (--resume will redo this clip)", e->message);
+    say_locked(j->b, "rigkit retarget: warning: %s (--resume will redo this clip)", err->message);
     g_mutex_unlock(&j->b->lock);
   }
-  return entry;
+  return e;
 }
 
 /* Retargets, writes, reads back and measures one clip; returns its report entry. */
-static JsonObject *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t k,
-                            const char *source, const char *output, size_t *frames_out) {
+static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t k,
+                              const char *source, const char *output, size_t *frames_out) {
   const gint64 t_start = g_get_monotonic_time();
   clip_job j = {.b = b, .rg = rg, .src_clip = rk_asset_clip(src, k), .source = source,
                 .output = output, .index = k};
@@ -429,9 +428,9 @@ static JsonObject *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t
   if (!failure)
     failure = measure_output(&j);
   const double seconds = (double)(g_get_monotonic_time() - t_start) / G_USEC_PER_SEC;
-  JsonObject *entry = failure ? rk__rt_entry_error(b->cfg, source, j.clip_name, (int)k, output,
-                                                   failure, seconds)
-                              : clip_entry(&j, seconds);
+  rk__rt_entry *entry = failure ? rk__rt_entry_error(b->cfg, source, j.clip_name, (int)k, output,
+                                                     failure, seconds)
+                                : clip_entry(&j, seconds);
   *frames_out = failure ? 0 : rk_retarget_result_frames(j.r);
   clip_job_clear(&j);
   return entry;
@@ -445,30 +444,25 @@ static bool same_file(const char *a, const char *b) {
 }
 
 /* Records an entry of an input and reports it. */
-static void finish_clip(batch *b, rk__rt_input *in, JsonObject *entry, bool resumed,
+static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool resumed,
                         size_t frames) {
   g_ptr_array_add(in->entries, entry);
-  const bool ok = g_strcmp0(json_object_get_string_member(entry, "status"), "ok") == 0;
   g_mutex_lock(&b->lock);
   b->clips_done++;
   b->frames += frames;
   if (resumed)
     b->resumed++;
-  if (ok)
+  if (!entry->error)
     b->ok++;
   else
     b->failed++;
-  const char *clip = json_object_get_string_member_with_default(entry, "clip", NULL);
-  g_autofree char *what = clip ? g_strdup_printf("%s: clip '%s'", in->path, clip)
-                               : g_strdup(in->path);
-  if (!ok)
-    say_locked(b, "rigkit retarget: %s: %s", what,
-               json_object_get_string_member_with_default(entry, "error", "failed"));
-  else if (!resumed) {
-    JsonArray *notes = json_object_get_array_member(entry, "notes");
-    for (guint i = 0; notes && i < json_array_get_length(notes); i++)
-      say_locked(b, "rigkit retarget: note: %s: %s", what, json_array_get_string_element(notes, i));
-  }
+  g_autofree char *what = entry->clip ? g_strdup_printf("%s: clip '%s'", in->path, entry->clip)
+                                      : g_strdup(in->path);
+  if (entry->error)
+    say_locked(b, "rigkit retarget: %s: %s", what, entry->error);
+  else if (!resumed)
+    for (guint i = 0; i < entry->notes->len; i++)
+      say_locked(b, "rigkit retarget: note: %s: %s", what, (const char *)g_ptr_array_index(entry->notes, i));
   g_cond_broadcast(&b->changed);
   g_mutex_unlock(&b->lock);
 }
@@ -537,7 +531,7 @@ static void process_file(batch *b, rk__rt_input *in) {
       continue;
     }
     if (cfg->resume) {
-      JsonObject *prev = rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name);
+      rk__rt_entry *prev = rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name);
       if (prev) {
         finish_clip(b, in, prev, true, 0);
         continue;
@@ -574,7 +568,7 @@ static void process_file(batch *b, rk__rt_input *in) {
       continue;
     }
     size_t frames = 0;
-    JsonObject *entry = run_clip(b, rg, src, k, in->path, output, &frames);
+    rk__rt_entry *entry = run_clip(b, rg, src, k, in->path, output, &frames);
     finish_clip(b, in, entry, false, frames);
   }
 #undef FILE_SECONDS
@@ -608,7 +602,7 @@ void rk__rt_batch_run(const rk__rt_config *cfg, rk__rt_input *inputs, size_t n,
   b.claimed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   b.t0 = g_get_monotonic_time();
   for (size_t i = 0; i < n; i++) {
-    inputs[i].entries = g_ptr_array_new_with_free_func((GDestroyNotify)json_object_unref);
+    inputs[i].entries = g_ptr_array_new_with_free_func((GDestroyNotify)rk__rt_entry_free);
     inputs[i].run = false;
   }
 
