@@ -16,9 +16,6 @@
 
 #define CMD "retarget"
 
-/* Declared weak in main.c; declared here too so the definition has a prototype. */
-int rk__cmd_retarget(int argc, char **argv);
-
 static bool parse_number(const char *text, const char *what, double lo, bool lo_open, double *out) {
   if (!text)
     return true;
@@ -455,12 +452,12 @@ int rk__cmd_retarget(int argc, char **argv) {
     const char *tf = cfg.target ? rk_asset_source_format(cfg.target) : rk_import_format_from_path(target);
     fmt = tf && !strcmp(tf, "bvh") ? RK_EXPORT_BVH : tf && !strcmp(tf, "fbx") ? RK_EXPORT_FBX : RK_EXPORT_GLB;
     if (fmt == RK_EXPORT_FBX && !format_available(RK_EXPORT_FBX)) {
-      fprintf(stderr, "rigkit " CMD ": note: this build cannot write FBX yet: writing .glb (choose "
+      fprintf(stderr, "rigkit " CMD ": note: this build cannot write FBX: writing .glb (choose "
                       "with --format)\n");
       fmt = RK_EXPORT_GLB;
     }
   } else if (!format_available(fmt)) {
-    USAGE("this build cannot write %s files yet: choose --format glb, gltf or bvh",
+    USAGE("this build cannot write %s files: choose --format glb, gltf or bvh",
           rk_export_format_name(fmt));
   }
   cfg.export_opts = (rk_export_options)RK_EXPORT_OPTIONS_INIT;
