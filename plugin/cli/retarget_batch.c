@@ -467,26 +467,10 @@ static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool re
   g_mutex_unlock(&b->lock);
 }
 
-/* Imports one source file and runs its clips. */
-static void process_file(batch *b, rk__rt_input *in) {
-  const rk__rt_config *cfg = b->cfg;
-  const gint64 t_start = g_get_monotonic_time();
-#define FILE_SECONDS() ((double)(g_get_monotonic_time() - t_start) / G_USEC_PER_SEC)
-  if (!cfg->target) {
-    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, cfg->target_error, 0), false,
-                0);
-    return;
-  }
-  g_autoptr(GError) e = NULL;
-  g_autoptr(rk_asset) src = rk_import_file(in->path, &cfg->source_import, &e);
-  if (!src) {
-    g_autofree char *msg = g_strdup_printf("cannot read the clip: %s", e->message);
-    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, msg, FILE_SECONDS()),
-                false, 0);
-    return;
-  }
-  /* The clips to run. */
-  g_autoptr(GArray) clips = g_array_new(FALSE, FALSE, sizeof(size_t));
+/* The clips of a source file to run (all, or --clip's), or NULL with *problem saying why the
+ * file cannot run (g_free). */
+static GArray *clips_to_run(const rk__rt_config *cfg, const rk_asset *src, char **problem) {
+  GArray *clips = g_array_new(FALSE, FALSE, sizeof(size_t));
   const size_t count = rk_asset_clip_count(src);
   if (cfg->clip_select) {
     int i = rk_asset_find_clip(src, cfg->clip_select);
@@ -498,20 +482,63 @@ static void process_file(batch *b, rk__rt_input *in) {
     for (size_t i = 0; i < count; i++)
       g_array_append_val(clips, i);
   }
-  const char *problem = NULL;
-  g_autofree char *problem_text = NULL;
+  *problem = NULL;
   if (count == 0)
-    problem = "the file holds a skeleton but no clip";
+    *problem = g_strdup("the file holds a skeleton but no clip");
   else if (clips->len == 0)
-    problem = problem_text = g_strdup_printf("no clip '%s' in the file (it has %zu)",
-                                             cfg->clip_select, count);
+    *problem = g_strdup_printf("no clip '%s' in the file (it has %zu)", cfg->clip_select, count);
   else if (cfg->out_file && clips->len > 1)
-    problem = problem_text = g_strdup_printf(
+    *problem = g_strdup_printf(
         "the file holds %u clips and --out writes one: choose one with --clip or use --out-dir",
         clips->len);
+  if (*problem)
+    g_clear_pointer(&clips, g_array_unref);
+  return clips;
+}
+
+/* Why clip k (clip_name) of a source file must not run, or NULL (g_free): its rig cannot be
+ * retargeted, its output would replace an input (same directory, stem and extension as its own
+ * source or the target), or another clip already writes that output (else this clip claims it). */
+static char *clip_blocked(batch *b, const rig *rg, const char *source, const char *clip_name,
+                          const char *output) {
+  const rk__rt_config *cfg = b->cfg;
+  if (!rg->rt)
+    return g_strdup(rg->error);
+  const char *input_hit = same_file(output, source)            ? source
+                          : same_file(output, cfg->target_path) ? cfg->target_path
+                                                                : NULL;
+  if (input_hit)
+    return g_strdup_printf("output %s would overwrite the input %s: choose another --out-dir or "
+                           "--format",
+                           output, input_hit);
+  g_autofree char *owner = NULL;
+  g_mutex_lock(&b->lock);
+  const char *prev_owner = g_hash_table_lookup(b->claimed, output);
+  if (prev_owner)
+    owner = g_strdup(prev_owner);
+  else
+    g_hash_table_insert(b->claimed, g_strdup(output),
+                        g_strdup_printf("%s: clip '%s'", source, clip_name));
+  g_mutex_unlock(&b->lock);
+  return owner ? g_strdup_printf("output %s is already written by %s", output, owner) : NULL;
+}
+
+/* Imports one source file and runs its clips. */
+static void process_file(batch *b, rk__rt_input *in) {
+  const rk__rt_config *cfg = b->cfg;
+  const gint64 t_start = g_get_monotonic_time();
+  if (!cfg->target) {
+    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, cfg->target_error, 0), false,
+                0);
+    return;
+  }
+  g_autoptr(GError) e = NULL;
+  g_autoptr(rk_asset) src = rk_import_file(in->path, &cfg->source_import, &e);
+  g_autofree char *problem = src ? NULL : g_strdup_printf("cannot read the clip: %s", e->message);
+  g_autoptr(GArray) clips = src ? clips_to_run(cfg, src, &problem) : NULL;
   if (problem) {
-    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, problem, FILE_SECONDS()),
-                false, 0);
+    const double seconds = (double)(g_get_monotonic_time() - t_start) / G_USEC_PER_SEC;
+    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, problem, seconds), false, 0);
     return;
   }
   if (clips->len > 1) {
@@ -519,59 +546,27 @@ static void process_file(batch *b, rk__rt_input *in) {
     b->clips_known += clips->len - 1;
     g_mutex_unlock(&b->lock);
   }
+  const size_t count = rk_asset_clip_count(src);
   const rig *rg = rig_for(b, rk_asset_skeleton(src));
   for (guint c = 0; c < clips->len; c++) {
     const size_t k = g_array_index(clips, size_t, c);
     const char *clip_name = rk_clip_name(rk_asset_clip(src, k));
     g_autofree char *output =
         rk__rt_output_path(cfg, in->path, clip_name, cfg->clip_select ? 1 : count);
-    if (!rg->rt) {
-      finish_clip(b, in, rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, rg->error, 0),
-                  false, 0);
+    rk__rt_entry *prev = cfg->resume && rg->rt
+                             ? rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name)
+                             : NULL;
+    if (prev) {
+      finish_clip(b, in, prev, true, 0);
       continue;
     }
-    if (cfg->resume) {
-      rk__rt_entry *prev = rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name);
-      if (prev) {
-        finish_clip(b, in, prev, true, 0);
-        continue;
-      }
-    }
-    /* Never replace an input: an output named like its own source or the target (same
-     * directory, same stem and extension) would overwrite it. */
-    const char *input_hit = same_file(output, in->path)           ? in->path
-                            : same_file(output, cfg->target_path) ? cfg->target_path
-                                                                  : NULL;
-    if (input_hit) {
-      g_autofree char *msg =
-          g_strdup_printf("output %s would overwrite the input %s: choose another --out-dir or "
-                          "--format",
-                          output, input_hit);
-      finish_clip(b, in, rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, msg, 0),
-                  false, 0);
-      continue;
-    }
-    /* Two clips must never write one file. */
-    g_autofree char *owner = NULL;
-    g_mutex_lock(&b->lock);
-    const char *prev_owner = g_hash_table_lookup(b->claimed, output);
-    if (prev_owner)
-      owner = g_strdup(prev_owner);
-    else
-      g_hash_table_insert(b->claimed, g_strdup(output),
-                          g_strdup_printf("%s: clip '%s'", in->path, clip_name));
-    g_mutex_unlock(&b->lock);
-    if (owner) {
-      g_autofree char *msg = g_strdup_printf("output %s is already written by %s", output, owner);
-      finish_clip(b, in, rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, msg, 0),
-                  false, 0);
-      continue;
-    }
+    g_autofree char *blocked = clip_blocked(b, rg, in->path, clip_name, output);
     size_t frames = 0;
-    rk__rt_entry *entry = run_clip(b, rg, src, k, in->path, output, &frames);
+    rk__rt_entry *entry =
+        blocked ? rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, blocked, 0)
+                : run_clip(b, rg, src, k, in->path, output, &frames);
     finish_clip(b, in, entry, false, frames);
   }
-#undef FILE_SECONDS
 }
 
 /* The task of one source file (the pool's function). */
