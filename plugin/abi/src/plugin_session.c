@@ -189,11 +189,9 @@ static char *label_of(const rk_plugin_asset *a) {
   return g_strdup_printf("'%s'", p && *p ? p : "asset");
 }
 
-int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
-                           size_t err_size) {
-  if (!out)
-    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: out is NULL");
-  *out = NULL;
+/* Checks a session description before anything is built: handles, exclusive fields, the space
+ * (*mpu: metres per unit), the settings and the clip index. */
+static int check_desc(const rk_plugin_session_desc *desc, double *mpu, char *err, size_t err_size) {
   if (!desc)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: desc is NULL");
   if (!rk__plugin_is_live(desc->source, RK__PLUGIN_ASSET))
@@ -211,8 +209,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     return rk__plugin_fail(
         err, err_size, RK_PLUGIN_ERR_ARGUMENT,
         "session_new: set at most one of desc.profile_path and desc.profile_text");
-  double mpu;
-  int st = rk__plugin_space_check(&desc->space, &mpu, err, err_size);
+  int st = rk__plugin_space_check(&desc->space, mpu, err, err_size);
   if (st != RK_PLUGIN_OK)
     return st;
   if ((st = check_settings(&desc->settings, err, err_size)) != RK_PLUGIN_OK)
@@ -224,6 +221,34 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
                            "%s: clip %u does not exist (the file has %zu clip%s)",
                            rk_asset_source_path(src) ? rk_asset_source_path(src) : "source",
                            desc->source_clip, nclips, nclips == 1 ? "" : "s");
+  return RK_PLUGIN_OK;
+}
+
+/* The retargeting options: defaults, the profile's [settings], then the host's settings. */
+static rk_retarget_options session_options(const rk_profile *profile, const rk_plugin_settings *st) {
+  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+  rk_profile_apply_settings(profile, &o);
+  if (st->foot_ik != RK_PLUGIN_DEFAULT)
+    o.foot_ik = st->foot_ik;
+  if (st->hand_ik != RK_PLUGIN_DEFAULT)
+    o.hand_ik = st->hand_ik;
+  if (st->root_motion != RK_PLUGIN_DEFAULT)
+    o.root_motion = st->root_motion;
+  if (st->fps > 0)
+    o.fps = st->fps;
+  return o;
+}
+
+int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
+                           size_t err_size) {
+  if (!out)
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: out is NULL");
+  *out = NULL;
+  double mpu;
+  int st = check_desc(desc, &mpu, err, err_size);
+  if (st != RK_PLUGIN_OK)
+    return st;
+  const rk_asset *src = desc->source->asset;
 
   /* The profile: read, checked and applied by the same core functions as the command line. */
   g_autoptr(rk_profile) profile = NULL;
@@ -242,17 +267,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
   s->source = rk__plugin_asset_ref((rk_plugin_asset *)desc->source);
   s->clip = rk_asset_clip(src, desc->source_clip);
   s->source_label = label_of(desc->source);
-  const rk_retarget_options defaults = RK_RETARGET_OPTIONS_INIT;
-  s->opts = defaults;
-  rk_profile_apply_settings(profile, &s->opts);
-  if (desc->settings.foot_ik != RK_PLUGIN_DEFAULT)
-    s->opts.foot_ik = desc->settings.foot_ik;
-  if (desc->settings.hand_ik != RK_PLUGIN_DEFAULT)
-    s->opts.hand_ik = desc->settings.hand_ik;
-  if (desc->settings.root_motion != RK_PLUGIN_DEFAULT)
-    s->opts.root_motion = desc->settings.root_motion;
-  if (desc->settings.fps > 0)
-    s->opts.fps = desc->settings.fps;
+  s->opts = session_options(profile, &desc->settings);
   s->reduce_tol = desc->settings.reduce_tolerance_m;
 
   if (desc->target_asset) {
