@@ -1,9 +1,8 @@
 /* The canonical humanoid profile and automatic mapping of rigs onto it (names + topology). */
-#include "keyfile.h"
+#include "humanoid_internal.h"
 
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
-#include <rigkit/humanoid.h>
 
 #include <string.h>
 
@@ -62,168 +61,6 @@ const char *rk_bone_source_name(rk_bone_source source) {
   return "?";
 }
 
-/* ---- names ----------------------------------------------------------------------------------- */
-
-/* What a joint's name says, side aside. */
-typedef enum name_class {
-  NC_NONE,
-  NC_ROOT,
-  NC_HIPS,
-  NC_HIP_SIDED, /* "hip": the hips without a side, the upper leg with one (CMU 3ds Max) */
-  NC_SPINE,
-  NC_NECK,
-  NC_HEAD,
-  NC_CLAVICLE,
-  NC_SHOULDER, /* clavicle in MotionBuilder/Mixamo naming, upper arm in 3ds Max naming */
-  NC_UPPER_ARM,
-  NC_FOREARM,
-  NC_HAND,
-  NC_UPPER_LEG,
-  NC_LOWER_LEG,
-  NC_FOOT,
-  NC_TOES,
-  NC_HELPER, /* twist/roll/helper joints: never a canonical bone */
-} name_class;
-
-typedef enum side_kind { SIDE_NONE, SIDE_LEFT, SIDE_RIGHT } side_kind;
-
-typedef struct name_info {
-  name_class cls;
-  side_kind side;
-} name_info;
-
-static const struct {
-  const char *base;
-  name_class cls;
-} synonyms[] = {
-    {"root", NC_ROOT},          {"reference", NC_ROOT},       {"armature", NC_ROOT},
-    {"hips", NC_HIPS},          {"pelvis", NC_HIPS},          {"hip", NC_HIP_SIDED},
-    {"spine", NC_SPINE},        {"chest", NC_SPINE},          {"upperchest", NC_SPINE},
-    {"torso", NC_SPINE},        {"abdomen", NC_SPINE},        {"abdomenlower", NC_SPINE},
-    {"abdomenupper", NC_SPINE}, {"back", NC_SPINE},           {"lowerback", NC_SPINE},
-    {"upperback", NC_SPINE},    {"waist", NC_SPINE},          {"thorax", NC_SPINE},
-    {"neck", NC_NECK},          {"head", NC_HEAD},            {"clavicle", NC_CLAVICLE},
-    {"collar", NC_CLAVICLE},    {"collarbone", NC_CLAVICLE},  {"clav", NC_CLAVICLE},
-    {"shoulder", NC_SHOULDER},  {"shldr", NC_SHOULDER},       {"arm", NC_UPPER_ARM},        {"uparm", NC_UPPER_ARM},
-    {"upperarm", NC_UPPER_ARM}, {"humerus", NC_UPPER_ARM},    {"forearm", NC_FOREARM},
-    {"loarm", NC_FOREARM},      {"lowerarm", NC_FOREARM},     {"elbow", NC_FOREARM},
-    {"radius", NC_FOREARM},     {"hand", NC_HAND},            {"wrist", NC_HAND},
-    {"upleg", NC_UPPER_LEG},    {"upperleg", NC_UPPER_LEG},   {"thigh", NC_UPPER_LEG},
-    {"femur", NC_UPPER_LEG},    {"leg", NC_LOWER_LEG},        {"loleg", NC_LOWER_LEG},
-    {"lowerleg", NC_LOWER_LEG}, {"shin", NC_LOWER_LEG},       {"calf", NC_LOWER_LEG},
-    {"knee", NC_LOWER_LEG},     {"tibia", NC_LOWER_LEG},      {"foot", NC_FOOT},
-    {"ankle", NC_FOOT},         {"toe", NC_TOES},             {"toes", NC_TOES},
-    {"toebase", NC_TOES},       {"ball", NC_TOES},
-};
-
-/* Tokens that carry no meaning in rig names (prefixes and kinds). */
-static const char *const noise_tokens[] = {"mixamorig", "bip", "bip01", "bip001", "def", "org",
-                                           "mch", "jnt", "joint", "bone", "bn", "b", "j", "cc",
-                                           "base", "rig", "sk", "skel", "ik", "fk", "ctrl"};
-
-static bool is_noise(const char *t) {
-  for (size_t i = 0; i < G_N_ELEMENTS(noise_tokens); i++)
-    if (strcmp(t, noise_tokens[i]) == 0)
-      return true;
-  return false;
-}
-
-static name_class lookup_base(const char *base) {
-  if (!*base)
-    return NC_NONE;
-  for (size_t i = 0; i < G_N_ELEMENTS(synonyms); i++)
-    if (strcmp(base, synonyms[i].base) == 0)
-      return synonyms[i].cls;
-  /* Numbered spine and neck joints (spine1, spine_02, neck1) keep their class; numbered limb
-   * joints do not (leg_joint_1 says nothing about which leg bone it is). */
-  size_t n = strlen(base);
-  while (n > 0 && g_ascii_isdigit(base[n - 1]))
-    n--;
-  if (n < strlen(base)) {
-    if ((n == 5 && strncmp(base, "spine", 5) == 0) || (n == 4 && strncmp(base, "neck", 4) == 0) ||
-        (n == 5 && strncmp(base, "chest", 5) == 0))
-      return strncmp(base, "neck", 4) == 0 ? NC_NECK : NC_SPINE;
-    if ((n == 3 && strncmp(base, "toe", 3) == 0) || (n == 4 && strncmp(base, "toes", 4) == 0))
-      return NC_TOES;
-  }
-  return NC_NONE;
-}
-
-/* Splits a name into lower-case tokens at separators and camelCase boundaries. */
-static GPtrArray *tokenize(const char *name) {
-  GPtrArray *tokens = g_ptr_array_new_with_free_func(g_free);
-  /* Drop namespaces and DAG paths: "mixamorig:Hips", "|root|hips". */
-  const char *s = name;
-  for (const char *p = name; *p; p++)
-    if (*p == ':' || *p == '|')
-      s = p + 1;
-  GString *cur = g_string_new(NULL);
-  for (const char *p = s; *p; p++) {
-    char c = *p;
-    bool sep = !g_ascii_isalnum(c);
-    bool boundary = !sep && cur->len > 0 &&
-                    ((g_ascii_isupper(c) && g_ascii_islower(p[-1])) ||
-                     (g_ascii_isdigit(c) != g_ascii_isdigit(p[-1])));
-    if ((sep || boundary) && cur->len > 0) {
-      g_ptr_array_add(tokens, g_string_free(cur, FALSE));
-      cur = g_string_new(NULL);
-    }
-    if (!sep)
-      g_string_append_c(cur, g_ascii_tolower(c));
-  }
-  if (cur->len > 0)
-    g_ptr_array_add(tokens, g_string_free(cur, FALSE));
-  else
-    g_string_free(cur, TRUE);
-  return tokens;
-}
-
-static side_kind side_of_token(const char *t) {
-  if (!strcmp(t, "left") || !strcmp(t, "l") || !strcmp(t, "lt") || !strcmp(t, "lft"))
-    return SIDE_LEFT;
-  if (!strcmp(t, "right") || !strcmp(t, "r") || !strcmp(t, "rt") || !strcmp(t, "rgt"))
-    return SIDE_RIGHT;
-  return SIDE_NONE;
-}
-
-static name_info classify_name(const char *name) {
-  name_info info = {NC_NONE, SIDE_NONE};
-  /* A leading double underscore marks an internal helper (MakeHuman's __UpLeg_L, __Eye_L). */
-  if (name[0] == '_' && name[1] == '_') {
-    info.cls = NC_HELPER;
-    return info;
-  }
-  g_autoptr(GPtrArray) tokens = tokenize(name);
-  g_autoptr(GString) base = g_string_new(NULL);
-  for (guint i = 0; i < tokens->len; i++) {
-    const char *t = g_ptr_array_index(tokens, i);
-    if (strstr(t, "twist") || strstr(t, "roll") || strstr(t, "helper") || !strcmp(t, "end") ||
-        strstr(t, "correct") || strstr(t, "jiggle")) {
-      info.cls = NC_HELPER;
-      return info;
-    }
-    side_kind sd = side_of_token(t);
-    if (sd != SIDE_NONE && info.side == SIDE_NONE) {
-      info.side = sd;
-      continue;
-    }
-    if (is_noise(t))
-      continue;
-    /* "lhip", "rknee", "lshoulder": a one-letter side glued to a known base. */
-    if (info.side == SIDE_NONE && (t[0] == 'l' || t[0] == 'r') && lookup_base(t + 1) != NC_NONE &&
-        lookup_base(t) == NC_NONE) {
-      info.side = t[0] == 'l' ? SIDE_LEFT : SIDE_RIGHT;
-      t++;
-    }
-    g_string_append(base, t);
-  }
-  info.cls = lookup_base(base->str);
-  /* "Root" is the canonical root only without a side. */
-  if (info.cls == NC_HIP_SIDED && info.side == SIDE_NONE)
-    info.cls = NC_HIPS;
-  return info;
-}
-
 /* ---- topology -------------------------------------------------------------------------------- */
 
 typedef struct mapper {
@@ -232,7 +69,7 @@ typedef struct mapper {
   rk_vec3 *pos;       /* rest model positions */
   double *min_y;      /* lowest y in each subtree */
   double *max_y;      /* highest y in each subtree */
-  name_info *names;
+  rk__name_info *names;
   double height, ground, min_len;
   bool use_names;
 } mapper;
@@ -359,7 +196,7 @@ static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map
   if (m->use_names) {
     /* A sided "hip" is the upper leg only when no joint is named thigh/upleg ("LHipJoint"
      * above "LeftUpLeg" in CMU files is a helper). */
-    const name_class want[5] = {NC_UPPER_LEG, NC_LOWER_LEG, NC_FOOT, NC_TOES, NC_HIP_SIDED};
+    const rk__name_class want[5] = {NC_UPPER_LEG, NC_LOWER_LEG, NC_FOOT, NC_TOES, NC_HIP_SIDED};
     int found[5] = {-1, -1, -1, -1, -1};
     for (int b = 0; b < 5; b++)
       for (size_t k = 0; k < n; k++)
@@ -378,8 +215,8 @@ static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map
       continue;
     int j = chain[idx[b]];
     map->joint[upper + b] = j;
-    static const name_class leg_class[4] = {NC_UPPER_LEG, NC_LOWER_LEG, NC_FOOT, NC_TOES};
-    name_class c = m->names[j].cls;
+    static const rk__name_class leg_class[4] = {NC_UPPER_LEG, NC_LOWER_LEG, NC_FOOT, NC_TOES};
+    rk__name_class c = m->names[j].cls;
     bool named = m->use_names && (c == leg_class[b] || (b == 0 && c == NC_HIP_SIDED));
     map->source[upper + b] = named ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
   }
@@ -417,13 +254,13 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
     /* Clavicle names first; "shoulder" is the clavicle unless a clavicle/collar joint exists. */
     int clav = -1, shoulder_named = -1;
     for (size_t k = 0; k < n; k++) {
-      name_class c = m->names[chain[k]].cls;
+      rk__name_class c = m->names[chain[k]].cls;
       if (c == NC_CLAVICLE && clav < 0)
         clav = (int)k;
       if (c == NC_SHOULDER && shoulder_named < 0)
         shoulder_named = (int)k;
     }
-    const name_class want[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
+    const rk__name_class want[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
     int named[4] = {-1, -1, -1, -1};
     for (int b = 0; b < 4; b++)
       for (size_t k = 0; k < n; k++)
@@ -446,15 +283,15 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
       continue;
     int j = chain[idx[b]];
     map->joint[shoulder + b] = j;
-    static const name_class arm_class[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
-    name_class c = m->names[j].cls;
+    static const rk__name_class arm_class[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
+    rk__name_class c = m->names[j].cls;
     bool by_name = m->use_names && (c == arm_class[b] || (c == NC_SHOULDER && b <= 1));
     map->source[shoulder + b] = by_name ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
   }
 }
 
 /* Side of a chain from its names (majority vote), or SIDE_NONE. */
-static side_kind chain_side(const mapper *m, const int *chain, size_t n) {
+static rk__side_kind chain_side(const mapper *m, const int *chain, size_t n) {
   int l = 0, r = 0;
   for (size_t k = 0; k < n; k++) {
     l += m->names[chain[k]].side == SIDE_LEFT;
@@ -465,64 +302,99 @@ static side_kind chain_side(const mapper *m, const int *chain, size_t n) {
 
 #define MAX_CHAIN 256
 
-bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
-                           rk_humanoid_map *map, GError **error) {
-  const rk_humanoid_options defaults = RK_HUMANOID_OPTIONS_INIT;
-  if (!opts)
-    opts = &defaults;
-  rk_humanoid_map_clear(map);
+/* What the automatic mapping finds on its way, step by step. */
+typedef struct found {
+  int hips;
+  int leg[2]; /* the two leg chains' first joints */
+  int leg_chain[2][MAX_CHAIN];
+  size_t leg_n[2];
+  int spine_chain[MAX_CHAIN]; /* up from the hips */
+  size_t spine_n;
+  int chest, arm_root[2];
+} found;
 
-  mapper m = {0};
-  m.s = s;
-  m.n = rk_skeleton_joint_count(s);
-  m.use_names = opts->use_names;
-  g_autofree rk_mat4 *models = g_new(rk_mat4, m.n);
+static void mapper_clear(mapper *m) {
+  g_clear_pointer(&m->pos, g_free);
+  g_clear_pointer(&m->min_y, g_free);
+  g_clear_pointer(&m->max_y, g_free);
+  g_clear_pointer(&m->names, g_free);
+}
+
+/* The rest pose of a skeleton as the mapping reads it: positions, each subtree's vertical extent,
+ * what the names say, height and ground. Fails when the rest pose has no height. */
+static bool mapper_init(mapper *m, const rk_skeleton *s, const rk_humanoid_options *opts,
+                        GError **error) {
+  m->s = s;
+  m->n = rk_skeleton_joint_count(s);
+  m->use_names = opts->use_names;
+  g_autofree rk_mat4 *models = g_new(rk_mat4, m->n);
   rk_skeleton_rest_models(s, models);
-  g_autofree rk_vec3 *pos = g_new(rk_vec3, m.n);
-  g_autofree double *min_y = g_new(double, m.n);
-  g_autofree double *max_y = g_new(double, m.n);
-  g_autofree name_info *names = g_new(name_info, m.n);
-  m.pos = pos;
-  m.min_y = min_y;
-  m.max_y = max_y;
-  m.names = names;
+  m->pos = g_new(rk_vec3, m->n);
+  m->min_y = g_new(double, m->n);
+  m->max_y = g_new(double, m->n);
+  m->names = g_new(rk__name_info, m->n);
   /* The height spans all joints; the ground is the lowest LEAF (root joints often sit at the
    * origin, which says nothing about where the feet stand). */
   double lo = INFINITY, hi = -INFINITY, all_lo = INFINITY;
-  for (size_t j = 0; j < m.n; j++) {
-    pos[j] = rk_mat4_get_translation(&models[j]);
-    min_y[j] = max_y[j] = pos[j].y;
-    all_lo = fmin(all_lo, pos[j].y);
-    hi = fmax(hi, pos[j].y);
+  for (size_t j = 0; j < m->n; j++) {
+    m->pos[j] = rk_mat4_get_translation(&models[j]);
+    m->min_y[j] = m->max_y[j] = m->pos[j].y;
+    all_lo = fmin(all_lo, m->pos[j].y);
+    hi = fmax(hi, m->pos[j].y);
     if (rk_skeleton_subtree_end(s, j) == j + 1)
-      lo = fmin(lo, pos[j].y);
-    names[j] = classify_name(rk_skeleton_joint_name(s, j));
+      lo = fmin(lo, m->pos[j].y);
+    m->names[j] = rk__humanoid_classify_name(rk_skeleton_joint_name(s, j));
   }
-  for (size_t j = m.n; j-- > 0;) {
+  for (size_t j = m->n; j-- > 0;) {
     int p = rk_skeleton_parent(s, j);
     if (p >= 0) {
-      min_y[p] = fmin(min_y[p], min_y[j]);
-      max_y[p] = fmax(max_y[p], max_y[j]);
+      m->min_y[p] = fmin(m->min_y[p], m->min_y[j]);
+      m->max_y[p] = fmax(m->max_y[p], m->max_y[j]);
     }
   }
-  m.height = hi - all_lo;
-  m.ground = lo;
-  m.min_len = opts->min_bone_fraction * m.height;
-  if (!(m.height > 0)) {
+  m->height = hi - all_lo;
+  m->ground = lo;
+  m->min_len = opts->min_bone_fraction * m->height;
+  if (!(m->height > 0)) {
     g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
                 "the rest pose has no height (all joints at one level): not a standing humanoid");
     return false;
   }
+  return true;
+}
 
-  /* Hips: a joint with two (or more) children whose subtrees reach down to the ground; a named
-   * hips joint wins when it qualifies; otherwise the highest qualifying one. */
+/* The hips carry both the legs and the spine: when the leg branch has no chain going up
+ * (MakeHuman: Root -> {Spine1, Hips -> legs}), the hips are the ancestor where the spine leaves,
+ * and the leg branch joint is an intermediate that follows it. */
+static int hips_above_branch(const mapper *m, int branch) {
+  for (int j = branch; j >= 0; j = rk_skeleton_parent(m->s, (size_t)j)) {
+    bool has_up = false;
+    g_autoptr(GArray) ch = children_of(m, j);
+    for (guint i = 0; i < ch->len; i++) {
+      int c = g_array_index(ch, int, i);
+      if (!rk_skeleton_is_ancestor(m->s, (size_t)c, (size_t)branch) &&
+          m->max_y[c] > m->pos[j].y + 0.15 * m->height)
+        has_up = true;
+    }
+    if (has_up)
+      return j;
+  }
+  return branch;
+}
+
+/* Hips: a joint with two (or more) children whose subtrees reach down to the ground; a named
+ * hips joint wins when it qualifies; otherwise the highest qualifying one. When more than two
+ * children go down (a tail, a skirt), the legs are the pair reaching lowest. Fails without hips
+ * and for a quadruped. */
+static bool find_hips_and_legs(const mapper *m, found *f, GError **error) {
+  const rk__name_info *names = m->names;
   int hips = -1;
   g_autoptr(GArray) legs = NULL;
-  for (size_t j = 0; j < m.n; j++) {
-    GArray *lc = leg_children(&m, (int)j);
-    bool named = m.use_names && names[j].cls == NC_HIPS;
+  for (size_t j = 0; j < m->n; j++) {
+    GArray *lc = leg_children(m, (int)j);
+    bool named = m->use_names && names[j].cls == NC_HIPS;
     bool better = hips < 0 || (named && names[hips].cls != NC_HIPS) ||
-                  (!(names[hips].cls == NC_HIPS && m.use_names) && pos[j].y > pos[hips].y);
+                  (!(names[hips].cls == NC_HIPS && m->use_names) && m->pos[j].y > m->pos[hips].y);
     if (lc->len >= 2 && better) {
       hips = (int)j;
       if (legs)
@@ -538,7 +410,7 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
                 "standing biped in its rest pose)");
     return false;
   }
-  int ground_limbs = count_ground_limbs(&m);
+  int ground_limbs = count_ground_limbs(m);
   if (ground_limbs >= 4) {
     g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
                 "the rig looks like a quadruped (%d limbs reach the ground); the humanoid profile "
@@ -546,180 +418,196 @@ bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts
                 ground_limbs);
     return false;
   }
-  /* The hips carry both the legs and the spine: when the leg branch has no chain going up
-   * (MakeHuman: Root -> {Spine1, Hips -> legs}), the hips are the ancestor where the spine
-   * leaves, and the leg branch joint is an intermediate that follows it. */
-  {
-    int branch = hips;
-    for (int j = branch; j >= 0; j = rk_skeleton_parent(s, (size_t)j)) {
-      bool has_up = false;
-      g_autoptr(GArray) ch = children_of(&m, j);
-      for (guint i = 0; i < ch->len; i++) {
-        int c = g_array_index(ch, int, i);
-        if (!rk_skeleton_is_ancestor(s, (size_t)c, (size_t)branch) &&
-            max_y[c] > pos[j].y + 0.15 * m.height)
-          has_up = true;
-      }
-      if (has_up) {
-        hips = j;
-        break;
-      }
-    }
+  f->hips = hips_above_branch(m, hips);
+  f->leg[0] = g_array_index(legs, int, 0);
+  f->leg[1] = g_array_index(legs, int, 1);
+  for (guint i = 2; i < legs->len; i++) {
+    int c = g_array_index(legs, int, i);
+    int worst = m->min_y[f->leg[0]] > m->min_y[f->leg[1]] ? 0 : 1;
+    if (m->min_y[c] < m->min_y[f->leg[worst]])
+      f->leg[worst] = c;
   }
-  map->joint[RK_BONE_HIPS] = hips;
-  map->source[RK_BONE_HIPS] = m.use_names && names[hips].cls == NC_HIPS ? RK_BONE_BY_NAME
-                                                                         : RK_BONE_BY_TOPOLOGY;
-  int root = rk_skeleton_parent(s, (size_t)hips);
+  for (int k = 0; k < 2; k++)
+    f->leg_n[k] = follow_chain(m, f->leg[k], CHAIN_DOWN, m->pos[f->hips], f->leg_chain[k], MAX_CHAIN);
+  return true;
+}
+
+/* The hips, and the root of the hierarchy above them. */
+static void map_hips(const mapper *m, const found *f, rk_humanoid_map *map) {
+  map->joint[RK_BONE_HIPS] = f->hips;
+  map->source[RK_BONE_HIPS] =
+      m->use_names && m->names[f->hips].cls == NC_HIPS ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+  int root = rk_skeleton_parent(m->s, (size_t)f->hips);
   if (root >= 0) {
-    while (rk_skeleton_parent(s, (size_t)root) >= 0)
-      root = rk_skeleton_parent(s, (size_t)root);
+    while (rk_skeleton_parent(m->s, (size_t)root) >= 0)
+      root = rk_skeleton_parent(m->s, (size_t)root);
     map->joint[RK_BONE_ROOT] = root;
     map->source[RK_BONE_ROOT] = RK_BONE_BY_TOPOLOGY;
   }
+}
 
-  /* The two legs: when there are more than two downward children (a tail, a skirt), keep the
-   * pair reaching lowest. */
-  int leg[2] = {g_array_index(legs, int, 0), g_array_index(legs, int, 1)};
-  for (guint i = 2; i < legs->len; i++) {
-    int c = g_array_index(legs, int, i);
-    int worst = min_y[leg[0]] > min_y[leg[1]] ? 0 : 1;
-    if (min_y[c] < min_y[leg[worst]])
-      leg[worst] = c;
-  }
-  int leg_chain[2][MAX_CHAIN];
-  size_t leg_n[2];
-  for (int k = 0; k < 2; k++)
-    leg_n[k] = follow_chain(&m, leg[k], CHAIN_DOWN, pos[hips], leg_chain[k], MAX_CHAIN);
-
-  /* Spine up from the hips, to the joint where two side chains (arms) branch: the chest. */
-  g_autoptr(GArray) hc = children_of(&m, hips);
+/* The spine up from the hips, to the joint where two side chains (arms) branch: the chest. */
+static void find_spine(const mapper *m, found *f) {
+  const rk_skeleton *s = m->s;
+  g_autoptr(GArray) hc = children_of(m, f->hips);
   int up = -1;
   for (guint i = 0; i < hc->len; i++) {
     int c = g_array_index(hc, int, i);
-    if (!rk_skeleton_is_ancestor(s, (size_t)c, (size_t)leg[0]) &&
-        !rk_skeleton_is_ancestor(s, (size_t)c, (size_t)leg[1]) && max_y[c] > pos[hips].y + 0.15 * m.height &&
-        (up < 0 || max_y[c] > max_y[up]))
+    if (!rk_skeleton_is_ancestor(s, (size_t)c, (size_t)f->leg[0]) &&
+        !rk_skeleton_is_ancestor(s, (size_t)c, (size_t)f->leg[1]) &&
+        m->max_y[c] > m->pos[f->hips].y + 0.15 * m->height && (up < 0 || m->max_y[c] > m->max_y[up]))
       up = c;
   }
-  int spine_chain[MAX_CHAIN];
-  size_t spine_n = up >= 0 ? follow_chain(&m, up, CHAIN_UP, pos[hips], spine_chain, MAX_CHAIN) : 0;
-  int chest = -1, arm_root[2] = {-1, -1};
-  for (size_t k = 0; k < spine_n && chest < 0; k++) {
-    int j = spine_chain[k];
-    g_autoptr(GArray) ch = children_of(&m, j);
-    int next = k + 1 < spine_n ? spine_chain[k + 1] : -1;
-    int found[2] = {-1, -1}, nf = 0;
+  f->spine_n = up >= 0 ? follow_chain(m, up, CHAIN_UP, m->pos[f->hips], f->spine_chain, MAX_CHAIN) : 0;
+  f->chest = f->arm_root[0] = f->arm_root[1] = -1;
+  for (size_t k = 0; k < f->spine_n && f->chest < 0; k++) {
+    int j = f->spine_chain[k];
+    g_autoptr(GArray) ch = children_of(m, j);
+    int next = k + 1 < f->spine_n ? f->spine_chain[k + 1] : -1;
+    int found_arm[2] = {-1, -1}, nf = 0;
     for (guint i = 0; i < ch->len && nf < 3; i++) {
       int c = g_array_index(ch, int, i);
       if (next >= 0 && rk_skeleton_is_ancestor(s, (size_t)c, (size_t)next))
         continue;
       /* Arms reach sideways (T/A-pose) or hang down (I-pose), but not to the ground. */
-      double reach = fmax(horizontal_reach(&m, c, pos[j]), pos[j].y - min_y[c]);
-      if (reach > 0.15 * m.height && min_y[c] > m.ground + 0.1 * m.height) {
+      double reach = fmax(horizontal_reach(m, c, m->pos[j]), m->pos[j].y - m->min_y[c]);
+      if (reach > 0.15 * m->height && m->min_y[c] > m->ground + 0.1 * m->height) {
         if (nf < 2)
-          found[nf] = c;
+          found_arm[nf] = c;
         nf++;
       }
     }
     if (nf >= 2) {
-      chest = j;
-      arm_root[0] = found[0];
-      arm_root[1] = found[1];
+      f->chest = j;
+      f->arm_root[0] = found_arm[0];
+      f->arm_root[1] = found_arm[1];
     }
   }
-  if (chest >= 0) {
-    map->joint[RK_BONE_CHEST] = chest;
+}
+
+/* Neck and head above the chest: the head is where the chain above the chest branches (jaw, eyes,
+ * ...), else its top; a joint named head wins. */
+static void map_neck_and_head(const mapper *m, const found *f, rk_humanoid_map *map) {
+  const int *chain = f->spine_chain;
+  size_t k0 = 0;
+  while (k0 < f->spine_n && chain[k0] != f->chest)
+    k0++;
+  int top = -1;
+  for (size_t k = k0 + 1; k < f->spine_n; k++)
+    if (!is_end_site(m, chain[k]))
+      top = (int)k;
+  if (top < 0)
+    return;
+  int head_k = top;
+  for (size_t k = k0 + 1; k <= (size_t)top; k++)
+    if (real_child_count(m, chain[k]) >= 2) {
+      head_k = (int)k;
+      break;
+    }
+  for (size_t k = k0 + 1; k <= (size_t)top; k++)
+    if (m->use_names && m->names[chain[k]].cls == NC_HEAD) {
+      head_k = (int)k;
+      break;
+    }
+  map->joint[RK_BONE_HEAD] = chain[head_k];
+  map->source[RK_BONE_HEAD] =
+      m->use_names && m->names[chain[head_k]].cls == NC_HEAD ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+  if ((size_t)head_k > k0 + 1) {
+    map->joint[RK_BONE_NECK] = chain[k0 + 1];
+    map->source[RK_BONE_NECK] =
+        m->use_names && m->names[chain[k0 + 1]].cls == NC_NECK ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+  }
+}
+
+/* Spine, chest, neck and head; names confirm what the topology found. */
+static void map_trunk(const mapper *m, const found *f, rk_humanoid_map *map) {
+  if (f->chest >= 0) {
+    map->joint[RK_BONE_CHEST] = f->chest;
     map->source[RK_BONE_CHEST] = RK_BONE_BY_TOPOLOGY;
-    if (spine_chain[0] != chest) {
-      map->joint[RK_BONE_SPINE] = spine_chain[0];
+    if (f->spine_chain[0] != f->chest) {
+      map->joint[RK_BONE_SPINE] = f->spine_chain[0];
       map->source[RK_BONE_SPINE] = RK_BONE_BY_TOPOLOGY;
     }
-    /* Neck and head above the chest. */
-    size_t k0 = 0;
-    while (k0 < spine_n && spine_chain[k0] != chest)
-      k0++;
-    int top = -1;
-    for (size_t k = k0 + 1; k < spine_n; k++)
-      if (!is_end_site(&m, spine_chain[k]))
-        top = (int)k;
-    if (top >= 0) {
-      /* The head is where the chain above the chest branches (jaw, eyes, ...), else its top;
-       * a joint named head wins. */
-      int head_k = top;
-      for (size_t k = k0 + 1; k <= (size_t)top; k++)
-        if (real_child_count(&m, spine_chain[k]) >= 2) {
-          head_k = (int)k;
-          break;
-        }
-      for (size_t k = k0 + 1; k <= (size_t)top; k++)
-        if (m.use_names && names[spine_chain[k]].cls == NC_HEAD) {
-          head_k = (int)k;
-          break;
-        }
-      map->joint[RK_BONE_HEAD] = spine_chain[head_k];
-      map->source[RK_BONE_HEAD] =
-          m.use_names && names[spine_chain[head_k]].cls == NC_HEAD ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
-      if ((size_t)head_k > k0 + 1) {
-        map->joint[RK_BONE_NECK] = spine_chain[k0 + 1];
-        map->source[RK_BONE_NECK] = m.use_names && names[spine_chain[k0 + 1]].cls == NC_NECK
-                                        ? RK_BONE_BY_NAME
-                                        : RK_BONE_BY_TOPOLOGY;
-      }
-    }
-  } else if (spine_n > 0) {
+    map_neck_and_head(m, f, map);
+  } else if (f->spine_n > 0) {
     /* No arms found: map the spine and head only. */
-    map->joint[RK_BONE_SPINE] = spine_chain[0];
+    map->joint[RK_BONE_SPINE] = f->spine_chain[0];
     map->source[RK_BONE_SPINE] = RK_BONE_BY_TOPOLOGY;
   }
-  if (m.use_names)
+  if (m->use_names)
     for (int b = RK_BONE_SPINE; b <= RK_BONE_HEAD; b++) {
       int j = map->joint[b];
-      name_class want = b == RK_BONE_NECK ? NC_NECK : b == RK_BONE_HEAD ? NC_HEAD : NC_SPINE;
-      if (j >= 0 && names[j].cls == want)
+      rk__name_class want = b == RK_BONE_NECK ? NC_NECK : b == RK_BONE_HEAD ? NC_HEAD : NC_SPINE;
+      if (j >= 0 && m->names[j].cls == want)
         map->source[b] = RK_BONE_BY_NAME;
     }
+}
 
-  /* Facing: toes point forward; else the glTF convention (+Z). */
+/* Facing: toes point forward; else the glTF convention (+Z). */
+static rk_vec3 leg_facing(const mapper *m, const found *f) {
   rk_vec3 fwd = rk_vec3_make(0, 0, 0);
   for (int k = 0; k < 2; k++) {
-    size_t n = leg_n[k];
+    size_t n = f->leg_n[k];
     if (n >= 2) {
-      rk_vec3 d = rk_vec3_sub(pos[leg_chain[k][n - 1]], pos[leg_chain[k][n - 2]]);
+      rk_vec3 d = rk_vec3_sub(m->pos[f->leg_chain[k][n - 1]], m->pos[f->leg_chain[k][n - 2]]);
       fwd = rk_vec3_add(fwd, rk_vec3_make(d.x, 0, d.z));
     }
   }
-  fwd = rk_vec3_norm(fwd) > 0.02 * m.height ? rk_vec3_normalize(fwd) : rk_vec3_make(0, 0, 1);
-  map->forward = fwd;
-  const rk_vec3 left_dir = rk_vec3_cross(map->up, fwd);
+  return rk_vec3_norm(fwd) > 0.02 * m->height ? rk_vec3_normalize(fwd) : rk_vec3_make(0, 0, 1);
+}
 
-  /* Sides: names when they agree between the two chains, else geometry. */
-  side_kind s0 = chain_side(&m, leg_chain[0], leg_n[0]), s1 = chain_side(&m, leg_chain[1], leg_n[1]);
-  bool first_left;
-  if (m.use_names && s0 != SIDE_NONE && s1 != SIDE_NONE && s0 != s1)
-    first_left = s0 == SIDE_LEFT;
-  else
-    first_left = rk_vec3_dot(pos[leg[0]], left_dir) > rk_vec3_dot(pos[leg[1]], left_dir);
-  if (!map_leg(&m, leg_chain[first_left ? 0 : 1], leg_n[first_left ? 0 : 1], map, true, error) ||
-      !map_leg(&m, leg_chain[first_left ? 1 : 0], leg_n[first_left ? 1 : 0], map, false, error))
+/* Which of two chains is the left one: names when they agree between the chains, else which of
+ * joints ja and jb (one per chain) lies further along left_dir. */
+static bool first_is_left(const mapper *m, const int *a, size_t na, const int *b, size_t nb, int ja,
+                          int jb, rk_vec3 left_dir) {
+  rk__side_kind sa = chain_side(m, a, na), sb = chain_side(m, b, nb);
+  if (m->use_names && sa != SIDE_NONE && sb != SIDE_NONE && sa != sb)
+    return sa == SIDE_LEFT;
+  if (ja < 0 || jb < 0)
+    return true;
+  return rk_vec3_dot(m->pos[ja], left_dir) > rk_vec3_dot(m->pos[jb], left_dir);
+}
+
+/* Both legs and both arms on their sides. */
+static bool map_limbs(const mapper *m, const found *f, rk_humanoid_map *map, GError **error) {
+  const rk_vec3 left_dir = rk_vec3_cross(map->up, map->forward);
+  const bool l0 = first_is_left(m, f->leg_chain[0], f->leg_n[0], f->leg_chain[1], f->leg_n[1],
+                                f->leg[0], f->leg[1], left_dir);
+  if (!map_leg(m, f->leg_chain[l0 ? 0 : 1], f->leg_n[l0 ? 0 : 1], map, true, error) ||
+      !map_leg(m, f->leg_chain[l0 ? 1 : 0], f->leg_n[l0 ? 1 : 0], map, false, error))
     return false;
+  if (f->arm_root[0] < 0)
+    return true;
+  int arm_chain[2][MAX_CHAIN];
+  size_t arm_n[2];
+  for (int k = 0; k < 2; k++)
+    arm_n[k] = follow_chain(m, f->arm_root[k], CHAIN_OUT, m->pos[f->chest], arm_chain[k], MAX_CHAIN);
+  const bool a0 = first_is_left(m, arm_chain[0], arm_n[0], arm_chain[1], arm_n[1],
+                                arm_n[0] ? arm_chain[0][arm_n[0] - 1] : -1,
+                                arm_n[1] ? arm_chain[1][arm_n[1] - 1] : -1, left_dir);
+  map_arm(m, arm_chain[a0 ? 0 : 1], arm_n[a0 ? 0 : 1], map, true);
+  map_arm(m, arm_chain[a0 ? 1 : 0], arm_n[a0 ? 1 : 0], map, false);
+  return true;
+}
 
-  if (arm_root[0] >= 0) {
-    int arm_chain[2][MAX_CHAIN];
-    size_t arm_n[2];
-    for (int k = 0; k < 2; k++)
-      arm_n[k] = follow_chain(&m, arm_root[k], CHAIN_OUT, pos[chest], arm_chain[k], MAX_CHAIN);
-    side_kind a0 = chain_side(&m, arm_chain[0], arm_n[0]), a1 = chain_side(&m, arm_chain[1], arm_n[1]);
-    bool arm0_left;
-    if (m.use_names && a0 != SIDE_NONE && a1 != SIDE_NONE && a0 != a1)
-      arm0_left = a0 == SIDE_LEFT;
-    else
-      arm0_left = rk_vec3_dot(pos[arm_chain[0][arm_n[0] - 1]], left_dir) >
-                  rk_vec3_dot(pos[arm_chain[1][arm_n[1] - 1]], left_dir);
-    map_arm(&m, arm_chain[arm0_left ? 0 : 1], arm_n[arm0_left ? 0 : 1], map, true);
-    map_arm(&m, arm_chain[arm0_left ? 1 : 0], arm_n[arm0_left ? 1 : 0], map, false);
+bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
+                           rk_humanoid_map *map, GError **error) {
+  const rk_humanoid_options defaults = RK_HUMANOID_OPTIONS_INIT;
+  if (!opts)
+    opts = &defaults;
+  rk_humanoid_map_clear(map);
+  mapper m = {0};
+  found f;
+  bool ok = mapper_init(&m, s, opts, error) && find_hips_and_legs(&m, &f, error);
+  if (ok) {
+    map_hips(&m, &f, map);
+    find_spine(&m, &f);
+    map_trunk(&m, &f, map);
+    map->forward = leg_facing(&m, &f);
+    ok = map_limbs(&m, &f, map, error);
   }
-
-  return rk_humanoid_map_finish(map, s, error);
+  mapper_clear(&m);
+  return ok && rk_humanoid_map_finish(map, s, error);
 }
 
 void rk_humanoid_map_clear(rk_humanoid_map *map) {
@@ -776,51 +664,6 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
     g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "the hips ('%s') are not above the feet",
                 rk_skeleton_joint_name(s, (size_t)map->joint[RK_BONE_HIPS]));
     return false;
-  }
-  return true;
-}
-
-bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, GKeyFile *kf,
-                                   const char *group, const char *kf_name, GError **error) {
-  if (!g_key_file_has_group(kf, group))
-    return true;
-  gsize n = 0;
-  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
-  for (gsize i = 0; i < n; i++) {
-    rk_bone b;
-    /* GLib does not check key names; values are checked when read (NULL when not UTF-8). */
-    if (!g_utf8_validate(keys[i], -1, NULL)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] a key is not UTF-8 text", kf_name,
-                  group);
-      return false;
-    }
-    if (!rk_bone_parse(keys[i], &b)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: [%s] %s: unknown bone (bones are e.g. hips, spine, left_upper_leg)",
-                  kf_name, group, keys[i]);
-      return false;
-    }
-    const char *why = NULL;
-    g_autofree char *value = rk__keyfile_string(kf, group, keys[i], &why);
-    if (!value) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: %s", kf_name, group, keys[i],
-                  why);
-      return false;
-    }
-    g_strstrip(value);
-    if (!*value) {
-      map->joint[b] = -1;
-      map->source[b] = RK_BONE_UNMAPPED;
-      continue;
-    }
-    int j = rk_skeleton_find_joint(s, value);
-    if (j < 0) {
-      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: [%s] %s = %s: no joint '%s' in the rig",
-                  kf_name, group, keys[i], value, value);
-      return false;
-    }
-    map->joint[b] = j;
-    map->source[b] = RK_BONE_BY_MAP_FILE;
   }
   return true;
 }

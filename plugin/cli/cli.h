@@ -9,6 +9,13 @@
 
 enum { RK_EXIT_OK = 0, RK_EXIT_FAILED = 1, RK_EXIT_USAGE = 2 };
 
+/** The subcommands (main.c's table): each parses its own options and returns an exit code. */
+int rk__cmd_info(int argc, char **argv);
+int rk__cmd_fk(int argc, char **argv);
+int rk__cmd_tree(int argc, char **argv);
+int rk__cmd_convert(int argc, char **argv);
+int rk__cmd_retarget(int argc, char **argv);
+
 /** Parses argv with a GOptionContext (summary shown by --help). Returns RK_EXIT_OK to go on,
  * or the exit code to return (usage errors print a message naming the command). */
 int rk__cli_parse(const char *command, const char *parameter_string, const char *summary,

@@ -131,9 +131,6 @@ static bool process_clips(rk_asset *a, const char *only, double fps, double tol,
   return true;
 }
 
-/* Declared weak in main.c; declared here too so the definition has a prototype. */
-int rk__cmd_convert(int argc, char **argv);
-
 int rk__cmd_convert(int argc, char **argv) {
   g_autofree char *clip = NULL, *fps_text = NULL, *reduce_text = NULL, *to = NULL;
   g_autofree char *out_unit = NULL, *order = NULL, *root_order = NULL, *bvh_root = NULL;

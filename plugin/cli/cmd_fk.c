@@ -11,9 +11,6 @@
 
 #include <string.h>
 
-/* Declared weak in main.c; declared here too so the definition has a prototype. */
-int rk__cmd_fk(int argc, char **argv);
-
 int rk__cmd_fk(int argc, char **argv) {
   gboolean json = FALSE;
   char *clip_arg = NULL, *frame_arg = NULL, *time_arg = NULL;

@@ -148,9 +148,6 @@ static bool print_text(const char *path, const rk_asset *a) {
   return fflush(stdout) == 0 && !ferror(stdout);
 }
 
-/* Declared weak in main.c; declared here too so the definition has a prototype. */
-int rk__cmd_info(int argc, char **argv);
-
 int rk__cmd_info(int argc, char **argv) {
   gboolean json = FALSE;
   rk__cli_import imp = {0};

@@ -16,9 +16,6 @@
 
 #define CMD "retarget"
 
-/* Declared weak in main.c; declared here too so the definition has a prototype. */
-int rk__cmd_retarget(int argc, char **argv);
-
 static bool parse_number(const char *text, const char *what, double lo, bool lo_open, double *out) {
   if (!text)
     return true;
@@ -99,13 +96,8 @@ static char *settings_fingerprint(const rk__rt_config *c) {
 #define D(v) g_ascii_dtostr(buf, sizeof buf, (v))
   g_string_append_printf(s, "rigkit %s\ntarget %s %s\nmap %s\n", rk_version_string(),
                          c->target_path, target_sha, map_sha);
-  g_string_append_printf(s, "fps %s\n", D(c->ropts.fps));
-  g_string_append_printf(s, "contact_height %s\n", D(c->ropts.contact_height));
-  g_string_append_printf(s, "contact_speed %s\n", D(c->ropts.contact_speed));
-  g_string_append_printf(s, "contact_min_time %s\n", D(c->ropts.contact_min_time));
-  g_string_append_printf(s, "blend_time %s\n", D(c->ropts.blend_time));
-  g_string_append_printf(s, "ik %d %d %d root_motion %d\n", c->ropts.foot_ik, c->ropts.hand_ik,
-                         c->ropts.ik_iterations, c->ropts.root_motion);
+  g_autofree char *settings = rk_profile_settings_text(&c->ropts);
+  g_string_append(s, settings);
   g_string_append_printf(s, "reduce %s\n", D(c->reduce_tol));
   g_string_append_printf(s, "format %s unit %d\n", rk_export_format_name(c->export_opts.format),
                          (int)c->export_opts.unit);
@@ -152,36 +144,6 @@ static gint cmp_str(gconstpointer a, gconstpointer b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Checks the map file before anything runs: only [source], [target] and [settings] groups, and
- * bone names the profile knows in the first two (joint names are checked against each rig). */
-static bool check_map_groups(GKeyFile *kf, const char *path, GError **error) {
-  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-  for (size_t i = 0; groups[i]; i++) {
-    if (strcmp(groups[i], "source") && strcmp(groups[i], "target") && strcmp(groups[i], "settings")) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: unknown group [%s] (groups: [source], [target], [settings])", path,
-                  groups[i]);
-      return false;
-    }
-    if (!strcmp(groups[i], "settings"))
-      continue;
-    g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[i], NULL, NULL);
-    for (size_t k = 0; keys && keys[k]; k++) {
-      rk_bone b;
-      if (!rk_bone_parse(keys[k], &b)) {
-        GString *known = g_string_new(NULL);
-        for (int j = 0; j < RK_BONE_COUNT; j++)
-          g_string_append_printf(known, "%s%s", j ? ", " : "", rk_bone_name((rk_bone)j));
-        g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown bone (bones: %s)",
-                    path, groups[i], keys[k], known->str);
-        g_string_free(known, TRUE);
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 /* --print-map: the target's map and each distinct source skeleton's. */
 static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
   int rc = RK_EXIT_OK;
@@ -212,7 +174,7 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
     }
     g_hash_table_insert(seen, g_strdup(fp), g_strdup(clips[i]));
     rk_humanoid_map m;
-    if (!rk__rt_map_rig(rk_asset_skeleton(a), cfg->map, cfg->map_path, "source", &m, &e)) {
+    if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(a), RK_PROFILE_SOURCE, &m, &e)) {
       printf("  error: %s\n", e->message);
       rc = RK_EXIT_FAILED;
       continue;
@@ -223,57 +185,45 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
   return fflush(stdout) == 0 ? rc : RK_EXIT_FAILED;
 }
 
-static void print_number(GString *s, JsonObject *o, const char *member, const char *sub, int width,
-                         int decimals) {
-  JsonNode *n = json_object_get_member(o, member);
-  if (n && sub && JSON_NODE_HOLDS_OBJECT(n))
-    n = json_object_get_member(json_node_get_object(n), sub);
-  if (!n || JSON_NODE_HOLDS_NULL(n) || !JSON_NODE_HOLDS_VALUE(n)) {
+/* A figure of the table: the number, or "-" when absent. */
+static void print_number(GString *s, double v, int width, int decimals) {
+  if (isfinite(v))
+    g_string_append_printf(s, "%*.*f", width, decimals, v);
+  else
     g_string_append_printf(s, "%*s", width, "-");
-    return;
-  }
-  g_string_append_printf(s, "%*.*f", width, decimals, json_node_get_double(n));
+}
+
+/* A count of the table, or "-" when absent. */
+static void print_count(GString *s, gint64 v, int width) {
+  if (v >= 0)
+    g_string_append_printf(s, " %*" G_GINT64_FORMAT, width, v);
+  else
+    g_string_append_printf(s, " %*s", width, "-");
 }
 
 /* The summary table on stdout: one line per clip, in input order. */
-static void print_table(const rk__rt_config *cfg, const rk__rt_input *inputs, size_t n,
-                        const rk__rt_outcome *out) {
+static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outcome *out) {
   GString *s = g_string_new(NULL);
   g_string_append(s, "status  frames contacts  skate FK mm  skate mm  goal mm  closure mm  "
                      "limits  clip -> output\n");
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++) {
-      JsonObject *o = g_ptr_array_index(inputs[i].entries, k);
-      const bool ok = !g_strcmp0(json_object_get_string_member(o, "status"), "ok");
-      g_string_append_printf(s, "%-6s", ok ? "ok" : "error");
-      JsonNode *fr = json_object_get_member(o, "frames");
-      if (fr && JSON_NODE_HOLDS_VALUE(fr))
-        g_string_append_printf(s, " %7" G_GINT64_FORMAT, json_node_get_int(fr));
+      const rk__rt_entry *e = g_ptr_array_index(inputs[i].entries, k);
+      g_string_append_printf(s, "%-6s", e->error ? "error" : "ok");
+      print_count(s, e->frames, 7);
+      print_count(s, e->contact_frames, 8);
+      print_number(s, e->skate_fk_max_mm, 13, 2);
+      print_number(s, e->skate_max_mm, 10, 2);
+      print_number(s, e->goal_error_max_mm, 9, 3);
+      print_number(s, e->closure_max_mm, 12, 4);
+      print_count(s, e->limit_violations, 7);
+      g_string_append_printf(s, "  %s", e->source);
+      if (e->clip)
+        g_string_append_printf(s, " '%s'", e->clip);
+      if (!e->error)
+        g_string_append_printf(s, " -> %s", e->output);
       else
-        g_string_append_printf(s, " %7s", "-");
-      JsonNode *cf = json_object_get_member(o, "contact_frames");
-      if (cf && JSON_NODE_HOLDS_VALUE(cf))
-        g_string_append_printf(s, " %8" G_GINT64_FORMAT, json_node_get_int(cf));
-      else
-        g_string_append_printf(s, " %8s", "-");
-      print_number(s, o, "foot_skate_fk_mm", "max", 13, 2);
-      print_number(s, o, "foot_skate_mm", "max", 10, 2);
-      print_number(s, o, "ik_goal_error_mm", "max", 9, 3);
-      print_number(s, o, "loop_closure_residual_mm", "max", 12, 4);
-      JsonNode *lv = json_object_get_member(o, "joint_limit_violations");
-      if (lv && JSON_NODE_HOLDS_VALUE(lv))
-        g_string_append_printf(s, " %7" G_GINT64_FORMAT, json_node_get_int(lv));
-      else
-        g_string_append_printf(s, " %7s", "-");
-      const char *clip = json_object_get_string_member_with_default(o, "clip", NULL);
-      g_string_append_printf(s, "  %s", json_object_get_string_member(o, "source"));
-      if (clip)
-        g_string_append_printf(s, " '%s'", clip);
-      if (ok)
-        g_string_append_printf(s, " -> %s", json_object_get_string_member(o, "output"));
-      else
-        g_string_append_printf(s, ": %s",
-                               json_object_get_string_member_with_default(o, "error", "failed"));
+        g_string_append_printf(s, ": %s", e->error);
       g_string_append_c(s, '\n');
     }
   size_t not_run = 0;
@@ -295,91 +245,110 @@ static void print_table(const rk__rt_config *cfg, const rk__rt_input *inputs, si
         g_string_append_printf(s, " %s", inputs[i].path);
     g_string_append(s, "\nrun the same command with --resume to complete the batch\n");
   }
-  (void)cfg;
   fputs(s->str, stdout);
   fflush(stdout);
   g_string_free(s, TRUE);
 }
 
-int rk__cmd_retarget(int argc, char **argv) {
-  g_autofree char *target = NULL, *map = NULL, *out = NULL, *out_dir = NULL, *report = NULL;
-  g_autofree char *fps_text = NULL, *reduce_text = NULL, *plot = NULL, *shard = NULL;
-  g_autofree char *format = NULL, *clip = NULL, *files_from = NULL;
-  gboolean no_ik = FALSE, hands = FALSE, root_motion = FALSE, print_map = FALSE, resume = FALSE;
-  gboolean no_progress = FALSE;
-  int jobs = 0;
-  rk__cli_import src_imp = {0}, tgt_imp = {0};
+/* The command line as parsed (the strings owned here). */
+typedef struct args {
+  char *target, *map, *out, *out_dir, *report, *fps_text, *reduce_text, *plot, *shard, *format,
+      *clip, *files_from;
+  gboolean no_ik, hands, root_motion, print_map, resume, no_progress;
+  int jobs;
+  rk__cli_import src_imp, tgt_imp;
+  rk_import_options src_io, tgt_io;
+  GPtrArray *clips; /* char*: the CLIP arguments, then --files-from's */
+  /* Checked and derived: */
+  rk_export_format format_wanted;
+  int shard_k, shard_n;
+  double fps, reduce_tol;
+} args;
+
+static void args_clear(args *a) {
+  char **strings[] = {&a->target, &a->map, &a->out, &a->out_dir, &a->report, &a->fps_text,
+                      &a->reduce_text, &a->plot, &a->shard, &a->format, &a->clip, &a->files_from};
+  for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+    g_clear_pointer(strings[i], g_free);
+  rk__cli_import_clear(&a->src_imp);
+  rk__cli_import_clear(&a->tgt_imp);
+  if (a->clips)
+    g_ptr_array_unref(a->clips);
+}
+
+/* Parses the options into *a; RK_EXIT_OK to go on, or the exit code. */
+static int parse_args(args *a, int argc, char **argv) {
   GOptionEntry entries[] = {
-      {"target", 0, 0, G_OPTION_ARG_FILENAME, &target,
+      {"target", 0, 0, G_OPTION_ARG_FILENAME, &a->target,
        "The character to retarget onto (glTF/GLB, FBX or BVH with a humanoid skeleton)", "RIG"},
-      {"map", 0, 0, G_OPTION_ARG_FILENAME, &map,
+      {"map", 0, 0, G_OPTION_ARG_FILENAME, &a->map,
        "Map/profile key file: [source] and [target] bone=joint lines override or complete the "
        "automatic mapping, [settings] sets retargeting options (see samples/maps/)",
        "FILE"},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write the one clip to FILE (format by extension)",
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &a->out, "Write the one clip to FILE (format by extension)",
        "FILE"},
-      {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &out_dir,
+      {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &a->out_dir,
        "Write one file per clip into DIR (created if missing): <source stem>[_<clip>].<format>",
        "DIR"},
-      {"format", 0, 0, G_OPTION_ARG_STRING, &format,
+      {"format", 0, 0, G_OPTION_ARG_STRING, &a->format,
        "Output format with --out-dir: glb, gltf, bvh or fbx (default: the target's own; glb for "
        "glTF targets)",
        "FORMAT"},
-      {"report", 0, 0, G_OPTION_ARG_FILENAME, &report,
+      {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
        "Write a JSON report: one entry per clip with its status, contacts and quality measured on "
        "the written output",
        "FILE.json"},
-      {"no-ik", 0, 0, G_OPTION_ARG_NONE, &no_ik, "Pose transfer only: no foot or hand IK", NULL},
-      {"hands", 0, 0, G_OPTION_ARG_NONE, &hands,
+      {"no-ik", 0, 0, G_OPTION_ARG_NONE, &a->no_ik, "Pose transfer only: no foot or hand IK", NULL},
+      {"hands", 0, 0, G_OPTION_ARG_NONE, &a->hands,
        "Also solve hand goals (the source's hands relative to the shoulders, scaled by arm length)",
        NULL},
-      {"root-motion", 0, 0, G_OPTION_ARG_NONE, &root_motion,
+      {"root-motion", 0, 0, G_OPTION_ARG_NONE, &a->root_motion,
        "Make in-place cycles (treadmill clips) travel so their feet can plant; without it an "
        "in-place clip keeps no planted feet",
        NULL},
-      {"fps", 0, 0, G_OPTION_ARG_STRING, &fps_text,
+      {"fps", 0, 0, G_OPTION_ARG_STRING, &a->fps_text,
        "Output frame rate (default: the source clip's)", "F"},
-      {"reduce", 0, 0, G_OPTION_ARG_STRING, &reduce_text,
+      {"reduce", 0, 0, G_OPTION_ARG_STRING, &a->reduce_text,
        "Remove keys while no joint moves more than TOL_M metres (e.g. 0.001)", "TOL_M"},
-      {"clip", 0, 0, G_OPTION_ARG_STRING, &clip,
+      {"clip", 0, 0, G_OPTION_ARG_STRING, &a->clip,
        "Retarget only this clip (name or index) of each source file", "NAME"},
-      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
        "Clip files retargeted in parallel (default: the number of CPUs)", "N"},
-      {"shard", 0, 0, G_OPTION_ARG_STRING, &shard,
+      {"shard", 0, 0, G_OPTION_ARG_STRING, &a->shard,
        "Run only shard K of N: the clip files sorted by path (byte order), every N-th starting "
        "at the K-th (1 <= K <= N)",
        "K/N"},
-      {"resume", 0, 0, G_OPTION_ARG_NONE, &resume,
+      {"resume", 0, 0, G_OPTION_ARG_NONE, &a->resume,
        "Skip clips a previous run with the same settings completed (journal in the output "
        "directory, outputs checked by SHA-256)",
        NULL},
-      {"plot", 0, 0, G_OPTION_ARG_FILENAME, &plot,
+      {"plot", 0, 0, G_OPTION_ARG_FILENAME, &a->plot,
        "Write one SVG per clip into DIR: foot heights, contacts and foot skate before and after IK",
        "DIR"},
-      {"print-map", 0, 0, G_OPTION_ARG_NONE, &print_map,
+      {"print-map", 0, 0, G_OPTION_ARG_NONE, &a->print_map,
        "Print how the target and each source skeleton are mapped (bone, joint, how found) and "
        "exit",
        NULL},
-      {"files-from", 0, 0, G_OPTION_ARG_FILENAME, &files_from,
+      {"files-from", 0, 0, G_OPTION_ARG_FILENAME, &a->files_from,
        "Read more clip paths from FILE, one per line ('-' = standard input)", "FILE"},
-      {"no-progress", 0, 0, G_OPTION_ARG_NONE, &no_progress,
+      {"no-progress", 0, 0, G_OPTION_ARG_NONE, &a->no_progress,
        "No progress bar even on a terminal", NULL},
-      {"unit", 0, 0, G_OPTION_ARG_STRING, &src_imp.unit,
+      {"unit", 0, 0, G_OPTION_ARG_STRING, &a->src_imp.unit,
        "Length unit of the clip files: m, dm, cm, mm, in, ft, cmu, or metres per unit (default: "
        "from the file, or detected for BVH)",
        "UNIT"},
-      {"up", 0, 0, G_OPTION_ARG_STRING, &src_imp.up, "Up axis of BVH clips (default: detected)",
+      {"up", 0, 0, G_OPTION_ARG_STRING, &a->src_imp.up, "Up axis of BVH clips (default: detected)",
        "AXIS"},
-      {"root-offset", 0, 0, G_OPTION_ARG_STRING, &src_imp.root_offset,
+      {"root-offset", 0, 0, G_OPTION_ARG_STRING, &a->src_imp.root_offset,
        "BVH clips' root position channels: auto, add or replace (default auto)", "MODE"},
-      {"source-format", 0, 0, G_OPTION_ARG_STRING, &src_imp.format,
+      {"source-format", 0, 0, G_OPTION_ARG_STRING, &a->src_imp.format,
        "Read the clip files as bvh, gltf, glb or fbx (default: from name and content)", "FORMAT"},
-      {"target-unit", 0, 0, G_OPTION_ARG_STRING, &tgt_imp.unit, "Length unit of the target file",
+      {"target-unit", 0, 0, G_OPTION_ARG_STRING, &a->tgt_imp.unit, "Length unit of the target file",
        "UNIT"},
-      {"target-up", 0, 0, G_OPTION_ARG_STRING, &tgt_imp.up, "Up axis of a BVH target", "AXIS"},
-      {"target-root-offset", 0, 0, G_OPTION_ARG_STRING, &tgt_imp.root_offset,
+      {"target-up", 0, 0, G_OPTION_ARG_STRING, &a->tgt_imp.up, "Up axis of a BVH target", "AXIS"},
+      {"target-root-offset", 0, 0, G_OPTION_ARG_STRING, &a->tgt_imp.root_offset,
        "A BVH target's root position channels: auto, add or replace", "MODE"},
-      {"target-format", 0, 0, G_OPTION_ARG_STRING, &tgt_imp.format,
+      {"target-format", 0, 0, G_OPTION_ARG_STRING, &a->tgt_imp.format,
        "Read the target as bvh, gltf, glb or fbx", "FORMAT"},
       G_OPTION_ENTRY_NULL,
   };
@@ -391,225 +360,241 @@ int rk__cmd_retarget(int argc, char **argv) {
       "file. One bad clip never stops the batch. Exit codes: 0 all clips ok, 1 a clip failed, "
       "2 bad usage, 128+N stopped by signal N (rerun with --resume).",
       entries, &argc, &argv);
-  rk_import_options src_io, tgt_io;
-  const bool imports_ok = rc == RK_EXIT_OK && rk__cli_import_options(CMD, &src_imp, &src_io) &&
-                          rk__cli_import_options(CMD " (target)", &tgt_imp, &tgt_io);
-  if (rc != RK_EXIT_OK || !imports_ok) {
-    rk__cli_import_clear(&src_imp);
-    rk__cli_import_clear(&tgt_imp);
-    return rc != RK_EXIT_OK ? rc : RK_EXIT_USAGE;
-  }
-  /* The strings the options point to live until the end of this function. */
-  g_autoptr(GPtrArray) clip_args = g_ptr_array_new_with_free_func(g_free);
+  if (rc != RK_EXIT_OK)
+    return rc;
+  if (!rk__cli_import_options(CMD, &a->src_imp, &a->src_io) ||
+      !rk__cli_import_options(CMD " (target)", &a->tgt_imp, &a->tgt_io))
+    return RK_EXIT_USAGE;
+  a->clips = g_ptr_array_new_with_free_func(g_free);
   for (int i = 1; i < argc; i++)
-    g_ptr_array_add(clip_args, g_strdup(argv[i]));
-  int status = RK_EXIT_OK;
-  rk__rt_config cfg = {0};
-  rk__rt_input *inputs = NULL;
-  size_t n_inputs = 0;
-  rk__rt_journal *journal = NULL;
-  g_autoptr(GKeyFile) keyfile = NULL;
-  int shard_k = 1, shard_n = 1;
-  g_autofree char *out_parent = NULL;
-  rk_export_format fmt = parse_format(format);
+    g_ptr_array_add(a->clips, g_strdup(argv[i]));
+  return RK_EXIT_OK;
+}
 
-#define USAGE(...)                                                                               \
-  do {                                                                                           \
-    status = rk__cli_usage(CMD, __VA_ARGS__);                                                    \
-    goto finish;                                                                                 \
-  } while (0)
-  if (files_from && !read_list(files_from, clip_args)) {
-    status = RK_EXIT_USAGE;
-    goto finish;
-  }
-  if (!target)
-    USAGE("--target RIG is required (see rigkit retarget --help)");
-  if (clip_args->len == 0)
-    USAGE("no CLIP files given (see rigkit retarget --help)");
-  if (!print_map && !out && !out_dir)
-    USAGE("give --out FILE (one clip) or --out-dir DIR");
-  if (out && out_dir)
-    USAGE("--out and --out-dir exclude each other");
-  if (out && clip_args->len > 1)
-    USAGE("--out writes one clip but %u files were given: use --out-dir", clip_args->len);
-  if (jobs < 0)
-    USAGE("-j must be at least 1, not %d", jobs);
-  if (shard && !parse_shard(shard, &shard_k, &shard_n))
-    USAGE("--shard must be K/N with 1 <= K <= N, not '%s'", shard);
-  if (fmt == (rk_export_format)-1)
-    USAGE("--format must be glb, gltf, bvh or fbx, not '%s'", format);
-  if (out) {
-    rk_export_format by_ext = rk_export_format_from_path(out);
+/* Checks what the options say together (usage errors) and derives the numbers. */
+static int check_args(args *a) {
+  a->format_wanted = parse_format(a->format);
+  a->shard_k = a->shard_n = 1;
+  a->fps = 0;
+  a->reduce_tol = -1;
+  if (a->files_from && !read_list(a->files_from, a->clips))
+    return RK_EXIT_USAGE;
+  if (!a->target)
+    return rk__cli_usage(CMD, "--target RIG is required (see rigkit retarget --help)");
+  if (a->clips->len == 0)
+    return rk__cli_usage(CMD, "no CLIP files given (see rigkit retarget --help)");
+  if (!a->print_map && !a->out && !a->out_dir)
+    return rk__cli_usage(CMD, "give --out FILE (one clip) or --out-dir DIR");
+  if (a->out && a->out_dir)
+    return rk__cli_usage(CMD, "--out and --out-dir exclude each other");
+  if (a->out && a->clips->len > 1)
+    return rk__cli_usage(CMD, "--out writes one clip but %u files were given: use --out-dir",
+                         a->clips->len);
+  if (a->jobs < 0)
+    return rk__cli_usage(CMD, "-j must be at least 1, not %d", a->jobs);
+  if (a->shard && !parse_shard(a->shard, &a->shard_k, &a->shard_n))
+    return rk__cli_usage(CMD, "--shard must be K/N with 1 <= K <= N, not '%s'", a->shard);
+  if (a->format_wanted == (rk_export_format)-1)
+    return rk__cli_usage(CMD, "--format must be glb, gltf, bvh or fbx, not '%s'", a->format);
+  if (a->out) {
+    rk_export_format by_ext = rk_export_format_from_path(a->out);
     if (by_ext == RK_EXPORT_AUTO)
-      USAGE("%s: unknown output format; use .glb, .gltf, .bvh or .fbx", out);
-    if (fmt != RK_EXPORT_AUTO && fmt != by_ext)
-      USAGE("--format %s disagrees with --out %s", format, out);
-    fmt = by_ext;
+      return rk__cli_usage(CMD, "%s: unknown output format; use .glb, .gltf, .bvh or .fbx", a->out);
+    if (a->format_wanted != RK_EXPORT_AUTO && a->format_wanted != by_ext)
+      return rk__cli_usage(CMD, "--format %s disagrees with --out %s", a->format, a->out);
+    a->format_wanted = by_ext;
   }
-  double fps = 0, tol = -1;
-  if (!parse_number(fps_text, "--fps", 0, true, &fps) ||
-      !parse_number(reduce_text, "--reduce", 0, false, &tol)) {
-    status = RK_EXIT_USAGE;
-    goto finish;
-  }
+  if (!parse_number(a->fps_text, "--fps", 0, true, &a->fps) ||
+      !parse_number(a->reduce_text, "--reduce", 0, false, &a->reduce_tol))
+    return RK_EXIT_USAGE;
+  return RK_EXIT_OK;
+}
 
-  /* Map/profile file, then the command line over its [settings]. */
-  cfg.ropts = (rk_retarget_options)RK_RETARGET_OPTIONS_INIT;
-  if (map) {
+/* The retargeting options: the profile's [settings] (--map), then the command line over them. */
+static int load_settings(const args *a, rk__rt_config *cfg, rk_profile **profile) {
+  cfg->ropts = (rk_retarget_options)RK_RETARGET_OPTIONS_INIT;
+  if (a->map) {
     g_autoptr(GError) e = NULL;
-    keyfile = g_key_file_new();
-    if (!g_key_file_load_from_file(keyfile, map, G_KEY_FILE_NONE, &e) ||
-        !check_map_groups(keyfile, map, &e) ||
-        !rk_retarget_options_from_keyfile(&cfg.ropts, keyfile, map, &e)) {
-      if (e && e->domain != RK_ERROR)
-        g_prefix_error(&e, "%s: ", map);
-      status = rk__cli_fail(CMD, e);
-      goto finish;
-    }
-    cfg.map = keyfile;
-    cfg.map_path = map;
+    *profile = rk_profile_load_file(a->map, &e);
+    if (!*profile)
+      return rk__cli_fail(CMD, e);
+    rk_profile_apply_settings(*profile, &cfg->ropts);
+    cfg->profile = *profile;
+    cfg->map_path = a->map;
   }
-  if (fps > 0)
-    cfg.ropts.fps = fps;
-  if (no_ik)
-    cfg.ropts.foot_ik = cfg.ropts.hand_ik = false;
-  if (hands)
-    cfg.ropts.hand_ik = true;
-  if (root_motion)
-    cfg.ropts.root_motion = true;
-  if (no_ik && hands)
-    USAGE("--no-ik and --hands exclude each other");
+  if (a->fps > 0)
+    cfg->ropts.fps = a->fps;
+  if (a->no_ik)
+    cfg->ropts.foot_ik = cfg->ropts.hand_ik = false;
+  if (a->hands)
+    cfg->ropts.hand_ik = true;
+  if (a->root_motion)
+    cfg->ropts.root_motion = true;
+  if (a->no_ik && a->hands)
+    return rk__cli_usage(CMD, "--no-ik and --hands exclude each other");
+  return RK_EXIT_OK;
+}
 
-  /* The target, once: its failure fails every clip (each one says why). */
-  cfg.target_path = target;
-  {
-    g_autoptr(GError) e = NULL;
-    cfg.target = rk_import_file(target, &tgt_io, &e);
-    if (!cfg.target) {
-      cfg.target_error = g_strdup_printf("target: %s", e->message);
-    } else if (!rk__rt_map_rig(rk_asset_skeleton(cfg.target), cfg.map, map, "target",
-                               &cfg.target_map, &e)) {
-      cfg.target_error = g_strdup_printf("target %s cannot be mapped: %s", target, e->message);
-      rk_asset_free(cfg.target);
-      cfg.target = NULL;
-    }
+/* The target, once: its failure fails every clip (each one says why). */
+static void load_target(const args *a, rk__rt_config *cfg) {
+  g_autoptr(GError) e = NULL;
+  cfg->target_path = a->target;
+  cfg->target = rk_import_file(a->target, &a->tgt_io, &e);
+  if (!cfg->target) {
+    cfg->target_error = g_strdup_printf("target: %s", e->message);
+  } else if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(cfg->target), RK_PROFILE_TARGET,
+                                 &cfg->target_map, &e)) {
+    cfg->target_error = g_strdup_printf("target %s cannot be mapped: %s", a->target, e->message);
+    rk_asset_free(cfg->target);
+    cfg->target = NULL;
   }
-  cfg.source_import = src_io;
-  cfg.source_import.skip_meshes = true;
-  if (print_map) {
-    status = print_maps(&cfg, (char **)clip_args->pdata, clip_args->len);
-    goto finish;
-  }
+}
 
-  /* Output format: --format / --out's extension, else the target's own (glb for glTF). */
+/* Output format: --format / --out's extension, else the target's own (glb for glTF). */
+static int resolve_format(const args *a, rk__rt_config *cfg) {
+  rk_export_format fmt = a->format_wanted;
   if (fmt == RK_EXPORT_AUTO) {
-    const char *tf = cfg.target ? rk_asset_source_format(cfg.target) : rk_import_format_from_path(target);
+    const char *tf = cfg->target ? rk_asset_source_format(cfg->target) : rk_import_format_from_path(a->target);
     fmt = tf && !strcmp(tf, "bvh") ? RK_EXPORT_BVH : tf && !strcmp(tf, "fbx") ? RK_EXPORT_FBX : RK_EXPORT_GLB;
     if (fmt == RK_EXPORT_FBX && !format_available(RK_EXPORT_FBX)) {
-      fprintf(stderr, "rigkit " CMD ": note: this build cannot write FBX yet: writing .glb (choose "
+      fprintf(stderr, "rigkit " CMD ": note: this build cannot write FBX: writing .glb (choose "
                       "with --format)\n");
       fmt = RK_EXPORT_GLB;
     }
   } else if (!format_available(fmt)) {
-    USAGE("this build cannot write %s files yet: choose --format glb, gltf or bvh",
-          rk_export_format_name(fmt));
+    return rk__cli_usage(CMD, "this build cannot write %s files: choose --format glb, gltf or bvh",
+                         rk_export_format_name(fmt));
   }
-  cfg.export_opts = (rk_export_options)RK_EXPORT_OPTIONS_INIT;
-  cfg.export_opts.format = fmt;
-  cfg.ext = fmt == RK_EXPORT_GLB ? ".glb" : fmt == RK_EXPORT_GLTF ? ".gltf" : fmt == RK_EXPORT_BVH ? ".bvh" : ".fbx";
-  cfg.reduce_tol = tol;
-  cfg.clip_select = clip;
-  cfg.out_file = out;
-  cfg.out_dir = out_dir;
-  cfg.plot_dir = plot;
-  cfg.resume = resume;
-  cfg.shard = shard;
-  cfg.jobs = jobs > 0 ? jobs : (int)g_get_num_processors();
-  cfg.progress = !no_progress && isatty(STDERR_FILENO);
+  cfg->export_opts = (rk_export_options)RK_EXPORT_OPTIONS_INIT;
+  cfg->export_opts.format = fmt;
+  cfg->ext = fmt == RK_EXPORT_GLB ? ".glb" : fmt == RK_EXPORT_GLTF ? ".gltf" : fmt == RK_EXPORT_BVH ? ".bvh" : ".fbx";
+  return RK_EXIT_OK;
+}
 
-  /* Inputs: duplicates dropped, stems unique (two files cannot share an output name), then this
-   * shard's part of the list sorted by path. */
-  {
-    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-    g_autoptr(GPtrArray) unique = g_ptr_array_new();
-    for (guint i = 0; i < clip_args->len; i++) {
-      char *p = g_ptr_array_index(clip_args, i);
-      if (g_hash_table_contains(seen, p)) {
-        fprintf(stderr, "rigkit " CMD ": note: %s given twice; retargeted once\n", p);
-        continue;
-      }
-      g_hash_table_add(seen, p);
-      g_ptr_array_add(unique, p);
+/* Inputs: duplicates dropped, stems unique (two files cannot share an output name), then this
+ * shard's part of the list sorted by path. */
+static int list_inputs(const args *a, rk__rt_input **inputs, size_t *n_inputs) {
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) unique = g_ptr_array_new();
+  for (guint i = 0; i < a->clips->len; i++) {
+    char *p = g_ptr_array_index(a->clips, i);
+    if (g_hash_table_contains(seen, p)) {
+      fprintf(stderr, "rigkit " CMD ": note: %s given twice; retargeted once\n", p);
+      continue;
     }
-    if (out_dir) {
-      g_autoptr(GHashTable) stems = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-      for (guint i = 0; i < unique->len; i++) {
-        char *p = g_ptr_array_index(unique, i);
-        g_autofree char *stem = rk__rt_stem(p);
-        const char *other = g_hash_table_lookup(stems, stem);
-        if (other)
-          USAGE("%s and %s would both write %s/%s.*: rename one or run them separately", other, p,
-                out_dir, stem);
-        g_hash_table_insert(stems, g_steal_pointer(&stem), p);
-      }
+    g_hash_table_add(seen, p);
+    g_ptr_array_add(unique, p);
+  }
+  if (a->out_dir) {
+    g_autoptr(GHashTable) stems = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < unique->len; i++) {
+      char *p = g_ptr_array_index(unique, i);
+      g_autofree char *stem = rk__rt_stem(p);
+      const char *other = g_hash_table_lookup(stems, stem);
+      if (other)
+        return rk__cli_usage(CMD, "%s and %s would both write %s/%s.*: rename one or run them "
+                                  "separately",
+                             other, p, a->out_dir, stem);
+      g_hash_table_insert(stems, g_steal_pointer(&stem), p);
     }
-    g_autoptr(GPtrArray) sorted = g_ptr_array_copy(unique, NULL, NULL);
-    g_ptr_array_sort(sorted, cmp_str);
-    g_autoptr(GHashTable) mine = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint i = 0; i < sorted->len; i++)
-      if ((int)(i % (guint)shard_n) == shard_k - 1)
-        g_hash_table_add(mine, g_ptr_array_index(sorted, i));
-    inputs = g_new0(rk__rt_input, unique->len ? unique->len : 1);
-    for (guint i = 0; i < unique->len; i++)
-      if (g_hash_table_contains(mine, g_ptr_array_index(unique, i)))
-        inputs[n_inputs++].path = g_ptr_array_index(unique, i);
   }
+  g_autoptr(GPtrArray) sorted = g_ptr_array_copy(unique, NULL, NULL);
+  g_ptr_array_sort(sorted, cmp_str);
+  g_autoptr(GHashTable) mine = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < sorted->len; i++)
+    if ((int)(i % (guint)a->shard_n) == a->shard_k - 1)
+      g_hash_table_add(mine, g_ptr_array_index(sorted, i));
+  *inputs = g_new0(rk__rt_input, unique->len ? unique->len : 1);
+  for (guint i = 0; i < unique->len; i++)
+    if (g_hash_table_contains(mine, g_ptr_array_index(unique, i)))
+      (*inputs)[(*n_inputs)++].path = g_ptr_array_index(unique, i);
+  return RK_EXIT_OK;
+}
 
-  /* Output directories; a failure here shows as each clip's export error. */
-  const char *journal_dir = NULL;
-  out_parent = out ? g_path_get_dirname(out) : NULL;
-  if (out_dir) {
-    if (g_mkdir_with_parents(out_dir, 0777) != 0)
-      fprintf(stderr, "rigkit " CMD ": cannot create %s: %s\n", out_dir, g_strerror(errno));
-    journal_dir = out_dir;
-  } else {
-    journal_dir = out_parent;
+/* Output directories (a failure here shows as each clip's export error), the settings'
+ * fingerprint and this run's journal (NULL when it cannot be written). */
+static rk__rt_journal *prepare_outputs(const args *a, rk__rt_config *cfg) {
+  g_autofree char *out_parent = a->out ? g_path_get_dirname(a->out) : NULL;
+  const char *journal_dir = out_parent;
+  if (a->out_dir) {
+    if (g_mkdir_with_parents(a->out_dir, 0777) != 0)
+      fprintf(stderr, "rigkit " CMD ": cannot create %s: %s\n", a->out_dir, g_strerror(errno));
+    journal_dir = a->out_dir;
   }
-  if (plot && g_mkdir_with_parents(plot, 0777) != 0)
-    fprintf(stderr, "rigkit " CMD ": cannot create %s: %s\n", plot, g_strerror(errno));
-  cfg.fingerprint = settings_fingerprint(&cfg);
-  {
-    g_autoptr(GError) e = NULL;
-    journal = rk__rt_journal_open(&cfg, journal_dir, shard, &e);
-    if (!journal && g_file_test(journal_dir, G_FILE_TEST_IS_DIR))
-      fprintf(stderr, "rigkit " CMD ": warning: %s: --resume will not be able to skip the clips of "
-                      "this run\n",
-              e->message);
-  }
+  if (a->plot && g_mkdir_with_parents(a->plot, 0777) != 0)
+    fprintf(stderr, "rigkit " CMD ": cannot create %s: %s\n", a->plot, g_strerror(errno));
+  cfg->fingerprint = settings_fingerprint(cfg);
+  g_autoptr(GError) e = NULL;
+  rk__rt_journal *journal = rk__rt_journal_open(cfg, journal_dir, a->shard, &e);
+  if (!journal && g_file_test(journal_dir, G_FILE_TEST_IS_DIR))
+    fprintf(stderr, "rigkit " CMD ": warning: %s: --resume will not be able to skip the clips of "
+                    "this run\n",
+            e->message);
+  return journal;
+}
 
+/* Runs the batch, writes the report and the table; the exit code. */
+static int run_batch(const args *a, const rk__rt_config *cfg, rk__rt_input *inputs,
+                     size_t n_inputs, rk__rt_journal *journal) {
   rk__rt_outcome outcome;
-  rk__rt_batch_run(&cfg, inputs, n_inputs, journal, &outcome);
+  rk__rt_batch_run(cfg, inputs, n_inputs, journal, &outcome);
   /* The report first: a closed stdout (rigkit ... | head) must not cost it. */
   bool report_failed = false;
-  if (report) {
+  if (a->report) {
     g_autoptr(GError) e = NULL;
-    if (!rk__rt_report_write(&cfg, report, inputs, n_inputs, &outcome, &e)) {
+    if (!rk__rt_report_write(cfg, a->report, inputs, n_inputs, &outcome, &e)) {
       rk__cli_fail(CMD, e);
       report_failed = true;
     }
   }
-  print_table(&cfg, inputs, n_inputs, &outcome);
+  print_table(inputs, n_inputs, &outcome);
   if (report_failed)
     outcome.failed++;
-  status = outcome.signal ? 128 + outcome.signal
-           : outcome.failed > 0 ? RK_EXIT_FAILED
-                                : RK_EXIT_OK;
   if (n_inputs == 0)
     fprintf(stderr, "rigkit " CMD ": note: shard %s holds none of the %u clip files\n",
-            shard ? shard : "", clip_args->len);
+            a->shard ? a->shard : "", a->clips->len);
+  return outcome.signal ? 128 + outcome.signal
+         : outcome.failed > 0 ? RK_EXIT_FAILED
+                              : RK_EXIT_OK;
+}
 
-finish:
-#undef USAGE
+int rk__cmd_retarget(int argc, char **argv) {
+  args a = {0};
+  rk__rt_config cfg = {0};
+  g_autoptr(rk_profile) profile = NULL;
+  rk__rt_input *inputs = NULL;
+  size_t n_inputs = 0;
+  rk__rt_journal *journal = NULL;
+  int status = parse_args(&a, argc, argv);
+  if (status == RK_EXIT_OK)
+    status = check_args(&a);
+  if (status == RK_EXIT_OK)
+    status = load_settings(&a, &cfg, &profile);
+  if (status == RK_EXIT_OK) {
+    load_target(&a, &cfg);
+    cfg.source_import = a.src_io;
+    cfg.source_import.skip_meshes = true;
+    if (a.print_map)
+      status = print_maps(&cfg, (char **)a.clips->pdata, a.clips->len);
+    else
+      status = resolve_format(&a, &cfg);
+  }
+  if (status == RK_EXIT_OK && !a.print_map) {
+    cfg.reduce_tol = a.reduce_tol;
+    cfg.clip_select = a.clip;
+    cfg.out_file = a.out;
+    cfg.out_dir = a.out_dir;
+    cfg.plot_dir = a.plot;
+    cfg.resume = a.resume;
+    cfg.shard = a.shard;
+    cfg.jobs = a.jobs > 0 ? a.jobs : (int)g_get_num_processors();
+    cfg.progress = !a.no_progress && isatty(STDERR_FILENO);
+    status = list_inputs(&a, &inputs, &n_inputs);
+    if (status == RK_EXIT_OK) {
+      journal = prepare_outputs(&a, &cfg);
+      status = run_batch(&a, &cfg, inputs, n_inputs, journal);
+    }
+  }
   for (size_t i = 0; i < n_inputs; i++)
     if (inputs[i].entries)
       g_ptr_array_unref(inputs[i].entries);
@@ -618,7 +603,6 @@ finish:
   rk_asset_free(cfg.target);
   g_free(cfg.target_error);
   g_free(cfg.fingerprint);
-  rk__cli_import_clear(&src_imp);
-  rk__cli_import_clear(&tgt_imp);
+  args_clear(&a);
   return status;
 }

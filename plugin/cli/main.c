@@ -5,19 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* Subcommands are defined in their own files. They are declared weak so that the table lists
- * only the subcommands linked into this build. */
-#define RK__COMMANDS(X)                                                                          \
-  X(info, "format, conversions, joints and clips of a file")                                     \
-  X(fk, "world joint positions of a clip frame (JSON)")                                          \
-  X(tree, "kinematic tree: joints, DOF, junctions, loops, DH chains")                            \
-  X(convert, "convert between glTF/GLB, FBX and BVH (with baking and key reduction)")            \
-  X(retarget, "retarget clips onto a character with foot/hand IK, in batch")
-
-#define RK__DECLARE(name, help) int rk__cmd_##name(int argc, char **argv) __attribute__((weak));
-RK__COMMANDS(RK__DECLARE)
-#undef RK__DECLARE
-
+/* The subcommands, in the order --help lists them; each is defined in its cmd_<name>.c. */
 typedef struct command {
   const char *name;
   const char *help;
@@ -25,9 +13,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-#define RK__ENTRY(name, help) {#name, help, rk__cmd_##name},
-    RK__COMMANDS(RK__ENTRY)
-#undef RK__ENTRY
+    {"info", "format, conversions, joints and clips of a file", rk__cmd_info},
+    {"fk", "world joint positions of a clip frame (JSON)", rk__cmd_fk},
+    {"tree", "kinematic tree: joints, DOF, junctions, loops, DH chains", rk__cmd_tree},
+    {"convert", "convert between glTF/GLB, FBX and BVH (with baking and key reduction)",
+     rk__cmd_convert},
+    {"retarget", "retarget clips onto a character with foot/hand IK, in batch", rk__cmd_retarget},
 };
 
 static void print_help(FILE *out) {
@@ -36,8 +27,7 @@ static void print_help(FILE *out) {
                "characters (glTF/GLB, FBX, BVH), retargets with foot and hand IK, bakes keys\n"
                "and exports (glTF/GLB, FBX, BVH).\n\nCommands:\n");
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-    if (commands[i].run)
-      fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
   fprintf(out, "\nOptions:\n  -h, --help     show this help\n  --version      show the version\n"
                "\nEvery command has --help. Exit codes: 0 success, 1 an input failed, 2 bad usage.\n");
 }
@@ -84,7 +74,7 @@ int main(int argc, char **argv) {
     return RK_EXIT_OK;
   }
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-    if (commands[i].run && strcmp(argv[1], commands[i].name) == 0)
+    if (strcmp(argv[1], commands[i].name) == 0)
       return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "rigkit: unknown command '%s' (see rigkit --help)\n", argv[1]);
   return RK_EXIT_USAGE;

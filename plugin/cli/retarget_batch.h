@@ -10,7 +10,6 @@
 #ifndef RK_RETARGET_BATCH_H
 #define RK_RETARGET_BATCH_H
 
-#include <json-glib/json-glib.h>
 #include <rigkit/exporters.h>
 #include <rigkit/importers.h>
 #include <rigkit/rigkit.h>
@@ -25,8 +24,8 @@ typedef struct rk__rt_config {
   rk_humanoid_map target_map; /* valid when target is set */
   char *target_error;         /* why the target cannot be used (every clip fails with it) */
   const char *map_path;       /* --map, or NULL */
-  GKeyFile *map;              /* its contents, or NULL */
-  rk_retarget_options ropts;  /* [settings] of the map file, then the command line */
+  const rk_profile *profile;  /* its contents, or NULL */
+  rk_retarget_options ropts;  /* [settings] of the profile, then the command line */
   rk_import_options source_import; /* --unit --up --root-offset --source-format */
   rk_export_options export_opts;   /* format resolved (never AUTO) */
   const char *ext;                 /* output extension with its dot (".glb") */
@@ -42,10 +41,49 @@ typedef struct rk__rt_config {
   const char *shard;               /* --shard K/N as given, or NULL */
 } rk__rt_config;
 
+/** One contact joint of a report entry: its name in the output and its planted intervals. */
+typedef struct rk__rt_entry_contact {
+  char *joint;
+  GArray *intervals; /* rk_contact_interval, output frames */
+} rk__rt_entry_contact;
+
+/** What the report says about one clip, typed until it is written (a journal line, the report):
+ * absent values are NULL strings, -1 counts and NAN numbers (null in JSON). Figures measured on
+ * the written output read back: foot skate, limb directions, planted heights, contact frames;
+ * from the retargeter's own solve (they need the pins and the loop): goal error, loop closure,
+ * joint limits, and the FK-only skate. */
+typedef struct rk__rt_entry {
+  char *source;           /* source path as given */
+  char *clip;             /* clip name, NULL when the file could not be read */
+  int clip_index;         /* index in the source file, -1 for a failure of the whole file */
+  char *target;           /* --target as given */
+  char *output;           /* output path, NULL when none was planned */
+  char *error;            /* NULL = ok */
+  gint64 frames;          /* output frames */
+  double fps;
+  gint64 mapped_joints;   /* canonical bones mapped in both rigs */
+  GPtrArray *contacts;    /* rk__rt_entry_contact*, joints with intervals; NULL = no result */
+  double skate_mean_mm, skate_max_mm;
+  double goal_error_mean_mm, goal_error_max_mm;
+  double closure_max_mm;
+  gint64 limit_violations;
+  double skate_fk_mean_mm, skate_fk_max_mm;
+  double limb_direction_median_deg;
+  double planted_height_mean_mm, planted_height_max_mm; /* vs the rest height, while planted */
+  gint64 contact_frames;
+  int in_place;           /* the clip is an in-place cycle: 0, 1, -1 = unknown */
+  double ground_speed_m_s;
+  double duration_s;      /* of the output clip as read back */
+  gint64 keys;            /* keys written */
+  char *plot;             /* SVG path */
+  GPtrArray *notes;       /* char* */
+  double seconds;
+} rk__rt_entry;
+
 /** One source file of the batch and, once run, the report entries of its clips. */
 typedef struct rk__rt_input {
   const char *path;   /* as given */
-  GPtrArray *entries; /* JsonObject* report entries in clip order (owned), filled by the run */
+  GPtrArray *entries; /* rk__rt_entry* in clip order (owned), filled by the run */
   bool run;           /* false: never started (interrupted before its turn) */
 } rk__rt_input;
 
@@ -70,42 +108,25 @@ char *rk__rt_output_path(const rk__rt_config *cfg, const char *source, const cha
 /** Stem of a source path: its base name without the last extension. */
 char *rk__rt_stem(const char *path);
 
-/** The humanoid map of a rig: automatic, then the map file's `group` ("source"/"target");
- * when the automatic mapping fails and the map file has that group, the group alone maps it.
- * Fails with the mapping error, prefixed by what was tried. */
-bool rk__rt_map_rig(const rk_skeleton *s, GKeyFile *map, const char *map_path, const char *group,
-                    rk_humanoid_map *out, GError **error);
 /** Hex SHA-256 of a skeleton's structure and rest pose (names, parents, flags, rests). */
 char *rk__rt_skeleton_fingerprint(const rk_skeleton *s);
 
 /* ---- report and journal (retarget_report.c) ------------------------------------------------ */
 
-/** What a report entry says about one clip. */
-typedef struct rk__rt_entry_values {
-  const char *source;      /* source path as given */
-  const char *clip;        /* clip name, NULL when the file could not be read */
-  int clip_index;          /* index in the source file, -1 for a failure of the whole file */
-  const char *output;      /* output path, NULL when none was planned */
-  const char *error;       /* NULL = ok */
-  const rk_retarget_result *result;     /* NULL when retargeting failed */
-  const rk_retarget_quality *measured;  /* measured on the written output, NULL on error */
-  size_t mapped_joints;
-  double duration_s;       /* of the output clip as read back */
-  size_t keys;             /* keys written */
-  const char *plot;        /* SVG path, or NULL */
-  GPtrArray *notes;        /* char* notes, or NULL */
-  double planted_height_mean_mm, planted_height_max_mm; /* on the written output, NAN = none */
-  double seconds;
-} rk__rt_entry_values;
-
-/** A report entry, the same members in the same order for every clip (DESIGN.md's fields first;
- * null where a failed clip has no value). */
-JsonObject *rk__rt_entry_new(const rk__rt_config *cfg, const rk__rt_entry_values *v);
-/** Report entry of a clip that failed (quality fields null), with `error`. clip_name/output may be
+/** A new report entry of a clip with every figure absent (ok until an error is set). */
+rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, const char *clip_name,
+                               int clip_index, const char *output);
+/** Fills the figures of an entry that come from the retargeting itself: frames, rate, mapped
+ * bones, contacts (named as in the target), goal error, closure, limits, FK-only skate and the
+ * ground's motion. */
+void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
+                             const rk_retarget_result *r, size_t mapped_joints);
+/** Report entry of a clip that failed, with `error` (NULL: "failed"). clip_name/output may be
  * NULL; clip_index -1 for a failure of the whole file. */
-JsonObject *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
-                               int clip_index, const char *output, const char *error,
-                               double seconds);
+rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
+                                 int clip_index, const char *output, const char *error,
+                                 double seconds);
+void rk__rt_entry_free(rk__rt_entry *e);
 /** Writes the report (atomically): every input's entries in input order, the summary and, after
  * an interruption, the files never run. Returns false with error on failure. */
 bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__rt_input *inputs,
@@ -118,15 +139,15 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
  * resume the journal starts empty. Returns NULL with error when it cannot be created. */
 rk__rt_journal *rk__rt_journal_open(const rk__rt_config *cfg, const char *dir, const char *shard,
                                     GError **error);
-/** The report entry (a new reference) of a completed clip recorded in the journal for this source
- * file (its size and modification time unchanged), clip index and name, or NULL. Thread-safe. */
-JsonObject *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
-                                  const char *clip_name);
+/** The report entry (new) of a completed clip recorded in the journal for this source file (its
+ * size and modification time unchanged), clip index and name, or NULL. Thread-safe. */
+rk__rt_entry *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
+                                    const char *clip_name);
 /** Appends a completed clip (its report entry and the files written) and syncs it to disk.
  * Thread-safe. Returns false with error when the journal cannot be written. */
 bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
-                           const char *clip_name, JsonObject *entry, const char *const *files,
-                           GError **error);
+                           const char *clip_name, const rk__rt_entry *entry,
+                           const char *const *files, GError **error);
 /** Path of the journal file. */
 const char *rk__rt_journal_path(const rk__rt_journal *j);
 void rk__rt_journal_free(rk__rt_journal *j);

@@ -128,6 +128,113 @@ static void line(GString *s, const panel *p, const double *v, const bool *on, co
                          dashed ? "1.2" : "1.6", dashed ? " stroke-dasharray=\"5 3\"" : "");
 }
 
+/* One track's series: heights above the ground and, inside its intervals, the horizontal drift
+ * from each interval's first frame (mm), FK-only and output. */
+typedef struct series {
+  double *h_fk, *h_ik, *d_fk, *d_ik;
+  bool *on; /* inside an interval */
+  double hmin, hmax, dmax;
+} series;
+
+static void track_series(const rk__rt_plot *p, const rk__rt_plot_track *t, series *v) {
+  const size_t nf = p->frames;
+  double *h_fk = v->h_fk, *h_ik = v->h_ik, *d_fk = v->d_fk, *d_ik = v->d_ik;
+  bool *on = v->on;
+  double hmin = 0, hmax = 0, dmax = 6.0;
+  for (size_t f = 0; f < nf; f++) {
+    h_fk[f] = 1000.0 * (t->fk[f].y - p->ground);
+    h_ik[f] = 1000.0 * (t->ik[f].y - p->ground);
+    hmin = fmin(hmin, fmin(h_fk[f], h_ik[f]));
+    hmax = fmax(hmax, fmax(h_fk[f], h_ik[f]));
+    on[f] = false;
+    d_fk[f] = d_ik[f] = 0;
+  }
+  for (size_t i = 0; i < t->interval_count; i++) {
+    const int a = t->intervals[i].first, z = t->intervals[i].last;
+    if (a < 0 || z >= (int)nf || a > z)
+      continue;
+    for (int f = a; f <= z; f++) {
+      on[f] = true;
+      d_fk[f] = 1000.0 * hypot(t->fk[f].x - t->fk[a].x, t->fk[f].z - t->fk[a].z);
+      d_ik[f] = 1000.0 * hypot(t->ik[f].x - t->ik[a].x, t->ik[f].z - t->ik[a].z);
+      dmax = fmax(dmax, fmax(d_fk[f], d_ik[f]));
+    }
+  }
+  v->hmin = hmin;
+  v->hmax = hmax;
+  v->dmax = dmax;
+}
+
+/* Row k of the plot: the joint's name, its height and drift panels, contact shading, the rest
+ * height and 5 mm lines, and the time axis. */
+static void draw_track(GString *s, const rk__rt_plot *p, size_t k, series *v) {
+  const size_t nf = p->frames;
+  const double row_h = HEIGHT_PANEL + GAP + DRIFT_PANEL + ROW_GAP;
+  const rk__rt_plot_track *t = &p->tracks[k];
+  const char *col = colours[k % G_N_ELEMENTS(colours)];
+  track_series(p, t, v);
+  double hmin = v->hmin, hmax = v->hmax, dmax = v->dmax;
+  const double *h_fk = v->h_fk, *h_ik = v->h_ik, *d_fk = v->d_fk, *d_ik = v->d_ik;
+  const bool *on = v->on;
+  if (hmax - hmin < 10)
+    hmax = hmin + 10;
+  const double y = TOP + (double)k * row_h;
+  panel hp = {LEFT, y + 14, WIDTH - LEFT - RIGHT, HEIGHT_PANEL, hmin, hmax * 1.05, nf};
+  panel dp = {LEFT, y + 14 + HEIGHT_PANEL + GAP, WIDTH - LEFT - RIGHT, DRIFT_PANEL, 0,
+              dmax * 1.1, nf};
+  g_string_append(s, "<text x=\"");
+  num(s, LEFT, 1);
+  g_string_append(s, "\" y=\"");
+  num(s, y + 10, 1);
+  g_string_append_printf(s, "\" class=\"c\" fill=\"%s\" font-weight=\"bold\">", col);
+  text_escaped(s, t->joint);
+  g_string_append(s, "</text>\n");
+  shade(s, &hp, t);
+  shade(s, &dp, t);
+  frame_and_ticks(s, &hp, "height (mm)");
+  frame_and_ticks(s, &dp, "drift (mm)");
+  /* rest height (where a planted joint stands) and the 5 mm skate line */
+  g_string_append(s, "<line x1=\"");
+  num(s, hp.x0, 1);
+  g_string_append(s, "\" x2=\"");
+  num(s, hp.x0 + hp.w, 1);
+  g_string_append(s, "\" y1=\"");
+  num(s, py(&hp, 1000.0 * t->rest_height), 1);
+  g_string_append(s, "\" y2=\"");
+  num(s, py(&hp, 1000.0 * t->rest_height), 1);
+  g_string_append(s, "\" stroke=\"#795548\" stroke-width=\"0.8\" stroke-dasharray=\"2 2\"/>\n");
+  if (5.0 <= dp.vmax) {
+    g_string_append(s, "<line x1=\"");
+    num(s, dp.x0, 1);
+    g_string_append(s, "\" x2=\"");
+    num(s, dp.x0 + dp.w, 1);
+    g_string_append(s, "\" y1=\"");
+    num(s, py(&dp, 5.0), 1);
+    g_string_append(s, "\" y2=\"");
+    num(s, py(&dp, 5.0), 1);
+    g_string_append(s, "\" stroke=\"#e53935\" stroke-width=\"0.8\" stroke-dasharray=\"4 2\"/>\n");
+  }
+  line(s, &hp, h_fk, NULL, "#888", true);
+  line(s, &hp, h_ik, NULL, col, false);
+  line(s, &dp, d_fk, on, "#888", true);
+  line(s, &dp, d_ik, on, col, false);
+  /* time axis under the drift panel */
+  const double dur = p->fps > 0 && nf > 1 ? (double)(nf - 1) / p->fps : 0;
+  if (dur > 0) {
+    const double step = tick_step(dur, 8);
+    for (double tt = 0; tt <= dur + 1e-9; tt += step) {
+      const double x = px(&dp, tt * p->fps);
+      g_string_append(s, "<text x=\"");
+      num(s, x, 1);
+      g_string_append(s, "\" y=\"");
+      num(s, dp.y0 + dp.h + 13, 1);
+      g_string_append(s, "\" text-anchor=\"middle\" class=\"t\">");
+      num(s, tt, step < 1 ? (step < 0.1 ? 2 : 1) : 0);
+      g_string_append(s, " s</text>\n");
+    }
+  }
+}
+
 char *rk__rt_plot_svg(const rk__rt_plot *p) {
   const size_t nf = p->frames;
   const size_t rows = p->track_count;
@@ -172,92 +279,19 @@ char *rk__rt_plot_svg(const rk__rt_plot *p) {
     g_string_append_printf(s, "<text x=\"12\" y=\"%d\" class=\"c\">no foot joints to plot</text>\n",
                            TOP + 20);
   }
-  g_autofree double *h_fk = g_new(double, nf ? nf : 1);
-  g_autofree double *h_ik = g_new(double, nf ? nf : 1);
-  g_autofree double *d_fk = g_new(double, nf ? nf : 1);
-  g_autofree double *d_ik = g_new(double, nf ? nf : 1);
-  g_autofree bool *on = g_new(bool, nf ? nf : 1);
-  for (size_t k = 0; k < rows; k++) {
-    const rk__rt_plot_track *t = &p->tracks[k];
-    const char *col = colours[k % G_N_ELEMENTS(colours)];
-    double hmin = 0, hmax = 0, dmax = 6.0;
-    for (size_t f = 0; f < nf; f++) {
-      h_fk[f] = 1000.0 * (t->fk[f].y - p->ground);
-      h_ik[f] = 1000.0 * (t->ik[f].y - p->ground);
-      hmin = fmin(hmin, fmin(h_fk[f], h_ik[f]));
-      hmax = fmax(hmax, fmax(h_fk[f], h_ik[f]));
-      on[f] = false;
-      d_fk[f] = d_ik[f] = 0;
-    }
-    for (size_t i = 0; i < t->interval_count; i++) {
-      const int a = t->intervals[i].first, z = t->intervals[i].last;
-      if (a < 0 || z >= (int)nf || a > z)
-        continue;
-      for (int f = a; f <= z; f++) {
-        on[f] = true;
-        d_fk[f] = 1000.0 * hypot(t->fk[f].x - t->fk[a].x, t->fk[f].z - t->fk[a].z);
-        d_ik[f] = 1000.0 * hypot(t->ik[f].x - t->ik[a].x, t->ik[f].z - t->ik[a].z);
-        dmax = fmax(dmax, fmax(d_fk[f], d_ik[f]));
-      }
-    }
-    if (hmax - hmin < 10)
-      hmax = hmin + 10;
-    const double y = TOP + (double)k * row_h;
-    panel hp = {LEFT, y + 14, WIDTH - LEFT - RIGHT, HEIGHT_PANEL, hmin, hmax * 1.05, nf};
-    panel dp = {LEFT, y + 14 + HEIGHT_PANEL + GAP, WIDTH - LEFT - RIGHT, DRIFT_PANEL, 0,
-                dmax * 1.1, nf};
-    g_string_append(s, "<text x=\"");
-    num(s, LEFT, 1);
-    g_string_append(s, "\" y=\"");
-    num(s, y + 10, 1);
-    g_string_append_printf(s, "\" class=\"c\" fill=\"%s\" font-weight=\"bold\">", col);
-    text_escaped(s, t->joint);
-    g_string_append(s, "</text>\n");
-    shade(s, &hp, t);
-    shade(s, &dp, t);
-    frame_and_ticks(s, &hp, "height (mm)");
-    frame_and_ticks(s, &dp, "drift (mm)");
-    /* rest height (where a planted joint stands) and the 5 mm skate line */
-    g_string_append(s, "<line x1=\"");
-    num(s, hp.x0, 1);
-    g_string_append(s, "\" x2=\"");
-    num(s, hp.x0 + hp.w, 1);
-    g_string_append(s, "\" y1=\"");
-    num(s, py(&hp, 1000.0 * t->rest_height), 1);
-    g_string_append(s, "\" y2=\"");
-    num(s, py(&hp, 1000.0 * t->rest_height), 1);
-    g_string_append(s, "\" stroke=\"#795548\" stroke-width=\"0.8\" stroke-dasharray=\"2 2\"/>\n");
-    if (5.0 <= dp.vmax) {
-      g_string_append(s, "<line x1=\"");
-      num(s, dp.x0, 1);
-      g_string_append(s, "\" x2=\"");
-      num(s, dp.x0 + dp.w, 1);
-      g_string_append(s, "\" y1=\"");
-      num(s, py(&dp, 5.0), 1);
-      g_string_append(s, "\" y2=\"");
-      num(s, py(&dp, 5.0), 1);
-      g_string_append(s, "\" stroke=\"#e53935\" stroke-width=\"0.8\" stroke-dasharray=\"4 2\"/>\n");
-    }
-    line(s, &hp, h_fk, NULL, "#888", true);
-    line(s, &hp, h_ik, NULL, col, false);
-    line(s, &dp, d_fk, on, "#888", true);
-    line(s, &dp, d_ik, on, col, false);
-    /* time axis under the drift panel */
-    const double dur = p->fps > 0 && nf > 1 ? (double)(nf - 1) / p->fps : 0;
-    if (dur > 0) {
-      const double step = tick_step(dur, 8);
-      for (double tt = 0; tt <= dur + 1e-9; tt += step) {
-        const double x = px(&dp, tt * p->fps);
-        g_string_append(s, "<text x=\"");
-        num(s, x, 1);
-        g_string_append(s, "\" y=\"");
-        num(s, dp.y0 + dp.h + 13, 1);
-        g_string_append(s, "\" text-anchor=\"middle\" class=\"t\">");
-        num(s, tt, step < 1 ? (step < 0.1 ? 2 : 1) : 0);
-        g_string_append(s, " s</text>\n");
-      }
-    }
-  }
+  series v;
+  v.h_fk = g_new(double, nf ? nf : 1);
+  v.h_ik = g_new(double, nf ? nf : 1);
+  v.d_fk = g_new(double, nf ? nf : 1);
+  v.d_ik = g_new(double, nf ? nf : 1);
+  v.on = g_new(bool, nf ? nf : 1);
+  for (size_t k = 0; k < rows; k++)
+    draw_track(s, p, k, &v);
+  g_free(v.h_fk);
+  g_free(v.h_ik);
+  g_free(v.d_fk);
+  g_free(v.d_ik);
+  g_free(v.on);
   g_string_append(s, "</svg>\n");
   return g_string_free(s, FALSE);
 }

@@ -21,9 +21,98 @@
 
 /* ---- entries ---------------------------------------------------------------------------------- */
 
+rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, const char *clip_name,
+                               int clip_index, const char *output) {
+  rk__rt_entry *e = g_new0(rk__rt_entry, 1);
+  e->source = g_strdup(source);
+  e->clip = g_strdup(clip_name);
+  e->clip_index = clip_index < 0 ? -1 : clip_index;
+  e->target = g_strdup(cfg->target_path);
+  e->output = g_strdup(output);
+  e->frames = e->mapped_joints = e->limit_violations = e->contact_frames = e->keys = -1;
+  e->fps = e->skate_mean_mm = e->skate_max_mm = e->goal_error_mean_mm = e->goal_error_max_mm = NAN;
+  e->closure_max_mm = e->skate_fk_mean_mm = e->skate_fk_max_mm = e->limb_direction_median_deg = NAN;
+  e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
+  e->duration_s = e->seconds = NAN;
+  e->in_place = -1;
+  e->notes = g_ptr_array_new_with_free_func(g_free);
+  return e;
+}
+
+static void contact_free(gpointer p) {
+  rk__rt_entry_contact *c = p;
+  g_free(c->joint);
+  g_array_unref(c->intervals);
+  g_free(c);
+}
+
+void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
+                             const rk_retarget_result *r, size_t mapped_joints) {
+  const rk_retarget_quality *q = rk_retarget_result_quality(r);
+  const rk_retarget_quality *qf = rk_retarget_result_quality_fk(r);
+  e->frames = (gint64)rk_retarget_result_frames(r);
+  e->fps = rk_retarget_result_fps(r);
+  e->mapped_joints = (gint64)mapped_joints;
+  /* Planted target joints, named as in the output. */
+  e->contacts = g_ptr_array_new_with_free_func(contact_free);
+  for (size_t k = 0; cfg->target && k < rk_retarget_result_contact_count(r); k++) {
+    rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
+    if (fc.count == 0 || fc.joint < 0)
+      continue;
+    rk__rt_entry_contact *c = g_new0(rk__rt_entry_contact, 1);
+    c->joint = g_strdup(rk_skeleton_joint_name(rk_asset_skeleton(cfg->target), (size_t)fc.joint));
+    c->intervals = g_array_sized_new(FALSE, FALSE, sizeof(rk_contact_interval), (guint)fc.count);
+    g_array_append_vals(c->intervals, fc.intervals, (guint)fc.count);
+    g_ptr_array_add(e->contacts, c);
+  }
+  e->goal_error_mean_mm = q->ik_goal_error_mean_mm;
+  e->goal_error_max_mm = q->ik_goal_error_max_mm;
+  e->closure_max_mm = q->loop_closure_residual_max_mm;
+  e->limit_violations = (gint64)q->joint_limit_violations;
+  e->skate_fk_mean_mm = qf->foot_skate_mean_mm;
+  e->skate_fk_max_mm = qf->foot_skate_max_mm;
+  bool in_place = false;
+  const rk_vec3 gv = rk_retarget_result_ground_velocity(r, &in_place);
+  e->in_place = in_place;
+  e->ground_speed_m_s = hypot(gv.x, gv.z);
+}
+
+rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
+                                 int clip_index, const char *output, const char *error,
+                                 double seconds) {
+  rk__rt_entry *e = rk__rt_entry_new(cfg, source, clip_name, clip_index, output);
+  e->error = g_strdup(error ? error : "failed");
+  e->seconds = seconds;
+  return e;
+}
+
+void rk__rt_entry_free(rk__rt_entry *e) {
+  if (!e)
+    return;
+  g_free(e->source);
+  g_free(e->clip);
+  g_free(e->target);
+  g_free(e->output);
+  g_free(e->error);
+  if (e->contacts)
+    g_ptr_array_unref(e->contacts);
+  g_free(e->plot);
+  g_ptr_array_unref(e->notes);
+  g_free(e);
+}
+
+/* ---- entries as JSON --------------------------------------------------------------------------- */
+
 static void set_number(JsonObject *o, const char *name, double v) {
   if (isfinite(v))
     json_object_set_double_member(o, name, v);
+  else
+    json_object_set_null_member(o, name);
+}
+
+static void set_count(JsonObject *o, const char *name, gint64 v) {
+  if (v >= 0)
+    json_object_set_int_member(o, name, v);
   else
     json_object_set_null_member(o, name);
 }
@@ -36,128 +125,165 @@ static void set_string_or_null(JsonObject *o, const char *name, const char *v) {
 }
 
 /* {"mean": a, "max": b} or {"max": b}; NAN gives nulls. */
-static JsonObject *pair(double mean, double max, bool with_mean) {
-  JsonObject *o = json_object_new();
+static void set_pair(JsonObject *o, const char *name, double mean, double max, bool with_mean) {
+  JsonObject *p = json_object_new();
   if (with_mean)
-    set_number(o, "mean", mean);
-  set_number(o, "max", max);
-  return o;
+    set_number(p, "mean", mean);
+  set_number(p, "max", max);
+  json_object_set_object_member(o, name, p);
 }
 
-JsonObject *rk__rt_entry_new(const rk__rt_config *cfg, const rk__rt_entry_values *v) {
+/* An entry as the report and the journal write it: the same members in the same order for every
+ * clip (null where a failed clip has no value). */
+static JsonObject *entry_to_json(const rk__rt_entry *e) {
   JsonObject *o = json_object_new();
-  const rk_retarget_result *r = v->result;
-  const rk_retarget_quality *m = v->measured;
-  const rk_retarget_quality *q = r ? rk_retarget_result_quality(r) : NULL;
-  const rk_retarget_quality *qf = r ? rk_retarget_result_quality_fk(r) : NULL;
-  const bool ok = v->error == NULL;
-  json_object_set_string_member(o, "source", v->source);
-  set_string_or_null(o, "clip", v->clip);
-  if (v->clip_index >= 0)
-    json_object_set_int_member(o, "clip_index", v->clip_index);
-  else
-    json_object_set_null_member(o, "clip_index");
-  json_object_set_string_member(o, "target", cfg->target_path);
-  set_string_or_null(o, "output", v->output);
-  json_object_set_string_member(o, "status", ok ? "ok" : "error");
-  set_string_or_null(o, "error", v->error);
-  if (r) {
-    json_object_set_int_member(o, "frames", (gint64)rk_retarget_result_frames(r));
-    set_number(o, "fps", rk_retarget_result_fps(r));
-    json_object_set_int_member(o, "mapped_joints", (gint64)v->mapped_joints);
-  } else {
-    json_object_set_null_member(o, "frames");
-    json_object_set_null_member(o, "fps");
-    if (v->mapped_joints > 0)
-      json_object_set_int_member(o, "mapped_joints", (gint64)v->mapped_joints);
-    else
-      json_object_set_null_member(o, "mapped_joints");
-  }
-  /* contacts: planted target joints (names as in the output) -> [[first, last], ...] */
-  JsonObject *contacts = json_object_new();
-  if (r && cfg->target) {
-    const rk_skeleton *ts = rk_asset_skeleton(cfg->target);
-    for (size_t k = 0; k < rk_retarget_result_contact_count(r); k++) {
-      rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
-      if (fc.count == 0 || fc.joint < 0)
-        continue;
+  json_object_set_string_member(o, "source", e->source);
+  set_string_or_null(o, "clip", e->clip);
+  set_count(o, "clip_index", e->clip_index);
+  json_object_set_string_member(o, "target", e->target);
+  set_string_or_null(o, "output", e->output);
+  json_object_set_string_member(o, "status", e->error ? "error" : "ok");
+  set_string_or_null(o, "error", e->error);
+  set_count(o, "frames", e->frames);
+  set_number(o, "fps", e->fps);
+  set_count(o, "mapped_joints", e->mapped_joints);
+  if (e->contacts) {
+    JsonObject *contacts = json_object_new();
+    for (guint k = 0; k < e->contacts->len; k++) {
+      const rk__rt_entry_contact *c = g_ptr_array_index(e->contacts, k);
       JsonArray *list = json_array_new();
-      for (size_t i = 0; i < fc.count; i++) {
-        JsonArray *iv = json_array_new();
-        json_array_add_int_element(iv, fc.intervals[i].first);
-        json_array_add_int_element(iv, fc.intervals[i].last);
-        json_array_add_array_element(list, iv);
+      for (guint i = 0; i < c->intervals->len; i++) {
+        const rk_contact_interval *iv = &g_array_index(c->intervals, rk_contact_interval, i);
+        JsonArray *pair = json_array_new();
+        json_array_add_int_element(pair, iv->first);
+        json_array_add_int_element(pair, iv->last);
+        json_array_add_array_element(list, pair);
       }
-      json_object_set_array_member(contacts, rk_skeleton_joint_name(ts, (size_t)fc.joint), list);
+      json_object_set_array_member(contacts, c->joint, list);
     }
-  }
-  if (r)
     json_object_set_object_member(o, "contacts", contacts);
-  else {
-    json_object_unref(contacts);
+  } else {
     json_object_set_null_member(o, "contacts");
   }
-  /* Measured on the written output (re-imported): foot skate. */
-  json_object_set_object_member(o, "foot_skate_mm",
-                                pair(m ? m->foot_skate_mean_mm : NAN, m ? m->foot_skate_max_mm : NAN, true));
-  /* From the retargeter's solve (they need the pins and the loop): goal error, closure, limits. */
-  json_object_set_object_member(
-      o, "ik_goal_error_mm",
-      pair(q ? q->ik_goal_error_mean_mm : NAN, q ? q->ik_goal_error_max_mm : NAN, true));
-  json_object_set_object_member(o, "loop_closure_residual_mm",
-                                pair(NAN, q ? q->loop_closure_residual_max_mm : NAN, false));
-  if (q)
-    json_object_set_int_member(o, "joint_limit_violations", (gint64)q->joint_limit_violations);
+  set_pair(o, "foot_skate_mm", e->skate_mean_mm, e->skate_max_mm, true);
+  set_pair(o, "ik_goal_error_mm", e->goal_error_mean_mm, e->goal_error_max_mm, true);
+  set_pair(o, "loop_closure_residual_mm", NAN, e->closure_max_mm, false);
+  set_count(o, "joint_limit_violations", e->limit_violations);
+  set_pair(o, "foot_skate_fk_mm", e->skate_fk_mean_mm, e->skate_fk_max_mm, true);
+  set_number(o, "limb_direction_median_deg", e->limb_direction_median_deg);
+  set_pair(o, "planted_height_error_mm", e->planted_height_mean_mm, e->planted_height_max_mm, true);
+  set_count(o, "contact_frames", e->contact_frames);
+  if (e->in_place >= 0)
+    json_object_set_boolean_member(o, "in_place", e->in_place);
   else
-    json_object_set_null_member(o, "joint_limit_violations");
-  /* Extras. */
-  json_object_set_object_member(
-      o, "foot_skate_fk_mm",
-      pair(qf ? qf->foot_skate_mean_mm : NAN, qf ? qf->foot_skate_max_mm : NAN, true));
-  set_number(o, "limb_direction_median_deg", m ? m->limb_direction_median_deg : NAN);
-  /* Measured on the written output: planted joints' height vs their rest height. */
-  json_object_set_object_member(o, "planted_height_error_mm",
-                                pair(m ? v->planted_height_mean_mm : NAN,
-                                     m ? v->planted_height_max_mm : NAN, true));
-  if (m)
-    json_object_set_int_member(o, "contact_frames", (gint64)m->contact_frames);
-  else
-    json_object_set_null_member(o, "contact_frames");
-  if (r) {
-    bool in_place = false;
-    rk_vec3 gv = rk_retarget_result_ground_velocity(r, &in_place);
-    json_object_set_boolean_member(o, "in_place", in_place);
-    set_number(o, "ground_speed_m_s", hypot(gv.x, gv.z));
-  } else {
     json_object_set_null_member(o, "in_place");
-    json_object_set_null_member(o, "ground_speed_m_s");
-  }
-  set_number(o, "duration_s", ok ? v->duration_s : NAN);
-  if (ok)
-    json_object_set_int_member(o, "keys", (gint64)v->keys);
-  else
-    json_object_set_null_member(o, "keys");
-  set_string_or_null(o, "plot", v->plot);
+  set_number(o, "ground_speed_m_s", e->ground_speed_m_s);
+  set_number(o, "duration_s", e->duration_s);
+  set_count(o, "keys", e->keys);
+  set_string_or_null(o, "plot", e->plot);
   JsonArray *notes = json_array_new();
-  for (guint i = 0; v->notes && i < v->notes->len; i++)
-    json_array_add_string_element(notes, g_ptr_array_index(v->notes, i));
+  for (guint i = 0; i < e->notes->len; i++)
+    json_array_add_string_element(notes, g_ptr_array_index(e->notes, i));
   json_object_set_array_member(o, "notes", notes);
-  set_number(o, "seconds", v->seconds);
+  set_number(o, "seconds", e->seconds);
   return o;
 }
 
-JsonObject *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
-                               int clip_index, const char *output, const char *error,
-                               double seconds) {
-  rk__rt_entry_values v = {0};
-  v.source = source;
-  v.clip = clip_name;
-  v.clip_index = clip_index;
-  v.output = output;
-  v.error = error ? error : "failed";
-  v.planted_height_mean_mm = v.planted_height_max_mm = NAN;
-  v.seconds = seconds;
-  return rk__rt_entry_new(cfg, &v);
+/* Member `name` of o as a number: NAN when absent or not a number. */
+static double get_number(JsonObject *o, const char *name) {
+  JsonNode *n = o ? json_object_get_member(o, name) : NULL;
+  if (!n || !JSON_NODE_HOLDS_VALUE(n))
+    return NAN;
+  const GType t = json_node_get_value_type(n);
+  return t == G_TYPE_INT64 || t == G_TYPE_DOUBLE ? json_node_get_double(n) : NAN;
+}
+
+static gint64 get_count(JsonObject *o, const char *name) {
+  JsonNode *n = json_object_get_member(o, name);
+  return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64
+             ? json_node_get_int(n)
+             : -1;
+}
+
+static JsonObject *get_object(JsonObject *o, const char *name) {
+  JsonNode *n = json_object_get_member(o, name);
+  return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static char *get_string(JsonObject *o, const char *name) {
+  JsonNode *n = json_object_get_member(o, name);
+  return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
+             ? g_strdup(json_node_get_string(n))
+             : NULL;
+}
+
+/* The contacts member of an entry read back: joint -> [[first, last], ...], or NULL. */
+static GPtrArray *get_contacts(JsonObject *o) {
+  JsonObject *co = get_object(o, "contacts");
+  if (!co)
+    return NULL;
+  GPtrArray *contacts = g_ptr_array_new_with_free_func(contact_free);
+  JsonObjectIter it;
+  const char *name;
+  JsonNode *member;
+  json_object_iter_init_ordered(&it, co);
+  while (json_object_iter_next_ordered(&it, &name, &member)) {
+    rk__rt_entry_contact *c = g_new0(rk__rt_entry_contact, 1);
+    c->joint = g_strdup(name);
+    c->intervals = g_array_new(FALSE, FALSE, sizeof(rk_contact_interval));
+    JsonArray *list = JSON_NODE_HOLDS_ARRAY(member) ? json_node_get_array(member) : NULL;
+    for (guint i = 0; list && i < json_array_get_length(list); i++) {
+      JsonNode *pn = json_array_get_element(list, i);
+      JsonArray *pair = JSON_NODE_HOLDS_ARRAY(pn) ? json_node_get_array(pn) : NULL;
+      if (!pair || json_array_get_length(pair) != 2)
+        continue;
+      rk_contact_interval iv = {(int)json_array_get_int_element(pair, 0),
+                                (int)json_array_get_int_element(pair, 1)};
+      g_array_append_val(c->intervals, iv);
+    }
+    g_ptr_array_add(contacts, c);
+  }
+  return contacts;
+}
+
+/* An entry read back from a journal line (as entry_to_json wrote it). */
+static rk__rt_entry *entry_from_json(JsonObject *o) {
+  rk__rt_entry *e = g_new0(rk__rt_entry, 1);
+  e->source = get_string(o, "source");
+  e->clip = get_string(o, "clip");
+  e->clip_index = (int)get_count(o, "clip_index");
+  e->target = get_string(o, "target");
+  e->output = get_string(o, "output");
+  e->error = get_string(o, "error");
+  e->frames = get_count(o, "frames");
+  e->fps = get_number(o, "fps");
+  e->mapped_joints = get_count(o, "mapped_joints");
+  e->contacts = get_contacts(o);
+  e->skate_mean_mm = get_number(get_object(o, "foot_skate_mm"), "mean");
+  e->skate_max_mm = get_number(get_object(o, "foot_skate_mm"), "max");
+  e->goal_error_mean_mm = get_number(get_object(o, "ik_goal_error_mm"), "mean");
+  e->goal_error_max_mm = get_number(get_object(o, "ik_goal_error_mm"), "max");
+  e->closure_max_mm = get_number(get_object(o, "loop_closure_residual_mm"), "max");
+  e->limit_violations = get_count(o, "joint_limit_violations");
+  e->skate_fk_mean_mm = get_number(get_object(o, "foot_skate_fk_mm"), "mean");
+  e->skate_fk_max_mm = get_number(get_object(o, "foot_skate_fk_mm"), "max");
+  e->limb_direction_median_deg = get_number(o, "limb_direction_median_deg");
+  e->planted_height_mean_mm = get_number(get_object(o, "planted_height_error_mm"), "mean");
+  e->planted_height_max_mm = get_number(get_object(o, "planted_height_error_mm"), "max");
+  e->contact_frames = get_count(o, "contact_frames");
+  JsonNode *ip = json_object_get_member(o, "in_place");
+  e->in_place = ip && JSON_NODE_HOLDS_VALUE(ip) ? json_node_get_boolean(ip) : -1;
+  e->ground_speed_m_s = get_number(o, "ground_speed_m_s");
+  e->duration_s = get_number(o, "duration_s");
+  e->keys = get_count(o, "keys");
+  e->plot = get_string(o, "plot");
+  e->notes = g_ptr_array_new_with_free_func(g_free);
+  JsonNode *nn = json_object_get_member(o, "notes");
+  JsonArray *notes = nn && JSON_NODE_HOLDS_ARRAY(nn) ? json_node_get_array(nn) : NULL;
+  for (guint i = 0; notes && i < json_array_get_length(notes); i++)
+    g_ptr_array_add(e->notes, g_strdup(json_array_get_string_element(notes, i)));
+  e->seconds = get_number(o, "seconds");
+  return e;
 }
 
 /* ---- report ----------------------------------------------------------------------------------- */
@@ -192,8 +318,7 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
   JsonArray *clips = json_array_new();
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++)
-      json_array_add_object_element(clips,
-                                    json_object_ref(g_ptr_array_index(inputs[i].entries, k)));
+      json_array_add_object_element(clips, entry_to_json(g_ptr_array_index(inputs[i].entries, k)));
   json_object_set_array_member(root, "clips", clips);
   JsonObject *sum = json_object_new();
   json_object_set_int_member(sum, "clips", (gint64)out->clips);
@@ -382,8 +507,8 @@ void rk__rt_journal_free(rk__rt_journal *j) {
   g_free(j);
 }
 
-JsonObject *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
-                                  const char *clip_name) {
+rk__rt_entry *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
+                                    const char *clip_name) {
   if (!j)
     return NULL;
   g_autofree char *key = record_key(source, clip_index);
@@ -414,16 +539,14 @@ JsonObject *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int cli
          fsize == json_object_get_int_member_with_default(f, "size", -1);
   }
   json_array_unref(files);
-  if (!ok) {
-    json_object_unref(entry);
-    return NULL;
-  }
-  return entry;
+  rk__rt_entry *e = ok ? entry_from_json(entry) : NULL;
+  json_object_unref(entry);
+  return e;
 }
 
 bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
-                           const char *clip_name, JsonObject *entry, const char *const *files,
-                           GError **error) {
+                           const char *clip_name, const rk__rt_entry *entry,
+                           const char *const *files, GError **error) {
   if (!j)
     return true;
   g_autoptr(JsonObject) o = json_object_new();
@@ -453,7 +576,7 @@ bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index
     json_array_add_object_element(fa, f);
   }
   json_object_set_array_member(o, "files", fa);
-  json_object_set_object_member(o, "entry", json_object_ref(entry));
+  json_object_set_object_member(o, "entry", entry_to_json(entry));
   size_t len = 0;
   g_autofree char *text = rk__json_object_to_text(o, false, &len);
   g_autofree char *line = g_strconcat(text, "\n", NULL);

@@ -92,4 +92,29 @@ static inline rk_skeleton *make_rig(const char *const names[T_COUNT], double yaw
   return fx_rig(&p, names);
 }
 
+/** A quadruped: hips ("hip") with two hind legs (hl*, hr*) and a horizontal spine to a chest with
+ * two front legs (fl*, fr*) and a head. */
+static inline rk_skeleton *fx_quadruped(void) {
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(0, 0.5, -0.3);
+  int hip = rk_skeleton_builder_add_joint(b, "hip", -1, &x, 0);
+  x.t = rk_vec3_make(0, 0.05, 0.6);
+  int chest = rk_skeleton_builder_add_joint(b, "chest", hip, &x, 0);
+  x.t = rk_vec3_make(0, 0.25, 0.2);
+  rk_skeleton_builder_add_joint(b, "head", chest, &x, 0);
+  const char *legs[4][3] = {{"fl1", "fl2", "fl3"}, {"fr1", "fr2", "fr3"}, {"hl1", "hl2", "hl3"}, {"hr1", "hr2", "hr3"}};
+  for (int l = 0; l < 4; l++) {
+    x.t = rk_vec3_make(l % 2 ? -0.1 : 0.1, -0.05, 0);
+    int a = rk_skeleton_builder_add_joint(b, legs[l][0], l < 2 ? chest : hip, &x, 0);
+    x.t = rk_vec3_make(0, -0.22, 0);
+    int k = rk_skeleton_builder_add_joint(b, legs[l][1], a, &x, 0);
+    x.t = rk_vec3_make(0, -0.23, 0.02);
+    rk_skeleton_builder_add_joint(b, legs[l][2], k, &x, 0);
+  }
+  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
+  cr_assert(s);
+  return s;
+}
+
 #endif

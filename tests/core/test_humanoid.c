@@ -143,25 +143,7 @@ Test(humanoid, misleading_names_do_not_override_topology) {
 }
 
 Test(humanoid, refuses_a_quadruped_and_a_rig_without_legs) {
-  /* Quadruped: hips with two hind legs and a horizontal spine to a chest with two front legs. */
-  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
-  rk_transform x = rk_transform_identity();
-  x.t = rk_vec3_make(0, 0.5, -0.3);
-  int hip = rk_skeleton_builder_add_joint(b, "hip", -1, &x, 0);
-  x.t = rk_vec3_make(0, 0.05, 0.6);
-  int chest = rk_skeleton_builder_add_joint(b, "chest", hip, &x, 0);
-  x.t = rk_vec3_make(0, 0.25, 0.2);
-  rk_skeleton_builder_add_joint(b, "head", chest, &x, 0);
-  const char *legs[4][3] = {{"fl1", "fl2", "fl3"}, {"fr1", "fr2", "fr3"}, {"hl1", "hl2", "hl3"}, {"hr1", "hr2", "hr3"}};
-  for (int l = 0; l < 4; l++) {
-    x.t = rk_vec3_make(l % 2 ? -0.1 : 0.1, -0.05, 0);
-    int a = rk_skeleton_builder_add_joint(b, legs[l][0], l < 2 ? chest : hip, &x, 0);
-    x.t = rk_vec3_make(0, -0.22, 0);
-    int k = rk_skeleton_builder_add_joint(b, legs[l][1], a, &x, 0);
-    x.t = rk_vec3_make(0, -0.23, 0.02);
-    rk_skeleton_builder_add_joint(b, legs[l][2], k, &x, 0);
-  }
-  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
+  g_autoptr(rk_skeleton) s = fx_quadruped();
   rk_humanoid_map map;
   g_autoptr(GError) error = NULL;
   cr_assert_not(rk_humanoid_map_build(s, NULL, &map, &error));
@@ -169,6 +151,7 @@ Test(humanoid, refuses_a_quadruped_and_a_rig_without_legs) {
   cr_assert(strstr(error->message, "quadruped"), "%s", error->message);
 
   g_autoptr(rk_skeleton_builder) c = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
   x.t = rk_vec3_make(0, 1, 0);
   int r = rk_skeleton_builder_add_joint(c, "root", -1, &x, 0);
   rk_skeleton_builder_add_joint(c, "arm", r, &x, 0);

@@ -118,6 +118,41 @@ static rk_clip *make_walk(const rk_skeleton *s, bool in_place) {
   return clip;
 }
 
+/* The template rig with other leg proportions. */
+static rk_skeleton *rig_with_legs(double thigh, double shin) {
+  fx_rig_params p = FX_RIG_PARAMS_INIT;
+  p.thigh = thigh;
+  p.shin = shin;
+  return fx_rig(&p, NULL);
+}
+
+static rk_retargeter *make_retargeter(rk_skeleton *src, rk_skeleton *tgt);
+
+/* The template's walk onto a rig with shorter thighs and longer shins. */
+typedef struct long_shins {
+  rk_skeleton *src, *tgt;
+  rk_clip *walk;
+  rk_retargeter *rt;
+} long_shins;
+
+static long_shins long_shins_new(void) {
+  long_shins c;
+  c.src = make_rig(NULL, 0, false);
+  c.tgt = rig_with_legs(0.36, 0.52);
+  c.walk = make_walk(c.src, false);
+  c.rt = make_retargeter(c.src, c.tgt);
+  return c;
+}
+
+static void long_shins_clear(long_shins *c) {
+  rk_retargeter_free(c->rt);
+  rk_clip_free(c->walk);
+  rk_skeleton_free(c->tgt);
+  rk_skeleton_free(c->src);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(long_shins, long_shins_clear)
+
 static rk_retargeter *make_retargeter(rk_skeleton *src, rk_skeleton *tgt) {
   rk_humanoid_map sm, tm;
   g_autoptr(GError) error = NULL;
@@ -232,10 +267,7 @@ Test(retarget, other_proportions_a_pose_and_facing_keep_feet_planted) {
 
 Test(retarget, in_place_cycle_keeps_no_pins_unless_it_travels) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
-  fx_rig_params p = FX_RIG_PARAMS_INIT;
-  p.thigh = 0.40;
-  p.shin = 0.46;
-  g_autoptr(rk_skeleton) tgt = fx_rig(&p, NULL);
+  g_autoptr(rk_skeleton) tgt = rig_with_legs(0.40, 0.46);
   g_autoptr(rk_clip) walk = make_walk(s, true);
   g_autoptr(rk_retargeter) rt = make_retargeter(s, tgt);
   g_autoptr(rk_retarget_result) still = run(rt, walk, NULL);
@@ -257,42 +289,15 @@ Test(retarget, in_place_cycle_keeps_no_pins_unless_it_travels) {
 }
 
 Test(retarget, no_ik_leaves_the_transferred_pose) {
-  g_autoptr(rk_skeleton) src = make_rig(NULL, 0, false);
-  fx_rig_params p = FX_RIG_PARAMS_INIT;
-  p.thigh = 0.36;
-  p.shin = 0.52;
-  g_autoptr(rk_skeleton) tgt = fx_rig(&p, NULL);
-  g_autoptr(rk_clip) walk = make_walk(src, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(src, tgt);
+  g_auto(long_shins) c = long_shins_new();
   rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
   o.foot_ik = false;
-  g_autoptr(rk_retarget_result) r = run(rt, walk, &o);
+  g_autoptr(rk_retarget_result) r = run(c.rt, c.walk, &o);
   const rk_retarget_quality *q = rk_retarget_result_quality(r), *fk = rk_retarget_result_quality_fk(r);
   rk_assert_near(q->foot_skate_max_mm, fk->foot_skate_max_mm, 1e-3);
   cr_assert_eq(q->loop_frames, 0);
   /* Limbs keep the source's directions exactly without IK. */
   cr_assert_lt(q->limb_direction_median_deg, 1e-6);
-}
-
-Test(retarget, options_from_a_profile_key_file) {
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  cr_assert(g_key_file_load_from_data(kf, "[settings]\nfps=30\nfoot_ik=false\nroot_motion=true\ncontact_height=0.05\n",
-                                      (gsize)-1, 0, NULL));
-  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
-  cr_assert(rk_retarget_options_from_keyfile(&o, kf, "p.map", NULL));
-  rk_assert_near(o.fps, 30, 0);
-  cr_assert_not(o.foot_ik);
-  cr_assert(o.root_motion);
-  rk_assert_near(o.contact_height, 0.05, 0);
-  const char *bad[] = {"[settings]\nfps=fast\n", "[settings]\nspeed=3\n", "[settings]\ncontact_height=7\n",
-                       "[settings]\nfoot_ik=maybe\n"};
-  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-    g_autoptr(GKeyFile) k = g_key_file_new();
-    cr_assert(g_key_file_load_from_data(k, bad[i], (gsize)-1, 0, NULL));
-    g_autoptr(GError) e = NULL;
-    cr_assert_not(rk_retarget_options_from_keyfile(&o, k, "p.map", &e), "%s accepted", bad[i]);
-    cr_assert(strstr(e->message, "p.map"), "%s", e->message);
-  }
 }
 
 Test(retarget, refuses_a_clip_of_another_skeleton_and_invalid_maps) {
@@ -349,17 +354,11 @@ Test(retarget, shared_retargeter_gives_identical_results_on_two_threads) {
 
 /* A clip beyond the cache budget is sampled again in each pass: same result, bit for bit. */
 Test(retarget, without_frame_caches_the_result_is_identical) {
-  g_autoptr(rk_skeleton) src = make_rig(NULL, 0, false);
-  fx_rig_params p = FX_RIG_PARAMS_INIT;
-  p.thigh = 0.36;
-  p.shin = 0.52;
-  g_autoptr(rk_skeleton) tgt = fx_rig(&p, NULL);
-  g_autoptr(rk_clip) walk = make_walk(src, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(src, tgt);
-  g_autoptr(rk_retarget_result) cached = run(rt, walk, NULL);
+  g_auto(long_shins) c = long_shins_new();
+  g_autoptr(rk_retarget_result) cached = run(c.rt, c.walk, NULL);
   rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
   o.cache_bytes = 1;
-  g_autoptr(rk_retarget_result) uncached = run(rt, walk, &o);
+  g_autoptr(rk_retarget_result) uncached = run(c.rt, c.walk, &o);
   const rk_clip *a = rk_retarget_result_clip(cached), *b = rk_retarget_result_clip(uncached);
   cr_assert_eq(rk_clip_track_count(a), rk_clip_track_count(b));
   for (size_t t = 0; t < rk_clip_track_count(a); t++) {
@@ -368,4 +367,85 @@ Test(retarget, without_frame_caches_the_result_is_identical) {
     size_t nv = x->key_count * (size_t)rk_channel_components(x->channel);
     cr_assert(memcmp(x->values, y->values, nv * sizeof(double)) == 0, "track %zu differs", t);
   }
+}
+
+/* The FK-only foot tracks: the transferred pose before IK, the same with and without IK, and (to
+ * within rounding) what a run without IK bakes. */
+Test(retarget, fk_foot_tracks_are_the_pose_before_ik) {
+  g_auto(long_shins) c = long_shins_new();
+  g_autoptr(rk_retarget_result) ik = run(c.rt, c.walk, NULL);
+  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+  o.foot_ik = false;
+  g_autoptr(rk_retarget_result) fk = run(c.rt, c.walk, &o);
+  const size_t frames = rk_retarget_result_frames(ik), nc = rk_retarget_result_contact_count(ik);
+  cr_assert_eq(nc, 4);
+  const rk_vec3 *a = rk_retarget_result_fk_positions(ik), *b = rk_retarget_result_fk_positions(fk);
+  cr_assert(memcmp(a, b, frames * nc * sizeof(rk_vec3)) == 0, "the same transfer");
+  g_autofree rk_vec3 *baked = rk_retarget_contact_positions(c.rt, fk, c.tgt, rk_retarget_result_clip(fk));
+  const double *h = rk_retarget_result_heights(ik, false);
+  rk_humanoid_map tm;
+  cr_assert(rk_humanoid_map_build(c.tgt, NULL, &tm, NULL));
+  for (size_t i = 0; i < frames * nc; i++) {
+    rk_assert_vec3_near(a[i], baked[i], 1e-12);
+    rk_assert_near(h[i], a[i].y - tm.ground, 0);
+  }
+  /* With IK the planted joints leave their FK-only track: the contact positions of the result's
+   * clip are the heights after IK. */
+  g_autofree rk_vec3 *after = rk_retarget_contact_positions(c.rt, ik, c.tgt, rk_retarget_result_clip(ik));
+  const double *hik = rk_retarget_result_heights(ik, true);
+  double moved = 0;
+  for (size_t i = 0; i < frames * nc; i++) {
+    rk_assert_near(hik[i], after[i].y - tm.ground, 1e-9);
+    moved = fmax(moved, rk_vec3_norm(rk_vec3_sub(after[i], a[i])));
+  }
+  cr_assert_gt(moved, 1e-3);
+}
+
+/* The figures measured on a clip of the target (the CLI's, on the written output read back). */
+Test(retarget, limb_directions_and_planted_heights_of_a_target_clip) {
+  g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
+  g_autoptr(rk_clip) walk = make_walk(s, false);
+  g_autoptr(rk_retargeter) rt = make_retargeter(s, s);
+  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+  o.foot_ik = false;
+  g_autoptr(rk_retarget_result) r = run(rt, walk, &o);
+  const rk_clip *c = rk_retarget_result_clip(r);
+  /* Without IK the limbs keep the source's directions exactly. */
+  cr_assert_lt(rk_retarget_limb_direction(rt, r, walk, s, c), 1e-6);
+  /* The source walk plants its feet exactly at their rest height. */
+  g_autofree rk_vec3 *pos = rk_retarget_contact_positions(rt, r, s, c);
+  double mean = NAN, max = NAN;
+  cr_assert(rk_retarget_planted_height(rt, r, s, pos, &mean, &max));
+  cr_assert_leq(mean, max);
+  cr_assert_lt(max, 1.0);
+  /* A skeleton without the limbs' and feet's joints: nothing to measure. */
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_skeleton_builder_add_joint(b, "lonely", -1, NULL, 0);
+  g_autoptr(rk_skeleton) other = rk_skeleton_builder_build(b, NULL, NULL);
+  g_autoptr(rk_clip) still = rk_clip_new("still", 1);
+  rk_clip_set_duration(still, rk_clip_duration(c));
+  cr_assert(isnan(rk_retarget_limb_direction(rt, r, walk, other, still)));
+  g_autofree rk_vec3 *none = rk_retarget_contact_positions(rt, r, other, still);
+  cr_assert_not(rk_retarget_planted_height(rt, r, other, none, &mean, &max));
+}
+
+Test(retarget, the_output_asset_carries_the_clip_and_the_characters_meshes) {
+  g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
+  g_autoptr(rk_clip) walk = make_walk(s, false);
+  g_autoptr(rk_retargeter) rt = make_retargeter(s, s);
+  g_autoptr(rk_retarget_result) r = run(rt, walk, NULL);
+  g_autoptr(rk_asset) character = rk_asset_new(s);
+  rk_asset_set_source(character, "glb", "figure.glb");
+  g_autoptr(GError) e = NULL;
+  g_autoptr(rk_asset) out =
+      rk_retarget_output_asset(s, character, rk_retarget_result_take_clip(r), &e);
+  cr_assert(out, "%s", e ? e->message : "");
+  cr_assert_eq(rk_asset_skeleton(out), s);
+  cr_assert_eq(rk_asset_clip_count(out), 1);
+  cr_assert_str_eq(rk_clip_name(rk_asset_clip(out, 0)), "walk");
+  cr_assert_eq(rk_asset_mesh_count(out), 0);
+  cr_assert_str_eq(rk_asset_source_path(out), "figure.glb");
+  /* A clip of another skeleton is refused (and freed). */
+  cr_assert_null(rk_retarget_output_asset(s, NULL, rk_clip_new("other", 3), &e));
+  cr_assert(g_error_matches(e, RK_ERROR, RK_ERROR_INVALID), "%s", e->message);
 }

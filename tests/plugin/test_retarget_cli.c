@@ -6,16 +6,17 @@
 
 #include <rigkit/fk.h>
 
-static const char *const kDesignFields[] = {
+static const char *const kEntryFields[] = {
     "source", "target", "output", "status", "error", "frames", "fps", "mapped_joints", "contacts",
     "foot_skate_mm", "ik_goal_error_mm", "loop_closure_residual_mm", "joint_limit_violations",
     "seconds"};
 
-/* Every DESIGN.md field is present with its type; an ok entry has numbers everywhere. */
+/* Every field a report entry promises (README.md, "Retargeting") is present with its type; an ok
+ * entry has numbers everywhere. */
 static void check_entry_fields(JsonObject *c) {
-  for (size_t i = 0; i < G_N_ELEMENTS(kDesignFields); i++)
-    cr_assert(json_object_has_member(c, kDesignFields[i]), "report entry lacks '%s'",
-              kDesignFields[i]);
+  for (size_t i = 0; i < G_N_ELEMENTS(kEntryFields); i++)
+    cr_assert(json_object_has_member(c, kEntryFields[i]), "report entry lacks '%s'",
+              kEntryFields[i]);
   const char *status = rt_str(c, "status");
   cr_assert(status && (!strcmp(status, "ok") || !strcmp(status, "error")), "status %s", status);
   rt_str(c, "source");
@@ -217,7 +218,8 @@ Test(retarget_cli, walk_onto_rigged_figure_with_root_motion_is_clean) {
   cr_assert_eq(rt_num(c, "frames", NULL), 14);
   cr_assert_eq(rt_num(c, "fps", NULL), 24);
   cr_assert_eq(rt_num(c, "mapped_joints", NULL), 19);
-  /* Quality (measured on the written file): issue 8's bars. */
+  /* Quality (measured on the written file): planted feet skate at most 5 mm and less than without
+   * IK, pins and the loop within 1 mm, no knee bent backwards, limbs within 10 degrees. */
   cr_log_info("walk -> RiggedFigure --root-motion: skate FK %.3f mm -> %.4f mm, goal error %.4f mm, "
               "closure %.4f mm, limits %g, limb median %.3f deg",
               rt_num(c, "foot_skate_fk_mm", "max"), rt_num(c, "foot_skate_mm", "max"),

@@ -1,4 +1,4 @@
-/* Kinematic trees of real files (tests/data, from ../shared/data): the MakeHuman walk's knees and
+/* Kinematic trees of real files (tests/data): the MakeHuman walk's knees and
  * elbows as fitted hinges, humanoid junctions, both feet planted, the iiwa DH table through the
  * importer, and `rigkit tree` (text and JSON). */
 #include "rk_test.h"

@@ -13,13 +13,14 @@
  *    the head the top of the chain above the chest; zero-length helper joints are skipped; the
  *    side of an unnamed chain comes from the rig's facing direction (toes point forward).
  * Names decide only where they agree with the topology (a joint named "LeftFoot" that is not in
- * a leg chain is ignored and reported); topology fills every bone names leave open. A map file
- * (rk_humanoid_map_apply_keyfile) overrides or completes the result.
+ * a leg chain is ignored and reported); topology fills every bone names leave open. A profile's
+ * [source] or [target] group (rigkit/profile.h) overrides or completes the result.
  *
- * Index: rk_bone, rk_bone_name, rk_bone_parse, rk_bone_mirror, rk_bone_is_required,
- *        rk_bone_source, rk_humanoid_map, rk_humanoid_options, RK_HUMANOID_OPTIONS_INIT,
- *        rk_humanoid_map_build, rk_humanoid_map_clear, rk_humanoid_map_finish, rk_humanoid_map_apply_keyfile, rk_humanoid_map_validate,
- *        rk_humanoid_map_to_string, rk_humanoid_chain
+ * Index: RK_BONES, rk_bone, rk_bone_source, rk_bone_name, rk_bone_parse, rk_bone_mirror,
+ *        rk_bone_is_required, rk_bone_source_name, rk_humanoid_map, rk_humanoid_options,
+ *        RK_HUMANOID_OPTIONS_INIT, rk_humanoid_map_build, rk_humanoid_map_clear,
+ *        rk_humanoid_map_finish, rk_humanoid_map_validate, rk_humanoid_map_to_string,
+ *        rk_humanoid_chain
  */
 #ifndef RIGKIT_HUMANOID_H
 #define RIGKIT_HUMANOID_H
@@ -66,7 +67,7 @@ typedef enum rk_bone_source {
   RK_BONE_UNMAPPED,
   RK_BONE_BY_NAME,     /* a known name, confirmed by the topology */
   RK_BONE_BY_TOPOLOGY, /* the rest pose's structure */
-  RK_BONE_BY_MAP_FILE, /* a map file said so */
+  RK_BONE_BY_MAP_FILE, /* a profile (map file) said so */
 } rk_bone_source;
 
 /** Static key-file name of a bone ("left_upper_leg"), or "?" out of range. */
@@ -107,21 +108,14 @@ typedef struct rk_humanoid_options {
  * naming what is missing. Bones that do not exist in the rig (no toes, no clavicles) stay -1. */
 RK_API bool rk_humanoid_map_build(const rk_skeleton *skeleton, const rk_humanoid_options *opts,
                                   rk_humanoid_map *map, GError **error);
-/** Empties a map (every bone unmapped, facing +Z), to be filled by rk_humanoid_map_apply_keyfile
- * when the automatic mapping does not apply (a quadruped with a map file). */
+/** Empties a map (every bone unmapped, facing +Z), to be filled from a profile when the automatic
+ * mapping does not apply (a quadruped with a profile's [target] group, rigkit/profile.h). */
 RK_API void rk_humanoid_map_clear(rk_humanoid_map *map);
 /** Validates a map (rk_humanoid_map_validate) and computes its measurements from the rest pose:
  * facing (feet to toes, else +Z), height, ground (lowest joint of the legs), hip height and leg
  * length. rk_humanoid_map_build calls it; call it again after applying a key file. Fails with
  * RK_ERROR_MAPPING (invalid map, hips not above the feet). */
 RK_API bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *skeleton, GError **error);
-/** Overrides bones from a GLib key file group (e.g. "target" or "source") whose keys are bone
- * names and values joint names ("left_foot=Foot_L"); an empty value unmaps the bone. Fails with
- * RK_ERROR_INVALID for an unknown bone name and RK_ERROR_NOT_FOUND for a joint the skeleton lacks
- * (the message names the key file, group, key and joint); a missing group is not an error. */
-RK_API bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *skeleton,
-                                          GKeyFile *keyfile, const char *group,
-                                          const char *keyfile_name, GError **error);
 /** Checks a map: required bones present, each limb's joints in ancestor order (upper leg above
  * lower leg above foot ...), no joint used twice. Fails with RK_ERROR_MAPPING naming the bone. */
 RK_API bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *skeleton,

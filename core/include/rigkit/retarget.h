@@ -25,15 +25,22 @@
  *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
  *     starting from the transferred pose, within the target tree's limits.
  *
- * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_retarget_options_from_keyfile,
- *        rk_retargeter_new, rk_retargeter_free,
- *        rk_retargeter_target, rk_retargeter_source, rk_retargeter_mapped_joints,
- *        rk_retargeter_run, rk_retarget_result_*, rk_contact_interval, rk_foot_contacts,
- *        rk_retarget_quality, rk_retarget_measure
+ * The options can come from a profile's [settings] (rigkit/profile.h).
+ *
+ * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_contact_interval, rk_foot_contacts,
+ *        rk_retarget_quality, rk_retargeter_new, rk_retargeter_free, rk_retargeter_source,
+ *        rk_retargeter_target, rk_retargeter_mapped_joints, rk_retargeter_run,
+ *        rk_retarget_result_free, rk_retarget_result_clip, rk_retarget_result_take_clip,
+ *        rk_retarget_result_frames, rk_retarget_result_fps, rk_retarget_result_contact_count,
+ *        rk_retarget_result_contacts, rk_retarget_result_quality, rk_retarget_result_quality_fk,
+ *        rk_retarget_result_ground_velocity, rk_retarget_result_heights,
+ *        rk_retarget_result_fk_positions, rk_retarget_output_asset, rk_retarget_measure,
+ *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction
  */
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
 
+#include <rigkit/asset.h>
 #include <rigkit/clip.h>
 #include <rigkit/humanoid.h>
 #include <rigkit/skeleton.h>
@@ -86,14 +93,6 @@ typedef struct rk_retarget_quality {
   size_t loop_frames;                           /* frames where both feet closed the loop */
 } rk_retarget_quality;
 
-/** Reads the [settings] group of a retarget profile key file into *opts (keys: fps, foot_ik,
- * hand_ik, root_motion, contact_height, contact_speed, contact_min_time, blend_time, ik_iterations; absent keys
- * keep opts' values). The same profile file drives the CLI and the plugin; its [source] and
- * [target] groups map bones (rk_humanoid_map_apply_keyfile). Fails with RK_ERROR_INVALID naming
- * the file (keyfile_name), key and value for an unknown key or a bad value. */
-RK_API bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *keyfile,
-                                             const char *keyfile_name, GError **error);
-
 typedef struct rk_retargeter rk_retargeter;
 typedef struct rk_retarget_result rk_retarget_result;
 
@@ -106,7 +105,9 @@ RK_API rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_m
                                         GError **error);
 /** Frees a retargeter; NULL is a no-op. */
 RK_API void rk_retargeter_free(rk_retargeter *rt);
+/** The source skeleton (borrowed). */
 RK_API const rk_skeleton *rk_retargeter_source(const rk_retargeter *rt);
+/** The target skeleton (borrowed). */
 RK_API const rk_skeleton *rk_retargeter_target(const rk_retargeter *rt);
 /** Number of canonical bones mapped in both rigs. */
 RK_API size_t rk_retargeter_mapped_joints(const rk_retargeter *rt);
@@ -119,12 +120,15 @@ RK_API size_t rk_retargeter_mapped_joints(const rk_retargeter *rt);
  * Thread-safe on a shared retargeter. The caller frees the result with rk_retarget_result_free. */
 RK_API rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *clip,
                                              const rk_retarget_options *opts, GError **error);
+/** Frees a result and everything it still holds; NULL is a no-op. */
 RK_API void rk_retarget_result_free(rk_retarget_result *r);
 /** Borrowed baked clip of the target skeleton. */
 RK_API const rk_clip *rk_retarget_result_clip(const rk_retarget_result *r);
 /** Takes the clip out of the result (the caller owns it; the result keeps its other data). */
 RK_API rk_clip *rk_retarget_result_take_clip(rk_retarget_result *r);
+/** Number of output frames. */
 RK_API size_t rk_retarget_result_frames(const rk_retarget_result *r);
+/** Output frame rate. */
 RK_API double rk_retarget_result_fps(const rk_retarget_result *r);
 /** Number of target joints with contact intervals, and each one's intervals (borrowed). */
 RK_API size_t rk_retarget_result_contact_count(const rk_retarget_result *r);
@@ -140,6 +144,19 @@ RK_API rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, b
 /** Per-frame heights above the target's ground of each contact joint, before and after IK
  * (frames * contact_count entries each, frame-major), for plots. */
 RK_API const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after_ik);
+/** Per-frame world positions (target model space) of each contact joint in the transferred pose,
+ * before IK: the FK-only foot tracks, what the feet do without IK (frames * contact_count entries,
+ * frame-major; borrowed). They are the pose the run baked when foot and hand IK are off, before
+ * baking: a run with both off, its clip sampled again, gives them to within rounding (1e-14 m). */
+RK_API const rk_vec3 *rk_retarget_result_fk_positions(const rk_retarget_result *r);
+
+/** The output asset: the target character carrying one retargeted clip. It holds `skeleton` (a
+ * new reference), `clip` (taken: freed on failure too), and copies of the meshes of meshes_from
+ * (NULL: none; e.g. the imported target, or NULL for BVH) with its source format and path. Fails
+ * with RK_ERROR_INVALID when the clip does not fit the skeleton and with the mesh copy's error
+ * prefixed "target mesh N: ". The caller frees it with rk_asset_free. */
+RK_API rk_asset *rk_retarget_output_asset(rk_skeleton *skeleton, const rk_asset *meshes_from,
+                                          rk_clip *clip, GError **error);
 
 /** Measures foot skate and pin errors of any clip of a skeleton (e.g. the retargeted clip read
  * back from the written file) over contact intervals given per joint NAME, at rate fps:
@@ -148,6 +165,28 @@ RK_API const double *rk_retarget_result_heights(const rk_retarget_result *r, boo
 RK_API void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, double fps,
                                 const char *const *joint_names, const rk_foot_contacts *contacts,
                                 size_t contact_count, rk_retarget_quality *out);
+
+/** Per-frame world positions of the result's contact joints in a clip of the target (e.g. the
+ * written output read back: joints found by name, one the skeleton lacks stays at the origin),
+ * sampled at the result's rate over its frames: frames * contact_count entries, frame-major. The
+ * caller frees it with g_free. Never fails. */
+RK_API rk_vec3 *rk_retarget_contact_positions(const rk_retargeter *rt, const rk_retarget_result *r,
+                                              const rk_skeleton *skeleton, const rk_clip *clip);
+/** How far planted joints stand from their rest height (the height at which the target's rest
+ * pose stands them) during their contacts, in `positions` of a clip of `skeleton` (as
+ * rk_retarget_contact_positions gives them): mean and max of the vertical distance in mm. A foot
+ * that floats or sinks while planted shows here; skate sees only horizontal drift. Returns false,
+ * leaving *mean_mm and *max_mm alone, when no planted frame can be measured. */
+RK_API bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarget_result *r,
+                                       const rk_skeleton *skeleton, const rk_vec3 *positions,
+                                       double *mean_mm, double *max_mm);
+/** Median angle (degrees) between the limbs (upper and lower arm and leg, each side) of a clip of
+ * the target (e.g. the written output read back, joints found by name) and the same limbs of the
+ * source clip, the source turned onto the target's facing, at every frame of the result. NAN when
+ * no limb is mapped in both rigs and present in the skeleton. Never fails. */
+RK_API double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
+                                         const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                         const rk_clip *clip);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retargeter, rk_retargeter_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retarget_result, rk_retarget_result_free)

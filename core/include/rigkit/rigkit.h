@@ -21,5 +21,6 @@
 #include <rigkit/jacobian.h>
 #include <rigkit/ik.h>
 #include <rigkit/retarget.h>
+#include <rigkit/profile.h>
 
 #endif

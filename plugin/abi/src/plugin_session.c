@@ -184,42 +184,14 @@ static void use_asset_skeleton(rk_plugin_session *s) {
   }
 }
 
-/* Maps one rig onto the humanoid profile: automatically, then the profile's group on top. A rig
- * the automatic mapping refuses (e.g. a quadruped) is mapped by the profile alone when the
- * profile has its group. The same steps as `rigkit retarget --map`. */
-static bool map_rig(const rk_skeleton *skel, GKeyFile *kf, const char *kf_name, const char *group,
-                    const char *label, rk_humanoid_map *map, GError **error) {
-  g_autoptr(GError) e = NULL;
-  const bool has_group = kf && g_key_file_has_group(kf, group);
-  if (!rk_humanoid_map_build(skel, NULL, map, &e)) {
-    if (!has_group) {
-      g_set_error(error, e->domain, e->code, "%s %s: %s (a profile's [%s] group can map its bones)",
-                  group, label, e->message, group);
-      return false;
-    }
-    rk_humanoid_map_clear(map);
-  }
-  if (has_group) {
-    if (!rk_humanoid_map_apply_keyfile(map, skel, kf, group, kf_name, error))
-      return false;
-    if (!rk_humanoid_map_finish(map, skel, error)) {
-      g_prefix_error(error, "%s %s (with %s [%s]): ", group, label, kf_name, group);
-      return false;
-    }
-  }
-  return true;
-}
-
 static char *label_of(const rk_plugin_asset *a) {
   const char *p = rk_asset_source_path(a->asset);
   return g_strdup_printf("'%s'", p && *p ? p : "asset");
 }
 
-int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
-                           size_t err_size) {
-  if (!out)
-    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: out is NULL");
-  *out = NULL;
+/* Checks a session description before anything is built: handles, exclusive fields, the space
+ * (*mpu: metres per unit), the settings and the clip index. */
+static int check_desc(const rk_plugin_session_desc *desc, double *mpu, char *err, size_t err_size) {
   if (!desc)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: desc is NULL");
   if (!rk__plugin_is_live(desc->source, RK__PLUGIN_ASSET))
@@ -237,8 +209,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     return rk__plugin_fail(
         err, err_size, RK_PLUGIN_ERR_ARGUMENT,
         "session_new: set at most one of desc.profile_path and desc.profile_text");
-  double mpu;
-  int st = rk__plugin_space_check(&desc->space, &mpu, err, err_size);
+  int st = rk__plugin_space_check(&desc->space, mpu, err, err_size);
   if (st != RK_PLUGIN_OK)
     return st;
   if ((st = check_settings(&desc->settings, err, err_size)) != RK_PLUGIN_OK)
@@ -250,29 +221,43 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
                            "%s: clip %u does not exist (the file has %zu clip%s)",
                            rk_asset_source_path(src) ? rk_asset_source_path(src) : "source",
                            desc->source_clip, nclips, nclips == 1 ? "" : "s");
+  return RK_PLUGIN_OK;
+}
 
-  /* The profile: read by the same core functions as the command line. */
-  g_autoptr(GKeyFile) kf = NULL;
-  const char *kf_name = desc->profile_path ? desc->profile_path : "profile text";
+/* The retargeting options: defaults, the profile's [settings], then the host's settings. */
+static rk_retarget_options session_options(const rk_profile *profile, const rk_plugin_settings *st) {
+  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+  rk_profile_apply_settings(profile, &o);
+  if (st->foot_ik != RK_PLUGIN_DEFAULT)
+    o.foot_ik = st->foot_ik;
+  if (st->hand_ik != RK_PLUGIN_DEFAULT)
+    o.hand_ik = st->hand_ik;
+  if (st->root_motion != RK_PLUGIN_DEFAULT)
+    o.root_motion = st->root_motion;
+  if (st->fps > 0)
+    o.fps = st->fps;
+  return o;
+}
+
+int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
+                           size_t err_size) {
+  if (!out)
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT, "session_new: out is NULL");
+  *out = NULL;
+  double mpu;
+  int st = check_desc(desc, &mpu, err, err_size);
+  if (st != RK_PLUGIN_OK)
+    return st;
+  const rk_asset *src = desc->source->asset;
+
+  /* The profile: read, checked and applied by the same core functions as the command line. */
+  g_autoptr(rk_profile) profile = NULL;
   if (desc->profile_path || desc->profile_text) {
-    kf = g_key_file_new();
     g_autoptr(GError) e = NULL;
-    bool ok =
-        desc->profile_path
-            ? g_key_file_load_from_file(kf, desc->profile_path, G_KEY_FILE_NONE, &e)
-            : g_key_file_load_from_data(kf, desc->profile_text, (gsize)-1, G_KEY_FILE_NONE, &e);
-    if (!ok) {
-      g_prefix_error(&e, "%s: ", kf_name);
+    profile = desc->profile_path ? rk_profile_load_file(desc->profile_path, &e)
+                                 : rk_profile_load_text(desc->profile_text, NULL, &e);
+    if (!profile)
       return rk__plugin_fail_gerror(err, err_size, e);
-    }
-    /* A misspelt group would be silently ignored: refuse it, as `rigkit retarget --map` does. */
-    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-    for (size_t i = 0; groups[i]; i++)
-      if (strcmp(groups[i], "source") && strcmp(groups[i], "target") &&
-          strcmp(groups[i], "settings"))
-        return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                               "%s: unknown group [%s] (groups: [source], [target], [settings])",
-                               kf_name, groups[i]);
   }
 
   rk_plugin_session *s = g_new0(rk_plugin_session, 1);
@@ -282,19 +267,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
   s->source = rk__plugin_asset_ref((rk_plugin_asset *)desc->source);
   s->clip = rk_asset_clip(src, desc->source_clip);
   s->source_label = label_of(desc->source);
-  const rk_retarget_options defaults = RK_RETARGET_OPTIONS_INIT;
-  s->opts = defaults;
-  g_autoptr(GError) e = NULL;
-  if (kf && !rk_retarget_options_from_keyfile(&s->opts, kf, kf_name, &e))
-    goto gerror;
-  if (desc->settings.foot_ik != RK_PLUGIN_DEFAULT)
-    s->opts.foot_ik = desc->settings.foot_ik;
-  if (desc->settings.hand_ik != RK_PLUGIN_DEFAULT)
-    s->opts.hand_ik = desc->settings.hand_ik;
-  if (desc->settings.root_motion != RK_PLUGIN_DEFAULT)
-    s->opts.root_motion = desc->settings.root_motion;
-  if (desc->settings.fps > 0)
-    s->opts.fps = desc->settings.fps;
+  s->opts = session_options(profile, &desc->settings);
   s->reduce_tol = desc->settings.reduce_tolerance_m;
 
   if (desc->target_asset) {
@@ -309,9 +282,15 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     }
   }
   rk_skeleton *src_skel = rk_asset_skeleton(src);
-  if (!map_rig(src_skel, kf, kf_name, "source", s->source_label, &s->smap, &e) ||
-      !map_rig(s->target, kf, kf_name, "target", s->target_label, &s->tmap, &e))
+  g_autoptr(GError) e = NULL;
+  if (!rk_profile_map_rig(profile, src_skel, RK_PROFILE_SOURCE, &s->smap, &e)) {
+    g_prefix_error(&e, "source %s: ", s->source_label);
     goto gerror;
+  }
+  if (!rk_profile_map_rig(profile, s->target, RK_PROFILE_TARGET, &s->tmap, &e)) {
+    g_prefix_error(&e, "target %s: ", s->target_label);
+    goto gerror;
+  }
   s->rt = rk_retargeter_new(src_skel, &s->smap, s->target, &s->tmap, &e);
   if (!s->rt) {
     g_prefix_error(&e, "retarget %s onto %s: ", s->source_label, s->target_label);
@@ -633,20 +612,12 @@ int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char
   if (!path || !*path)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_export: the path is NULL or empty");
-  g_autoptr(rk_asset) out = rk_asset_new(s->target);
-  rk_asset_add_clip(out,
-                    rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result)));
   g_autoptr(GError) e = NULL;
-  if (s->target_asset) {
-    const rk_asset *ta = s->target_asset->asset;
-    for (size_t i = 0; i < rk_asset_mesh_count(ta); i++) {
-      rk_mesh *m = rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(ta, i)), s->nt, &e);
-      if (!m)
-        return rk__plugin_fail_gerror(err, err_size, e);
-      rk_asset_add_mesh(out, m);
-    }
-    rk_asset_set_source(out, rk_asset_source_format(ta), rk_asset_source_path(ta));
-  }
+  rk_clip *clip = rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result));
+  g_autoptr(rk_asset) out = rk_retarget_output_asset(
+      s->target, s->target_asset ? s->target_asset->asset : NULL, clip, &e);
+  if (!out)
+    return rk__plugin_fail_gerror(err, err_size, e);
   if (!rk_export_file(out, path, NULL, &e))
     return rk__plugin_fail_gerror(err, err_size, e);
   return RK_PLUGIN_OK;

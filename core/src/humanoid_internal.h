@@ -1,0 +1,40 @@
+/* Internal: what a joint's name says about the canonical bone it plays (humanoid_names.c), read
+ * by the automatic mapping (humanoid.c). */
+#ifndef RK_HUMANOID_INTERNAL_H
+#define RK_HUMANOID_INTERNAL_H
+
+#include <rigkit/humanoid.h>
+
+/* What a joint's name says, side aside. */
+typedef enum rk__name_class {
+  NC_NONE,
+  NC_ROOT,
+  NC_HIPS,
+  NC_HIP_SIDED, /* "hip": the hips without a side, the upper leg with one (CMU 3ds Max) */
+  NC_SPINE,
+  NC_NECK,
+  NC_HEAD,
+  NC_CLAVICLE,
+  NC_SHOULDER, /* clavicle in MotionBuilder/Mixamo naming, upper arm in 3ds Max naming */
+  NC_UPPER_ARM,
+  NC_FOREARM,
+  NC_HAND,
+  NC_UPPER_LEG,
+  NC_LOWER_LEG,
+  NC_FOOT,
+  NC_TOES,
+  NC_HELPER, /* twist/roll/helper joints: never a canonical bone */
+} rk__name_class;
+
+typedef enum rk__side_kind { SIDE_NONE, SIDE_LEFT, SIDE_RIGHT } rk__side_kind;
+
+typedef struct rk__name_info {
+  rk__name_class cls;
+  rk__side_kind side;
+} rk__name_info;
+
+/* The class and side a joint's name says: normalised (case, separators, namespaces, prefixes),
+ * split into a side and a base looked up among the synonyms of the rig conventions. */
+rk__name_info rk__humanoid_classify_name(const char *name);
+
+#endif

@@ -1,0 +1,328 @@
+/* Retarget profiles (rigkit/profile.h): loading and checking the key file, its [settings] onto
+ * rk_retarget_options and back to text, its [source] and [target] groups onto humanoid maps. */
+#include <rigkit/error.h>
+#include <rigkit/profile.h>
+
+#include <stddef.h>
+#include <string.h>
+
+struct rk_profile {
+  GKeyFile *kf;
+  char *name;
+};
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+/* True when every backslash of a raw GKeyFile value starts one of its escapes (\s \n \t \r \\). */
+static bool escapes_valid(const char *raw) {
+  for (const char *p = raw; *p; p++) {
+    if (*p != '\\')
+      continue;
+    p++;
+    if (!*p || !strchr("sntr\\", *p))
+      return false;
+  }
+  return true;
+}
+
+/* The unescaped, stripped value of group/key (g_free), or NULL with the error naming the file,
+ * group and key. Escapes are checked before GLib parses them: g_key_file_get_string sets its
+ * error twice on some malformed escapes (a GLib warning, found by fuzz_keyfile). GKeyFile keeps
+ * trailing blanks (hand-aligned files, CRLF read elsewhere): the value is stripped. */
+static char *read_value(GKeyFile *kf, const char *name, const char *group, const char *key,
+                        GError **error) {
+  const char *why = NULL;
+  char *value = NULL;
+  g_autofree char *raw = g_key_file_get_value(kf, group, key, NULL);
+  if (!raw || !g_utf8_validate(raw, -1, NULL))
+    why = "the value is not UTF-8 text";
+  else if (!escapes_valid(raw))
+    why = "the value has an invalid escape sequence";
+  else if (!(value = g_key_file_get_string(kf, group, key, NULL)))
+    why = "the value is not UTF-8 text";
+  if (why) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: %s", name, group, key, why);
+    return NULL;
+  }
+  return g_strstrip(value);
+}
+
+/* The keys of a group, each checked to be UTF-8 text (GLib does not check key names); NULL with
+ * the error otherwise. A missing group has no keys. */
+static GStrv group_keys(GKeyFile *kf, const char *name, const char *group, GError **error) {
+  GStrv keys = g_key_file_get_keys(kf, group, NULL, NULL);
+  for (size_t i = 0; keys && keys[i]; i++)
+    if (!g_utf8_validate(keys[i], -1, NULL)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] a key is not UTF-8 text", name,
+                  group);
+      g_strfreev(keys);
+      return NULL;
+    }
+  return keys ? keys : g_new0(char *, 1);
+}
+
+/* ---- [settings] ------------------------------------------------------------------------------ */
+
+typedef enum setting_kind { SETTING_BOOL, SETTING_INT, SETTING_DOUBLE } setting_kind;
+
+/* The settings, in the order of messages and of the canonical text. */
+static const struct setting {
+  const char *key;
+  setting_kind kind;
+  size_t offset; /* in rk_retarget_options */
+  double lo, hi; /* accepted range of numbers */
+} settings[] = {
+    {"fps", SETTING_DOUBLE, offsetof(rk_retarget_options, fps), 0, 10000},
+    {"foot_ik", SETTING_BOOL, offsetof(rk_retarget_options, foot_ik), 0, 1},
+    {"hand_ik", SETTING_BOOL, offsetof(rk_retarget_options, hand_ik), 0, 1},
+    {"root_motion", SETTING_BOOL, offsetof(rk_retarget_options, root_motion), 0, 1},
+    {"contact_height", SETTING_DOUBLE, offsetof(rk_retarget_options, contact_height), 0, 1},
+    {"contact_speed", SETTING_DOUBLE, offsetof(rk_retarget_options, contact_speed), 0, 100},
+    {"contact_min_time", SETTING_DOUBLE, offsetof(rk_retarget_options, contact_min_time), 0, 60},
+    {"blend_time", SETTING_DOUBLE, offsetof(rk_retarget_options, blend_time), 0, 60},
+    {"ik_iterations", SETTING_INT, offsetof(rk_retarget_options, ik_iterations), 1, 10000},
+};
+
+static const struct setting *find_setting(const char *key) {
+  for (size_t i = 0; i < G_N_ELEMENTS(settings); i++)
+    if (!strcmp(settings[i].key, key))
+      return &settings[i];
+  return NULL;
+}
+
+/* Parses text as setting st into opts; NULL on success, else why it is refused (g_free). */
+static char *parse_setting(const struct setting *st, const char *text, rk_retarget_options *opts) {
+  char *slot = (char *)opts + st->offset;
+  char *end = NULL;
+  if (st->kind == SETTING_BOOL) {
+    const bool yes = !strcmp(text, "true") || !strcmp(text, "1");
+    if (!yes && strcmp(text, "false") && strcmp(text, "0"))
+      return g_strdup("not a boolean (true or false)");
+    *(bool *)(void *)slot = yes;
+  } else if (st->kind == SETTING_INT) {
+    const gint64 v = g_ascii_strtoll(text, &end, 10);
+    if (end == text || *end)
+      return g_strdup("not a whole number");
+    if (v < (gint64)st->lo || v > (gint64)st->hi)
+      return g_strdup_printf("must be %d..%d", (int)st->lo, (int)st->hi);
+    *(int *)(void *)slot = (int)v;
+  } else {
+    const double v = g_ascii_strtod(text, &end);
+    if (end == text || *end)
+      return g_strdup("not a number");
+    if (!(v >= st->lo && v <= st->hi))
+      return g_strdup_printf("must be within [%g, %g]", st->lo, st->hi);
+    *(double *)(void *)slot = v;
+  }
+  return NULL;
+}
+
+/* Reads the [settings] group of kf (named `name`) into opts; false with the first error. */
+static bool read_settings(GKeyFile *kf, const char *name, rk_retarget_options *opts,
+                          GError **error) {
+  static const char *const group = "settings";
+  g_auto(GStrv) keys = group_keys(kf, name, group, error);
+  if (!keys)
+    return false;
+  for (size_t i = 0; keys[i]; i++) {
+    const struct setting *st = find_setting(keys[i]);
+    if (!st) {
+      GString *known = g_string_new(NULL);
+      for (size_t k = 0; k < G_N_ELEMENTS(settings); k++)
+        g_string_append_printf(known, "%s%s", k ? ", " : "", settings[k].key);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown key (keys: %s)", name,
+                  group, keys[i], known->str);
+      g_string_free(known, TRUE);
+      return false;
+    }
+    g_autofree char *text = read_value(kf, name, group, keys[i], error);
+    if (!text)
+      return false;
+    g_autofree char *why = parse_setting(st, text, opts);
+    if (why) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, group, keys[i],
+                  text, why);
+      return false;
+    }
+  }
+  return true;
+}
+
+char *rk_profile_settings_text(const rk_retarget_options *opts) {
+  GString *s = g_string_new("[settings]\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(settings); i++) {
+    const void *slot = (const char *)opts + settings[i].offset;
+    g_string_append_printf(s, "%s=", settings[i].key);
+    if (settings[i].kind == SETTING_BOOL) {
+      g_string_append(s, *(const bool *)slot ? "true" : "false");
+    } else if (settings[i].kind == SETTING_INT) {
+      g_string_append_printf(s, "%d", *(const int *)slot);
+    } else {
+      /* The shortest of 15-17 significant digits that reads back to the same double. */
+      static const char *const formats[] = {"%.15g", "%.16g", "%.17g"};
+      const double v = *(const double *)slot;
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      for (size_t f = 0; f < G_N_ELEMENTS(formats); f++)
+        if (g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, formats[f], v), NULL) == v)
+          break;
+      g_string_append(s, buf);
+    }
+    g_string_append_c(s, '\n');
+  }
+  return g_string_free(s, FALSE);
+}
+
+bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
+                                      const char *kf_name, GError **error) {
+  return read_settings(kf, kf_name, opts, error);
+}
+
+/* ---- [source] and [target] ------------------------------------------------------------------- */
+
+/* Reads the bone=joint lines of `group`; with a skeleton, applies them to map (a joint the
+ * skeleton lacks is an error), without one only checks them. */
+static bool read_bones(GKeyFile *kf, const char *name, const char *group, const rk_skeleton *s,
+                       rk_humanoid_map *map, GError **error) {
+  g_auto(GStrv) keys = group_keys(kf, name, group, error);
+  if (!keys)
+    return false;
+  for (size_t i = 0; keys[i]; i++) {
+    rk_bone b;
+    if (!rk_bone_parse(keys[i], &b)) {
+      GString *known = g_string_new(NULL);
+      for (int k = 0; k < RK_BONE_COUNT; k++)
+        g_string_append_printf(known, "%s%s", k ? ", " : "", rk_bone_name((rk_bone)k));
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown bone (bones: %s)",
+                  name, group, keys[i], known->str);
+      g_string_free(known, TRUE);
+      return false;
+    }
+    g_autofree char *value = read_value(kf, name, group, keys[i], error);
+    if (!value)
+      return false;
+    if (!s)
+      continue;
+    const int j = *value ? rk_skeleton_find_joint(s, value) : -1;
+    if (*value && j < 0) {
+      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: [%s] %s = %s: no joint '%s' in the rig",
+                  name, group, keys[i], value, value);
+      return false;
+    }
+    map->joint[b] = j;
+    map->source[b] = j < 0 ? RK_BONE_UNMAPPED : RK_BONE_BY_MAP_FILE;
+  }
+  return true;
+}
+
+bool rk_humanoid_map_apply_keyfile(rk_humanoid_map *map, const rk_skeleton *s, GKeyFile *kf,
+                                   const char *group, const char *kf_name, GError **error) {
+  return read_bones(kf, kf_name, group, s, map, error);
+}
+
+/* ---- profiles -------------------------------------------------------------------------------- */
+
+/* Takes a loaded key file: checks every group, then wraps it (frees it on failure). */
+static rk_profile *profile_new(GKeyFile *kf, const char *name, GError **error) {
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+  bool ok = true;
+  for (size_t i = 0; ok && groups[i]; i++) {
+    if (!strcmp(groups[i], "settings")) {
+      rk_retarget_options scratch = RK_RETARGET_OPTIONS_INIT;
+      ok = read_settings(kf, name, &scratch, error);
+    } else if (!strcmp(groups[i], "source") || !strcmp(groups[i], "target")) {
+      ok = read_bones(kf, name, groups[i], NULL, NULL, error);
+    } else {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                  "%s: unknown group [%s] (groups: [source], [target], [settings])", name,
+                  groups[i]);
+      ok = false;
+    }
+  }
+  if (!ok) {
+    g_key_file_free(kf);
+    return NULL;
+  }
+  rk_profile *p = g_new0(rk_profile, 1);
+  p->kf = kf;
+  p->name = g_strdup(name);
+  return p;
+}
+
+/* A GLib load error as an RK_ERROR naming the profile. */
+static void load_failed(GError *e, const char *name, GError **error) {
+  g_set_error(error, RK_ERROR, e->domain == G_FILE_ERROR ? RK_ERROR_IO : RK_ERROR_PARSE, "%s: %s",
+              name, e->message);
+  g_error_free(e);
+}
+
+rk_profile *rk_profile_load_file(const char *path, GError **error) {
+  g_return_val_if_fail(path, NULL);
+  GKeyFile *kf = g_key_file_new();
+  GError *e = NULL;
+  if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+    load_failed(e, path, error);
+    g_key_file_free(kf);
+    return NULL;
+  }
+  return profile_new(kf, path, error);
+}
+
+rk_profile *rk_profile_load_text(const char *text, const char *name, GError **error) {
+  g_return_val_if_fail(text, NULL);
+  if (!name)
+    name = "profile text";
+  GKeyFile *kf = g_key_file_new();
+  GError *e = NULL;
+  if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &e)) {
+    load_failed(e, name, error);
+    g_key_file_free(kf);
+    return NULL;
+  }
+  return profile_new(kf, name, error);
+}
+
+void rk_profile_free(rk_profile *p) {
+  if (!p)
+    return;
+  g_key_file_free(p->kf);
+  g_free(p->name);
+  g_free(p);
+}
+
+const char *rk_profile_name(const rk_profile *p) {
+  return p->name;
+}
+
+void rk_profile_apply_settings(const rk_profile *p, rk_retarget_options *opts) {
+  if (p)
+    read_settings(p->kf, p->name, opts, NULL);
+}
+
+bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_side side,
+                        rk_humanoid_map *out, GError **error) {
+  const char *group = side == RK_PROFILE_TARGET ? "target" : "source";
+  const bool has_group = p && g_key_file_has_group(p->kf, group);
+  g_autoptr(GError) automatic = NULL;
+  if (!rk_humanoid_map_build(s, NULL, out, &automatic)) {
+    if (!has_group) {
+      g_propagate_error(error, g_steal_pointer(&automatic));
+      if (p)
+        g_prefix_error(error, "(%s has no [%s] group to map it) ", p->name, group);
+      return false;
+    }
+    rk_humanoid_map_clear(out);
+  }
+  if (!has_group)
+    return true;
+  if (!read_bones(p->kf, p->name, group, s, out, error))
+    return false;
+  if (!rk_humanoid_map_finish(out, s, error)) {
+    if (automatic)
+      g_prefix_error(error, "automatic mapping failed (%s) and %s [%s] does not complete it: ",
+                     automatic->message, p->name, group);
+    else
+      g_prefix_error(error, "%s [%s]: ", p->name, group);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,302 @@
+/* Retargeting, IK per frame: goals of the planted (or blending) foot joints, the pelvis when both
+ * planted legs cannot reach their pins (the loop through the ground, solved with rigkit/ik.h),
+ * analytic two-bone legs and hands, and the closure of the loop on the final pose. */
+#include "retarget_internal.h"
+
+#include <rigkit/error.h>
+#include <rigkit/fk.h>
+
+#include <string.h>
+
+/* ---- limbs ----------------------------------------------------------------------------------- */
+
+/* World rotation of a model matrix (scale removed). */
+static rk_quat model_rotation(const rk_mat4 *m) {
+  rk_transform x;
+  return rk_transform_from_mat4(m, &x) ? x.r : rk_quat_identity();
+}
+
+/* Sets joint j's local rotation so that its world rotation becomes w (its parent's model is
+ * current). */
+static void set_world_rotation(const rk_skeleton *s, rk_transform *locals, const rk_mat4 *models,
+                               int j, rk_quat w) {
+  const int p = rk_skeleton_parent(s, (size_t)j);
+  const rk_quat pw = p < 0 ? rk_quat_identity() : model_rotation(&models[p]);
+  locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
+}
+
+/* Bends the limb a -> b -> c (joints in ancestor order) so that c reaches target, in the bend
+ * plane of the current pose (fallback_pole when the limb is straight): analytic two-bone IK
+ * (rigkit/ik.h), applied as world rotations of a and b. Updates locals and models; returns
+ * whether the target was reached. */
+static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *models, int a, int b,
+                      int c, rk_vec3 target, rk_vec3 fallback_pole) {
+  const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]),
+                pc = rk_mat4_get_translation(&models[c]);
+  const rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(pc, pa)), ab = rk_vec3_sub(pb, pa);
+  const rk_vec3 off = rk_vec3_sub(ab, rk_vec3_scale(line, rk_vec3_dot(ab, line)));
+  rk_two_bone_job job = RK_TWO_BONE_JOB_INIT;
+  job.start = pa;
+  job.mid = pb;
+  job.end = pc;
+  job.target = target;
+  job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab) ? rk_vec3_normalize(off) : fallback_pole;
+  if (!rk_two_bone_run(&job))
+    return false;
+  const rk_quat wa = model_rotation(&models[a]), wb = model_rotation(&models[b]);
+  set_world_rotation(s, locals, models, a, rk_quat_mul(job.start_rotation, wa));
+  rk_fk_models(s, locals, models);
+  set_world_rotation(s, locals, models, b,
+                     rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
+  rk_fk_models(s, locals, models);
+  return job.reached;
+}
+
+/* The target pelvis' facing in the current pose. */
+static rk_vec3 pelvis_forward(const rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
+                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
+}
+
+/* ---- set-up ---------------------------------------------------------------------------------- */
+
+bool rk__rt_ik_init(rk__rt_run *c, GError **error) {
+  const rk_retargeter *rt = c->rt;
+  rk__rt_ik *ik = &c->ik;
+  ik->ndof = rk_tree_dof_count(rt->tree);
+  ik->q = g_new0(double, ik->ndof);
+  ik->q_fk = g_new0(double, ik->ndof);
+  ik->q_prev = g_new0(double, ik->ndof);
+  ik->locked = g_new(bool, ik->ndof);
+  ik->tree_models = g_new(rk_mat4, rt->nt);
+  ik->prob = (rk_ik_problem)RK_IK_PROBLEM_INIT;
+  ik->prob.tree = rt->tree;
+  ik->prob.loops = ik->loops;
+  ik->prob.posture = ik->q_fk;
+  ik->prob.locked = ik->locked;
+  rk_ik_options_init(&ik->iko);
+  ik->iko.max_iterations = c->opts->ik_iterations;
+  ik->iko.position_tolerance = 1e-5 * rt->tmap.height;
+  ik->iko.closure_tolerance = 1e-6 * rt->tmap.height;
+  ik->iko.damping = 1e-5; /* warm starts close to the answer (rigkit/ik.h) */
+  ik->blend = (int)lround(c->opts->blend_time * c->fps);
+  ik->have_prev = false;
+  /* Per side: the foot-joint index (into rt->feet) of the ankle and of the toes, or -1. */
+  for (int side = 0; side < 2; side++)
+    ik->ankle_k[side] = ik->toes_k[side] = -1;
+  for (size_t k = 0; k < rt->foot_count; k++) {
+    rk_bone b = rt->feet[k].bone;
+    int side = b == RK_BONE_RIGHT_FOOT || b == RK_BONE_RIGHT_TOES;
+    if (b == RK_BONE_LEFT_FOOT || b == RK_BONE_RIGHT_FOOT)
+      ik->ankle_k[side] = (int)k;
+    else
+      ik->toes_k[side] = (int)k;
+  }
+  rk_ik_problem sizing = ik->prob;
+  sizing.loop_count = 2;
+  for (int i = 0; i < 2; i++)
+    ik->loops[i] = (rk_loop){RK_LOOP_POSITION, rt->tgt_hips, rk_mat4_identity(), -1, rk_mat4_identity()};
+  ik->ws = rk_ik_ws_new(&sizing, 6, error);
+  return ik->ws != NULL;
+}
+
+/* ---- one frame ------------------------------------------------------------------------------- */
+
+/* Goals: planted (or blending) foot joints. Inside an interval the goal is the pin; around it the
+ * correction the pin makes at the interval's nearest end fades in and out (no correction when
+ * the transfer already lands on the pin). */
+static void set_goals(rk__rt_run *c, size_t f) {
+  rk__rt_ik *ik = &c->ik;
+  const rk_retarget_result *res = c->res;
+  const size_t nf = c->rt->foot_count;
+  const rk_vec3 *fk = res->fk_positions;
+  for (size_t k = 0; k < nf; k++) {
+    int pi;
+    ik->goal_w[k] = c->opts->foot_ik ? rk__rt_pin_weight(c, k, (int)f, &pi) : 0.0;
+    if (ik->goal_w[k] <= 0)
+      continue;
+    const rk_contact_interval *iv = &g_array_index(res->intervals[k], rk_contact_interval, pi);
+    const int edge = (int)f < iv->first ? iv->first : (int)f > iv->last ? iv->last : (int)f;
+    rk_vec3 pin = g_array_index(c->pins[k], rk_vec3, pi);
+    rk_vec3 correction = rk_vec3_sub(pin, fk[(size_t)edge * nf + k]);
+    ik->goal_pos[k] = rk_vec3_add(fk[f * nf + k], rk_vec3_scale(correction, ik->goal_w[k]));
+  }
+}
+
+/* Where each ankle must go: its own goal, or shifted with the foot so the toes reach theirs
+ * (heel off: the toes hold, the ankle rises with the foot's transferred angle). */
+static void ankle_targets(const rk__rt_run *c, bool has_target[2], bool planted[2],
+                          rk_vec3 target[2]) {
+  const rk_retargeter *rt = c->rt;
+  const rk__rt_ik *ik = &c->ik;
+  for (int side = 0; side < 2; side++) {
+    const int ka = ik->ankle_k[side], kt = ik->toes_k[side];
+    has_target[side] = planted[side] = false;
+    if (ka >= 0 && ik->goal_w[ka] > 0) {
+      target[side] = ik->goal_pos[ka];
+      has_target[side] = true;
+      planted[side] = ik->goal_w[ka] >= 1.0;
+      /* Toes held more firmly than the ankle (heel off): the ankle goes to the nearest point
+       * that keeps the foot's length from the toes' pin, so the foot can pivot onto it. */
+      if (kt >= 0 && ik->goal_w[kt] > ik->goal_w[ka]) {
+        double len = rk_vec3_norm(rk_vec3_sub(rt->pt0[rt->feet[kt].tgt], rt->pt0[rt->feet[ka].tgt]));
+        rk_vec3 d = rk_vec3_sub(target[side], ik->goal_pos[kt]);
+        if (rk_vec3_norm(d) > 0)
+          target[side] = rk_vec3_add(ik->goal_pos[kt], rk_vec3_scale(rk_vec3_normalize(d), len));
+      }
+    } else if (ka >= 0 && kt >= 0 && ik->goal_w[kt] > 0) {
+      rk_vec3 shift = rk_vec3_sub(ik->goal_pos[kt], rk_mat4_get_translation(&c->tgt_models[rt->feet[kt].tgt]));
+      target[side] = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->feet[ka].tgt]), shift);
+      has_target[side] = true;
+    }
+  }
+}
+
+/* Both feet planted close a loop through the ground. When a planted leg cannot reach its pin
+ * from the transferred pelvis, the closure equations (rigkit/loop.h) of the planted feet are
+ * solved with the pelvis free to translate and those legs free (the body dips or shifts as a
+ * person's would); small mismatches never move the pelvis. */
+static bool move_pelvis(rk__rt_run *c, size_t f, const bool has_target[2], const bool planted[2],
+                        const rk_vec3 target[2], GError **error) {
+  const rk_retargeter *rt = c->rt;
+  rk__rt_ik *ik = &c->ik;
+  bool held[2] = {false, false}, reachable = true;
+  for (int side = 0; side < 2; side++) {
+    held[side] = has_target[side] &&
+                 (planted[side] || (ik->toes_k[side] >= 0 && ik->goal_w[ik->toes_k[side]] >= 1.0));
+    if (!held[side])
+      continue;
+    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[rt->tmap.joint[u]]);
+    rk_vec3 b = rk_mat4_get_translation(&c->tgt_models[rt->tmap.joint[u + 1]]);
+    rk_vec3 e = rk_mat4_get_translation(&c->tgt_models[rt->tmap.joint[u + 2]]);
+    double reach = rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(e, b));
+    reachable &= rk_vec3_norm(rk_vec3_sub(target[side], a)) < reach * (1.0 - 1e-4);
+  }
+  const rk_joint *hips_joint = rk_tree_joint(rt->tree, (size_t)rt->tgt_hips);
+  if (reachable || hips_joint->dof_count != 6)
+    return true;
+  rk_tree_q_from_locals(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL, ik->q_fk, NULL);
+  memcpy(ik->q, ik->q_fk, ik->ndof * sizeof(double));
+  for (size_t j = 0; j < ik->ndof; j++)
+    ik->locked[j] = true;
+  for (int d = 0; d < 3; d++)
+    ik->locked[hips_joint->dof_offset + d] = false;
+  size_t nl = 0;
+  for (int side = 0; side < 2; side++) {
+    if (!held[side])
+      continue;
+    ik->loops[nl++] = (rk_loop){RK_LOOP_POSITION, rt->feet[ik->ankle_k[side]].tgt, rk_mat4_identity(),
+                                -1, rk_mat4_translation(target[side])};
+    for (size_t i = 0; i < rt->leg_count[side]; i++) {
+      const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->leg_joints[side][i]);
+      for (int d = 0; d < jt->dof_count; d++)
+        ik->locked[jt->dof_offset + d] = false;
+    }
+  }
+  ik->prob.loop_count = nl;
+  rk_ik_result ir;
+  if (!rk_ik_solve(&ik->prob, &ik->iko, ik->q, ik->ws, &ir, error)) {
+    g_prefix_error(error, "clip '%s' frame %zu: ", rk_clip_name(c->clip), f);
+    return false;
+  }
+  g_debug("retarget '%s' frame %zu: pelvis solve on %zu loops: %s after %d iterations, "
+          "closure %g m", rk_clip_name(c->clip), f, nl, rk_ik_status_name(ir.status),
+          ir.iterations, ir.closure_error);
+  /* Keep the solved pelvis; the legs are redone analytically below (stable knees). */
+  rk_transform pelvis;
+  rk_tree_joint_local(rt->tree, (size_t)rt->tgt_hips, ik->q, &pelvis);
+  c->tgt_locals[rt->tgt_hips].t = pelvis.t;
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  return true;
+}
+
+/* Legs: analytic two-bone in the bend plane of the transferred pose; then the foot takes its
+ * transferred world rotation, or turns about the ankle so its pinned toes hold. */
+static void bend_legs(rk__rt_run *c, const bool has_target[2], const rk_vec3 target[2],
+                      const rk_quat foot_world[2]) {
+  const rk_retargeter *rt = c->rt;
+  const rk__rt_ik *ik = &c->ik;
+  for (int side = 0; side < 2; side++) {
+    if (!has_target[side])
+      continue;
+    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    const int foot = rt->tmap.joint[u + 2];
+    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, rt->tmap.joint[u], rt->tmap.joint[u + 1], foot,
+              target[side], pelvis_forward(c));
+    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, foot, foot_world[side]);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    const int kt = ik->toes_k[side];
+    if (kt >= 0 && ik->goal_w[kt] > 0 && ik->ankle_k[side] >= 0 && ik->goal_w[ik->ankle_k[side]] > 0) {
+      rk_vec3 ap = rk_mat4_get_translation(&c->tgt_models[foot]);
+      rk_vec3 tp = rk_mat4_get_translation(&c->tgt_models[rt->feet[kt].tgt]);
+      rk_quat swing = rk_quat_from_to(rk_vec3_sub(tp, ap), rk_vec3_sub(ik->goal_pos[kt], ap));
+      set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, foot, rk_quat_mul(swing, foot_world[side]));
+      rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    }
+  }
+}
+
+/* Hands: the source's hand relative to its shoulder, scaled by arm length; the hand keeps its
+ * transferred world rotation. */
+static void reach_hands(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  for (int side = 0; side < 2; side++) {
+    rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+    int su = rt->smap.joint[ua], sh = rt->smap.joint[ua + 2];
+    int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
+    if (su < 0 || sh < 0 || tu < 0 || tf < 0 || th < 0)
+      continue;
+    double sl = rk_vec3_norm(rk_vec3_sub(rt->ps0[sh], rt->ps0[su]));
+    double tl = rk_vec3_norm(rk_vec3_sub(rt->pt0[tf], rt->pt0[tu])) + rk_vec3_norm(rk_vec3_sub(rt->pt0[th], rt->pt0[tf]));
+    if (!(sl > 0))
+      continue;
+    rk_quat hand_world = c->tgt_world[th];
+    rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sh), rk__rt_src_pos(c, su)));
+    rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
+    rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
+    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target, back);
+    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
+}
+
+/* A planted pair: the closure equations on the final pose, as the tree's q. */
+static void close_loop(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  rk__rt_ik *ik = &c->ik;
+  rk_tree_q_from_locals(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL, ik->q, NULL);
+  memcpy(ik->q_prev, ik->q, ik->ndof * sizeof(double));
+  ik->have_prev = true;
+  rk_tree_fk(rt->tree, ik->q, NULL, ik->tree_models);
+  for (int side = 0; side < 2; side++) {
+    const int ka = ik->ankle_k[side];
+    rk_loop lp = {RK_LOOP_POSITION, rt->feet[ka].tgt, rk_mat4_identity(), -1,
+                  rk_mat4_translation(ik->goal_pos[ka])};
+    double r[3];
+    rk_loop_residual(rt->tree, &lp, ik->tree_models, r);
+    c->tally.closure_max = fmax(c->tally.closure_max, sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
+  }
+  c->tally.loop_frames++;
+}
+
+bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
+  const rk_retargeter *rt = c->rt;
+  rk_quat foot_world[2] = {rk_quat_identity(), rk_quat_identity()};
+  for (int side = 0; side < 2; side++)
+    if (c->ik.ankle_k[side] >= 0)
+      foot_world[side] = c->tgt_world[rt->feet[c->ik.ankle_k[side]].tgt];
+  set_goals(c, f);
+  bool has_target[2], planted[2];
+  rk_vec3 target[2];
+  ankle_targets(c, has_target, planted, target);
+  if (!move_pelvis(c, f, has_target, planted, target, error))
+    return false;
+  bend_legs(c, has_target, target, foot_world);
+  if (c->opts->hand_ik)
+    reach_hands(c);
+  if (planted[0] && planted[1])
+    close_loop(c);
+  return true;
+}

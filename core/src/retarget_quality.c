@@ -1,0 +1,285 @@
+/* Retargeting, quality: foot skate, pin errors, loop closure, knees bent backwards and limb
+ * directions, measured frame by frame during a run and on baked clips (rk_retarget_measure). */
+#include "retarget_internal.h"
+
+#include <rigkit/fk.h>
+
+#include <string.h>
+
+/* The limbs whose directions the quality figures compare. */
+static const rk_bone limb_bones[8][2] = {
+    {RK_BONE_LEFT_UPPER_ARM, RK_BONE_LEFT_FOREARM},   {RK_BONE_LEFT_FOREARM, RK_BONE_LEFT_HAND},
+    {RK_BONE_RIGHT_UPPER_ARM, RK_BONE_RIGHT_FOREARM}, {RK_BONE_RIGHT_FOREARM, RK_BONE_RIGHT_HAND},
+    {RK_BONE_LEFT_UPPER_LEG, RK_BONE_LEFT_LOWER_LEG}, {RK_BONE_LEFT_LOWER_LEG, RK_BONE_LEFT_FOOT},
+    {RK_BONE_RIGHT_UPPER_LEG, RK_BONE_RIGHT_LOWER_LEG}, {RK_BONE_RIGHT_LOWER_LEG, RK_BONE_RIGHT_FOOT}};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+void rk__rt_sort(double *v, size_t n) {
+  qsort(v, n, sizeof(double), cmp_double);
+}
+
+double rk__rt_median(double *v, size_t n) {
+  rk__rt_sort(v, n);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Angle in degrees whose cosine is c (clamped into [-1, 1]). */
+static double angle_deg(double c) {
+  return acos(fmax(-1.0, fmin(1.0, c))) / RK_DEG;
+}
+
+/* World positions of `joints` (-1: the origin) at every frame of a clip of skeleton s sampled at
+ * rate fps: frames x nj, frame-major (g_free). */
+static rk_vec3 *clip_positions(const rk_skeleton *s, const rk_clip *c, double fps, size_t frames,
+                               const int *joints, size_t nj) {
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_transform *locals = g_new(rk_transform, n);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_vec3 *out = g_new0(rk_vec3, frames * (nj ? nj : 1));
+  for (size_t f = 0; f < frames; f++) {
+    rk_clip_sample_frame(c, rk_skeleton_rest_locals(s), fps, f, locals, n);
+    rk_fk_models(s, locals, models);
+    for (size_t k = 0; k < nj; k++)
+      if (joints[k] >= 0)
+        out[f * nj + k] = rk_mat4_get_translation(&models[joints[k]]);
+  }
+  return out;
+}
+
+/* The joint of skeleton s named as target joint j of the retargeter, or -1. */
+static int same_joint(const rk_retargeter *rt, const rk_skeleton *s, int j) {
+  return rk_skeleton_find_joint(s, rk_skeleton_joint_name(rt->tgt, (size_t)j));
+}
+
+/* ---- skate ----------------------------------------------------------------------------------- */
+
+/* Skate of one joint's positions over its intervals: accumulates sum/count/max (mm). */
+static void skate_of(const rk_vec3 *pos, size_t stride, const GArray *iv, double *sum, size_t *n,
+                     double *max) {
+  for (guint i = 0; i < iv->len; i++) {
+    const rk_contact_interval *c = &g_array_index(iv, rk_contact_interval, i);
+    rk_vec3 p0 = pos[(size_t)c->first * stride];
+    for (int f = c->first; f <= c->last; f++) {
+      double d = 1000.0 * rk_vec3_norm(rk__rt_horizontal(rk_vec3_sub(pos[(size_t)f * stride], p0)));
+      *sum += d;
+      (*n)++;
+      *max = fmax(*max, d);
+    }
+  }
+}
+
+void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, double fps,
+                         const char *const *joint_names, const rk_foot_contacts *contacts,
+                         size_t contact_count, rk_retarget_quality *out) {
+  memset(out, 0, sizeof *out);
+  const size_t n = rk_skeleton_joint_count(skeleton);
+  if (!(fps > 0) || contact_count == 0 || rk_clip_joint_count(clip) != n)
+    return;
+  const size_t frames = (size_t)llround(rk_clip_duration(clip) * fps) + 1;
+  g_autofree int *joints = g_new(int, contact_count);
+  for (size_t k = 0; k < contact_count; k++)
+    joints[k] = rk_skeleton_find_joint(skeleton, joint_names[k]);
+  g_autofree rk_vec3 *pos = clip_positions(skeleton, clip, fps, frames, joints, contact_count);
+  g_autofree bool *any = g_new0(bool, frames);
+  double sum = 0;
+  size_t cnt = 0;
+  for (size_t k = 0; k < contact_count; k++) {
+    if (joints[k] < 0)
+      continue;
+    g_autoptr(GArray) iv = g_array_new(FALSE, FALSE, sizeof(rk_contact_interval));
+    for (size_t i = 0; i < contacts[k].count; i++) {
+      rk_contact_interval c = contacts[k].intervals[i];
+      if (c.first < 0 || c.last >= (int)frames || c.first > c.last)
+        continue;
+      g_array_append_val(iv, c);
+      for (int f = c.first; f <= c.last; f++)
+        any[f] = true;
+    }
+    skate_of(pos + k, contact_count, iv, &sum, &cnt, &out->foot_skate_max_mm);
+  }
+  out->foot_skate_mean_mm = cnt ? sum / (double)cnt : 0;
+  for (size_t f = 0; f < frames; f++)
+    out->contact_frames += any[f];
+}
+
+/* ---- per frame ------------------------------------------------------------------------------- */
+
+/* A knee bends backwards when it sits behind the hip-ankle line (pelvis frame) by more than 1% of
+ * the leg while the leg is bent by more than 10 degrees. */
+static bool knee_backwards(const rk_mat4 *models, int hip, int knee, int ankle, rk_vec3 forward) {
+  rk_vec3 a = rk_mat4_get_translation(&models[hip]), k = rk_mat4_get_translation(&models[knee]),
+          c = rk_mat4_get_translation(&models[ankle]);
+  rk_vec3 u = rk_vec3_sub(k, a), v = rk_vec3_sub(c, k);
+  double lu = rk_vec3_norm(u), lv = rk_vec3_norm(v);
+  if (lu <= 0 || lv <= 0)
+    return false;
+  double bend = acos(fmax(-1.0, fmin(1.0, rk_vec3_dot(u, v) / (lu * lv))));
+  if (bend < 10 * RK_DEG)
+    return false;
+  rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(c, a));
+  rk_vec3 off = rk_vec3_sub(u, rk_vec3_scale(line, rk_vec3_dot(u, line)));
+  return rk_vec3_dot(off, forward) < -0.01 * (lu + lv);
+}
+
+void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
+  const rk_retargeter *rt = c->rt;
+  const size_t nf = rt->foot_count;
+  rk__rt_tally *t = &c->tally;
+  /* Pin errors (fully planted frames) and heights after IK. */
+  for (size_t k = 0; k < nf; k++) {
+    rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->feet[k].tgt]);
+    c->res->heights_ik[f * nf + k] = p.y - c->tgt_ground;
+    if (c->ik.goal_w[k] >= 1.0) {
+      double e = 1000.0 * rk_vec3_norm(rk_vec3_sub(p, c->ik.goal_pos[k]));
+      t->goal_err_sum += e;
+      t->goal_err_n++;
+      t->goal_err_max = fmax(t->goal_err_max, e);
+      if (e > 1.0)
+        g_debug("retarget '%s' frame %zu: %s misses its pin by %.3f mm", rk_clip_name(c->clip), f,
+                rk_skeleton_joint_name(rt->tgt, (size_t)rt->feet[k].tgt), e);
+    }
+  }
+  /* Knees bent backwards in the pelvis' facing. */
+  rk_vec3 fwd = rk_quat_rotate(rk_quat_mul(c->tgt_world[rt->tgt_hips], rk_quat_conj(rt->qt0[rt->tgt_hips])),
+                               rt->tmap.forward);
+  for (int side = 0; side < 2; side++) {
+    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    t->limit_violations += knee_backwards(c->tgt_models, rt->tmap.joint[u], rt->tmap.joint[u + 1],
+                                          rt->tmap.joint[u + 2], fwd);
+  }
+  /* Limb directions vs the source's. */
+  for (int l = 0; l < 8; l++) {
+    int ta = rt->tmap.joint[limb_bones[l][0]], tb = rt->tmap.joint[limb_bones[l][1]];
+    int sa = rt->smap.joint[limb_bones[l][0]], sb = rt->smap.joint[limb_bones[l][1]];
+    if (ta < 0 || tb < 0 || sa < 0 || sb < 0)
+      continue;
+    rk_vec3 td = rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[tb]), rk_mat4_get_translation(&c->tgt_models[ta]));
+    rk_vec3 sd = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sb), rk__rt_src_pos(c, sa)));
+    t->limb_angles[t->limb_n++] = angle_deg(rk_vec3_dot(rk_vec3_normalize(td), rk_vec3_normalize(sd)));
+  }
+}
+
+void rk__rt_finish_quality(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  rk_retarget_result *res = c->res;
+  const size_t nf = rt->foot_count;
+  const rk__rt_tally *t = &c->tally;
+  /* On the baked clip (what gets written), and the FK-only figures beside it. */
+  const char *names[RK__RT_MAX_FEET] = {NULL};
+  rk_foot_contacts fcs[RK__RT_MAX_FEET] = {{0}};
+  for (size_t k = 0; k < nf; k++) {
+    names[k] = rk_skeleton_joint_name(rt->tgt, (size_t)rt->feet[k].tgt);
+    fcs[k] = rk_retarget_result_contacts(res, k);
+  }
+  rk_retarget_measure(rt->tgt, res->clip, c->fps, names, fcs, nf, &res->quality);
+  double sum = 0, mx = 0;
+  size_t cnt = 0;
+  for (size_t k = 0; k < nf; k++)
+    skate_of(res->fk_positions + k, nf, res->intervals[k], &sum, &cnt, &mx);
+  res->quality_fk.foot_skate_mean_mm = cnt ? sum / (double)cnt : 0;
+  res->quality_fk.foot_skate_max_mm = mx;
+  res->quality_fk.contact_frames = res->quality.contact_frames;
+  res->quality.ik_goal_error_mean_mm = t->goal_err_n ? t->goal_err_sum / (double)t->goal_err_n : 0;
+  res->quality.ik_goal_error_max_mm = t->goal_err_max;
+  res->quality.loop_closure_residual_max_mm = 1000.0 * t->closure_max;
+  res->quality.joint_limit_violations = t->limit_violations;
+  res->quality.loop_frames = t->loop_frames;
+  if (t->limb_n > 0) {
+    rk__rt_sort(t->limb_angles, t->limb_n);
+    res->quality.limb_direction_median_deg = t->limb_angles[t->limb_n / 2];
+  }
+  res->quality_fk.limb_direction_median_deg = res->quality.limb_direction_median_deg;
+}
+
+/* ---- clips of the target (the written output read back) -------------------------------------- */
+
+rk_vec3 *rk_retarget_contact_positions(const rk_retargeter *rt, const rk_retarget_result *r,
+                                       const rk_skeleton *skeleton, const rk_clip *clip) {
+  const size_t nc = r->contact_count;
+  int joints[RK__RT_MAX_FEET];
+  for (size_t k = 0; k < nc; k++)
+    joints[k] = same_joint(rt, skeleton, r->contact_joint[k]);
+  return clip_positions(skeleton, clip, r->fps, r->frames, joints, nc);
+}
+
+bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarget_result *r,
+                                const rk_skeleton *skeleton, const rk_vec3 *positions,
+                                double *mean_mm, double *max_mm) {
+  const size_t nc = r->contact_count, frames = r->frames;
+  double sum = 0, mx = 0;
+  size_t n = 0;
+  for (size_t k = 0; k < nc; k++) {
+    const rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
+    if (same_joint(rt, skeleton, fc.joint) < 0)
+      continue;
+    const double rest_y = rt->pt0[fc.joint].y;
+    for (size_t i = 0; i < fc.count; i++)
+      for (int f = MAX(fc.intervals[i].first, 0); f <= fc.intervals[i].last && (size_t)f < frames;
+           f++) {
+        const double d = 1000.0 * fabs(positions[(size_t)f * nc + k].y - rest_y);
+        sum += d;
+        mx = fmax(mx, d);
+        n++;
+      }
+  }
+  if (n == 0)
+    return false;
+  *mean_mm = sum / (double)n;
+  *max_mm = mx;
+  return true;
+}
+
+double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
+                                  const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                  const rk_clip *clip) {
+  const size_t frames = r->frames;
+  const double fps = r->fps;
+  int sj[16], oj[16];
+  size_t nl = 0;
+  for (int l = 0; l < 8; l++) {
+    int sa = rt->smap.joint[limb_bones[l][0]], sb = rt->smap.joint[limb_bones[l][1]];
+    int ta = rt->tmap.joint[limb_bones[l][0]], tb = rt->tmap.joint[limb_bones[l][1]];
+    if (sa < 0 || sb < 0 || ta < 0 || tb < 0)
+      continue;
+    int oa = same_joint(rt, skeleton, ta), ob = same_joint(rt, skeleton, tb);
+    if (oa < 0 || ob < 0)
+      continue;
+    sj[2 * nl] = sa, sj[2 * nl + 1] = sb;
+    oj[2 * nl] = oa, oj[2 * nl + 1] = ob;
+    nl++;
+  }
+  if (nl == 0 || frames == 0)
+    return NAN;
+  /* The source sampled at the output's frame times (clamped to its duration). */
+  const size_t ns = rt->ns;
+  g_autofree rk_transform *locals = g_new(rk_transform, ns);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, ns);
+  g_autofree rk_vec3 *sp = g_new(rk_vec3, frames * 2 * nl);
+  const double dur = rk_clip_duration(source_clip);
+  for (size_t f = 0; f < frames; f++) {
+    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), fmin((double)f / fps, dur), locals, ns);
+    rk_fk_models(rt->src, locals, models);
+    for (size_t k = 0; k < 2 * nl; k++)
+      sp[f * 2 * nl + k] = rk_mat4_get_translation(&models[sj[k]]);
+  }
+  g_autofree rk_vec3 *op = clip_positions(skeleton, clip, fps, frames, oj, 2 * nl);
+  g_autofree double *angles = g_new(double, frames * nl);
+  size_t na = 0;
+  for (size_t f = 0; f < frames; f++)
+    for (size_t l = 0; l < nl; l++) {
+      rk_vec3 sd = rk_quat_rotate(rt->align, rk_vec3_sub(sp[f * 2 * nl + 2 * l + 1], sp[f * 2 * nl + 2 * l]));
+      rk_vec3 od = rk_vec3_sub(op[f * 2 * nl + 2 * l + 1], op[f * 2 * nl + 2 * l]);
+      const double a = rk_vec3_norm(sd), b = rk_vec3_norm(od);
+      if (!(a > 0) || !(b > 0))
+        continue;
+      angles[na++] = angle_deg(rk_vec3_dot(sd, od) / (a * b));
+    }
+  if (na == 0)
+    return NAN;
+  rk__rt_sort(angles, na);
+  return angles[na / 2];
+}

@@ -1,0 +1,185 @@
+/* Retargeting, the result: keys stored frame by frame and baked into the target clip, what a
+ * result hands out (clip, contacts, quality, foot tracks before and after IK), and the output
+ * asset (the target character carrying the retargeted clip). */
+#include "retarget_internal.h"
+
+#include <rigkit/error.h>
+
+#include <string.h>
+
+rk_retarget_result *rk__rt_result_new(const rk__rt_run *c) {
+  const size_t frames = c->frames, nf = c->rt->foot_count;
+  rk_retarget_result *res = g_new0(rk_retarget_result, 1);
+  res->frames = frames;
+  res->fps = c->fps;
+  res->contact_count = nf;
+  res->heights_fk = g_new(double, frames * (nf ? nf : 1));
+  res->heights_ik = g_new(double, frames * (nf ? nf : 1));
+  res->fk_positions = g_new(rk_vec3, frames * (nf ? nf : 1));
+  return res;
+}
+
+/* ---- keys ------------------------------------------------------------------------------------ */
+
+void rk__rt_keys_init(rk__rt_run *c) {
+  const size_t nt = c->rt->nt;
+  rk__rt_keys *bb = &c->keys;
+  bb->times = g_new(double, c->frames);
+  bb->rot = g_new(double, c->frames * nt * 4);
+  bb->trans = g_new(double, c->frames * nt * 3);
+  bb->rot_used = g_new0(bool, nt);
+  bb->trans_used = g_new0(bool, nt);
+}
+
+void rk__rt_key_frame(rk__rt_run *c, size_t f) {
+  const size_t nt = c->rt->nt;
+  const rk_transform *trest = rk_skeleton_rest_locals(c->rt->tgt);
+  rk__rt_keys *bb = &c->keys;
+  bb->times[f] = rk__rt_frame_time(c, f);
+  for (size_t j = 0; j < nt; j++) {
+    rk_quat r = c->tgt_locals[j].r;
+    if (f > 0) { /* same hemisphere as the previous key */
+      const double *pr = &bb->rot[((f - 1) * nt + j) * 4];
+      if (r.x * pr[0] + r.y * pr[1] + r.z * pr[2] + r.w * pr[3] < 0)
+        r = rk_quat_make(-r.x, -r.y, -r.z, -r.w);
+    }
+    double *dst = &bb->rot[(f * nt + j) * 4];
+    dst[0] = r.x, dst[1] = r.y, dst[2] = r.z, dst[3] = r.w;
+    double *tr = &bb->trans[(f * nt + j) * 3];
+    tr[0] = c->tgt_locals[j].t.x, tr[1] = c->tgt_locals[j].t.y, tr[2] = c->tgt_locals[j].t.z;
+    if (rk_quat_angle_between(r, trest[j].r) > 1e-9)
+      bb->rot_used[j] = true;
+    if (rk_vec3_norm(rk_vec3_sub(c->tgt_locals[j].t, trest[j].t)) > 1e-9 * c->rt->tmap.height)
+      bb->trans_used[j] = true;
+  }
+}
+
+bool rk__rt_bake(rk__rt_run *c, GError **error) {
+  const size_t nt = c->rt->nt;
+  const rk__rt_keys *bb = &c->keys;
+  /* Frame times must increase strictly (the last frame may coincide with the previous one when
+   * the duration is not a multiple of the frame time). */
+  size_t nkeys = c->frames;
+  while (nkeys > 1 && !(bb->times[nkeys - 1] > bb->times[nkeys - 2]))
+    nkeys--;
+  rk_retarget_result *res = c->res;
+  res->clip = rk_clip_new(rk_clip_name(c->clip), nt);
+  rk_clip_set_fps(res->clip, c->fps);
+  g_autofree double *vals = g_new(double, nkeys * 4);
+  for (size_t j = 0; j < nt; j++) {
+    for (int ch = 0; ch < 2; ch++) {
+      bool used = ch == 0 ? bb->rot_used[j] : bb->trans_used[j];
+      if (!used)
+        continue;
+      size_t nc = ch == 0 ? 4 : 3;
+      const double *src = ch == 0 ? bb->rot : bb->trans;
+      for (size_t f = 0; f < nkeys; f++)
+        memcpy(vals + f * nc, src + (f * nt + j) * nc, nc * sizeof(double));
+      rk_track tr = {(int)j, ch == 0 ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION,
+                     RK_INTERP_LINEAR, nkeys, bb->times, vals};
+      if (!rk_clip_add_track(res->clip, &tr, error)) {
+        g_prefix_error(error, "clip '%s': ", rk_clip_name(c->clip));
+        return false;
+      }
+    }
+  }
+  rk_clip_set_duration(res->clip, c->duration);
+  return true;
+}
+
+/* ---- the result ------------------------------------------------------------------------------ */
+
+void rk_retarget_result_free(rk_retarget_result *r) {
+  if (!r)
+    return;
+  rk_clip_free(r->clip);
+  for (int i = 0; i < RK__RT_MAX_FEET; i++)
+    if (r->intervals[i])
+      g_array_unref(r->intervals[i]);
+  g_free(r->heights_fk);
+  g_free(r->heights_ik);
+  g_free(r->fk_positions);
+  g_free(r);
+}
+
+const rk_clip *rk_retarget_result_clip(const rk_retarget_result *r) {
+  return r->clip;
+}
+
+rk_clip *rk_retarget_result_take_clip(rk_retarget_result *r) {
+  rk_clip *c = r->clip;
+  r->clip = NULL;
+  return c;
+}
+
+size_t rk_retarget_result_frames(const rk_retarget_result *r) {
+  return r->frames;
+}
+
+double rk_retarget_result_fps(const rk_retarget_result *r) {
+  return r->fps;
+}
+
+size_t rk_retarget_result_contact_count(const rk_retarget_result *r) {
+  return r->contact_count;
+}
+
+rk_foot_contacts rk_retarget_result_contacts(const rk_retarget_result *r, size_t i) {
+  rk_foot_contacts fc = {-1, 0, NULL};
+  if (i < r->contact_count) {
+    fc.joint = r->contact_joint[i];
+    fc.count = r->intervals[i]->len;
+    fc.intervals = (const rk_contact_interval *)(void *)r->intervals[i]->data;
+  }
+  return fc;
+}
+
+const rk_retarget_quality *rk_retarget_result_quality(const rk_retarget_result *r) {
+  return &r->quality;
+}
+
+const rk_retarget_quality *rk_retarget_result_quality_fk(const rk_retarget_result *r) {
+  return &r->quality_fk;
+}
+
+rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, bool *in_place) {
+  if (in_place)
+    *in_place = r->in_place;
+  return r->ground_velocity;
+}
+
+const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after_ik) {
+  return after_ik ? r->heights_ik : r->heights_fk;
+}
+
+const rk_vec3 *rk_retarget_result_fk_positions(const rk_retarget_result *r) {
+  return r->fk_positions;
+}
+
+/* ---- the output asset ------------------------------------------------------------------------ */
+
+rk_asset *rk_retarget_output_asset(rk_skeleton *skeleton, const rk_asset *meshes_from,
+                                   rk_clip *clip, GError **error) {
+  rk_asset *out = rk_asset_new(skeleton);
+  if (!rk_asset_add_clip(out, clip)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "clip '%s' animates %zu joints, the target has %zu",
+                rk_clip_name(clip), rk_clip_joint_count(clip), rk_skeleton_joint_count(skeleton));
+    rk_clip_free(clip);
+    rk_asset_free(out);
+    return NULL;
+  }
+  if (!meshes_from)
+    return out;
+  const size_t n = rk_skeleton_joint_count(skeleton);
+  for (size_t m = 0; m < rk_asset_mesh_count(meshes_from); m++) {
+    rk_mesh *copy = rk_mesh_new(rk_mesh_data_get(rk_asset_mesh(meshes_from, m)), n, error);
+    if (!copy) {
+      g_prefix_error(error, "target mesh %zu: ", m);
+      rk_asset_free(out);
+      return NULL;
+    }
+    rk_asset_add_mesh(out, copy);
+  }
+  rk_asset_set_source(out, rk_asset_source_format(meshes_from), rk_asset_source_path(meshes_from));
+  return out;
+}

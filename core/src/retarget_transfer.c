@@ -1,0 +1,239 @@
+/* Retargeting, pose transfer: sampling the source clip and turning each source pose into the
+ * target's (rotations, bone directions, root motion at the right height), with the per-frame
+ * caches that let a run sample and transfer every frame once. */
+#include "retarget_internal.h"
+
+#include <rigkit/fk.h>
+
+#include <string.h>
+
+/* Default of rk_retarget_options.cache_bytes. */
+#define RK__RETARGET_CACHE_BYTES ((size_t)256 << 20)
+
+double rk__rt_frame_time(const rk__rt_run *c, size_t f) {
+  return fmin((double)f / c->fps, c->duration);
+}
+
+void rk__rt_transfer_init(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const size_t frames = c->frames, nt = rt->nt;
+  /* Sample and transfer each frame once when the per-frame caches fit the budget. */
+  const size_t per_frame =
+      rt->src_used * (sizeof(rk_quat) + sizeof(rk_vec3)) + nt * (sizeof(rk_transform) + sizeof(rk_quat));
+  c->cached =
+      frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
+  const size_t slices = c->cached ? frames : 1;
+  c->src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
+  c->src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
+  c->tgt_cache = c->cached ? g_new(rk_transform, frames * nt) : NULL;
+  c->tgt_world_cache = c->cached ? g_new(rk_quat, frames * nt) : NULL;
+  c->src_locals = g_new(rk_transform, rt->ns);
+  c->src_models = g_new(rk_mat4, rt->ns);
+  c->src_world = g_new(rk_quat, rt->ns);
+  c->tgt_world = g_new(rk_quat, nt);
+  c->tgt_locals = g_new(rk_transform, nt);
+  c->tgt_models = g_new(rk_mat4, nt);
+  c->tgt_ground = rt->tmap.ground;
+  c->src_p = g_new(rk_vec3, frames * RK__RT_MAX_FEET);
+  c->src_sole = g_new(double, frames * 2);
+  c->tgt_sole = g_new(double, frames * 2);
+}
+
+void rk__rt_run_clear(rk__rt_run *c) {
+  g_clear_pointer(&c->src_locals, g_free);
+  g_clear_pointer(&c->src_models, g_free);
+  g_clear_pointer(&c->src_world, g_free);
+  g_clear_pointer(&c->src_cache_q, g_free);
+  g_clear_pointer(&c->src_cache_p, g_free);
+  g_clear_pointer(&c->tgt_cache, g_free);
+  g_clear_pointer(&c->tgt_world_cache, g_free);
+  g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->tgt_locals, g_free);
+  g_clear_pointer(&c->tgt_models, g_free);
+  g_clear_pointer(&c->src_p, g_free);
+  g_clear_pointer(&c->src_sole, g_free);
+  g_clear_pointer(&c->tgt_sole, g_free);
+  for (size_t k = 0; k < RK__RT_MAX_FEET; k++)
+    g_clear_pointer(&c->pins[k], g_array_unref);
+  g_clear_pointer(&c->ik.q, g_free);
+  g_clear_pointer(&c->ik.q_fk, g_free);
+  g_clear_pointer(&c->ik.q_prev, g_free);
+  g_clear_pointer(&c->ik.locked, g_free);
+  g_clear_pointer(&c->ik.tree_models, g_free);
+  g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
+  g_clear_pointer(&c->tally.limb_angles, g_free);
+  g_clear_pointer(&c->keys.times, g_free);
+  g_clear_pointer(&c->keys.rot, g_free);
+  g_clear_pointer(&c->keys.trans, g_free);
+  g_clear_pointer(&c->keys.rot_used, g_free);
+  g_clear_pointer(&c->keys.trans_used, g_free);
+}
+
+/* ---- sampling -------------------------------------------------------------------------------- */
+
+/* Samples the source at frame f: the whole pose (src_locals, src_models, src_world) and the used
+ * joints' slice (into the cache at f, or the single-frame slice). */
+static void sample_source(rk__rt_run *c, size_t f) {
+  const rk_retargeter *rt = c->rt;
+  const double t = rk__rt_frame_time(c, f);
+  rk_clip_sample(c->clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
+  rk_fk_models(rt->src, c->src_locals, c->src_models);
+  const size_t base = c->cached ? f * rt->src_used : 0;
+  for (size_t j = 0; j < rt->ns; j++) {
+    int p = rk_skeleton_parent(rt->src, j);
+    c->src_world[j] = p < 0 ? c->src_locals[j].r : rk_quat_mul(c->src_world[p], c->src_locals[j].r);
+    const int slot = rt->src_slot[j];
+    if (slot >= 0) {
+      c->src_cache_q[base + (size_t)slot] = c->src_world[j];
+      c->src_cache_p[base + (size_t)slot] = rk_mat4_get_translation(&c->src_models[j]);
+    }
+  }
+  c->cur_q = c->src_cache_q + base;
+  c->cur_p = c->src_cache_p + base;
+  c->cur_t = t;
+  c->cur_f = f;
+}
+
+/* Makes frame f the current source frame: from the cache, or sampled again. */
+static void load_source(rk__rt_run *c, size_t f) {
+  if (c->cached) {
+    c->cur_q = c->src_cache_q + f * c->rt->src_used;
+    c->cur_p = c->src_cache_p + f * c->rt->src_used;
+    c->cur_t = rk__rt_frame_time(c, f);
+    c->cur_f = f;
+  } else {
+    sample_source(c, f);
+  }
+}
+
+/* World rotation of a used source joint in the current frame. */
+static rk_quat src_rot(const rk__rt_run *c, int j) {
+  return c->cur_q[c->rt->src_slot[j]];
+}
+
+rk_vec3 rk__rt_src_pos(const rk__rt_run *c, int j) {
+  return rk_vec3_add(c->cur_p[c->rt->src_slot[j]], rk_vec3_scale(c->travel, c->cur_t));
+}
+
+/* Lowest point (y) of the subtree of `ankle` in models. */
+static double sole_of(const rk_skeleton *s, const rk_mat4 *models, int ankle) {
+  double sole = INFINITY;
+  for (size_t j = (size_t)ankle; j < rk_skeleton_subtree_end(s, (size_t)ankle); j++)
+    sole = fmin(sole, models[j].m[13]);
+  return sole;
+}
+
+void rk__rt_scan_source(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const int ankle[2] = {rt->smap.joint[RK_BONE_LEFT_FOOT], rt->smap.joint[RK_BONE_RIGHT_FOOT]};
+  for (size_t f = 0; f < c->frames; f++) {
+    sample_source(c, f);
+    for (size_t k = 0; k < rt->foot_count; k++)
+      c->src_p[f * RK__RT_MAX_FEET + k] = rk__rt_src_pos(c, rt->feet[k].src);
+    for (int side = 0; side < 2; side++)
+      c->src_sole[2 * f + (size_t)side] = sole_of(rt->src, c->src_models, ankle[side]);
+  }
+}
+
+/* ---- transfer -------------------------------------------------------------------------------- */
+
+/* World rotation of target joint j for the current source pose, turned into the target's facing
+ * (its parent's world rotation is current). */
+static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
+  const rk_retargeter *rt = c->rt;
+  const int p = rk_skeleton_parent(rt->tgt, j);
+  const rk__rt_rule *r = &rt->rules[j];
+  if (r->kind == RK__RULE_REST)
+    return p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r);
+  /* World rotation relative to rest, turned into the target's facing. */
+  const rk_quat A = rt->align, Ai = rk_quat_conj(A);
+  rk_quat delta = rk_quat_mul(src_rot(c, r->src), rk_quat_conj(rt->qs0[r->src]));
+  rk_quat w = rk_quat_mul(rk_quat_mul(rk_quat_mul(A, delta), Ai), rt->qt0[j]);
+  if (r->kind == RK__RULE_DIRECTION) {
+    rk_vec3 sd = rk_vec3_sub(rk__rt_src_pos(c, r->src_child), rk__rt_src_pos(c, r->src));
+    if (rk_vec3_norm(sd) > 1e-9) {
+      rk_vec3 bone = rk_quat_rotate(rk_quat_conj(rt->qt0[j]),
+                                    rk_vec3_sub(rt->pt0[r->tgt_child], rt->pt0[j]));
+      rk_vec3 cur = rk_quat_rotate(w, bone);
+      rk_vec3 want = rk_quat_rotate(A, sd);
+      w = rk_quat_mul(rk_quat_from_to(cur, want), w);
+    }
+  }
+  return w;
+}
+
+/* Target pose for the current source pose: locals and models. */
+static void transfer_pose(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
+  for (size_t j = 0; j < rt->nt; j++) {
+    const int p = rk_skeleton_parent(rt->tgt, j);
+    c->tgt_world[j] = rk_quat_normalize(transfer_rotation(c, j, rest));
+    c->tgt_locals[j] = rest[j];
+    c->tgt_locals[j].r =
+        p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
+  }
+  /* Root motion: the hips follow the source's horizontally, scaled by the hip heights; their
+   * height puts the target's lower sole as far above its ground as the source's lower sole above
+   * the clip's ground (scaled, never below it), so the legs keep the source's directions and the
+   * feet neither float nor sink whatever the two rigs' leg proportions. */
+  const int sh = rt->src_hips, th = rt->tgt_hips;
+  rk_vec3 ds = rk__rt_horizontal(rk_vec3_sub(rk__rt_src_pos(c, sh), rt->ps0[sh]));
+  rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(rt->align, ds), rt->scale);
+  rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x,
+                              c->tgt_ground + rt->scale * (rk__rt_src_pos(c, sh).y - c->src_ground),
+                              rt->pt0[th].z + dh.z);
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
+  rk_mat4 inv = rk_mat4_identity();
+  if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+    inv = rk_mat4_identity();
+  c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  /* Never below the ground: a source sole dipping under the clip's typical ground (a toe at
+   * push-off, capture noise) leaves the target's sole on its ground. */
+  const double src_clear =
+      fmax(0.0, fmin(c->src_sole[2 * c->cur_f], c->src_sole[2 * c->cur_f + 1]) - c->src_ground);
+  double sole = INFINITY;
+  for (int side = 0; side < 2; side++)
+    sole = fmin(sole, sole_of(rt->tgt, c->tgt_models,
+                              rt->tmap.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT]));
+  want.y += c->tgt_ground + rt->scale * src_clear - sole;
+  c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+void rk__rt_transfer_all(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const size_t nt = rt->nt, nf = rt->foot_count;
+  rk_retarget_result *res = c->res;
+  const int ankle[2] = {rt->tmap.joint[RK_BONE_LEFT_FOOT], rt->tmap.joint[RK_BONE_RIGHT_FOOT]};
+  for (size_t f = 0; f < c->frames; f++) {
+    load_source(c, f);
+    transfer_pose(c);
+    if (c->cached) {
+      memcpy(c->tgt_cache + f * nt, c->tgt_locals, nt * sizeof(rk_transform));
+      memcpy(c->tgt_world_cache + f * nt, c->tgt_world, nt * sizeof(rk_quat));
+    }
+    for (int side = 0; side < 2; side++)
+      c->tgt_sole[2 * f + (size_t)side] = sole_of(rt->tgt, c->tgt_models, ankle[side]);
+    for (size_t k = 0; k < nf; k++) {
+      const rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->feet[k].tgt]);
+      res->fk_positions[f * nf + k] = p;
+      res->heights_fk[f * nf + k] = p.y - c->tgt_ground;
+    }
+  }
+}
+
+void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
+  load_source(c, f);
+  if (!c->cached) {
+    transfer_pose(c);
+    return;
+  }
+  /* The transferred pose from the cache: locals, world rotations and models. */
+  const size_t nt = c->rt->nt;
+  memcpy(c->tgt_locals, c->tgt_cache + f * nt, nt * sizeof(rk_transform));
+  memcpy(c->tgt_world, c->tgt_world_cache + f * nt, nt * sizeof(rk_quat));
+  rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
+}
