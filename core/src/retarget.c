@@ -2,7 +2,7 @@
  * rk_retargeter_run, the sequence of passes over a clip: pose transfer (retarget_transfer.c),
  * ground and contacts (retarget_contacts.c), IK (retarget_ik.c), quality (retarget_quality.c)
  * and the baked result (retarget_result.c). */
-#include "retarget_internal.h"
+#include "retarget_run.h"
 
 #include <rigkit/error.h>
 

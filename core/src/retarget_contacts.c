@@ -1,7 +1,8 @@
 /* Retargeting, ground and contacts: the clip's ground, the ground's own motion (in-place cycles),
  * the intervals during which each foot joint is planted, where each planted joint is pinned, and
  * how strongly a pin holds around its interval. */
-#include "retarget_internal.h"
+#include "retarget_run.h"
+#include "stats.h"
 
 /* The clip's ground: the typical height of the lower sole (the lowest point of either foot:
  * ankle, toes, tips), the median over frames; some foot stands on the ground in most frames of
@@ -10,7 +11,7 @@ static double clip_ground(const rk__rt_run *c) {
   g_autofree double *low = g_new(double, c->frames);
   for (size_t f = 0; f < c->frames; f++)
     low[f] = fmin(c->src_sole[2 * f], c->src_sole[2 * f + 1]);
-  return rk__rt_median(low, c->frames);
+  return rk__median(low, c->frames);
 }
 
 /* The ground's own motion: the median horizontal velocity of low foot joints. About zero for a
@@ -39,10 +40,8 @@ static void ground_motion(rk__rt_run *c) {
       g_array_append_val(vz, v.z);
     }
   if (vx->len > 0) {
-    rk__rt_sort((double *)(void *)vx->data, vx->len);
-    rk__rt_sort((double *)(void *)vz->data, vz->len);
-    res->ground_velocity = rk_vec3_make(g_array_index(vx, double, vx->len / 2), 0,
-                                        g_array_index(vz, double, vz->len / 2));
+    const double mx = rk__median_upper((double *)(void *)vx->data, vx->len);
+    res->ground_velocity = rk_vec3_make(mx, 0, rk__median_upper((double *)(void *)vz->data, vz->len));
   }
   /* In place when the ground slides faster than 10% of the height per second (a walk's
    * stance moves back at 60-90%; a planted foot drifts well under 10%). */
@@ -129,7 +128,7 @@ static rk_vec3 interval_pin(const rk__rt_run *c, size_t k, const rk_contact_inte
       rk_vec3 p = fk[((size_t)iv->first + u) * nf + k];
       axis[u] = a == 0 ? p.x : a == 1 ? p.y : p.z;
     }
-    med[a] = rk__rt_median(axis, len);
+    med[a] = rk__median(axis, len);
   }
   /* Height by contact: the target's sole (its foot's lowest point, in the transferred
    * orientation) stands as far above the target's ground as the source's sole above the
@@ -138,12 +137,12 @@ static rk_vec3 interval_pin(const rk__rt_run *c, size_t k, const rk_contact_inte
   const size_t side = (size_t)rt->feet[k].side;
   for (size_t u = 0; u < len; u++)
     axis[u] = c->src_sole[2 * ((size_t)iv->first + u) + side] - c->src_ground;
-  const double clearance = fmax(0.0, rk__rt_median(axis, len));
+  const double clearance = fmax(0.0, rk__median(axis, len));
   for (size_t u = 0; u < len; u++) {
     const size_t f = (size_t)iv->first + u;
     axis[u] = fk[f * nf + k].y - c->tgt_sole[2 * f + side];
   }
-  const double above_sole = rk__rt_median(axis, len);
+  const double above_sole = rk__median(axis, len);
   med[1] = c->tgt_ground + rt->scale * clearance + above_sole;
   return rk_vec3_make(med[0], med[1], med[2]);
 }

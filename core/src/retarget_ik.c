@@ -1,7 +1,7 @@
 /* Retargeting, IK per frame: goals of the planted (or blending) foot joints, the pelvis when both
  * planted legs cannot reach their pins (the loop through the ground, solved with rigkit/ik.h),
  * analytic two-bone legs and hands, and the closure of the loop on the final pose. */
-#include "retarget_internal.h"
+#include "retarget_run.h"
 
 #include <rigkit/error.h>
 #include <rigkit/fk.h>

@@ -1,6 +1,7 @@
 /* Retargeting, quality: foot skate, pin errors, loop closure, knees bent backwards and limb
  * directions, measured frame by frame during a run and on baked clips (rk_retarget_measure). */
-#include "retarget_internal.h"
+#include "retarget_run.h"
+#include "stats.h"
 
 #include <rigkit/fk.h>
 
@@ -12,20 +13,6 @@ static const rk_bone limb_bones[8][2] = {
     {RK_BONE_RIGHT_UPPER_ARM, RK_BONE_RIGHT_FOREARM}, {RK_BONE_RIGHT_FOREARM, RK_BONE_RIGHT_HAND},
     {RK_BONE_LEFT_UPPER_LEG, RK_BONE_LEFT_LOWER_LEG}, {RK_BONE_LEFT_LOWER_LEG, RK_BONE_LEFT_FOOT},
     {RK_BONE_RIGHT_UPPER_LEG, RK_BONE_RIGHT_LOWER_LEG}, {RK_BONE_RIGHT_LOWER_LEG, RK_BONE_RIGHT_FOOT}};
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-void rk__rt_sort(double *v, size_t n) {
-  qsort(v, n, sizeof(double), cmp_double);
-}
-
-double rk__rt_median(double *v, size_t n) {
-  rk__rt_sort(v, n);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Angle in degrees whose cosine is c (clamped into [-1, 1]). */
 static double angle_deg(double c) {
@@ -173,7 +160,7 @@ void rk__rt_finish_quality(rk__rt_run *c) {
   rk_foot_contacts fcs[RK__RT_MAX_FEET] = {{0}};
   for (size_t k = 0; k < nf; k++) {
     names[k] = rk_skeleton_joint_name(rt->tgt, (size_t)rt->feet[k].tgt);
-    fcs[k] = rk_retarget_result_contacts(res, k);
+    fcs[k] = rk__rt_contacts(res, k);
   }
   rk_retarget_measure(rt->tgt, res->clip, c->fps, names, fcs, nf, &res->quality);
   double sum = 0, mx = 0;
@@ -189,8 +176,7 @@ void rk__rt_finish_quality(rk__rt_run *c) {
   res->quality.joint_limit_violations = t->limit_violations;
   res->quality.loop_frames = t->loop_frames;
   if (t->limb_n > 0) {
-    rk__rt_sort(t->limb_angles, t->limb_n);
-    res->quality.limb_direction_median_deg = t->limb_angles[t->limb_n / 2];
+    res->quality.limb_direction_median_deg = rk__median_upper(t->limb_angles, t->limb_n);
   }
   res->quality_fk.limb_direction_median_deg = res->quality.limb_direction_median_deg;
 }
@@ -213,7 +199,7 @@ bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarget_resul
   double sum = 0, mx = 0;
   size_t n = 0;
   for (size_t k = 0; k < nc; k++) {
-    const rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
+    const rk_foot_contacts fc = rk__rt_contacts(r, k);
     if (same_joint(rt, skeleton, fc.joint) < 0)
       continue;
     const double rest_y = rt->pt0[fc.joint].y;
@@ -280,6 +266,5 @@ double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_res
     }
   if (na == 0)
     return NAN;
-  rk__rt_sort(angles, na);
-  return angles[na / 2];
+  return rk__median_upper(angles, na);
 }

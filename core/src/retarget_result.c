@@ -1,7 +1,7 @@
 /* Retargeting, the result: keys stored frame by frame and baked into the target clip, what a
  * result hands out (clip, contacts, quality, foot tracks before and after IK), and the output
  * asset (the target character carrying the retargeted clip). */
-#include "retarget_internal.h"
+#include "retarget_run.h"
 
 #include <rigkit/error.h>
 
@@ -125,13 +125,7 @@ size_t rk_retarget_result_contact_count(const rk_retarget_result *r) {
 }
 
 rk_foot_contacts rk_retarget_result_contacts(const rk_retarget_result *r, size_t i) {
-  rk_foot_contacts fc = {-1, 0, NULL};
-  if (i < r->contact_count) {
-    fc.joint = r->contact_joint[i];
-    fc.count = r->intervals[i]->len;
-    fc.intervals = (const rk_contact_interval *)(void *)r->intervals[i]->data;
-  }
-  return fc;
+  return rk__rt_contacts(r, i);
 }
 
 const rk_retarget_quality *rk_retarget_result_quality(const rk_retarget_result *r) {

@@ -1,7 +1,7 @@
 /* Retargeting, pose transfer: sampling the source clip and turning each source pose into the
  * target's (rotations, bone directions, root motion at the right height), with the per-frame
  * caches that let a run sample and transfer every frame once. */
-#include "retarget_internal.h"
+#include "retarget_run.h"
 
 #include <rigkit/fk.h>
 
@@ -9,10 +9,6 @@
 
 /* Default of rk_retarget_options.cache_bytes. */
 #define RK__RETARGET_CACHE_BYTES ((size_t)256 << 20)
-
-double rk__rt_frame_time(const rk__rt_run *c, size_t f) {
-  return fmin((double)f / c->fps, c->duration);
-}
 
 void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
@@ -37,36 +33,6 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->src_p = g_new(rk_vec3, frames * RK__RT_MAX_FEET);
   c->src_sole = g_new(double, frames * 2);
   c->tgt_sole = g_new(double, frames * 2);
-}
-
-void rk__rt_run_clear(rk__rt_run *c) {
-  g_clear_pointer(&c->src_locals, g_free);
-  g_clear_pointer(&c->src_models, g_free);
-  g_clear_pointer(&c->src_world, g_free);
-  g_clear_pointer(&c->src_cache_q, g_free);
-  g_clear_pointer(&c->src_cache_p, g_free);
-  g_clear_pointer(&c->tgt_cache, g_free);
-  g_clear_pointer(&c->tgt_world_cache, g_free);
-  g_clear_pointer(&c->tgt_world, g_free);
-  g_clear_pointer(&c->tgt_locals, g_free);
-  g_clear_pointer(&c->tgt_models, g_free);
-  g_clear_pointer(&c->src_p, g_free);
-  g_clear_pointer(&c->src_sole, g_free);
-  g_clear_pointer(&c->tgt_sole, g_free);
-  for (size_t k = 0; k < RK__RT_MAX_FEET; k++)
-    g_clear_pointer(&c->pins[k], g_array_unref);
-  g_clear_pointer(&c->ik.q, g_free);
-  g_clear_pointer(&c->ik.q_fk, g_free);
-  g_clear_pointer(&c->ik.q_prev, g_free);
-  g_clear_pointer(&c->ik.locked, g_free);
-  g_clear_pointer(&c->ik.tree_models, g_free);
-  g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
-  g_clear_pointer(&c->tally.limb_angles, g_free);
-  g_clear_pointer(&c->keys.times, g_free);
-  g_clear_pointer(&c->keys.rot, g_free);
-  g_clear_pointer(&c->keys.trans, g_free);
-  g_clear_pointer(&c->keys.rot_used, g_free);
-  g_clear_pointer(&c->keys.trans_used, g_free);
 }
 
 /* ---- sampling -------------------------------------------------------------------------------- */
@@ -109,10 +75,6 @@ static void load_source(rk__rt_run *c, size_t f) {
 /* World rotation of a used source joint in the current frame. */
 static rk_quat src_rot(const rk__rt_run *c, int j) {
   return c->cur_q[c->rt->src_slot[j]];
-}
-
-rk_vec3 rk__rt_src_pos(const rk__rt_run *c, int j) {
-  return rk_vec3_add(c->cur_p[c->rt->src_slot[j]], rk_vec3_scale(c->travel, c->cur_t));
 }
 
 /* Lowest point (y) of the subtree of `ankle` in models. */

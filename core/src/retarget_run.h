@@ -1,9 +1,10 @@
-/* Internal: the retargeter, its result and the state of one run, shared by the passes of
- * rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), ground and contacts
- * (retarget_contacts.c), IK (retarget_ik.c), quality (retarget_quality.c) and the baked result
- * (retarget_result.c). */
-#ifndef RK_RETARGET_INTERNAL_H
-#define RK_RETARGET_INTERNAL_H
+/* Internal: the retargeter, its result and the state of one run (retarget_run.c), shared by the
+ * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), ground and
+ * contacts (retarget_contacts.c), IK (retarget_ik.c), the baked result (retarget_result.c) and
+ * quality (retarget_quality.c). The passes call down this list and into this header only, never
+ * back up: retarget.c -> quality -> result -> ik -> contacts -> transfer -> run. */
+#ifndef RK_RETARGET_RUN_H
+#define RK_RETARGET_RUN_H
 
 #include <rigkit/ik.h>
 #include <rigkit/loop.h>
@@ -148,6 +149,16 @@ static inline rk_vec3 rk__rt_horizontal(rk_vec3 v) {
   return rk_vec3_make(v.x, 0, v.z);
 }
 
+/* ---- retarget_run.c ---- */
+/* World position (travel included) of a used source joint in the current frame. */
+rk_vec3 rk__rt_src_pos(const rk__rt_run *run, int j);
+/* Time of output frame f in the clip. */
+double rk__rt_frame_time(const rk__rt_run *run, size_t f);
+/* Frames [first, last] of contact joint k's planted intervals (borrowed from the result). */
+rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
+/* Frees everything a run allocated (NULL-safe fields). */
+void rk__rt_run_clear(rk__rt_run *run);
+
 /* ---- retarget_transfer.c ---- */
 /* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget). */
 void rk__rt_transfer_init(rk__rt_run *run);
@@ -158,12 +169,6 @@ void rk__rt_scan_source(rk__rt_run *run);
 void rk__rt_transfer_all(rk__rt_run *run);
 /* Makes frame f the current frame with its transferred target pose. */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
-/* World position (travel included) of a used source joint in the current frame. */
-rk_vec3 rk__rt_src_pos(const rk__rt_run *run, int j);
-/* Time of output frame f in the clip. */
-double rk__rt_frame_time(const rk__rt_run *run, size_t f);
-/* Frees everything a run allocated (NULL-safe fields). */
-void rk__rt_run_clear(rk__rt_run *run);
 
 /* ---- retarget_contacts.c ---- */
 /* The clip's ground, the ground's own velocity (in-place cycles, travel with root_motion) and
@@ -181,10 +186,6 @@ bool rk__rt_ik_init(rk__rt_run *run, GError **error);
 bool rk__rt_solve_frame(rk__rt_run *run, size_t f, GError **error);
 
 /* ---- retarget_quality.c ---- */
-/* Sorts v[n] in place and returns its median (the mean of the middle two for even n). */
-double rk__rt_median(double *v, size_t n);
-/* Sorts v[n] in place (ascending). */
-void rk__rt_sort(double *v, size_t n);
 /* Adds frame f's figures: pin errors, heights after IK, knees, limb directions. */
 void rk__rt_measure_frame(rk__rt_run *run, size_t f);
 /* The result's quality and FK-only quality, once the clip is baked. */
