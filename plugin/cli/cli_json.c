@@ -40,7 +40,3 @@ bool rk__json_print(JsonBuilder *b, FILE *out, bool pretty) {
   g_autofree char *text = rk_json_object_to_text(json_node_get_object(root), pretty, &len);
   return fwrite(text, 1, len, out) == len && fputc('\n', out) != EOF && fflush(out) == 0;
 }
-
-char *rk__json_object_to_text(JsonObject *root, bool pretty, size_t *length) {
-  return rk_json_object_to_text(root, pretty, length);
-}

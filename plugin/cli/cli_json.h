@@ -19,7 +19,5 @@ void rk__json_add_double(JsonBuilder *b, const char *name, double v);
 /** Writes the builder's root, pretty-printed when `pretty`, with a final newline; returns false
  * when writing fails (e.g. a closed pipe). */
 bool rk__json_print(JsonBuilder *b, FILE *out, bool pretty);
-/** rk_json_object_to_text under the name cmd_tree.c and retarget_report.c still call. */
-char *rk__json_object_to_text(JsonObject *root, bool pretty, size_t *length);
 
 #endif

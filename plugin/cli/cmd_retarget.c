@@ -59,24 +59,6 @@ static rk_export_format parse_format(const char *text) {
   return (rk_export_format)-1;
 }
 
-/* Whether this build can write a format: export a one-joint asset into a directory that does not
- * exist; a writer that exists fails there with an I/O error, a missing one says "unsupported"
- * first. Nothing is written. */
-static bool format_available(rk_export_format f) {
-  g_autoptr(rk_skeleton_builder) sb = rk_skeleton_builder_new();
-  rk_skeleton_builder_add_joint(sb, "probe", -1, NULL, 0);
-  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(sb, NULL, NULL);
-  if (!s)
-    return false;
-  g_autoptr(rk_asset) a = rk_asset_new(s);
-  rk_export_options o = RK_EXPORT_OPTIONS_INIT;
-  o.format = f;
-  g_autoptr(GError) e = NULL;
-  if (rk_export_file(a, "/nonexistent-rigkit-probe-dir/probe.out", &o, &e))
-    return true;
-  return !g_error_matches(e, RK_ERROR, RK_ERROR_UNSUPPORTED);
-}
-
 /* SHA-256 of a file's bytes ("-" when unreadable). */
 static char *file_digest(const char *path) {
   g_autofree char *data = NULL;
@@ -456,12 +438,12 @@ static int resolve_format(const args *a, rk__rt_config *cfg) {
   if (fmt == RK_EXPORT_AUTO) {
     const char *tf = cfg->target ? rk_asset_source_format(cfg->target) : rk_import_format_from_path(a->target);
     fmt = tf && !strcmp(tf, "bvh") ? RK_EXPORT_BVH : tf && !strcmp(tf, "fbx") ? RK_EXPORT_FBX : RK_EXPORT_GLB;
-    if (fmt == RK_EXPORT_FBX && !format_available(RK_EXPORT_FBX)) {
+    if (fmt == RK_EXPORT_FBX && !rk_export_format_available(RK_EXPORT_FBX)) {
       fprintf(stderr, "rigkit " CMD ": note: this build cannot write FBX: writing .glb (choose "
                       "with --format)\n");
       fmt = RK_EXPORT_GLB;
     }
-  } else if (!format_available(fmt)) {
+  } else if (!rk_export_format_available(fmt)) {
     return rk__cli_usage(CMD, "this build cannot write %s files: choose --format glb, gltf or bvh",
                          rk_export_format_name(fmt));
   }

@@ -3,7 +3,7 @@
  * their DH tables. */
 #include "cli.h"
 #include "cli_json.h"
-#include "json_text.h"
+#include <rigkit/json_text.h>
 
 #include <json-glib/json-glib.h>
 #include <rigkit/rigkit.h>
@@ -349,7 +349,7 @@ static char *tree_json(const rk_tree *t, const char *path, const char *motion, G
   json_chains(b, t, chains);
   json_builder_end_object(b);
   g_autoptr(JsonNode) root = json_builder_get_root(b);
-  return rk__json_object_to_text(json_node_get_object(root), true, NULL);
+  return rk_json_object_to_text(json_node_get_object(root), true, NULL);
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */

@@ -162,32 +162,28 @@ static rig *rig_for(batch *b, rk_skeleton *s) {
   return r;
 }
 
-/* How the written output is read back: as rigkit wrote it (BVH in centimetres, Y-up, root
- * channels holding the absolute position). */
-static rk_import_options readback_options(const rk__rt_config *cfg) {
+/* How the written output is read back: as its writer says it wrote it. */
+static rk_import_options readback_options(const rk__rt_config *cfg, const char *output) {
+  rk_export_readback rb;
+  rk_export_readback_of(output, &cfg->export_opts, &rb);
   rk_import_options o = RK_IMPORT_OPTIONS_INIT;
   o.skip_meshes = true;
-  if (cfg->export_opts.format == RK_EXPORT_BVH) {
-    o.format = "bvh";
-    o.unit_scale = cfg->export_opts.unit == RK_EXPORT_UNIT_METRES ? 1.0 : 0.01;
-    o.up_axis = "Y";
-    o.bvh_root_offset = RK_BVH_ROOT_OFFSET_REPLACE;
+  if (!rb.self_describing) {
+    o.format = rk_export_format_name(rb.format);
+    o.unit_scale = rb.metres_per_unit;
+    o.up_axis = rb.up_axis;
+    if (rb.bvh_root_absolute)
+      o.bvh_root_offset = RK_BVH_ROOT_OFFSET_REPLACE;
   }
   return o;
 }
 
-/* The files an export wrote (a .gltf has its .bin). */
+/* The files an export wrote, as the exporter lists them (a .gltf has its .bin). */
 static GPtrArray *written_files(const rk__rt_config *cfg, const char *output) {
   GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
-  g_ptr_array_add(files, g_strdup(output));
-  if (cfg->export_opts.format == RK_EXPORT_GLTF) {
-    g_autofree char *stem = g_strdup(output);
-    char *dot = strrchr(stem, '.');
-    char *slash = strrchr(stem, '/');
-    if (dot && (!slash || dot > slash))
-      *dot = '\0';
-    g_ptr_array_add(files, g_strconcat(stem, ".bin", NULL));
-  }
+  g_auto(GStrv) list = rk_export_output_files(output, &cfg->export_opts);
+  for (char **f = list; f && *f; f++)
+    g_ptr_array_add(files, g_strdup(*f));
   return files;
 }
 
@@ -280,7 +276,7 @@ static char *read_back(clip_job *j) {
   const size_t nt = rk_skeleton_joint_count(rk_asset_skeleton(cfg->target));
   g_autoptr(GError) e = NULL;
   j->files = written_files(cfg, j->output);
-  const rk_import_options ro = readback_options(cfg);
+  const rk_import_options ro = readback_options(cfg, j->output);
   j->back = rk_import_file(j->output, &ro, &e);
   char *bad = NULL;
   if (!j->back)

@@ -11,7 +11,7 @@
 #include "retarget_batch.h"
 
 #include "cli_json.h"
-#include "json_text.h"
+#include <rigkit/json_text.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -337,7 +337,7 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
   json_object_set_array_member(root, "not_run", not_run);
   set_number(root, "seconds", out->seconds);
   size_t len = 0;
-  g_autofree char *text = rk__json_object_to_text(root, true, &len);
+  g_autofree char *text = rk_json_object_to_text(root, true, &len);
   g_autofree char *with_nl = g_strconcat(text, "\n", NULL);
   /* Temporary file in the same directory, synced, renamed: never a partial report. */
   if (!g_file_set_contents_full(path, with_nl, (gssize)(len + 1),
@@ -578,7 +578,7 @@ bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index
   json_object_set_array_member(o, "files", fa);
   json_object_set_object_member(o, "entry", entry_to_json(entry));
   size_t len = 0;
-  g_autofree char *text = rk__json_object_to_text(o, false, &len);
+  g_autofree char *text = rk_json_object_to_text(o, false, &len);
   g_autofree char *line = g_strconcat(text, "\n", NULL);
   len++;
   g_mutex_lock(&j->lock);
