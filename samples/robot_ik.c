@@ -34,8 +34,8 @@ int main(int argc, char **argv) {
       continue;
     rk_joint_spec *sp = &specs[count++];
     sp->name = rk_skeleton_joint_name(s, j);
-    sp->type = m.motion == RK_JOINT_MOTION_PRISMATIC ? RK_JOINT_PRISMATIC : RK_JOINT_REVOLUTE;
-    sp->axis = m.motion == RK_JOINT_MOTION_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
+    sp->type = m.motion == RK_JOINT_PRISMATIC ? RK_JOINT_PRISMATIC : RK_JOINT_REVOLUTE;
+    sp->axis = m.motion == RK_JOINT_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
     sp->order = RK_EULER_N_ORDERS;
     sp->has_limits = m.has_limits;
     sp->lower[0] = m.lower;

@@ -150,7 +150,7 @@ void rk_asset_free(rk_asset *a) {
   g_ptr_array_unref(a->clips);
   g_ptr_array_unref(a->meshes);
   g_ptr_array_unref(a->notes);
-  rk_skeleton_free(a->skeleton);
+  rk_skeleton_unref(a->skeleton);
   g_free(a->format);
   g_free(a->path);
   g_free(a->unit);
@@ -258,15 +258,16 @@ const char *rk_asset_up_axis(const rk_asset *a) {
 
 bool rk_asset_set_joint_mechanics(rk_asset *a, size_t joint, const rk_joint_mechanics *m) {
   const size_t n = rk_skeleton_joint_count(a->skeleton);
+  const bool one_axis = m && (m->motion == RK_JOINT_REVOLUTE || m->motion == RK_JOINT_PRISMATIC);
   if (joint >= n || !m || !(m->lower <= m->upper || !m->has_limits) ||
-      (m->motion != RK_JOINT_MOTION_FIXED && !(rk_vec3_norm(m->axis) > 0)))
+      (m->motion != RK_JOINT_FIXED && !one_axis) || (one_axis && !(rk_vec3_norm(m->axis) > 0)))
     return false;
   if (!a->mechanics) {
     a->mechanics = g_new0(rk_joint_mechanics, n);
     a->has_mechanics = g_new0(bool, n);
   }
   a->mechanics[joint] = *m;
-  if (m->motion != RK_JOINT_MOTION_FIXED)
+  if (m->motion != RK_JOINT_FIXED)
     a->mechanics[joint].axis = rk_vec3_normalize(m->axis);
   a->has_mechanics[joint] = true;
   return true;

@@ -123,7 +123,7 @@ static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin
                  : dir == CHAIN_UP ? m->max_y[c]
                                    : horizontal_reach(m, c, origin);
       /* Prefer real joints over end sites when they reach as far. */
-      if ((rk_skeleton_joint_flags(m->s, (size_t)c) & RK_JOINT_END_SITE) == 0)
+      if ((rk_skeleton_joint_flags(m->s, (size_t)c) & RK_SKELETON_END_SITE) == 0)
         v += 1e-9 * m->height;
       if (v > best_v) {
         best_v = v;
@@ -136,7 +136,7 @@ static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin
 }
 
 static bool is_end_site(const mapper *m, int j) {
-  return (rk_skeleton_joint_flags(m->s, (size_t)j) & RK_JOINT_END_SITE) != 0;
+  return (rk_skeleton_joint_flags(m->s, (size_t)j) & RK_SKELETON_END_SITE) != 0;
 }
 
 /* Counts the limbs whose lowest joints reach the ground (within 15% of the height: a quadruped's

@@ -51,7 +51,7 @@ static int branch_tip(const rk_tree *t, const bool *has_dof, int c) {
     }
     if (m == 0)
       for (size_t k = (size_t)c + 1; k < t->subtree_end[c]; k = t->subtree_end[k])
-        if (rk_skeleton_joint_flags(t->skeleton, k) & RK_JOINT_END_SITE)
+        if (rk_skeleton_joint_flags(t->skeleton, k) & RK_SKELETON_END_SITE)
           return (int)k;
     return c;
   }

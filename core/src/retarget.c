@@ -179,8 +179,8 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
 void rk_retargeter_free(rk_retargeter *rt) {
   if (!rt)
     return;
-  rk_skeleton_free(rt->src);
-  rk_skeleton_free(rt->tgt);
+  rk_skeleton_unref(rt->src);
+  rk_skeleton_unref(rt->tgt);
   g_free(rt->qs0);
   g_free(rt->ps0);
   g_free(rt->qt0);
@@ -189,7 +189,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->src_slot);
   for (int s = 0; s < 2; s++)
     g_free(rt->leg_joints[s]);
-  rk_tree_free(rt->tree);
+  rk_tree_unref(rt->tree);
   g_free(rt);
 }
 

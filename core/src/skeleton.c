@@ -249,7 +249,7 @@ rk_skeleton *rk_skeleton_ref(rk_skeleton *s) {
   return s;
 }
 
-void rk_skeleton_free(rk_skeleton *s) {
+void rk_skeleton_unref(rk_skeleton *s) {
   if (!s || !g_atomic_int_dec_and_test(&s->refcount))
     return;
   g_hash_table_unref(s->by_name);

@@ -1,6 +1,6 @@
 /* Building and freeing kinematic trees: rk_tree_from_skeleton types joints from specs, end sites
  * and clip evidence, lays out the DOFs, limits, paired joint frames and hints, and builds the
- * junctions; rk_tree_ref and rk_tree_free share and free the result. */
+ * junctions; rk_tree_ref and rk_tree_unref share and free the result. */
 #include "junction_internal.h"
 #include "tree_fit.h"
 #include "tree_internal.h"
@@ -472,7 +472,7 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
     J->order = RK_EULER_N_ORDERS;
     const bool root = t->parents[j] < 0;
     const bool end_site =
-        (rk_skeleton_joint_flags(skeleton, j) & RK_JOINT_END_SITE) && t->subtree_end[j] == j + 1;
+        (rk_skeleton_joint_flags(skeleton, j) & RK_SKELETON_END_SITE) && t->subtree_end[j] == j + 1;
     if (spec_of[j] >= 0) {
       const rk_joint_spec *sp = &o.joints[spec_of[j]];
       J->type = sp->type;
@@ -542,7 +542,7 @@ rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motio
     rk__tree_samples_clear(s);
   g_free(spec_of);
   if (!ok) {
-    rk_tree_free(t);
+    rk_tree_unref(t);
     return NULL;
   }
   return t;
@@ -554,7 +554,7 @@ rk_tree *rk_tree_ref(rk_tree *tree) {
   return tree;
 }
 
-void rk_tree_free(rk_tree *tree) {
+void rk_tree_unref(rk_tree *tree) {
   if (!tree || !g_atomic_int_dec_and_test(&tree->refcount))
     return;
   rk__junctions_free(tree->junctions);
@@ -572,6 +572,6 @@ void rk_tree_free(rk_tree *tree) {
   g_free(tree->q_rest);
   g_free(tree->euler_axes);
   g_free(tree->fk);
-  rk_skeleton_free(tree->skeleton);
+  rk_skeleton_unref(tree->skeleton);
   g_free(tree);
 }

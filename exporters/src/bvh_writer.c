@@ -11,7 +11,7 @@
  * B_parent^-1 (p_j - p_parent), which Blender, Assimp and rigkit read as replacing the OFFSET.
  * The root's position channels hold its absolute world position.
  *
- * Joints flagged RK_JOINT_END_SITE that are leaves and never move relative to their parent are
+ * Joints flagged RK_SKELETON_END_SITE that are leaves and never move relative to their parent are
  * written as "End Site" blocks; rigkit's BVH reader names an End Site "<parent>_End" (see
  * bvh_end_site_name), so an end joint with another name stays a JOINT to keep its name. A
  * skeleton with several roots is written under one added root "rigkit_root" (BVH readers accept
@@ -218,7 +218,7 @@ static bool prepare(bvh_ctx *c, const rk_export_options *opts, GError **error) {
     b->position = root;
     /* An End Site keeps its name only when the reader will give it back. */
     b->end_site = false;
-    if (!root && (rk_skeleton_joint_flags(s, j) & RK_JOINT_END_SITE) &&
+    if (!root && (rk_skeleton_joint_flags(s, j) & RK_SKELETON_END_SITE) &&
         rk_skeleton_subtree_end(s, j) == j + 1) {
       g_autofree char *expected = bvh_end_site_name(rk_skeleton_joint_name(s, (size_t)p));
       b->end_site = strcmp(expected, rk_skeleton_joint_name(s, j)) == 0;

@@ -3,7 +3,7 @@
  * count and fails on fewer. This reader:
  *  - accepts any channel order per joint (the listed order is the Euler order: "Zrotation
  *    Xrotation Yrotation" is R = Rz Rx Ry), position channels on any joint, CR/LF and tabs;
- *  - makes each End Site a leaf joint "<parent>_End" flagged RK_JOINT_END_SITE;
+ *  - makes each End Site a leaf joint "<parent>_End" flagged RK_SKELETON_END_SITE;
  *  - uses the frame lines that are there when the header's "Frames:" disagrees (and says so);
  *  - reads "Frame Time" as 1/N s when it is 1/N rounded to the printed digits (0.041667 -> 1/24);
  *  - decides per file whether root position channels add to the OFFSET or replace it: the reading
@@ -71,7 +71,7 @@ static void add_skeleton(const rk__bvh_file *b, rk__raw_asset *raw) {
     const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
     rk_transform rest = rk_transform_identity();
     rest.t = rk_vec3_make(j->offset[0], j->offset[1], j->offset[2]);
-    rk__raw_add_joint(raw, j->name, j->parent, &rest, j->end_site ? RK_JOINT_END_SITE : 0);
+    rk__raw_add_joint(raw, j->name, j->parent, &rest, j->end_site ? RK_SKELETON_END_SITE : 0);
   }
 }
 

@@ -287,7 +287,7 @@ static bool add_chain(const dh_table *t, const rk_dh_row *mrows, const rk_mat4 *
   rk_transform base_t, tool_t;
   rk_transform_from_mat4(&t->base, &base_t);
   rk_transform_from_mat4(mtool, &tool_t);
-  int prev = rk__raw_add_joint(raw, "base", -1, &base_t, RK_JOINT_HELPER);
+  int prev = rk__raw_add_joint(raw, "base", -1, &base_t, RK_SKELETON_HELPER);
   for (size_t i = 0; i < n; i++) {
     const dh_joint *j = &g_array_index(t->joints, dh_joint, i);
     rk_transform rest = modified_local(&mrows[i], 0.0);
@@ -296,13 +296,13 @@ static bool add_chain(const dh_table *t, const rk_dh_row *mrows, const rk_mat4 *
     rk__raw_joint *rj = rk__raw_joint_at(raw, (size_t)ids[i]);
     rj->has_mechanics = true;
     rj->mechanics.motion =
-        j->row.type == RK_DH_REVOLUTE ? RK_JOINT_MOTION_REVOLUTE : RK_JOINT_MOTION_PRISMATIC;
+        j->row.type == RK_DH_REVOLUTE ? RK_JOINT_REVOLUTE : RK_JOINT_PRISMATIC;
     rj->mechanics.axis = rk_vec3_make(0, 0, 1);
     rj->mechanics.has_limits = j->has_limits;
     rj->mechanics.lower = j->has_limits ? j->lo : -INFINITY;
     rj->mechanics.upper = j->has_limits ? j->hi : INFINITY;
   }
-  rk__raw_add_joint(raw, "tool", prev, &tool_t, RK_JOINT_END_SITE);
+  rk__raw_add_joint(raw, "tool", prev, &tool_t, RK_SKELETON_END_SITE);
   g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
   for (size_t i = 0; i < rk__raw_joint_count(raw); i++)
     if (!g_hash_table_add(names, rk__raw_joint_at(raw, i)->name)) {

@@ -203,7 +203,7 @@ void rk__raw_scale_lengths(rk__raw_asset *raw, double s) {
   for (guint i = 0; i < raw->joints->len; i++) {
     rk__raw_joint *j = rk__raw_joint_at(raw, i);
     j->rest.t = rk_vec3_scale(j->rest.t, s);
-    if (j->has_mechanics && j->mechanics.motion == RK_JOINT_MOTION_PRISMATIC) {
+    if (j->has_mechanics && j->mechanics.motion == RK_JOINT_PRISMATIC) {
       j->mechanics.lower *= s;
       j->mechanics.upper *= s;
     }

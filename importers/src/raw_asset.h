@@ -14,7 +14,7 @@ typedef struct rk__raw_joint {
   char *name;
   int parent;        /* raw index or -1 */
   rk_transform rest; /* local, relative to the parent */
-  unsigned flags;    /* rk_joint_flags */
+  unsigned flags;    /* rk_skeleton_flags */
   bool has_ibm;
   rk_mat4 ibm; /* model space -> joint space at bind time */
   bool has_mechanics;

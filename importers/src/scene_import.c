@@ -147,9 +147,9 @@ static GArray *add_joints(const rk__scene *s, const unsigned *role, int root,
         leaf = false;
     unsigned flags = 0;
     if (leaf && !(role[i] & (ROLE_SKIN | ROLE_ANIMATED)))
-      flags |= RK_JOINT_END_SITE;
+      flags |= RK_SKELETON_END_SITE;
     if ((int)i == root && i == 0 && !(role[i] & (ROLE_SKIN | ROLE_ANIMATED)))
-      flags |= RK_JOINT_HELPER;
+      flags |= RK_SKELETON_HELPER;
     joint_of_node[i] = rk__raw_add_joint(raw, node->name, parent, &node_rests[i], flags);
     g_array_append_val(rests, node_rests[i]);
     /* Shear cannot live in a TRS rest pose: say so when the decomposition loses it. */

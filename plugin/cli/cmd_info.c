@@ -10,9 +10,9 @@
 static void add_flags(JsonBuilder *b, unsigned flags) {
   json_builder_set_member_name(b, "flags");
   json_builder_begin_array(b);
-  if (flags & RK_JOINT_END_SITE)
+  if (flags & RK_SKELETON_END_SITE)
     json_builder_add_string_value(b, "end_site");
-  if (flags & RK_JOINT_HELPER)
+  if (flags & RK_SKELETON_HELPER)
     json_builder_add_string_value(b, "helper");
   json_builder_end_array(b);
 }
@@ -131,7 +131,7 @@ static bool print_text(const char *path, const rk_asset *a) {
     printf("  %4zu %-28s parent %-24s t (%.6g, %.6g, %.6g) r (%.6g, %.6g, %.6g, %.6g)%s%s\n", i,
            rk_skeleton_joint_name(s, i), p >= 0 ? rk_skeleton_joint_name(s, (size_t)p) : "-",
            r->t.x, r->t.y, r->t.z, r->r.x, r->r.y, r->r.z, r->r.w,
-           (f & RK_JOINT_END_SITE) ? " [end site]" : "", (f & RK_JOINT_HELPER) ? " [helper]" : "");
+           (f & RK_SKELETON_END_SITE) ? " [end site]" : "", (f & RK_SKELETON_HELPER) ? " [helper]" : "");
   }
   printf("clips:   %zu\n", rk_asset_clip_count(a));
   for (size_t i = 0; i < rk_asset_clip_count(a); i++) {

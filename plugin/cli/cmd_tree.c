@@ -504,12 +504,12 @@ static int run_tree(const tree_args *a, const char *path) {
       continue;
     rk_joint_spec sp = {0};
     sp.name = rk_skeleton_joint_name(s, j);
-    sp.type = m.motion == RK_JOINT_MOTION_REVOLUTE    ? RK_JOINT_REVOLUTE
-              : m.motion == RK_JOINT_MOTION_PRISMATIC ? RK_JOINT_PRISMATIC
+    sp.type = m.motion == RK_JOINT_REVOLUTE    ? RK_JOINT_REVOLUTE
+              : m.motion == RK_JOINT_PRISMATIC ? RK_JOINT_PRISMATIC
                                                       : RK_JOINT_FIXED;
     /* The tree takes a revolute axis in the joint's zero frame and a prismatic one in the parent
      * frame. */
-    sp.axis = m.motion == RK_JOINT_MOTION_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
+    sp.axis = m.motion == RK_JOINT_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
     sp.order = RK_EULER_N_ORDERS;
     sp.has_limits = m.has_limits;
     sp.lower[0] = m.lower;

@@ -51,7 +51,7 @@ static rk_asset *long_capture(size_t frames) {
   g_free(t);
   g_free(v);
   rk_asset_add_clip(a, c);
-  rk_skeleton_free(s);
+  rk_skeleton_unref(s);
   return a;
 }
 

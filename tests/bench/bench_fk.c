@@ -211,7 +211,7 @@ static rk_skeleton *build_humanoid(hum_ctx *c) {
         parent = m + 1;
     rk_transform x = rk_transform_identity();
     x.t = rk_vec3_make(kHum[k].ox, kHum[k].oy, kHum[k].oz);
-    rk_skeleton_builder_add_joint(b, kHum[k].name, parent, &x, kHum[k].axis < 0 ? RK_JOINT_END_SITE : 0);
+    rk_skeleton_builder_add_joint(b, kHum[k].name, parent, &x, kHum[k].axis < 0 ? RK_SKELETON_END_SITE : 0);
   }
   rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
   rk_skeleton_builder_free(b);
@@ -328,10 +328,10 @@ int main(int argc, char **argv) {
            bc.ndof, N_JOINTS, ball_err);
   rk_bench_report("treefk_balls", med, mn, mx, N_DOF, reps, it_tree, extra);
 
-  rk_tree_free(ball_tree);
+  rk_tree_unref(ball_tree);
   free(bc.qpool);
-  rk_tree_free(tree);
-  rk_skeleton_free(s);
+  rk_tree_unref(tree);
+  rk_skeleton_unref(s);
   free(hc.tqpool);
   free(hc.qpool);
   free(hc.lpool);

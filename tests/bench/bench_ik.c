@@ -231,7 +231,7 @@ static void walk_init(walk *w) {
 }
 
 static void walk_free(walk *w) {
-  rk_tree_free(w->tree);
+  rk_tree_unref(w->tree);
   free(w->q_truth);
   free(w->targets);
 }
@@ -469,7 +469,7 @@ int main(int argc, char **argv) {
     rk_tree *iiwa = rk_rig_iiwa14_tree(NULL);
     run("ik_tree", "rand", "method=lm tol=1e-5m,1e-4rad restarts=on mechanism=tree", t, n, true, &o,
         &chain, lo, hi, iiwa);
-    rk_tree_free(iiwa);
+    rk_tree_unref(iiwa);
   }
   free(t);
 

@@ -229,7 +229,7 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
   cr_assert_eq(rk_clip_frame_count(bc), (size_t)frames);
   size_t bvh_bones = 0;
   for (size_t i = 0; i < nb; i++)
-    bvh_bones += !(rk_skeleton_joint_flags(rk_asset_skeleton(ba), i) & RK_JOINT_END_SITE);
+    bvh_bones += !(rk_skeleton_joint_flags(rk_asset_skeleton(ba), i) & RK_SKELETON_END_SITE);
   cr_assert_eq(bvh_bones, (size_t)bones, "%zu joints besides End Sites", bvh_bones);
   g_autofree rk_vec3 *bp = g_new(rk_vec3, nb);
   const double ground = json_object_get_double_member(m, "ground_z");

@@ -73,7 +73,7 @@ static inline rk_skeleton *fx_rig(const fx_rig_params *p, const char *const name
     snprintf(fallback, sizeof fallback, "j%d", i);
     unsigned flags = (i == T_HEAD_END || i == T_LTOE_END || i == T_RTOE_END || i == T_LFINGER1 ||
                       i == T_LFINGER2 || i == T_RFINGER1 || i == T_RFINGER2)
-                         ? RK_JOINT_END_SITE
+                         ? RK_SKELETON_END_SITE
                          : 0;
     rk_skeleton_builder_add_joint(b, names && names[i] ? names[i] : fallback,
                                   t[i].parent < 0 ? -1 : builder_index[t[i].parent], &x, flags);

@@ -136,7 +136,7 @@ Test(ik_alloc, solves_allocate_nothing) {
   cr_assert_eq(reached, 200);
   rk_ik_ws_free(ws);
   rk_ik_ws_free(wc);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 #else
 Test(ik_alloc, skipped_under_sanitizers) {

@@ -89,7 +89,7 @@ static void pinned_init(pinned *s, rk_vec3 hand_offset) {
 }
 
 static void pinned_clear(pinned *s) {
-  rk_tree_free(s->tree);
+  rk_tree_unref(s->tree);
   g_free(s->q);
 }
 
@@ -191,7 +191,7 @@ Test(ik_tree, pose_goal_on_head_and_four_limbs) {
     cr_assert(pe[i] <= 1e-5 && re[i] <= 1e-4, "goal %s: %g m %g rad", names[i], pe[i], re[i]);
   g_free(models);
   rk_ik_ws_free(ws);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 /* ---- Analytic limb vs numeric ---------------------------------------------------------------- */
@@ -257,7 +257,7 @@ Test(ik_tree, analytic_leg_agrees_with_numeric) {
     cr_assert(isfinite(qa[k]));
   rk_assert_near(qa[limb.mid_dof], 0.0, 1e-9);
   g_free(models);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 Test(ik_tree, limb_init_rejects_bad_limbs) {
@@ -278,7 +278,7 @@ Test(ik_tree, limb_init_rejects_bad_limbs) {
   /* A ball mid joint is fine (bend plane from the pose). */
   cr_assert(rk_ik_limb_init(t, link_of(t, "Clavicle_L"), link_of(t, "UpArm_L"),
                             link_of(t, "LoArm_L"), &limb, NULL));
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 Test(ik_tree, ball_mid_joint_limb_reaches) {
@@ -297,7 +297,7 @@ Test(ik_tree, ball_mid_joint_limb_reaches) {
   for (size_t k = 0; k < n; k++)
     cr_assert(isfinite(q[k]));
   g_free(models);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 /* ---- Warm-started sequences ------------------------------------------------------------------ */
@@ -342,7 +342,7 @@ Test(ik_tree, warm_started_walk_cycle_four_goals) {
     cr_assert(jump < 0.25, "frame %d: a DOF jumped %g rad", f, jump);
   }
   rk_ik_ws_free(ws);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 /* ---- Robot tree: the DH fast path ------------------------------------------------------------ */
@@ -403,7 +403,7 @@ Test(ik_tree, robot_tree_takes_chain_path_and_matches_generic) {
     g_free(models);
   }
   rk_ik_ws_free(ws);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 /* ---- Jacobians: tree vs chain ---------------------------------------------------------------- */
@@ -451,7 +451,7 @@ Test(ik_tree, tree_jacobian_equals_chain_dh_derivative_jacobian) {
     g_free(Jt);
     g_free(Jc);
     g_free(frames);
-    rk_tree_free(t);
+    rk_tree_unref(t);
   }
 }
 
@@ -505,7 +505,7 @@ Test(ik_tree, same_tree_problems_on_two_threads_bit_identical) {
   cr_assert(memcmp(jobs[0].out, jobs[1].out, 30 * n * sizeof(double)) == 0);
   g_free(jobs[0].out);
   g_free(jobs[1].out);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 /* ---- The IK's own FK and Jacobian against the tree's ----------------------------------------- */
@@ -529,11 +529,11 @@ static rk_tree *mixed_tree(void) {
   t.t = rk_vec3_make(0.05, 0.1, 0);
   int wrist = rk_skeleton_builder_add_joint(b, "wrist", slide, &t, 0);
   t.t = rk_vec3_make(0, 0.08, 0.02);
-  rk_skeleton_builder_add_joint(b, "tip", wrist, &t, RK_JOINT_END_SITE);
+  rk_skeleton_builder_add_joint(b, "tip", wrist, &t, RK_SKELETON_END_SITE);
   t.t = rk_vec3_make(-0.2, 0.1, 0);
   int arm = rk_skeleton_builder_add_joint(b, "arm", root, &t, 0);
   t.t = rk_vec3_make(-0.3, 0, 0);
-  rk_skeleton_builder_add_joint(b, "arm_end", arm, &t, RK_JOINT_END_SITE);
+  rk_skeleton_builder_add_joint(b, "arm_end", arm, &t, RK_SKELETON_END_SITE);
   g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
   rk_skeleton_builder_free(b);
   rk_joint_spec specs[2];
@@ -593,7 +593,7 @@ Test(ik_tree, ik_fk_matches_tree_fk_on_every_joint_type) {
   g_free(goals);
   g_free(pe);
   g_free(re);
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 /* A wrong Jacobian column would leave a first-order error after one Newton step; with the right
@@ -641,7 +641,7 @@ Test(ik_tree, one_newton_step_converges_quadratically) {
     cr_assert(e0 > 1e-4 && e1 < 1e-2 * e0, "trial %d: %g -> %g", trial, e0, e1);
     rk_ik_ws_free(ws);
   }
-  rk_tree_free(t);
+  rk_tree_unref(t);
 }
 
 Test(ik_tree, loops_alone_close_from_a_disturbed_pose) {

@@ -126,10 +126,10 @@ Test(junction, links_with_end_sites_only_are_not_junctions) {
   rk_skeleton_builder *b = rk_skeleton_builder_new();
   int arm = fx_add(b, "arm", -1, fx_at(0, 0, 0), 0);
   int hand = fx_add(b, "hand", arm, fx_at(0.3, 0, 0), 0);
-  fx_add(b, "marker1", hand, fx_at(0.1, 0, 0), RK_JOINT_END_SITE);
+  fx_add(b, "marker1", hand, fx_at(0.1, 0, 0), RK_SKELETON_END_SITE);
   int f = fx_add(b, "finger", hand, fx_at(0.1, 0.02, 0), 0);
-  fx_add(b, "finger_end", f, fx_at(0.05, 0, 0), RK_JOINT_END_SITE);
-  fx_add(b, "marker2", hand, fx_at(0.1, -0.02, 0), RK_JOINT_END_SITE);
+  fx_add(b, "finger_end", f, fx_at(0.05, 0, 0), RK_SKELETON_END_SITE);
+  fx_add(b, "marker2", hand, fx_at(0.1, -0.02, 0), RK_SKELETON_END_SITE);
   g_autoptr(rk_skeleton) s = fx_build(b);
   g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
   cr_assert_eq(rk_tree_junction_count(t), 0);

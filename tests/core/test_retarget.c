@@ -147,8 +147,8 @@ static long_shins long_shins_new(void) {
 static void long_shins_clear(long_shins *c) {
   rk_retargeter_free(c->rt);
   rk_clip_free(c->walk);
-  rk_skeleton_free(c->tgt);
-  rk_skeleton_free(c->src);
+  rk_skeleton_unref(c->tgt);
+  rk_skeleton_unref(c->src);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(long_shins, long_shins_clear)

@@ -13,7 +13,7 @@ Test(skeleton, parents_added_after_children_are_sorted) {
   int hand = rk_skeleton_builder_add_joint(b, "hand", 1, NULL, 0);
   int arm = rk_skeleton_builder_add_joint(b, "arm", 2, NULL, 0);
   rk_skeleton_builder_add_joint(b, "root", -1, NULL, 0);
-  rk_skeleton_builder_add_joint(b, "leg", 2, NULL, RK_JOINT_HELPER);
+  rk_skeleton_builder_add_joint(b, "leg", 2, NULL, RK_SKELETON_HELPER);
   int remap[4];
   g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, remap, NULL);
   cr_assert(s);
@@ -25,7 +25,7 @@ Test(skeleton, parents_added_after_children_are_sorted) {
   cr_assert_eq(remap[arm], 1);
   cr_assert_eq(rk_skeleton_find_joint(s, "leg"), 3);
   cr_assert_eq(rk_skeleton_find_joint(s, "nope"), -1);
-  cr_assert_eq(rk_skeleton_joint_flags(s, 3), RK_JOINT_HELPER);
+  cr_assert_eq(rk_skeleton_joint_flags(s, 3), RK_SKELETON_HELPER);
   cr_assert_eq(rk_skeleton_subtree_end(s, 0), 4);
   cr_assert_eq(rk_skeleton_subtree_end(s, 1), 3);
   cr_assert_eq(rk_skeleton_child_count(s, 0), 2);
@@ -95,8 +95,8 @@ Test(skeleton, inverse_binds_and_reference_counting) {
   cr_assert(rk_skeleton_inverse_bind(s, 1, &out));
   rk_assert_mat4_near(out, ibm, 0);
   rk_skeleton *r = rk_skeleton_ref(s);
-  rk_skeleton_free(s);
+  rk_skeleton_unref(s);
   cr_assert_str_eq(rk_skeleton_joint_name(r, 1), "b"); /* still alive */
-  rk_skeleton_free(r);
-  rk_skeleton_free(NULL);
+  rk_skeleton_unref(r);
+  rk_skeleton_unref(NULL);
 }

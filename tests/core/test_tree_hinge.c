@@ -80,7 +80,7 @@ static rk_skeleton *two_bone(void) {
   rk_transform jt = fx_at(0, -0.4, 0);
   jt.r = rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), 0.3); /* a rest rotation */
   int k = rk_skeleton_builder_add_joint(b, "knee", r, &jt, 0);
-  fx_add(b, "foot", k, fx_at(0, -0.4, 0), RK_JOINT_END_SITE);
+  fx_add(b, "foot", k, fx_at(0, -0.4, 0), RK_SKELETON_END_SITE);
   return fx_build(b);
 }
 

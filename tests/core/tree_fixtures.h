@@ -35,7 +35,7 @@ static inline rk_skeleton *fx_humanoid(void) {
   int chest = fx_add(b, "Chest", spine, fx_at(0, 0.25, 0), 0);
   int neck = fx_add(b, "Neck", chest, fx_at(0, 0.2, 0), 0);
   int head = fx_add(b, "Head", neck, fx_at(0, 0.1, 0), 0);
-  fx_add(b, "Head_end", head, fx_at(0, 0.2, 0), RK_JOINT_END_SITE);
+  fx_add(b, "Head_end", head, fx_at(0, 0.2, 0), RK_SKELETON_END_SITE);
   for (int side = 0; side < 2; side++) {
     const double sx = side == 0 ? 1.0 : -1.0;
     const char *S = side == 0 ? "L" : "R";
@@ -49,7 +49,7 @@ static inline rk_skeleton *fx_humanoid(void) {
     g_snprintf(name, sizeof name, "Hand_%s", S);
     int ha = fx_add(b, name, la, fx_at(sx * 0.25, 0, 0), 0);
     g_snprintf(name, sizeof name, "Hand_%s_end", S);
-    fx_add(b, name, ha, fx_at(sx * 0.1, 0, 0), RK_JOINT_END_SITE);
+    fx_add(b, name, ha, fx_at(sx * 0.1, 0, 0), RK_SKELETON_END_SITE);
   }
   for (int side = 0; side < 2; side++) {
     const double sx = side == 0 ? 1.0 : -1.0;
@@ -64,7 +64,7 @@ static inline rk_skeleton *fx_humanoid(void) {
     g_snprintf(name, sizeof name, "Toe_%s", S);
     int to = fx_add(b, name, ft, fx_at(0, -0.05, 0.12), 0);
     g_snprintf(name, sizeof name, "Toe_%s_end", S);
-    fx_add(b, name, to, fx_at(0, 0, 0.05), RK_JOINT_END_SITE);
+    fx_add(b, name, to, fx_at(0, 0, 0.05), RK_SKELETON_END_SITE);
   }
   return fx_build(b);
 }
@@ -94,7 +94,7 @@ static inline rk_clip *fx_walk(const rk_skeleton *s, double knee_noise) {
     times[f] = (double)f / 30.0;
   for (size_t j = 0; j < n; j++) {
     const char *name = rk_skeleton_joint_name(s, j);
-    if (rk_skeleton_joint_flags(s, j) & RK_JOINT_END_SITE)
+    if (rk_skeleton_joint_flags(s, j) & RK_SKELETON_END_SITE)
       continue;
     const double side = strstr(name, "_R") ? -1.0 : 1.0;
     for (size_t f = 0; f < frames; f++) {
@@ -148,11 +148,11 @@ static inline rk_skeleton *fx_planar_six(void) {
   int a2 = fx_add(b, "A2", a1, fx_at(1.0, 0, 0), 0);
   int a5 = fx_add(b, "A5", a2, fx_at(0.8, 0, 0), 0);
   int a6 = fx_add(b, "A6", a5, fx_at(0.6, 0, 0), 0);
-  fx_add(b, "A6_end", a6, fx_at(0.5, 0, 0), RK_JOINT_END_SITE);
+  fx_add(b, "A6_end", a6, fx_at(0.5, 0, 0), RK_SKELETON_END_SITE);
   const double c = cos(RK_PI / 4), s = sin(RK_PI / 4);
   int a3 = fx_add(b, "A3", a2, fx_at(0.7 * c, 0.7 * s, 0), 0);
   int a4 = fx_add(b, "A4", a3, fx_at(0.5 * c, 0.5 * s, 0), 0);
-  fx_add(b, "A4_end", a4, fx_at(0.4 * c, 0.4 * s, 0), RK_JOINT_END_SITE);
+  fx_add(b, "A4_end", a4, fx_at(0.4 * c, 0.4 * s, 0), RK_SKELETON_END_SITE);
   return fx_build(b);
 }
 
@@ -177,7 +177,7 @@ static inline rk_skeleton *fx_ring_ten(void) {
     at = v;
   }
   rk_vec3 d = rk_vec3_sub(fx_ring_vertex(5), at);
-  fx_add(b, "A5_tip", prev, fx_at(d.x, d.y, d.z), RK_JOINT_END_SITE);
+  fx_add(b, "A5_tip", prev, fx_at(d.x, d.y, d.z), RK_SKELETON_END_SITE);
   prev = -1;
   at = rk_vec3_make(0, 0, 0);
   for (int k = 10; k >= 6; k--) { /* A10..A6 at vertices 10..6 */
@@ -188,7 +188,7 @@ static inline rk_skeleton *fx_ring_ten(void) {
     at = v;
   }
   d = rk_vec3_sub(fx_ring_vertex(5), at);
-  fx_add(b, "A6_tip", prev, fx_at(d.x, d.y, d.z), RK_JOINT_END_SITE);
+  fx_add(b, "A6_tip", prev, fx_at(d.x, d.y, d.z), RK_SKELETON_END_SITE);
   return fx_build(b);
 }
 

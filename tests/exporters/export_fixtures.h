@@ -26,13 +26,13 @@ static inline rk_skeleton *fixture_humanoid(bool rotated) {
       {"Chest", "Spine", {0, 0.15, 0}, 0},
       {"Neck", "Chest", {0, 0.2, -0.01}, 0},
       {"Head", "Neck", {0, 0.1, 0.02}, 0},
-      {"Head_End", "Head", {0, 0.18, 0}, RK_JOINT_END_SITE},
-      {"head_top", "Head", {0, 0.2, 0.05}, RK_JOINT_END_SITE},
+      {"Head_End", "Head", {0, 0.18, 0}, RK_SKELETON_END_SITE},
+      {"head_top", "Head", {0, 0.2, 0.05}, RK_SKELETON_END_SITE},
       {"LeftShoulder", "Chest", {0.05, 0.15, 0}, 0},
       {"LeftArm", "LeftShoulder", {0.12, 0, 0}, 0},
       {"LeftForeArm", "LeftArm", {0.28, 0, 0}, 0},
       {"LeftHand", "LeftForeArm", {0.25, 0, 0}, 0},
-      {"LeftHand_End", "LeftHand", {0.1, 0, 0}, RK_JOINT_END_SITE},
+      {"LeftHand_End", "LeftHand", {0.1, 0, 0}, RK_SKELETON_END_SITE},
       {"RightShoulder", "Chest", {-0.05, 0.15, 0}, 0},
       {"RightArm", "RightShoulder", {-0.12, 0, 0}, 0},
       {"RightForeArm", "RightArm", {-0.28, 0, 0}, 0},
@@ -87,7 +87,7 @@ static inline rk_clip *fixture_walk(const rk_skeleton *s, const char *name, size
   rk_track tt = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, frames, times, v};
   cr_assert(rk_clip_add_track(c, &tt, NULL));
   for (size_t j = 0; j < n; j++) {
-    if (rk_skeleton_joint_flags(s, j) & RK_JOINT_END_SITE)
+    if (rk_skeleton_joint_flags(s, j) & RK_SKELETON_END_SITE)
       continue;
     const rk_quat r0 = rk_skeleton_rest(s, j)->r;
     const double ph = 0.37 * (double)j, amp = j == 0 ? 0.3 : 0.5;

@@ -332,7 +332,7 @@ Test(bvh, end_sites_are_leaf_joints_named_after_their_parent) {
   cr_assert_eq(rk_skeleton_joint_count(s), FIG_N);
   for (size_t i = 0; i < FIG_N; i++) {
     const size_t j = joint(a, fig[i].name);
-    cr_assert_eq((rk_skeleton_joint_flags(s, j) & RK_JOINT_END_SITE) != 0, fig[i].end);
+    cr_assert_eq((rk_skeleton_joint_flags(s, j) & RK_SKELETON_END_SITE) != 0, fig[i].end);
     if (fig[i].end)
       cr_assert_eq(rk_skeleton_child_count(s, j), 0u);
   }
@@ -347,9 +347,9 @@ Test(bvh, end_sites_are_leaf_joints_named_after_their_parent) {
   g_autoptr(rk_asset) b = import_text(text, "ends.bvh", &opts, &error);
   cr_assert(b, "%s", error ? error->message : "");
   const rk_skeleton *sb = rk_asset_skeleton(b);
-  cr_assert_eq(rk_skeleton_joint_flags(sb, joint(b, "A_End")) & RK_JOINT_END_SITE, 0u);
-  cr_assert(rk_skeleton_joint_flags(sb, joint(b, "A_End.001")) & RK_JOINT_END_SITE);
-  cr_assert(rk_skeleton_joint_flags(sb, joint(b, "A_End_End")) & RK_JOINT_END_SITE);
+  cr_assert_eq(rk_skeleton_joint_flags(sb, joint(b, "A_End")) & RK_SKELETON_END_SITE, 0u);
+  cr_assert(rk_skeleton_joint_flags(sb, joint(b, "A_End.001")) & RK_SKELETON_END_SITE);
+  cr_assert(rk_skeleton_joint_flags(sb, joint(b, "A_End_End")) & RK_SKELETON_END_SITE);
 }
 
 Test(bvh, translation_channels_on_inner_joints) {

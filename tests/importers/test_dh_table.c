@@ -24,7 +24,7 @@ Test(dh_table, iiwa14_matches_the_ik_target_set) {
   const rk_skeleton *s = rk_asset_skeleton(a);
   cr_assert_eq(rk_skeleton_joint_count(s), 9u); /* base, A1..A7, tool */
   cr_assert_str_eq(rk_asset_up_axis(a), "Z");
-  cr_assert(rk_skeleton_joint_flags(s, joint(a, "tool")) & RK_JOINT_END_SITE);
+  cr_assert(rk_skeleton_joint_flags(s, joint(a, "tool")) & RK_SKELETON_END_SITE);
   static const char *const names[] = {"A1", "A2", "A3", "A4", "A5", "A6", "A7"};
   g_autofree char *path = rk_test_data("ik_targets_iiwa14.txt");
   FILE *f = fopen(path, "r");
@@ -165,7 +165,7 @@ Test(dh_table, joint_types_and_limits_are_declared_mechanics) {
   for (int i = 0; i < 7; i++) {
     rk_joint_mechanics m;
     cr_assert(rk_asset_joint_mechanics(a, (size_t)joint(a, names[i]), &m), "%s", names[i]);
-    cr_assert_eq(m.motion, RK_JOINT_MOTION_REVOLUTE);
+    cr_assert_eq(m.motion, RK_JOINT_REVOLUTE);
     rk_assert_vec3_near(m.axis, rk_vec3_make(0, 0, 1), 0);
     cr_assert(m.has_limits);
     rk_assert_near(m.lower, -lim[i] * RK_DEG, 1e-12);
@@ -181,10 +181,10 @@ Test(dh_table, joint_types_and_limits_are_declared_mechanics) {
   cr_assert(b, "%s", error ? error->message : "");
   rk_joint_mechanics m;
   cr_assert(rk_asset_joint_mechanics(b, (size_t)joint(b, "lift"), &m));
-  cr_assert_eq(m.motion, RK_JOINT_MOTION_PRISMATIC);
+  cr_assert_eq(m.motion, RK_JOINT_PRISMATIC);
   rk_assert_near(m.lower, -0.05, 1e-12); /* millimetres to metres */
   rk_assert_near(m.upper, 0.25, 1e-12);
   cr_assert(rk_asset_joint_mechanics(b, (size_t)joint(b, "turn"), &m));
-  cr_assert_eq(m.motion, RK_JOINT_MOTION_REVOLUTE);
+  cr_assert_eq(m.motion, RK_JOINT_REVOLUTE);
   cr_assert_not(m.has_limits);
 }

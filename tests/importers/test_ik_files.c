@@ -34,7 +34,7 @@ static void walk_rig_init(walk_rig *w) {
 }
 
 static void walk_rig_clear(walk_rig *w) {
-  rk_tree_free(w->tree);
+  rk_tree_unref(w->tree);
   rk_asset_free(w->asset);
   g_free(w->locals);
 }

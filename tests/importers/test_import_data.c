@@ -61,14 +61,14 @@ Test(import_data, makehuman_walk_skeleton_and_clip) {
   cr_assert_eq(rk_skeleton_joint_count(s), 91u); /* 75 joints + 16 End Sites */
   size_t ends = 0;
   for (size_t i = 0; i < 91; i++)
-    ends += (rk_skeleton_joint_flags(s, i) & RK_JOINT_END_SITE) != 0;
+    ends += (rk_skeleton_joint_flags(s, i) & RK_SKELETON_END_SITE) != 0;
   cr_assert_eq(ends, 16u);
   cr_assert_str_eq(rk_skeleton_joint_name(s, 0), "Root");
   static const char *const some[] = {"Spine1", "Neck", "Head", "UpArm_L", "Hand_R", "UpLeg_L",
                                      "LoLeg_R", "Foot_L", "Toe_R", "Toe_R_End", "Head", "Jaw"};
   for (size_t i = 0; i < G_N_ELEMENTS(some); i++)
     joint(a, some[i]);
-  cr_assert(rk_skeleton_joint_flags(s, joint(a, "Toe_R_End")) & RK_JOINT_END_SITE);
+  cr_assert(rk_skeleton_joint_flags(s, joint(a, "Toe_R_End")) & RK_SKELETON_END_SITE);
   cr_assert_eq(rk_skeleton_parent(s, joint(a, "Toe_R_End")), (int)joint(a, "Toe_R"));
   cr_assert_eq(rk_asset_clip_count(a), 1u);
   assert_clip(a, "makehuman_walk1", 13.0 / 24.0, 24.0, 14);
@@ -230,8 +230,8 @@ Test(import_data, huesitos_fbx) {
   const rk_skeleton *s = rk_asset_skeleton(a);
   cr_assert(rk_skeleton_find_joint(s, "Camera") < 0 && rk_skeleton_find_joint(s, "Lamp") < 0 &&
             rk_skeleton_find_joint(s, "Armature") < 0 && rk_skeleton_find_joint(s, "Cylinder") < 0);
-  cr_assert(rk_skeleton_joint_flags(s, joint(a, "Bone.006_end")) & RK_JOINT_END_SITE);
-  cr_assert(rk_skeleton_joint_flags(s, joint(a, "Bone.008_end")) & RK_JOINT_END_SITE);
+  cr_assert(rk_skeleton_joint_flags(s, joint(a, "Bone.006_end")) & RK_SKELETON_END_SITE);
+  cr_assert(rk_skeleton_joint_flags(s, joint(a, "Bone.008_end")) & RK_SKELETON_END_SITE);
   cr_assert_str_eq(rk_asset_unit_name(a), "cm");
   assert_clip(a, "Armature|Action", 39.0 / 25.0, 25.0, 40);
   cr_assert(skin_rest_error(a) < 1e-4, "skinned rest error %g", skin_rest_error(a));

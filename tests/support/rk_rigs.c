@@ -26,7 +26,7 @@ rk_skeleton *rk_rig_iiwa14_skeleton(const char *prefix, GError **error) {
       g_snprintf(name, sizeof name, "%s%d", prefix, i + 1);
     else
       g_snprintf(name, sizeof name, "flange");
-    prev = rk_skeleton_builder_add_joint(b, name, prev, &t, i < 7 ? 0 : RK_JOINT_END_SITE);
+    prev = rk_skeleton_builder_add_joint(b, name, prev, &t, i < 7 ? 0 : RK_SKELETON_END_SITE);
     if (i < 7)
       local = rk_dh_row_transform(RK_DH_STANDARD, &rk_rig_iiwa14_rows[i], 0.0);
   }
@@ -57,7 +57,7 @@ rk_tree *rk_rig_iiwa14_tree(GError **error) {
   o.joints = specs;
   o.joint_count = 7;
   rk_tree *t = rk_tree_from_skeleton(s, NULL, &o, error);
-  rk_skeleton_free(s);
+  rk_skeleton_unref(s);
   return t;
 }
 
@@ -88,7 +88,7 @@ rk_skeleton *rk_rig_humanoid_skeleton(GError **error) {
     g_snprintf(n, sizeof n, "Hand_%s", S);
     int ha = add(b, n, la, sx * 0.25, 0, 0.02, 0);
     g_snprintf(n, sizeof n, "Hand_%s_end", S);
-    add(b, n, ha, sx * 0.08, 0, 0, RK_JOINT_END_SITE);
+    add(b, n, ha, sx * 0.08, 0, 0, RK_SKELETON_END_SITE);
   }
   for (int side = 0; side < 2; side++) {
     const double sx = side == 0 ? 1 : -1;
@@ -102,7 +102,7 @@ rk_skeleton *rk_rig_humanoid_skeleton(GError **error) {
     g_snprintf(n, sizeof n, "Toe_%s", S);
     int to = add(b, n, ft, 0, -0.05, 0.12, 0);
     g_snprintf(n, sizeof n, "Toe_%s_end", S);
-    add(b, n, to, 0, 0, 0.05, RK_JOINT_END_SITE);
+    add(b, n, to, 0, 0, 0.05, RK_SKELETON_END_SITE);
   }
   rk_skeleton *s = rk_skeleton_builder_build(b, NULL, error);
   rk_skeleton_builder_free(b);
@@ -130,7 +130,7 @@ rk_tree *rk_rig_humanoid_tree(GError **error) {
   o.joints = specs;
   o.joint_count = 4;
   rk_tree *t = rk_tree_from_skeleton(s, NULL, &o, error);
-  rk_skeleton_free(s);
+  rk_skeleton_unref(s);
   return t;
 }
 

@@ -4,7 +4,7 @@
  * Everything inside is in rigkit's canonical space: metres, Y-up, right-handed, seconds.
  * An asset owns its clips and meshes and holds one reference to its skeleton.
  *
- * Index: rk_material, rk_mesh_data, rk_mesh, rk_asset, rk_joint_motion, rk_joint_mechanics,
+ * Index: rk_material, rk_mesh_data, rk_mesh, rk_asset, rk_joint_mechanics,
  *        rk_mesh_new, rk_mesh_free, rk_mesh_data_get, rk_asset_new, rk_asset_free,
  *        rk_asset_skeleton, rk_asset_add_clip, rk_asset_take_clip, rk_asset_clip_count,
  *        rk_asset_clip, rk_asset_find_clip, rk_asset_remove_clips, rk_asset_add_mesh,
@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <glib.h>
 #include <rigkit/clip.h>
+#include <rigkit/joint.h>
 #include <rigkit/skeleton.h>
 
 G_BEGIN_DECLS
@@ -54,17 +55,10 @@ typedef struct rk_mesh_data {
 typedef struct rk_mesh rk_mesh;
 typedef struct rk_asset rk_asset;
 
-/** How a joint moves, when the file says so (robot formats such as DH tables); animation formats
- * leave it to the kinematic tree to infer (rigkit/tree.h). */
-typedef enum rk_joint_motion {
-  RK_JOINT_MOTION_FIXED,
-  RK_JOINT_MOTION_REVOLUTE,  /* rotation about axis */
-  RK_JOINT_MOTION_PRISMATIC, /* translation along axis */
-} rk_joint_motion;
-
-/** A joint's mechanics as the file declares them. */
+/** A joint's mechanics as the file declares them (robot formats such as DH tables); animation
+ * formats leave them to the kinematic tree to infer (rigkit/tree.h). */
 typedef struct rk_joint_mechanics {
-  rk_joint_motion motion;
+  rk_joint_type motion; /* RK_JOINT_FIXED, RK_JOINT_REVOLUTE or RK_JOINT_PRISMATIC */
   rk_vec3 axis;      /* unit axis in the joint's own (local, rest) frame */
   bool has_limits;
   double lower, upper; /* radians (revolute) or metres (prismatic), around the rest pose */
@@ -124,7 +118,7 @@ RK_API void rk_asset_set_up_axis(rk_asset *asset, const char *axis);
 /** Borrowed source up axis, "Y" until one is recorded. */
 RK_API const char *rk_asset_up_axis(const rk_asset *asset);
 /** Records the declared mechanics of joint `joint` (copied); returns false for an index out of
- * range, a zero axis or lower > upper. */
+ * range, a type other than fixed, revolute or prismatic, a zero axis or lower > upper. */
 RK_API bool rk_asset_set_joint_mechanics(rk_asset *asset, size_t joint, const rk_joint_mechanics *m);
 /** Copies joint `joint`'s declared mechanics into *out and returns true, or returns false when the
  * file declared none. */

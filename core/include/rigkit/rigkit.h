@@ -6,6 +6,7 @@
 #include <rigkit/error.h>
 #include <rigkit/math.h>
 #include <rigkit/euler.h>
+#include <rigkit/joint.h>
 #include <rigkit/skeleton.h>
 #include <rigkit/clip.h>
 #include <rigkit/asset.h>

@@ -7,12 +7,12 @@
  * in metres for imported assets (canonical space: Y-up, right-handed).
  *
  * Skeletons are reference counted and immutable, so one skeleton may be shared by clips, assets
- * and threads without locks: rk_skeleton_ref adds a reference, rk_skeleton_free drops one.
+ * and threads without locks: rk_skeleton_ref adds a reference, rk_skeleton_unref drops one.
  *
- * Index: rk_joint_flags, rk_skeleton, rk_skeleton_builder, rk_skeleton_builder_new,
+ * Index: rk_skeleton_flags, rk_skeleton, rk_skeleton_builder, rk_skeleton_builder_new,
  *        rk_skeleton_builder_free, rk_skeleton_builder_add_joint, rk_skeleton_builder_set_parent,
  *        rk_skeleton_builder_set_inverse_bind, rk_skeleton_builder_count,
- *        rk_skeleton_builder_build, rk_skeleton_ref, rk_skeleton_free, rk_skeleton_joint_count,
+ *        rk_skeleton_builder_build, rk_skeleton_ref, rk_skeleton_unref, rk_skeleton_joint_count,
  *        rk_skeleton_joint_name, rk_skeleton_parent, rk_skeleton_parents, rk_skeleton_rest,
  *        rk_skeleton_rest_locals, rk_skeleton_joint_flags, rk_skeleton_inverse_bind,
  *        rk_skeleton_has_inverse_binds, rk_skeleton_find_joint, rk_skeleton_subtree_end,
@@ -34,10 +34,10 @@ G_BEGIN_DECLS
 #define RK_SKELETON_MAX_NAME 1024
 
 /** Joint flags. */
-typedef enum rk_joint_flags {
-  RK_JOINT_END_SITE = 1u << 0, /* a leaf marking a bone's tip (BVH End Site, "_end" bones) */
-  RK_JOINT_HELPER = 1u << 1,   /* a helper with no authored meaning (e.g. a synthetic root) */
-} rk_joint_flags;
+typedef enum rk_skeleton_flags {
+  RK_SKELETON_END_SITE = 1u << 0, /* a leaf marking a bone's tip (BVH End Site, "_end" bones) */
+  RK_SKELETON_HELPER = 1u << 1,   /* a helper with no authored meaning (e.g. a synthetic root) */
+} rk_skeleton_flags;
 
 typedef struct rk_skeleton rk_skeleton;
 typedef struct rk_skeleton_builder rk_skeleton_builder;
@@ -62,14 +62,14 @@ RK_API size_t rk_skeleton_builder_count(const rk_skeleton_builder *b);
  * each builder index, the joint index in the built skeleton (rk_skeleton_builder_count entries).
  * Fails with RK_ERROR_INVALID on: no joints, empty or duplicate names, a parent out of range, a
  * cycle, a non-finite or zero-scale rest pose; RK_ERROR_LIMIT beyond RK_SKELETON_MAX_JOINTS joints
- * or RK_SKELETON_MAX_NAME bytes of name. The caller frees the result with rk_skeleton_free. */
+ * or RK_SKELETON_MAX_NAME bytes of name. The caller frees the result with rk_skeleton_unref. */
 RK_API rk_skeleton *rk_skeleton_builder_build(const rk_skeleton_builder *b, int *remap,
                                               GError **error);
 
 /** Adds a reference and returns s (thread-safe); NULL gives NULL. */
 RK_API rk_skeleton *rk_skeleton_ref(rk_skeleton *s);
 /** Drops a reference and frees the skeleton with the last one (thread-safe); NULL is a no-op. */
-RK_API void rk_skeleton_free(rk_skeleton *s);
+RK_API void rk_skeleton_unref(rk_skeleton *s);
 
 /** Number of joints (0 for NULL). */
 RK_API size_t rk_skeleton_joint_count(const rk_skeleton *s);
@@ -83,7 +83,7 @@ RK_API const int *rk_skeleton_parents(const rk_skeleton *s);
 RK_API const rk_transform *rk_skeleton_rest(const rk_skeleton *s, size_t i);
 /** Borrowed array of all rest local poses (joint_count entries). */
 RK_API const rk_transform *rk_skeleton_rest_locals(const rk_skeleton *s);
-/** rk_joint_flags of joint i. */
+/** rk_skeleton_flags of joint i. */
 RK_API unsigned rk_skeleton_joint_flags(const rk_skeleton *s, size_t i);
 /** Copies joint i's inverse bind matrix into *out and returns true, or returns false when the
  * joint has none (then rk_skeleton_rest_models gives the bind pose). */
@@ -110,7 +110,7 @@ RK_API size_t rk_skeleton_ancestor_closure(const rk_skeleton *s, const int *ends
 /** Vertical extent (max y - min y) of the rest pose's joint positions, in skeleton units. */
 RK_API double rk_skeleton_rest_height(const rk_skeleton *s);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_skeleton, rk_skeleton_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_skeleton, rk_skeleton_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_skeleton_builder, rk_skeleton_builder_free)
 
 G_END_DECLS

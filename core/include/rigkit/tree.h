@@ -59,10 +59,10 @@
  * Threading and memory. A tree is immutable once built and reference counted; every query takes
  * a const tree and caller buffers, allocates nothing, and is safe on many threads at once.
  *
- * Index: rk_joint_type, rk_joint_type_name, rk_joint_type_dof_count, rk_joint_origin,
+ * Index: rk_joint_type_name, rk_joint_type_dof_count, rk_joint_origin,
  *        rk_joint_origin_name, rk_joint, rk_dof, rk_dof_kind,
  *        rk_joint_spec, rk_tree_options, RK_TREE_OPTIONS_INIT, rk_tree_options_init,
- *        rk_tree_from_skeleton, rk_tree_ref, rk_tree_free, rk_tree_skeleton, rk_tree_link_count,
+ *        rk_tree_from_skeleton, rk_tree_ref, rk_tree_unref, rk_tree_skeleton, rk_tree_link_count,
  *        rk_tree_link_name, rk_tree_link_parent, rk_tree_find_link, rk_tree_link_subtree_end,
  *        rk_tree_joint, rk_tree_dof_count, rk_tree_dof, rk_tree_dof_name, rk_tree_lower,
  *        rk_tree_upper, rk_tree_dof_moves_link, rk_tree_link_dof_count, rk_tree_link_dofs,
@@ -78,20 +78,12 @@
 #include <glib.h>
 #include <rigkit/clip.h>
 #include <rigkit/euler.h>
+#include <rigkit/joint.h>
 #include <rigkit/math.h>
 #include <rigkit/skeleton.h>
 #include <stddef.h>
 
 G_BEGIN_DECLS
-
-/** Joint types (see the header comment for each one's local pose). */
-typedef enum rk_joint_type {
-  RK_JOINT_FIXED,
-  RK_JOINT_REVOLUTE,
-  RK_JOINT_PRISMATIC,
-  RK_JOINT_BALL,
-  RK_JOINT_FREE,
-} rk_joint_type;
 
 /** Why a joint got its type. */
 typedef enum rk_joint_origin {
@@ -221,7 +213,7 @@ typedef struct rk_tree rk_tree;
  * that does not fit the joint (a root prismatic or revolute is fine; a spec'ed FREE on a non-root
  * is accepted too), or limits with lower > upper; RK_ERROR_LIMIT when the DOF count would exceed
  * RK_TREE_MAX_DOF; RK_ERROR_NOT_FOUND when a joint spec names no joint of the skeleton (the message
- * names it). The caller frees the tree with rk_tree_free. */
+ * names it). The caller frees the tree with rk_tree_unref. */
 RK_API rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip *motion,
                                       const rk_tree_options *opts, GError **error);
 /** Most DOFs a tree may have. */
@@ -229,7 +221,7 @@ RK_API rk_tree *rk_tree_from_skeleton(const rk_skeleton *skeleton, const rk_clip
 /** Adds a reference (thread-safe); NULL gives NULL. */
 RK_API rk_tree *rk_tree_ref(rk_tree *tree);
 /** Drops a reference, freeing the tree with the last one; NULL is a no-op. */
-RK_API void rk_tree_free(rk_tree *tree);
+RK_API void rk_tree_unref(rk_tree *tree);
 
 /** Borrowed skeleton the tree was built from. */
 RK_API const rk_skeleton *rk_tree_skeleton(const rk_tree *tree);
@@ -338,7 +330,7 @@ RK_API void rk_tree_frame_jacobian(const rk_tree *tree, const rk_dof_axis *axes,
 RK_API void rk_tree_transform_between(const rk_tree *tree, const double *q, int a, int b,
                                       rk_mat4 *out);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_tree, rk_tree_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_tree, rk_tree_unref)
 
 G_END_DECLS
 

@@ -171,7 +171,7 @@ int rk__plugin_asset_joints(const rk_plugin_asset *asset, const rk_plugin_space 
       rk__plugin_from_canonical(rk_skeleton_rest(s, i), space, mpu, p < 0,
                                 rest + i * RK_PLUGIN_TRS_FLOATS);
     if (flags)
-      flags[i] = (rk_skeleton_joint_flags(s, i) & RK_JOINT_END_SITE) ? RK_PLUGIN_JOINT_END_SITE : 0;
+      flags[i] = (rk_skeleton_joint_flags(s, i) & RK_SKELETON_END_SITE) ? RK_PLUGIN_JOINT_END_SITE : 0;
   }
   return RK_PLUGIN_OK;
 }

@@ -37,7 +37,7 @@ static void session_free(rk_plugin_session *s) {
   rk_retarget_result_free(s->result);
   rk_clip_free(s->reduced);
   rk_retargeter_free(s->rt);
-  rk_skeleton_free(s->target);
+  rk_skeleton_unref(s->target);
   rk__plugin_asset_unref(s->source);
   rk__plugin_asset_unref(s->target_asset);
   g_free(s->host_to_skel);
@@ -146,7 +146,7 @@ static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_skeleton *k
     const bool root = k->parents[i] < 0;
     rk_transform rest =
         rk__plugin_to_canonical(k->rest + i * RK_PLUGIN_TRS_FLOATS, &s->space, s->mpu, root);
-    unsigned fl = (k->flags && (k->flags[i] & RK_PLUGIN_JOINT_END_SITE)) ? RK_JOINT_END_SITE : 0;
+    unsigned fl = (k->flags && (k->flags[i] & RK_PLUGIN_JOINT_END_SITE)) ? RK_SKELETON_END_SITE : 0;
     rk_skeleton_builder_add_joint(b, k->names[i], k->parents[i], &rest, fl);
   }
   s->host_to_skel = g_new(int, n);
@@ -180,7 +180,7 @@ static void use_asset_skeleton(rk_plugin_session *s) {
     s->host_to_skel[i] = s->skel_to_host[i] = (int)i;
     s->host_parents[i] = rk_skeleton_parent(s->target, i);
     s->host_flags[i] =
-        (rk_skeleton_joint_flags(s->target, i) & RK_JOINT_END_SITE) ? RK_PLUGIN_JOINT_END_SITE : 0;
+        (rk_skeleton_joint_flags(s->target, i) & RK_SKELETON_END_SITE) ? RK_PLUGIN_JOINT_END_SITE : 0;
   }
 }
 

@@ -19,6 +19,6 @@ int main(void) {
   rk_skeleton_rest_models(s, m);
   printf("rigkit %s tip y=%g\n", rk_version_string(), m[1].m[13]);
   int ok = m[1].m[13] == 2.0;
-  rk_skeleton_free(s);
+  rk_skeleton_unref(s);
   return ok ? 0 : 1;
 }
