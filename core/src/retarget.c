@@ -27,14 +27,14 @@ static const struct {
     {RK_BONE_RIGHT_LOWER_LEG, {RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_FOOT}},
 };
 
-/* Bones whose world rotation relative to rest is transferred. */
-static const rk_bone rotation_bones[] = {RK_BONE_HIPS,       RK_BONE_HEAD,       RK_BONE_LEFT_HAND,
-                                         RK_BONE_RIGHT_HAND, RK_BONE_LEFT_FOOT,  RK_BONE_RIGHT_FOOT,
-                                         RK_BONE_LEFT_TOES,  RK_BONE_RIGHT_TOES};
+/* Rest directions of a bone on the two rigs closer than this (radians) are the same: the bone
+ * takes its counterpart's world rotation alone, which then gives the direction exactly. */
+#define RK__RT_SAME_DIRECTION (0.25 * RK_DEG)
 
 /* ---- construction ---------------------------------------------------------------------------- */
 
-static void rest_world(const rk_skeleton *s, rk_quat *q, rk_vec3 *p) {
+/* Rest world rotations, positions and (optional) uniform scales of a skeleton's joints. */
+static void rest_world(const rk_skeleton *s, rk_quat *q, rk_vec3 *p, double *scale) {
   const size_t n = rk_skeleton_joint_count(s);
   g_autofree rk_mat4 *m = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, m);
@@ -43,38 +43,59 @@ static void rest_world(const rk_skeleton *s, rk_quat *q, rk_vec3 *p) {
     q[j] = rk_quat_normalize(par < 0 ? rk_skeleton_rest(s, j)->r
                                      : rk_quat_mul(q[par], rk_skeleton_rest(s, j)->r));
     p[j] = rk_mat4_get_translation(&m[j]);
+    if (scale)
+      scale[j] = rk_vec3_norm(rk_vec3_make(m[j].m[0], m[j].m[1], m[j].m[2]));
   }
 }
 
-/* How each target joint is driven: rest, the source's rotation, or its bone direction. */
+/* Whether bone t -> te of the target points, at rest, where bone s -> se of the source points
+ * (turned onto the target's facing); false when either bone has no length. */
+static bool same_rest_direction(const rk_retargeter *rt, int t, int te, int s, int se) {
+  const rk_vec3 bt = rk_vec3_sub(rt->pt0[te], rt->pt0[t]);
+  const rk_vec3 bs = rk_quat_rotate(rt->align, rk_vec3_sub(rt->ps0[se], rt->ps0[s]));
+  const double lt = rk_vec3_norm(bt), ls = rk_vec3_norm(bs);
+  return lt > 1e-6 * rt->tmap.height && ls > 1e-6 * rt->smap.height &&
+         rk_vec3_dot(bt, bs) >= cos(RK__RT_SAME_DIRECTION) * lt * ls;
+}
+
+/* How each target joint is driven: rest (no counterpart), its counterpart's world rotation, or,
+ * for a canonical limb or spine bone whose rest direction differs from the source's (an A-pose
+ * onto a T-pose), the source bone's direction. */
 static void set_rules(rk_retargeter *rt) {
   const rk_humanoid_map *sm = &rt->smap, *tm = &rt->tmap;
   rt->rules = g_new0(rk__rt_rule, rt->nt);
   for (size_t j = 0; j < rt->nt; j++)
-    rt->rules[j].kind = RK__RULE_REST;
-  for (size_t i = 0; i < G_N_ELEMENTS(rotation_bones); i++) {
-    rk_bone b = rotation_bones[i];
-    int t = tm->joint[b], s = sm->joint[b];
-    if (t >= 0 && s >= 0)
-      rt->rules[t] = (rk__rt_rule){RK__RULE_ROTATION, s, -1, -1};
-  }
+    rt->rules[j] = rt->match[j] >= 0 ? (rk__rt_rule){RK__RULE_ROTATION, rt->match[j], -1, -1}
+                                     : (rk__rt_rule){RK__RULE_REST, -1, -1, -1};
   for (size_t i = 0; i < G_N_ELEMENTS(direction_bones); i++) {
     rk_bone b = direction_bones[i].bone;
     int t = tm->joint[b], s = sm->joint[b];
-    if (t < 0 || s < 0)
+    if (t < 0 || s < 0 || rt->match[t] != s)
       continue;
-    rt->rules[t] = (rk__rt_rule){RK__RULE_ROTATION, s, -1, -1};
     for (int e = 0; e < 3; e++) {
       rk_bone end = direction_bones[i].ends[e];
       int te = tm->joint[end], se = sm->joint[end];
       /* Both bones must have length: a zero-length bone has no direction. */
       if (te >= 0 && se >= 0 && rk_vec3_norm(rk_vec3_sub(rt->pt0[te], rt->pt0[t])) > 1e-6 * tm->height &&
           rk_vec3_norm(rk_vec3_sub(rt->ps0[se], rt->ps0[s])) > 1e-6 * sm->height) {
-        rt->rules[t] = (rk__rt_rule){RK__RULE_DIRECTION, s, se, te};
+        if (!same_rest_direction(rt, t, te, s, se))
+          rt->rules[t] = (rk__rt_rule){RK__RULE_DIRECTION, s, se, te};
         break;
       }
     }
   }
+}
+
+/* Mean rest length of the two legs, hip to knee to ankle: the scale of root motion, exactly 1
+ * between two rigs of one skeleton whatever their feet. */
+static double leg_length(const rk_humanoid_map *map, const rk_vec3 *rest) {
+  double len = 0;
+  for (int side = 0; side < 2; side++) {
+    const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    const rk_vec3 a = rest[map->joint[u]], b = rest[map->joint[u + 1]], c = rest[map->joint[u + 2]];
+    len += rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(c, b));
+  }
+  return 0.5 * len;
 }
 
 /* The foot joints that may be planted, and the target's leg chains. */
@@ -156,14 +177,18 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
   rt->ps0 = g_new(rk_vec3, rt->ns);
   rt->qt0 = g_new(rk_quat, rt->nt);
   rt->pt0 = g_new(rk_vec3, rt->nt);
-  rest_world(source, rt->qs0, rt->ps0);
-  rest_world(target, rt->qt0, rt->pt0);
+  rest_world(source, rt->qs0, rt->ps0, NULL);
+  rt->tgt_wscale = g_new(double, rt->nt);
+  rest_world(target, rt->qt0, rt->pt0, rt->tgt_wscale);
   rt->align = rk_quat_from_to(source_map->forward, target_map->forward);
-  rt->scale = source_map->hip_height > 0 ? target_map->hip_height / source_map->hip_height : 1.0;
+  const double src_leg = leg_length(source_map, rt->ps0);
+  rt->scale = src_leg > 0 ? leg_length(target_map, rt->pt0) / src_leg : 1.0;
   rt->src_hips = source_map->joint[RK_BONE_HIPS];
   rt->tgt_hips = target_map->joint[RK_BONE_HIPS];
   for (int b = 0; b < RK_BONE_COUNT; b++)
     rt->mapped += source_map->joint[b] >= 0 && target_map->joint[b] >= 0;
+  rt->match = g_new(int, rt->nt);
+  rt->matched_joints = rk__rt_match(source, source_map, target, target_map, rt->match);
   set_rules(rt);
   set_feet(rt);
   set_source_slots(rt);
@@ -186,6 +211,8 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->qt0);
   g_free(rt->pt0);
   g_free(rt->rules);
+  g_free(rt->match);
+  g_free(rt->tgt_wscale);
   g_free(rt->src_slot);
   for (int s = 0; s < 2; s++)
     g_free(rt->leg_joints[s]);
@@ -203,6 +230,10 @@ const rk_skeleton *rk_retargeter_target(const rk_retargeter *rt) {
 
 size_t rk_retargeter_mapped_joints(const rk_retargeter *rt) {
   return rt->mapped;
+}
+
+int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint) {
+  return target_joint < rt->nt ? rt->match[target_joint] : -1;
 }
 
 /* ---- the run --------------------------------------------------------------------------------- */
@@ -267,6 +298,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   rk__rt_scan_source(&run);
   rk__rt_find_contacts(&run);
   rk__rt_transfer_all(&run);
+  rk__rt_fit_ground(&run);
   rk__rt_place_pins(&run);
   /* Frame by frame: IK from the transferred pose, quality figures, keys; then the clip. */
   run.tally.limb_angles = g_new(double, run.frames * 8);

@@ -48,6 +48,7 @@ static void ground_motion(rk__rt_run *c) {
   res->in_place = rk_vec3_norm(res->ground_velocity) > 0.1 * H;
   if (res->in_place && c->opts->root_motion) {
     c->travel = rk_vec3_scale(res->ground_velocity, -1.0);
+    res->travel = c->travel;
     for (size_t f = 0; f < frames; f++)
       for (size_t k = 0; k < rt->foot_count; k++)
         c->src_p[f * RK__RT_MAX_FEET + k] = rk_vec3_add(
@@ -109,6 +110,47 @@ void rk__rt_find_contacts(rk__rt_run *c) {
         plant ? rt->feet[k].src_rest_height + c->opts->contact_height * H : -INFINITY,
         c->opts->contact_speed * H, min_frames > 1 ? min_frames : 1);
   }
+}
+
+/* ---- the ground offset ----------------------------------------------------------------------- */
+
+/* Whether side `side`'s foot has a planted joint at frame f. */
+static bool side_planted(const rk__rt_run *c, int side, size_t f) {
+  for (size_t k = 0; k < c->rt->foot_count; k++) {
+    if (c->rt->feet[k].side != side)
+      continue;
+    const GArray *iv = c->res->intervals[k];
+    for (guint i = 0; i < iv->len; i++) {
+      const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+      if ((int)f >= ci->first && (int)f <= ci->last)
+        return true;
+    }
+  }
+  return false;
+}
+
+void rk__rt_fit_ground(rk__rt_run *c) {
+  if (c->opts->ground == RK_RETARGET_GROUND_KEEP)
+    return;
+  const rk_retargeter *rt = c->rt;
+  /* Per planted foot and frame: how far the target's sole must rise to stand as far above its
+   * floor as the source's sole above the clip's ground (scaled). Without a planted frame (a
+   * jump, an in-place cycle), the lower sole of every frame. */
+  g_autofree double *lift = g_new(double, 2 * c->frames);
+  size_t n = 0;
+  for (size_t f = 0; f < c->frames; f++)
+    for (int side = 0; side < 2; side++)
+      if (side_planted(c, side, f))
+        lift[n++] = c->tgt_ground + rt->scale * (c->src_sole[2 * f + (size_t)side] - c->src_ground) -
+                    c->tgt_sole[2 * f + (size_t)side];
+  if (n == 0)
+    for (size_t f = 0; f < c->frames; f++) {
+      const size_t s = c->src_sole[2 * f] <= c->src_sole[2 * f + 1] ? 0 : 1;
+      const size_t t = c->tgt_sole[2 * f] <= c->tgt_sole[2 * f + 1] ? 0 : 1;
+      lift[n++] = c->tgt_ground + rt->scale * (c->src_sole[2 * f + s] - c->src_ground) -
+                  c->tgt_sole[2 * f + t];
+    }
+  rk__rt_shift_ground(c, n ? rk__median(lift, n) : 0.0);
 }
 
 /* ---- pins ------------------------------------------------------------------------------------ */

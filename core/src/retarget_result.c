@@ -120,6 +120,10 @@ double rk_retarget_result_fps(const rk_retarget_result *r) {
   return r->fps;
 }
 
+double rk_retarget_result_ground_offset(const rk_retarget_result *r) {
+  return r->ground_offset;
+}
+
 size_t rk_retarget_result_contact_count(const rk_retarget_result *r) {
   return r->contact_count;
 }

@@ -28,6 +28,9 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_world, g_free);
   g_clear_pointer(&c->src_cache_q, g_free);
   g_clear_pointer(&c->src_cache_p, g_free);
+  g_clear_pointer(&c->src_cache_d, g_free);
+  g_clear_pointer(&c->src_moves, g_free);
+  g_clear_pointer(&c->hips_lift, g_free);
   g_clear_pointer(&c->tgt_cache, g_free);
   g_clear_pointer(&c->tgt_world_cache, g_free);
   g_clear_pointer(&c->tgt_world, g_free);

@@ -1,8 +1,10 @@
 /* Internal: the retargeter, its result and the state of one run (retarget_run.c), shared by the
  * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), ground and
  * contacts (retarget_contacts.c), IK (retarget_ik.c), the baked result (retarget_result.c) and
- * quality (retarget_quality.c). The passes call down this list and into this header only, never
- * back up: retarget.c -> quality -> result -> ik -> contacts -> transfer -> run. */
+ * quality (retarget_quality.c); the correspondence of the two rigs (retarget_match.c) is made
+ * once when the retargeter is built. The passes call down this list and into this header only,
+ * never back up: retarget.c -> quality -> result -> ik -> contacts -> transfer -> run, and
+ * retarget.c -> match. */
 #ifndef RK_RETARGET_RUN_H
 #define RK_RETARGET_RUN_H
 
@@ -14,8 +16,10 @@
 /* How a target joint is driven. */
 typedef enum rk__rt_rule_kind {
   RK__RULE_REST,      /* keeps its rest local rotation */
-  RK__RULE_ROTATION,  /* world rotation relative to rest, from the source joint */
-  RK__RULE_DIRECTION, /* bone direction from the source bone, twist from the source's rotation */
+  RK__RULE_ROTATION,  /* world rotation relative to rest, from the source joint (every joint
+                         with a counterpart, canonical or not) */
+  RK__RULE_DIRECTION, /* bone direction from the source bone, twist from the source's rotation
+                         (canonical limb and spine bones whose rest directions differ) */
 } rk__rt_rule_kind;
 
 typedef struct rk__rt_rule {
@@ -43,7 +47,10 @@ struct rk_retargeter {
   rk_quat *qt0;  /* target rest world rotations */
   rk_vec3 *pt0;  /* target rest world positions */
   rk_quat align; /* turns the source's facing onto the target's (about the up axis) */
-  double scale;  /* target hip height / source hip height */
+  double scale;  /* target leg length / source leg length */
+  int *match;    /* target joint -> its counterpart in the source, or -1 (retarget_match.c) */
+  size_t matched_joints;
+  double *tgt_wscale; /* target rest world scale per joint (uniform part) */
   rk__rt_rule *rules;
   int src_hips, tgt_hips;
   rk__rt_foot feet[RK__RT_MAX_FEET];
@@ -68,6 +75,8 @@ struct rk_retarget_result {
   rk_vec3 *fk_positions;           /* frames x contact_count: the transferred pose, before IK */
   rk_vec3 ground_velocity;         /* source space, units per second */
   bool in_place;
+  double ground_offset;            /* the one vertical offset of the target's hips (metres) */
+  rk_vec3 travel;                  /* velocity added to the source (source units per second) */
 };
 
 /* Key storage of the baked clip, per frame and joint. */
@@ -120,9 +129,12 @@ typedef struct rk__rt_run {
    * cached (src_cache_q/p: frames x rt->src_used), else of the current frame only. */
   rk_quat *src_cache_q;
   rk_vec3 *src_cache_p;
+  rk_vec3 *src_cache_d; /* world displacement of each used joint by its animated translation */
+  bool *src_moves;      /* per source joint: the clip animates its translation (hips aside) */
   bool cached;
   const rk_quat *cur_q; /* the current frame's slice */
   const rk_vec3 *cur_p;
+  const rk_vec3 *cur_d;
   double cur_t;
   size_t cur_f;
   rk_transform *tgt_cache;  /* transferred target locals per frame (cached runs) */
@@ -132,6 +144,8 @@ typedef struct rk__rt_run {
   rk_mat4 *tgt_models;
   double src_ground; /* the clip's ground (retarget_contacts.c) */
   double tgt_ground;
+  double ground_offset; /* added to the target hips' height (0 until the ground pass sets it) */
+  rk_vec3 *hips_lift;   /* per cached frame: the hips' local translation that lifts them 1 m */
   rk_vec3 travel; /* velocity added to the source (in-place clips with root_motion) */
   /* Per frame: the source's foot joints (frames x RK__RT_MAX_FEET, travel included once known)
    * and per side the lowest point of each foot (the ankle's subtree), source and transferred
@@ -159,6 +173,12 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
 /* Frees everything a run allocated (NULL-safe fields). */
 void rk__rt_run_clear(rk__rt_run *run);
 
+/* ---- retarget_match.c ---- */
+/* Fills t2s (one entry per target joint) with each target joint's counterpart in the source or
+ * -1, and returns how many target joints have one. */
+size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
+                    const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
+
 /* ---- retarget_transfer.c ---- */
 /* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget). */
 void rk__rt_transfer_init(rk__rt_run *run);
@@ -169,11 +189,18 @@ void rk__rt_scan_source(rk__rt_run *run);
 void rk__rt_transfer_all(rk__rt_run *run);
 /* Makes frame f the current frame with its transferred target pose. */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
+/* Lifts the transferred target of every frame by `offset` (metres; the ground offset): the
+ * cached poses, the FK-only foot joints and the target's soles. */
+void rk__rt_shift_ground(rk__rt_run *run, double offset);
 
 /* ---- retarget_contacts.c ---- */
 /* The clip's ground, the ground's own velocity (in-place cycles, travel with root_motion) and
  * the contact intervals of every foot joint. */
 void rk__rt_find_contacts(rk__rt_run *run);
+/* The ground offset of the clip (none with ground = keep): the one lift of the target's hips
+ * that stands its soles on its floor where the source's stand on the clip's ground (median over
+ * the contact frames), applied to the transferred frames. */
+void rk__rt_fit_ground(rk__rt_run *run);
 /* Pins of every contact interval, the toes' fitted to their ankle's. */
 void rk__rt_place_pins(rk__rt_run *run);
 /* Pin weight of contact joint k at frame f and *pin_index, the interval it belongs to. */

@@ -14,13 +14,21 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames, nt = rt->nt;
   /* Sample and transfer each frame once when the per-frame caches fit the budget. */
-  const size_t per_frame =
-      rt->src_used * (sizeof(rk_quat) + sizeof(rk_vec3)) + nt * (sizeof(rk_transform) + sizeof(rk_quat));
+  const size_t per_frame = rt->src_used * (sizeof(rk_quat) + 2 * sizeof(rk_vec3)) +
+                           nt * (sizeof(rk_transform) + sizeof(rk_quat)) + sizeof(rk_vec3);
   c->cached =
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
   c->src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
   c->src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
+  c->src_cache_d = g_new0(rk_vec3, slices * rt->src_used + 1);
+  c->hips_lift = c->cached ? g_new(rk_vec3, frames) : NULL;
+  /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
+  c->src_moves = g_new0(bool, rt->ns);
+  for (size_t j = 0; j < rt->ns; j++)
+    c->src_moves[j] = rt->src_slot[j] >= 0 && (int)j != rt->src_hips &&
+                      rk_skeleton_parent(rt->src, j) >= 0 &&
+                      rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
   c->tgt_cache = c->cached ? g_new(rk_transform, frames * nt) : NULL;
   c->tgt_world_cache = c->cached ? g_new(rk_quat, frames * nt) : NULL;
   c->src_locals = g_new(rk_transform, rt->ns);
@@ -52,10 +60,16 @@ static void sample_source(rk__rt_run *c, size_t f) {
     if (slot >= 0) {
       c->src_cache_q[base + (size_t)slot] = c->src_world[j];
       c->src_cache_p[base + (size_t)slot] = rk_mat4_get_translation(&c->src_models[j]);
+      /* How far the joint's animated translation moves it from where its rest offset would. */
+      if (c->src_moves[j])
+        c->src_cache_d[base + (size_t)slot] = rk_vec3_sub(
+            c->src_cache_p[base + (size_t)slot],
+            rk_mat4_transform_point(&c->src_models[p], rk_skeleton_rest(rt->src, j)->t));
     }
   }
   c->cur_q = c->src_cache_q + base;
   c->cur_p = c->src_cache_p + base;
+  c->cur_d = c->src_cache_d + base;
   c->cur_t = t;
   c->cur_f = f;
 }
@@ -65,6 +79,7 @@ static void load_source(rk__rt_run *c, size_t f) {
   if (c->cached) {
     c->cur_q = c->src_cache_q + f * c->rt->src_used;
     c->cur_p = c->src_cache_p + f * c->rt->src_used;
+    c->cur_d = c->src_cache_d + f * c->rt->src_used;
     c->cur_t = rk__rt_frame_time(c, f);
     c->cur_f = f;
   } else {
@@ -124,6 +139,19 @@ static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transfo
   return w;
 }
 
+/* The local translation of target joint j (its parent's world rotation current): its rest
+ * offset plus its counterpart's animated displacement, turned onto the target's facing and
+ * scaled. */
+static rk_vec3 transfer_translation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
+  const rk_retargeter *rt = c->rt;
+  const int s = rt->rules[j].src, p = rk_skeleton_parent(rt->tgt, j);
+  if (rt->rules[j].kind == RK__RULE_REST || p < 0 || !c->src_moves[s])
+    return rest[j].t;
+  const rk_vec3 d = rk_vec3_scale(rk_quat_rotate(rt->align, c->cur_d[rt->src_slot[s]]), rt->scale);
+  const rk_vec3 local = rk_quat_rotate(rk_quat_conj(c->tgt_world[p]), d);
+  return rk_vec3_add(rest[j].t, rk_vec3_scale(local, 1.0 / rt->tgt_wscale[p]));
+}
+
 /* Target pose for the current source pose: locals and models. */
 static void transfer_pose(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
@@ -134,16 +162,16 @@ static void transfer_pose(rk__rt_run *c) {
     c->tgt_locals[j] = rest[j];
     c->tgt_locals[j].r =
         p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
+    c->tgt_locals[j].t = transfer_translation(c, j, rest);
   }
-  /* Root motion: the hips follow the source's horizontally, scaled by the hip heights; their
-   * height puts the target's lower sole as far above its ground as the source's lower sole above
-   * the clip's ground (scaled, never below it), so the legs keep the source's directions and the
-   * feet neither float nor sink whatever the two rigs' leg proportions. */
+  /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
+   * the legs; their height is the source's, scaled, plus the clip's one ground offset, so the
+   * hip bob is the source's. */
   const int sh = rt->src_hips, th = rt->tgt_hips;
-  rk_vec3 ds = rk__rt_horizontal(rk_vec3_sub(rk__rt_src_pos(c, sh), rt->ps0[sh]));
+  const rk_vec3 hips = rk__rt_src_pos(c, sh);
+  rk_vec3 ds = rk__rt_horizontal(rk_vec3_sub(hips, rt->ps0[sh]));
   rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(rt->align, ds), rt->scale);
-  rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x,
-                              c->tgt_ground + rt->scale * (rk__rt_src_pos(c, sh).y - c->src_ground),
+  rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x, rt->scale * hips.y + c->ground_offset,
                               rt->pt0[th].z + dh.z);
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
@@ -151,17 +179,9 @@ static void transfer_pose(rk__rt_run *c) {
   if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
     inv = rk_mat4_identity();
   c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-  /* Never below the ground: a source sole dipping under the clip's typical ground (a toe at
-   * push-off, capture noise) leaves the target's sole on its ground. */
-  const double src_clear =
-      fmax(0.0, fmin(c->src_sole[2 * c->cur_f], c->src_sole[2 * c->cur_f + 1]) - c->src_ground);
-  double sole = INFINITY;
-  for (int side = 0; side < 2; side++)
-    sole = fmin(sole, sole_of(rt->tgt, c->tgt_models,
-                              rt->tmap.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT]));
-  want.y += c->tgt_ground + rt->scale * src_clear - sole;
-  c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
+  if (c->hips_lift)
+    c->hips_lift[c->cur_f] = rk_vec3_sub(rk_mat4_transform_point(&inv, rk_vec3_make(0, 1, 0)),
+                                         rk_mat4_transform_point(&inv, rk_vec3_make(0, 0, 0)));
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
 }
 
@@ -184,6 +204,25 @@ void rk__rt_transfer_all(rk__rt_run *c) {
       res->fk_positions[f * nf + k] = p;
       res->heights_fk[f * nf + k] = p.y - c->tgt_ground;
     }
+  }
+}
+
+void rk__rt_shift_ground(rk__rt_run *c, double offset) {
+  const rk_retargeter *rt = c->rt;
+  const size_t nt = rt->nt, nf = rt->foot_count;
+  c->ground_offset = offset;
+  c->res->ground_offset = offset;
+  for (size_t f = 0; f < c->frames; f++) {
+    if (c->cached) {
+      rk_transform *hips = &c->tgt_cache[f * nt + (size_t)rt->tgt_hips];
+      hips->t = rk_vec3_add(hips->t, rk_vec3_scale(c->hips_lift[f], offset));
+    }
+    for (size_t k = 0; k < nf; k++) {
+      c->res->fk_positions[f * nf + k].y += offset;
+      c->res->heights_fk[f * nf + k] = c->res->fk_positions[f * nf + k].y - c->tgt_ground;
+    }
+    for (int side = 0; side < 2; side++)
+      c->tgt_sole[2 * f + (size_t)side] += offset;
   }
 }
 

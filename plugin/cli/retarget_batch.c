@@ -201,6 +201,7 @@ typedef struct clip_job {
   rk_asset *back;     /* the written output read back */
   rk_retarget_quality measured;
   double planted_mean, planted_max;
+  rk_retarget_pose_error pose; /* worst_joint -1: not computable */
   char *plot;
 } clip_job;
 
@@ -365,6 +366,8 @@ static char *measure_output(clip_job *j) {
   }
   rk_retarget_measure(bs, bc, rk_retarget_result_fps(j->r), names, fcs, nc, &j->measured);
   j->measured.limb_direction_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
+  j->pose = (rk_retarget_pose_error){NAN, NAN, -1, -1};
+  rk_retarget_measure_pose(rt, j->r, j->src_clip, bs, bc, &j->pose);
   j->planted_mean = j->planted_max = NAN;
   if (nc == 0 && !cfg->plot_dir)
     return NULL;
@@ -390,6 +393,8 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   e->limb_direction_median_deg = j->measured.limb_direction_median_deg;
   e->planted_height_mean_mm = j->planted_mean;
   e->planted_height_max_mm = j->planted_max;
+  e->pose_error_median_mm = j->pose.median_mm;
+  e->pose_error_max_mm = j->pose.max_mm;
   e->contact_frames = (gint64)j->measured.contact_frames;
   e->duration_s = rk_clip_duration(rk_asset_clip(j->back, 0));
   e->keys = (gint64)j->keys;

@@ -70,8 +70,10 @@ typedef struct rk__rt_entry {
   double skate_fk_mean_mm, skate_fk_max_mm;
   double limb_direction_median_deg;
   double planted_height_mean_mm, planted_height_max_mm; /* vs the rest height, while planted */
+  double pose_error_median_mm, pose_error_max_mm; /* identity-style, where the rigs correspond */
   gint64 contact_frames;
   int in_place;           /* the clip is an in-place cycle: 0, 1, -1 = unknown */
+  double ground_offset_mm; /* the one height offset of the target's hips */
   double ground_speed_m_s;
   double duration_s;      /* of the output clip as read back */
   gint64 keys;            /* keys written */

@@ -33,6 +33,7 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
   e->fps = e->skate_mean_mm = e->skate_max_mm = e->goal_error_mean_mm = e->goal_error_max_mm = NAN;
   e->closure_max_mm = e->skate_fk_mean_mm = e->skate_fk_max_mm = e->limb_direction_median_deg = NAN;
   e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
+  e->ground_offset_mm = e->pose_error_median_mm = e->pose_error_max_mm = NAN;
   e->duration_s = e->seconds = NAN;
   e->in_place = -1;
   e->notes = g_ptr_array_new_with_free_func(g_free);
@@ -75,6 +76,7 @@ void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
   const rk_vec3 gv = rk_retarget_result_ground_velocity(r, &in_place);
   e->in_place = in_place;
   e->ground_speed_m_s = hypot(gv.x, gv.z);
+  e->ground_offset_mm = 1000.0 * rk_retarget_result_ground_offset(r);
 }
 
 rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
@@ -124,13 +126,19 @@ static void set_string_or_null(JsonObject *o, const char *name, const char *v) {
     json_object_set_null_member(o, name);
 }
 
-/* {"mean": a, "max": b} or {"max": b}; NAN gives nulls. */
-static void set_pair(JsonObject *o, const char *name, double mean, double max, bool with_mean) {
+/* {first_name: a, "max": b} or {"max": b} (first_name NULL); NAN gives nulls. */
+static void set_figure(JsonObject *o, const char *name, const char *first_name, double first,
+                       double max) {
   JsonObject *p = json_object_new();
-  if (with_mean)
-    set_number(p, "mean", mean);
+  if (first_name)
+    set_number(p, first_name, first);
   set_number(p, "max", max);
   json_object_set_object_member(o, name, p);
+}
+
+/* {"mean": a, "max": b} or {"max": b}; NAN gives nulls. */
+static void set_pair(JsonObject *o, const char *name, double mean, double max, bool with_mean) {
+  set_figure(o, name, with_mean ? "mean" : NULL, mean, max);
 }
 
 /* An entry as the report and the journal write it: the same members in the same order for every
@@ -172,12 +180,14 @@ static JsonObject *entry_to_json(const rk__rt_entry *e) {
   set_pair(o, "foot_skate_fk_mm", e->skate_fk_mean_mm, e->skate_fk_max_mm, true);
   set_number(o, "limb_direction_median_deg", e->limb_direction_median_deg);
   set_pair(o, "planted_height_error_mm", e->planted_height_mean_mm, e->planted_height_max_mm, true);
+  set_figure(o, "pose_error_mm", "median", e->pose_error_median_mm, e->pose_error_max_mm);
   set_count(o, "contact_frames", e->contact_frames);
   if (e->in_place >= 0)
     json_object_set_boolean_member(o, "in_place", e->in_place);
   else
     json_object_set_null_member(o, "in_place");
   set_number(o, "ground_speed_m_s", e->ground_speed_m_s);
+  set_number(o, "ground_offset_mm", e->ground_offset_mm);
   set_number(o, "duration_s", e->duration_s);
   set_count(o, "keys", e->keys);
   set_string_or_null(o, "plot", e->plot);
@@ -270,10 +280,13 @@ static rk__rt_entry *entry_from_json(JsonObject *o) {
   e->limb_direction_median_deg = get_number(o, "limb_direction_median_deg");
   e->planted_height_mean_mm = get_number(get_object(o, "planted_height_error_mm"), "mean");
   e->planted_height_max_mm = get_number(get_object(o, "planted_height_error_mm"), "max");
+  e->pose_error_median_mm = get_number(get_object(o, "pose_error_mm"), "median");
+  e->pose_error_max_mm = get_number(get_object(o, "pose_error_mm"), "max");
   e->contact_frames = get_count(o, "contact_frames");
   JsonNode *ip = json_object_get_member(o, "in_place");
   e->in_place = ip && JSON_NODE_HOLDS_VALUE(ip) ? json_node_get_boolean(ip) : -1;
   e->ground_speed_m_s = get_number(o, "ground_speed_m_s");
+  e->ground_offset_mm = get_number(o, "ground_offset_mm");
   e->duration_s = get_number(o, "duration_s");
   e->keys = get_count(o, "keys");
   e->plot = get_string(o, "plot");
@@ -308,6 +321,8 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
   set_number(opts, "contact_min_time", cfg->ropts.contact_min_time);
   set_number(opts, "blend_time", cfg->ropts.blend_time);
   json_object_set_int_member(opts, "ik_iterations", cfg->ropts.ik_iterations);
+  json_object_set_string_member(opts, "ground",
+                                cfg->ropts.ground == RK_RETARGET_GROUND_KEEP ? "keep" : "auto");
   if (cfg->reduce_tol >= 0)
     set_number(opts, "reduce_m", cfg->reduce_tol);
   else

@@ -6,13 +6,20 @@
  * the target's kinematic tree and IK workspaces. It is immutable once built: one retargeter serves
  * any number of clips, on any number of threads at once (each run allocates its own scratch).
  *
- * Per output frame (at the source's rate or options.fps):
- *  1. pose transfer: limbs and spine segments (upper/lower arm and leg, clavicle, spine, chest,
- *     neck) take the source's bone directions, with the twist of the source's world rotation
- *     (relative to its rest) carried over and never invented; hips, feet, toes, hands and head take
- *     the source's world rotation relative to its own rest; unmapped joints keep their rest;
- *  2. root motion: the hips follow the source's hips scaled by the hip-height ratio, heights
- *     measured from each rig's ground (the target neither floats nor sinks);
+ * Every target joint gets a counterpart in the source or none: the canonical bones of the two maps,
+ * then every other joint by name (normalised: case, separators, namespaces, sides) where the
+ * topology agrees, joints between two matched ones in order, and subtrees below matched joints by
+ * shape (rk_retargeter_counterpart). Per output frame (at the source's rate or options.fps):
+ *  1. pose transfer: every joint with a counterpart takes its world rotation relative to its own
+ *     rest, turned onto the target's facing (independent of bone axes and rolls); canonical limb
+ *     and spine bones whose rest directions differ between the rigs (an A-pose onto a T-pose)
+ *     take the source's bone directions instead, with the twist of that rotation carried over and
+ *     never invented; animated translations of non-root joints carry over as world displacements
+ *     (turned and scaled); joints without a counterpart keep their rest;
+ *  2. root motion: the hips follow the source's hips turned and scaled by the ratio of leg lengths,
+ *     their heights the source's scaled plus one ground offset per clip (options.ground), so the
+ *     hip bob is the source's. A clip onto a character built on its own skeleton comes back
+ *     unchanged;
  *  3. contacts: foot joints (ankles and toes) of the source that are low (within
  *     contact_height * source height of their rest height above the clip's ground) and slow
  *     (horizontal speed below contact_speed * source height per second) for at least
@@ -28,14 +35,16 @@
  * The options can come from a profile's [settings] (rigkit/profile.h).
  *
  * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_contact_interval, rk_foot_contacts,
- *        rk_retarget_quality, rk_retargeter_new, rk_retargeter_free, rk_retargeter_source,
- *        rk_retargeter_target, rk_retargeter_mapped_joints, rk_retargeter_run,
- *        rk_retarget_result_free, rk_retarget_result_clip, rk_retarget_result_take_clip,
- *        rk_retarget_result_frames, rk_retarget_result_fps, rk_retarget_result_contact_count,
+ *        rk_retarget_quality, rk_retarget_ground, rk_retargeter_new, rk_retargeter_free,
+ *        rk_retargeter_source, rk_retargeter_target, rk_retargeter_mapped_joints,
+ *        rk_retargeter_counterpart, rk_retargeter_run, rk_retarget_result_free,
+ *        rk_retarget_result_clip, rk_retarget_result_take_clip, rk_retarget_result_frames,
+ *        rk_retarget_result_fps, rk_retarget_result_ground_offset, rk_retarget_result_contact_count,
  *        rk_retarget_result_contacts, rk_retarget_result_quality, rk_retarget_result_quality_fk,
  *        rk_retarget_result_ground_velocity, rk_retarget_result_heights,
  *        rk_retarget_result_fk_positions, rk_retarget_output_asset, rk_retarget_measure,
- *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction
+ *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction,
+ *        rk_retarget_pose_error, rk_retarget_measure_pose
  */
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
@@ -46,6 +55,14 @@
 #include <rigkit/skeleton.h>
 
 G_BEGIN_DECLS
+
+/** How the target's hips are placed vertically (rk_retarget_options.ground). */
+typedef enum rk_retarget_ground {
+  RK_RETARGET_GROUND_AUTO, /* the source's hip heights, scaled, plus one offset per clip that
+                              stands the target's soles on its floor where the source's soles
+                              stand on the clip's ground (rk_retarget_result_ground_offset) */
+  RK_RETARGET_GROUND_KEEP, /* the source's hip heights, scaled, untouched (both floors y = 0) */
+} rk_retarget_ground;
 
 /** Retargeting options (start from RK_RETARGET_OPTIONS_INIT). */
 typedef struct rk_retarget_options {
@@ -60,12 +77,14 @@ typedef struct rk_retarget_options {
   bool root_motion;        /* in-place clips (the stance feet slide back: a treadmill) travel by
                               the ground's speed so their feet can be planted (default false:
                               an in-place clip stays in place and has no planted feet) */
+  rk_retarget_ground ground; /* vertical placement of the hips (default AUTO) */
   size_t cache_bytes;      /* memory a run may keep to sample and transfer each frame once
                               (0 = 256 MiB; about 2-10 KB per frame); a clip that needs more is
                               sampled again in each pass: slower, same result */
 } rk_retarget_options;
 
-#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false, 0}
+#define RK_RETARGET_OPTIONS_INIT \
+  {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false, RK_RETARGET_GROUND_AUTO, 0}
 
 /** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
 typedef struct rk_contact_interval {
@@ -111,6 +130,10 @@ RK_API const rk_skeleton *rk_retargeter_source(const rk_retargeter *rt);
 RK_API const rk_skeleton *rk_retargeter_target(const rk_retargeter *rt);
 /** Number of canonical bones mapped in both rigs. */
 RK_API size_t rk_retargeter_mapped_joints(const rk_retargeter *rt);
+/** The source joint that drives target joint `target_joint` (its counterpart: the canonical bones
+ * of the two maps, every other joint matched by name and topology), or -1 when it has none (it
+ * keeps its rest rotation) or is out of range. */
+RK_API int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint);
 
 /** Retargets a clip of the source skeleton (its joint count must match): the result holds the
  * baked target clip (one key per output frame, named after the source clip), the contacts and the
@@ -130,6 +153,9 @@ RK_API rk_clip *rk_retarget_result_take_clip(rk_retarget_result *r);
 RK_API size_t rk_retarget_result_frames(const rk_retarget_result *r);
 /** Output frame rate. */
 RK_API double rk_retarget_result_fps(const rk_retarget_result *r);
+/** The clip's ground offset: the one height (metres, target space) added to the target's hips
+ * at every frame on top of the source's scaled heights; 0 with RK_RETARGET_GROUND_KEEP. */
+RK_API double rk_retarget_result_ground_offset(const rk_retarget_result *r);
 /** Number of target joints with contact intervals, and each one's intervals (borrowed). */
 RK_API size_t rk_retarget_result_contact_count(const rk_retarget_result *r);
 RK_API rk_foot_contacts rk_retarget_result_contacts(const rk_retarget_result *r, size_t i);
@@ -187,6 +213,25 @@ RK_API bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarge
 RK_API double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
                                          const rk_clip *source_clip, const rk_skeleton *skeleton,
                                          const rk_clip *clip);
+
+/** How far the joints of a clip of the target stand from where the source's joints put them, for
+ * rigs that correspond joint for joint (a clip onto a character built on its own skeleton). */
+typedef struct rk_retarget_pose_error {
+  double median_mm, max_mm; /* over every frame and joint */
+  int worst_joint;          /* joint of the measured skeleton at the largest error */
+  int worst_frame;          /* output frame of the largest error */
+} rk_retarget_pose_error;
+
+/** Identity-style pose error of a clip of the target (e.g. the written output read back, joints
+ * found by name) against the source clip, at every frame of the result: each joint's world
+ * position against its counterpart's, turned onto the target's facing and scaled as the hips
+ * are, with the result's ground offset (and travel) added. Computable only when every target
+ * joint has a counterpart and the two rest poses agree (each joint within 0.5% of the target's
+ * height of its counterpart, relative to the hips); returns false otherwise, leaving *out alone.
+ * Never fails. */
+RK_API bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result *r,
+                                     const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                     const rk_clip *clip, rk_retarget_pose_error *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retargeter, rk_retargeter_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retarget_result, rk_retarget_result_free)
