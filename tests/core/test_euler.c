@@ -1,4 +1,5 @@
-/* Euler angles: all 12 orders both ways, gimbal lock, textbook closed forms. */
+/* Euler angles: all 12 orders both ways, gimbal lock, textbook closed forms, every invalid axis
+ * set refused. */
 #include "rk_test.h"
 
 static double wrapped_diff(double a, double b) {
@@ -137,5 +138,38 @@ Test(euler, near_solution_never_jumps_more_than_pi) {
                     rk_euler_order_name((rk_euler_order)o), f, k, a[k] - prev[k]);
       prev[0] = a[0], prev[1] = a[1], prev[2] = a[2];
     }
+  }
+}
+
+/* Three axes name an order when no two neighbours are equal: of the 27 sets over X, Y, Z the 12
+ * orders parse (either case), the 15 others (XXY, XYY, XXX, ...) are refused, as is anything of
+ * another length or alphabet. */
+Test(euler, every_invalid_axis_set_is_refused) {
+  const char axes[3] = {'X', 'Y', 'Z'};
+  int valid = 0, refused = 0;
+  for (int i = 0; i < 27; i++) {
+    const char name[4] = {axes[i / 9], axes[(i / 3) % 3], axes[i % 3], '\0'};
+    const bool ok = name[0] != name[1] && name[1] != name[2];
+    char lower[4];
+    for (int k = 0; k < 4; k++)
+      lower[k] = (char)g_ascii_tolower(name[k]);
+    rk_euler_order o = RK_EULER_N_ORDERS, p = RK_EULER_N_ORDERS;
+    cr_assert_eq(rk_euler_order_parse(name, &o), ok, "%s", name);
+    cr_assert_eq(rk_euler_order_parse(lower, &p), ok, "%s", lower);
+    if (ok) {
+      valid++;
+      cr_assert_str_eq(rk_euler_order_name(o), name);
+      cr_assert_eq(p, o);
+    } else {
+      refused++;
+      cr_assert_eq(o, RK_EULER_N_ORDERS, "%s: the order is left alone", name);
+    }
+  }
+  cr_assert_eq(valid, RK_EULER_N_ORDERS);
+  cr_assert_eq(refused, 15);
+  const char *other[] = {"", "X", "XY", "XYZX", "XYW", "XY Z", " XYZ", "XYZ ", "ABC", "123"};
+  for (size_t i = 0; i < G_N_ELEMENTS(other); i++) {
+    rk_euler_order o;
+    cr_assert_not(rk_euler_order_parse(other[i], &o), "'%s'", other[i]);
   }
 }

@@ -1,6 +1,7 @@
 /* Jacobians: the geometric form (axis x lever arm) and the DH-derivative form (P dA C) agree with
  * each other and with central finite differences, for both DH conventions, revolute and
- * prismatic rows; the tree's Jacobian agrees with the chain's. */
+ * prismatic rows; the DH derivative matrices equal their closed forms; the tree's Jacobian agrees
+ * with the chain's. */
 #include "rk_test.h"
 
 #include <rigkit/ik.h>
@@ -104,6 +105,58 @@ Test(jacobian, row_derivative_matches_finite_difference) {
       for (int i = 0; i < 16; i++)
         rk_assert_near(d.m[i], (p.m[i] - m.m[i]) / (2 * h), 1e-8);
     }
+}
+
+/* The derivative matrices written out from the link transforms (c = cos, s = sin of theta and
+ * alpha):
+ *   standard A = Rz(theta) Tz(d) Tx(a) Rx(alpha):
+ *     dA/dtheta = [ -st  -ct ca   ct sa  -a st ]     dA/dd = [ 0 0 0 0 ]
+ *                 [  ct  -st ca   st sa   a ct ]             [ 0 0 0 0 ]
+ *                 [  0    0       0       0    ]             [ 0 0 0 1 ]
+ *                 [  0    0       0       0    ]             [ 0 0 0 0 ]
+ *   modified A = Rx(alpha) Tx(a) Rz(theta) Tz(d):
+ *     dA/dtheta = [ -st     -ct     0  0 ]           dA/dd = [ 0 0 0  0  ]
+ *                 [  ct ca  -st ca  0  0 ]                   [ 0 0 0 -sa ]
+ *                 [  ct sa  -st sa  0  0 ]                   [ 0 0 0  ca ]
+ *                 [  0       0      0  0 ]                   [ 0 0 0  0  ]
+ * and, as operators, dA/dtheta = Qr A (standard: the joint turns before the link) or A Qr
+ * (modified: after it), Qr = d Rz/dtheta at 0, and dA/dd = Qp A or A Qp with Qp = d Tz/dd. */
+Test(jacobian, row_derivatives_equal_their_closed_forms) {
+  const double Qr_[16] = {0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double Qp_[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+  const rk_mat4 Qr = rk_test_mat4_rows(Qr_), Qp = rk_test_mat4_rows(Qp_);
+  guint64 rng = 9;
+  for (int trial = 0; trial < 50; trial++) {
+    const double a = rk_test_uniform(&rng, -1, 1), al = rk_test_uniform(&rng, -3, 3);
+    const double d = rk_test_uniform(&rng, -1, 1), th = rk_test_uniform(&rng, -3, 3);
+    const double q = rk_test_uniform(&rng, -2, 2), t = th + q;
+    const double st = sin(t), ct = cos(t), sa = sin(al), ca = cos(al);
+    const rk_dh_row rev = {a, al, d, th, RK_DH_REVOLUTE}, pri = {a, al, d, th, RK_DH_PRISMATIC};
+    const double std_rev[16] = {-st, -ct * ca, ct * sa, -a * st, ct, -st * ca, st * sa, a * ct,
+                                0,   0,        0,       0,       0,  0,        0,       0};
+    const double mod_rev[16] = {-st,     -ct,      0, 0, ct * ca, -st * ca, 0, 0,
+                                ct * sa, -st * sa, 0, 0, 0,       0,        0, 0};
+    const double mod_pri[16] = {0, 0, 0, 0, 0, 0, 0, -sa, 0, 0, 0, ca, 0, 0, 0, 0};
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_STANDARD, &rev, q),
+                        rk_test_mat4_rows(std_rev), 1e-14);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_STANDARD, &pri, q), Qp, 0.0);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_MODIFIED, &rev, q),
+                        rk_test_mat4_rows(mod_rev), 1e-14);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_MODIFIED, &pri, q),
+                        rk_test_mat4_rows(mod_pri), 1e-15);
+    const rk_mat4 As = rk_dh_row_transform(RK_DH_STANDARD, &rev, q);
+    const rk_mat4 Am = rk_dh_row_transform(RK_DH_MODIFIED, &rev, q);
+    const rk_mat4 Ps = rk_dh_row_transform(RK_DH_STANDARD, &pri, q);
+    const rk_mat4 Pm = rk_dh_row_transform(RK_DH_MODIFIED, &pri, q);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_STANDARD, &rev, q), rk_mat4_mul(&Qr, &As),
+                        1e-14);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_MODIFIED, &rev, q), rk_mat4_mul(&Am, &Qr),
+                        1e-14);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_STANDARD, &pri, q), rk_mat4_mul(&Qp, &Ps),
+                        1e-14);
+    rk_assert_mat4_near(rk_dh_row_derivative(RK_DH_MODIFIED, &pri, q), rk_mat4_mul(&Pm, &Qp),
+                        1e-14);
+  }
 }
 
 /* The textbook's planar 2-link arm: the Jacobian columns by hand. */
