@@ -9,8 +9,10 @@
  *    copied out before the lock is released.
  * Assimp reads through a custom aiFileIO so that the main file comes from memory (bytes rigkit has
  * already read, checked and possibly repaired) and companion files (glTF buffers) are size-checked.
- * Post-processing is limited to Triangulate, JoinIdenticalVertices, ValidateDataStructure and (FBX)
- * GlobalScale: FindInvalidData, LimitBoneWeights and PopulateArmatureData damage skeletons. */
+ * Post-processing is limited to Triangulate, ValidateDataStructure and (FBX) GlobalScale:
+ * FindInvalidData, LimitBoneWeights and PopulateArmatureData damage skeletons, and
+ * JoinIdenticalVertices re-indexes every mesh (a glTF mesh must keep its accessor's vertex count
+ * and order: morph targets, vertex colours and other tools' data are keyed by vertex index). */
 #include "assimp_scene.h"
 
 #include <rigkit/importers.h>
@@ -421,8 +423,7 @@ bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene
   /* Keep the FBX pivot helpers: without them the animation of pivot bones is lost; rigkit folds
    * the helper chains itself (fbx_helpers.c). */
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 1);
-  unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                   aiProcess_ValidateDataStructure;
+  unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
   if (fbx)
     flags |= aiProcess_GlobalScale;
   g_mutex_lock(&assimp_lock);
