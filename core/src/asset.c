@@ -21,6 +21,8 @@ struct rk_asset {
   char *up_axis;
   rk_joint_mechanics *mechanics; /* joint count entries, or NULL when no joint has any */
   bool *has_mechanics;
+  int *source_nodes; /* joint count entries (-1 = none), or NULL when none was recorded */
+  char *digest;      /* of the source file, or NULL */
 };
 
 static bool floats_finite(const float *v, size_t n) {
@@ -157,6 +159,8 @@ void rk_asset_free(rk_asset *a) {
   g_free(a->up_axis);
   g_free(a->mechanics);
   g_free(a->has_mechanics);
+  g_free(a->source_nodes);
+  g_free(a->digest);
   g_free(a);
 }
 
@@ -235,6 +239,16 @@ const char *rk_asset_source_path(const rk_asset *a) {
   return a->path;
 }
 
+void rk_asset_set_source_digest(rk_asset *a, const char *digest) {
+  char *d = g_strdup(digest);
+  g_free(a->digest);
+  a->digest = d;
+}
+
+const char *rk_asset_source_digest(const rk_asset *a) {
+  return a->digest;
+}
+
 void rk_asset_set_unit(rk_asset *a, const char *unit, double metres_per_unit) {
   replace_string(&a->unit, unit);
   a->unit_scale = metres_per_unit;
@@ -278,6 +292,25 @@ bool rk_asset_joint_mechanics(const rk_asset *a, size_t joint, rk_joint_mechanic
   if (out)
     *out = a->mechanics[joint];
   return true;
+}
+
+bool rk_asset_set_joint_source_node(rk_asset *a, size_t joint, int node) {
+  const size_t n = rk_skeleton_joint_count(a->skeleton);
+  if (joint >= n || node < -1)
+    return false;
+  if (!a->source_nodes) {
+    a->source_nodes = g_new(int, n);
+    for (size_t i = 0; i < n; i++)
+      a->source_nodes[i] = -1;
+  }
+  a->source_nodes[joint] = node;
+  return true;
+}
+
+int rk_asset_joint_source_node(const rk_asset *a, size_t joint) {
+  if (!a->source_nodes || joint >= rk_skeleton_joint_count(a->skeleton))
+    return -1;
+  return a->source_nodes[joint];
 }
 
 void rk_asset_add_note(rk_asset *a, const char *format, ...) {

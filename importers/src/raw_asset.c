@@ -58,6 +58,7 @@ void rk__raw_asset_free(rk__raw_asset *r) {
   g_ptr_array_unref(r->notes);
   g_free(r->unit);
   g_free(r->up_axis);
+  g_free(r->digest);
   g_free(r);
 }
 
@@ -76,6 +77,7 @@ int rk__raw_add_joint(rk__raw_asset *raw, const char *name, int parent, const rk
   j.parent = parent;
   j.rest = rest ? *rest : rk_transform_identity();
   j.flags = flags;
+  j.source_node = -1;
   g_array_append_val(raw->joints, j);
   return (int)raw->joints->len - 1;
 }
@@ -490,6 +492,8 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint '%s': invalid axis or limits", j->name);
       return NULL;
     }
+    if (j->source_node >= 0)
+      rk_asset_set_joint_source_node(asset, (size_t)remap[i], j->source_node);
   }
   for (guint c = 0; c < raw->clips->len; c++) {
     const rk__raw_clip *rc = g_ptr_array_index(raw->clips, c);
@@ -542,6 +546,8 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
     rk_asset_add_mesh(asset, mesh);
   }
   rk_asset_set_source(asset, format, path);
+  if (raw->digest)
+    rk_asset_set_source_digest(asset, raw->digest);
   rk_asset_set_unit(asset, raw->unit, raw->unit_scale);
   rk_asset_set_up_axis(asset, raw->up_axis);
   for (guint i = 0; i < raw->notes->len; i++)

@@ -6,8 +6,9 @@
  *
  * Index: rk_mesh_new/free/data, rk_asset_new/free, skeleton, add_clip, take_clip, clip_count, clip,
  *        find_clip, remove_clips, add_mesh, mesh_count, mesh, source_format, source_path,
- *        set_source, unit_name, unit_scale, set_unit, up_axis, set_up_axis, add_note,
- *        note_count, note, rk_joint_mechanics, set_joint_mechanics, joint_mechanics
+ *        set_source, set_source_digest, source_digest, unit_name, unit_scale, set_unit,
+ *        up_axis, set_up_axis, add_note, note_count, note, rk_joint_mechanics,
+ *        set_joint_mechanics, joint_mechanics, set_joint_source_node, joint_source_node
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H
@@ -103,6 +104,13 @@ RK_API const rk_mesh *rk_asset_mesh(const rk_asset *asset, size_t i);
 RK_API void rk_asset_set_source(rk_asset *asset, const char *format, const char *path);
 RK_API const char *rk_asset_source_format(const rk_asset *asset);
 RK_API const char *rk_asset_source_path(const rk_asset *asset);
+/** Records a digest of the source file's bytes (copied): the importers give glTF and GLB sources
+ * the SHA-256 of the file as 64 lower-case hex digits, so a writer that edits the source file can
+ * tell whether the file still holds what was imported. NULL clears it. */
+RK_API void rk_asset_set_source_digest(rk_asset *asset, const char *digest);
+/** The recorded digest of the source file (borrowed), or NULL when none was recorded (sources
+ * other than glTF/GLB, assets built in code). */
+RK_API const char *rk_asset_source_digest(const rk_asset *asset);
 /** Records the source unit ("cm", "dm", "m", "in", ...) and metres per source unit applied. */
 RK_API void rk_asset_set_unit(rk_asset *asset, const char *unit, double metres_per_unit);
 RK_API const char *rk_asset_unit_name(const rk_asset *asset);
@@ -116,6 +124,13 @@ RK_API bool rk_asset_set_joint_mechanics(rk_asset *asset, size_t joint, const rk
 /** Copies joint `joint`'s declared mechanics into *out and returns true, or returns false when the
  * file declared none. */
 RK_API bool rk_asset_joint_mechanics(const rk_asset *asset, size_t joint, rk_joint_mechanics *out);
+/** Records that joint `joint` was read from node `node` of the source document (glTF: its index
+ * in the document's "nodes" array; -1: none, the joint was made by rigkit). Returns false for a
+ * joint out of range or a node below -1. */
+RK_API bool rk_asset_set_joint_source_node(rk_asset *asset, size_t joint, int node);
+/** The source document node joint `joint` was read from, or -1 when none was recorded (another
+ * format, a joint rigkit added) or the joint is out of range. */
+RK_API int rk_asset_joint_source_node(const rk_asset *asset, size_t joint);
 /** Appends a printf-style note on a conversion or repair applied at import. */
 RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
 RK_API size_t rk_asset_note_count(const rk_asset *asset);
