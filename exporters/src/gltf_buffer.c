@@ -18,7 +18,7 @@ static int add_view(rk__gltf_ctx *c, const void *data, size_t bytes, int target)
   const size_t offset = c->bin->len;
   g_byte_array_append(c->bin, data, (guint)bytes);
   JsonObject *v = json_object_new();
-  json_object_set_int_member(v, "buffer", 0);
+  json_object_set_int_member(v, "buffer", c->buffer);
   json_object_set_int_member(v, "byteOffset", (gint64)offset);
   json_object_set_int_member(v, "byteLength", (gint64)bytes);
   if (target)

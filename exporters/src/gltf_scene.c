@@ -50,3 +50,7 @@ int rk__gltf_add_node(rk__gltf_ctx *c, const char *name) {
 rk__gltf_node *rk__gltf_node_at(rk__gltf_ctx *c, int i) {
   return &g_array_index(c->nodes, rk__gltf_node, i);
 }
+
+const char *rk__gltf_target_name(const rk__gltf_ctx *c, int i) {
+  return c->target_names ? c->target_names[i] : rk_skeleton_joint_name(c->s, (size_t)i);
+}

@@ -45,9 +45,10 @@ static rk_asset *import_or_die(const char *path) {
   return a;
 }
 
-/* The corners of the first Geometry of an FBX file as control point positions, in the file's
- * polygon order (a new array, 3 floats per corner; *n corners). */
-static float *fbx_corner_positions(const char *path, size_t *n) {
+/* The control points (3 doubles each) and polygon vertex indices of the first Geometry of an FBX
+ * file (new arrays). */
+static void fbx_geometry(const char *path, double **points, size_t *n_points, int64_t **corners,
+                         size_t *n_corners) {
   gchar *bytes = NULL;
   gsize size = 0;
   cr_assert(g_file_get_contents(path, &bytes, &size, NULL));
@@ -58,43 +59,41 @@ static float *fbx_corner_positions(const char *path, size_t *n) {
   const rk__fbx_node *geo = rk__fbx_node_child(rk__fbx_node_child(&tree.root, "Objects"),
                                                "Geometry");
   cr_assert_not_null(geo, "%s: no Geometry", path);
+  size_t nv = 0;
+  cr_assert(rk__fbx_prop_doubles(rk__fbx_node_prop(rk__fbx_node_child(geo, "Vertices"), 0),
+                                 points, &nv, NULL));
+  cr_assert(rk__fbx_prop_int64s(
+      rk__fbx_node_prop(rk__fbx_node_child(geo, "PolygonVertexIndex"), 0), corners, n_corners,
+      NULL));
+  *n_points = nv / 3;
+  rk__fbx_tree_free(&tree);
+  g_free(bytes);
+}
+
+/* The corners of the first Geometry of an FBX file as control point positions, in the file's
+ * polygon order (a new array, 3 floats per corner; *n corners). */
+static float *fbx_corner_positions(const char *path, size_t *n) {
   g_autofree double *v = NULL;
   g_autofree int64_t *pvi = NULL;
-  size_t nv = 0, nc = 0;
-  cr_assert(rk__fbx_prop_doubles(rk__fbx_node_prop(rk__fbx_node_child(geo, "Vertices"), 0), &v,
-                                 &nv, NULL));
-  cr_assert(rk__fbx_prop_int64s(
-      rk__fbx_node_prop(rk__fbx_node_child(geo, "PolygonVertexIndex"), 0), &pvi, &nc, NULL));
+  size_t np = 0, nc = 0;
+  fbx_geometry(path, &v, &np, &pvi, &nc);
   float *out = g_new(float, 3 * nc + 1);
   for (size_t i = 0; i < nc; i++) {
     const int64_t k = pvi[i] < 0 ? ~pvi[i] : pvi[i];
-    cr_assert(3 * (size_t)k + 2 < nv);
+    cr_assert((size_t)k < np);
     for (int c = 0; c < 3; c++)
       out[3 * i + (size_t)c] = (float)v[3 * (size_t)k + (size_t)c];
   }
-  rk__fbx_tree_free(&tree);
-  g_free(bytes);
   *n = nc;
   return out;
 }
 
 /* The control points of the first Geometry of an FBX file written by rigkit (a new array). */
 static double *fbx_control_points(const char *path, size_t *n) {
-  gchar *bytes = NULL;
-  gsize size = 0;
-  cr_assert(g_file_get_contents(path, &bytes, &size, NULL));
-  rk__fbx_tree tree;
-  cr_assert(rk__fbx_tree_parse((const uint8_t *)bytes, size, path, &tree, NULL));
-  const rk__fbx_node *geo = rk__fbx_node_child(rk__fbx_node_child(&tree.root, "Objects"),
-                                               "Geometry");
-  cr_assert_not_null(geo, "%s: no Geometry", path);
   double *v = NULL;
-  size_t nv = 0;
-  cr_assert(rk__fbx_prop_doubles(rk__fbx_node_prop(rk__fbx_node_child(geo, "Vertices"), 0), &v,
-                                 &nv, NULL));
-  rk__fbx_tree_free(&tree);
-  g_free(bytes);
-  *n = nv / 3;
+  g_autofree int64_t *pvi = NULL;
+  size_t nc = 0;
+  fbx_geometry(path, &v, n, &pvi, &nc);
   return v;
 }
 
