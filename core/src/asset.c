@@ -6,7 +6,8 @@
 #include <string.h>
 
 struct rk_mesh {
-  rk_mesh_data data; /* all pointers owned */
+  rk_mesh_data data;  /* all pointers owned */
+  rk_texture texture; /* data.material.base_color_texture points here when there is one */
 };
 
 struct rk_asset {
@@ -79,6 +80,12 @@ rk_mesh *rk_mesh_new(const rk_mesh_data *d, size_t joint_count, GError **error) 
                     name, i / 4, d->joints[i], d->weights[i], joint_count);
         return NULL;
       }
+  const rk_texture *tex = d->material.base_color_texture;
+  if (tex && !(tex->data && tex->size > 0) && !tex->path) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "mesh '%s': its base-colour texture has neither image bytes nor a path", name);
+    return NULL;
+  }
   if (d->attach_joint < -1 || d->attach_joint >= (int)joint_count) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "mesh '%s' is attached to joint %d of %zu", name,
                 d->attach_joint, joint_count);
@@ -92,6 +99,14 @@ rk_mesh *rk_mesh_new(const rk_mesh_data *d, size_t joint_count, GError **error) 
   m->data.texcoords = d->texcoords ? g_memdup2(d->texcoords, 2 * n * sizeof(float)) : NULL;
   m->data.indices = d->indices ? g_memdup2(d->indices, d->index_count * sizeof(uint32_t)) : NULL;
   m->data.material.name = g_strdup(d->material.name);
+  if (tex) {
+    m->texture = *tex;
+    m->texture.data = tex->data && tex->size ? g_memdup2(tex->data, tex->size) : NULL;
+    m->texture.size = m->texture.data ? tex->size : 0;
+    m->texture.mime_type = g_strdup(tex->mime_type);
+    m->texture.path = g_strdup(tex->path);
+    m->data.material.base_color_texture = &m->texture;
+  }
   if (d->joints) {
     uint16_t *j = g_memdup2(d->joints, 4 * n * sizeof(uint16_t));
     float *w = g_memdup2(d->weights, 4 * n * sizeof(float));
@@ -118,6 +133,9 @@ void rk_mesh_free(rk_mesh *m) {
     return;
   g_free((char *)m->data.name);
   g_free((char *)m->data.material.name);
+  g_free((uint8_t *)m->texture.data);
+  g_free((char *)m->texture.mime_type);
+  g_free((char *)m->texture.path);
   g_free((float *)m->data.positions);
   g_free((float *)m->data.normals);
   g_free((float *)m->data.texcoords);

@@ -8,6 +8,7 @@
 #include "gltf_prepass.h"
 #include "raw_asset.h"
 #include "scene_import.h"
+#include "scene_textures.h"
 #include "source.h"
 
 #include <errno.h>
@@ -43,6 +44,8 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
   if (is_fbx)
     rk__fbx_fold_helpers(&scene, doc, doc_error, notes);
+  if (!opts->skip_meshes)
+    rk__scene_load_textures(&scene, src->dir, notes);
   rk__fbx_doc_free(doc);
   rk__raw_asset *raw = rk__scene_to_raw(&scene, format, is_gltf ? &gltf : NULL, opts, error);
   if (raw)

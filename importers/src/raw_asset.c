@@ -33,6 +33,9 @@ static void raw_mesh_free(gpointer p) {
   g_free(m->joints);
   g_free(m->weights);
   g_free((char *)m->material.name);
+  g_free((uint8_t *)m->texture.data);
+  g_free((char *)m->texture.mime_type);
+  g_free((char *)m->texture.path);
   g_free(m);
 }
 
@@ -538,6 +541,7 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
                          ? remap[rm->attach_joint]
                          : rm->attach_joint;
     d.material = rm->material;
+    d.material.base_color_texture = rm->has_texture ? &rm->texture : NULL;
     rk_mesh *mesh = rk_mesh_new(&d, n, error);
     if (!mesh) {
       g_prefix_error(error, "mesh %u: ", m);

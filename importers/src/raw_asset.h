@@ -48,7 +48,9 @@ typedef struct rk__raw_mesh {
   uint16_t *joints; /* 4 raw joint indices per vertex, or NULL */
   float *weights;   /* 4 per vertex, with joints */
   int attach_joint; /* raw joint or -1 */
-  rk_material material; /* name owned */
+  rk_material material; /* name owned; base_color_texture set by rk__raw_asset_finish */
+  bool has_texture;
+  rk_texture texture; /* the base-colour texture (data, mime_type and path owned) */
 } rk__raw_mesh;
 
 typedef struct rk__raw_asset {

@@ -23,13 +23,27 @@ G_BEGIN_DECLS
 /** Most vertices or indices of one mesh (see README "Limits"). */
 #define RK_MESH_MAX_VERTICES (1u << 26)
 
-/** A simple PBR material (what glTF and FBX both carry without textures). */
+/** A texture image: the image file's bytes with their MIME type (embedded in the source, or read
+ * from the file at import), and the file it came from when there was one. */
+typedef struct rk_texture {
+  const uint8_t *data;   /* the image file's bytes (PNG, JPEG, ...), or NULL when only the path is
+                            known (the file could not be read at import) */
+  size_t size;
+  const char *mime_type; /* "image/png", "image/jpeg", ... from the bytes or the source; NULL =
+                            unknown */
+  const char *path;      /* the file the image was read from, as resolved at import; NULL =
+                            embedded in the source */
+  unsigned uv_set;       /* the texture coordinate set it is mapped with (meshes hold set 0) */
+} rk_texture;
+
+/** A simple PBR material (what glTF and FBX both carry), with its base-colour texture. */
 typedef struct rk_material {
   const char *name;      /* NULL = unnamed */
-  float base_color[4];   /* linear RGBA */
+  float base_color[4];   /* linear RGBA; multiplies the texture's colour */
   float metallic;
   float roughness;
   bool double_sided;
+  const rk_texture *base_color_texture; /* NULL = none */
 } rk_material;
 
 /** Mesh arrays, in the skeleton's model space at bind time (metres). Borrowed by rk_mesh_new,
@@ -67,9 +81,10 @@ typedef struct rk_joint_mechanics {
   double lower, upper; /* radians (revolute) or metres (prismatic), around the rest pose */
 } rk_joint_mechanics;
 
-/** Copies and checks mesh data for a skeleton of joint_count joints: weights are renormalised to
- * sum 1 (a vertex with no weight goes to its first joint). Fails with RK_ERROR_INVALID (missing
- * positions, non-finite values, index or joint out of range, index count not a multiple of 3) or
+/** Copies and checks mesh data for a skeleton of joint_count joints (the material's texture with
+ * its bytes too): weights are renormalised to sum 1 (a vertex with no weight goes to its first
+ * joint). Fails with RK_ERROR_INVALID (missing positions, non-finite values, index or joint out of
+ * range, index count not a multiple of 3, a texture with neither bytes nor path) or
  * RK_ERROR_LIMIT. The caller frees the mesh with rk_mesh_free. */
 RK_API rk_mesh *rk_mesh_new(const rk_mesh_data *data, size_t joint_count, GError **error);
 RK_API void rk_mesh_free(rk_mesh *mesh);
