@@ -33,6 +33,8 @@ typedef struct rk__gltf_ctx {
   const char *const *target_names; /* animation targets by node index, for messages; NULL: the
                                       skeleton's joints (node i = joint i) */
   JsonArray *accessors, *views, *meshes, *materials, *animations;
+  JsonArray *images, *textures; /* base-colour textures (gltf_texture.c) */
+  GHashTable *texture_of_image; /* GBytes (image bytes) -> texture index + 1 */
   GArray *nodes;     /* rk__gltf_node */
   GHashTable *names; /* node names in use */
   GError **error;

@@ -149,6 +149,8 @@ static JsonObject *build_document(rk__gltf_ctx *c, int skin_root, const char *bi
   json_object_set_array_member(root, "nodes", nodes);
   set_array_if_any(root, "meshes", c->meshes);
   set_array_if_any(root, "materials", c->materials);
+  set_array_if_any(root, "textures", c->textures);
+  set_array_if_any(root, "images", c->images);
 
   JsonObject *skin = json_object_new();
   json_object_set_string_member(skin, "name", "Armature");
