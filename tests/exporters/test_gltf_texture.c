@@ -17,7 +17,7 @@ Test(gltf_texture, shared_files_keep_their_image) {
   for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++) {
     static const char *const outs[] = {"out.glb", "out.gltf"};
     for (int k = 0; k < 2; k++) {
-      g_autoptr(rk_asset) back = fixture_texture_survives(inputs[i], dir, outs[k]);
+      rk_asset_free(fixture_texture_survives(inputs[i], dir, outs[k]));
       g_autofree char *path = g_build_filename(dir, outs[k], NULL);
       test_gltf d;
       test_gltf_load(&d, path);
