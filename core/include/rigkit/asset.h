@@ -1,14 +1,16 @@
 /* rigkit/asset.h: what importers produce and exporters consume: a skeleton, its clips, meshes
- * with skin weights, and a record of where it came from and what was converted.
+ * with skin weights and materials (with their base-colour texture), and a record of where it came
+ * from and what was converted.
  *
  * Everything inside is in rigkit's canonical space: metres, Y-up, right-handed, seconds.
  * An asset owns its clips and meshes and holds one reference to its skeleton.
  *
- * Index: rk_mesh_new/free/data, rk_asset_new/free, skeleton, add_clip, take_clip, clip_count, clip,
- *        find_clip, remove_clips, add_mesh, mesh_count, mesh, source_format, source_path,
- *        set_source, set_source_digest, source_digest, unit_name, unit_scale, set_unit,
- *        up_axis, set_up_axis, add_note, note_count, note, rk_joint_mechanics,
- *        set_joint_mechanics, joint_mechanics, set_joint_source_node, joint_source_node
+ * Index: rk_texture, rk_material, rk_mesh_data, rk_mesh_new/free/data, rk_asset_new/free,
+ *        skeleton, add_clip, take_clip, clip_count, clip, find_clip, remove_clips, add_mesh,
+ *        mesh_count, mesh, source_format, source_path, set_source, set_source_digest,
+ *        source_digest, unit_name, unit_scale, set_unit, up_axis, set_up_axis, add_note,
+ *        note_count, note, rk_joint_mechanics, set_joint_mechanics, joint_mechanics,
+ *        set_joint_source_node, joint_source_node
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H
