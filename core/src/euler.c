@@ -130,3 +130,21 @@ void rk_euler_from_quat_near(rk_euler_order order, rk_quat q, const double prev[
     }
   }
 }
+
+double rk_euler_rate_matrix(rk_euler_order order, const double angles[3], rk_mat3 *B) {
+  int ax[3];
+  rk_euler_order_axes(order, ax);
+  const rk_mat3 ra = axis_rotation(ax[0], angles[0]), rb = axis_rotation(ax[1], angles[1]);
+  const rk_mat3 rab = rk_mat3_mul(&ra, &rb);
+  rk_vec3 e[3];
+  for (int n = 0; n < 3; n++)
+    e[n] = rk_vec3_make(ax[n] == 0, ax[n] == 1, ax[n] == 2);
+  e[1] = rk_mat3_mul_vec(&ra, e[1]);
+  e[2] = rk_mat3_mul_vec(&rab, e[2]);
+  for (int c = 0; c < 3; c++) {
+    B->m[c * 3 + 0] = e[c].x;
+    B->m[c * 3 + 1] = e[c].y;
+    B->m[c * 3 + 2] = e[c].z;
+  }
+  return rk_vec3_dot(e[0], rk_vec3_cross(e[1], e[2]));
+}

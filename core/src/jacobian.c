@@ -1,4 +1,5 @@
-/* Jacobians of DH chains: geometric (axis cross lever arm) and DH-derivative (P dA C) forms. */
+/* Jacobians of DH chains: geometric (axis cross lever arm) and DH-derivative (P dA C) forms, and
+ * the analytic (Euler-angle rate) form from the geometric one. */
 #include <rigkit/jacobian.h>
 
 #include <string.h>
@@ -145,4 +146,37 @@ void rk_chain_jacobian(const rk_chain *chain, rk_dh_convention convention, const
   g_return_if_fail(chain != NULL && q_tree != NULL && J != NULL && frames != NULL && ld >= 6);
   const rk_dh_chain *dh = rk_chain_dh(chain, convention);
   jacobian_dh(dh, q_tree, rk_chain_dofs(chain), J, ld, frames, base_model);
+}
+
+bool rk_jacobian_euler_rates(rk_euler_order order, const double angles[3], double *J, size_t ld,
+                             size_t cols) {
+  rk_mat3 B;
+  const double det = rk_euler_rate_matrix(order, angles, &B);
+  if (!(fabs(det) > RK_EULER_RATE_SINGULAR))
+    return false;
+  /* Row i of B^-1 is (column j x column k) / det for (i, j, k) cyclic. */
+  rk_vec3 col[3], inv[3];
+  for (int c = 0; c < 3; c++)
+    col[c] = rk_vec3_make(B.m[c * 3], B.m[c * 3 + 1], B.m[c * 3 + 2]);
+  for (int i = 0; i < 3; i++)
+    inv[i] = rk_vec3_scale(rk_vec3_cross(col[(i + 1) % 3], col[(i + 2) % 3]), 1.0 / det);
+  for (size_t k = 0; k < cols; k++) {
+    double *w = J + k * ld + 3;
+    const rk_vec3 omega = rk_vec3_make(w[0], w[1], w[2]);
+    for (int i = 0; i < 3; i++)
+      w[i] = rk_vec3_dot(inv[i], omega);
+  }
+  return true;
+}
+
+bool rk_dh_chain_jacobian_euler(const rk_dh_chain *chain, const double *q, rk_euler_order order,
+                                double *J, size_t ld, double angles[3], rk_mat4 *frames) {
+  rk_mat4 end;
+  rk_dh_chain_jacobian(chain, q, J, ld, &end, frames);
+  const rk_mat3 r = rk_mat4_get_rotation(&end);
+  double a[3];
+  rk_euler_from_mat3(order, &r, a);
+  if (angles)
+    memcpy(angles, a, sizeof a);
+  return rk_jacobian_euler_rates(order, a, J, ld, chain->count);
 }

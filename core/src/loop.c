@@ -192,7 +192,7 @@ struct rk_loop_ws {
   size_t max_rows, ndof;
   rk_mat4 *models;
   rk_dof_axis *axes;
-  double *J, *F, *F_try, *dq, *q_try, *work;
+  double *J, *F, *F_try, *dq, *q_try, *q_closed, *work;
 };
 
 rk_loop_ws *rk_loop_ws_new(const rk_tree *tree, size_t max_rows) {
@@ -208,6 +208,7 @@ rk_loop_ws *rk_loop_ws_new(const rk_tree *tree, size_t max_rows) {
   ws->F_try = g_new(double, mr);
   ws->dq = g_new(double, nd);
   ws->q_try = g_new(double, nd);
+  ws->q_closed = g_new(double, nd);
   ws->work = g_new(double, rk_la_pinv_work(mr, nd));
   return ws;
 }
@@ -222,6 +223,7 @@ void rk_loop_ws_free(rk_loop_ws *ws) {
   g_free(ws->F_try);
   g_free(ws->dq);
   g_free(ws->q_try);
+  g_free(ws->q_closed);
   g_free(ws->work);
   g_free(ws);
 }
@@ -252,7 +254,27 @@ size_t rk_loops_rank(const rk_tree *tree, const rk_loop *loops, size_t n, const 
   const size_t rows = jacobian_at(tree, loops, n, q, ws);
   if (rows == 0 || tree->ndof == 0)
     return 0;
-  return rk_la_rank(rows, tree->ndof, ws->J, rows, tol > 0 ? tol : 1e-9, ws->work);
+  return rk_la_rank(rows, tree->ndof, ws->J, rows, tol > 0 ? tol : RK_LOOP_RANK_TOLERANCE,
+                    ws->work);
+}
+
+/* Configuration `trial` of the generic rank into q: the rest configuration, then deterministic
+ * draws inside the limits (unbounded DOFs within +-1). */
+static void draw_configuration(const rk_tree *tree, int trial, guint64 *state, double *q) {
+  if (trial == 0) {
+    rk_tree_q_rest(tree, q);
+    return;
+  }
+  for (size_t k = 0; k < tree->ndof; k++) {
+    *state ^= *state >> 12, *state ^= *state << 25, *state ^= *state >> 27;
+    const double u = (double)((*state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+    double lo = tree->lower[k], hi = tree->upper[k];
+    if (!isfinite(lo))
+      lo = -1.0;
+    if (!isfinite(hi))
+      hi = 1.0;
+    q[k] = lo + (hi - lo) * u;
+  }
 }
 
 long rk_loops_effective_dof(const rk_tree *tree, const rk_loop *loops, size_t n, const double *q,
@@ -261,31 +283,24 @@ long rk_loops_effective_dof(const rk_tree *tree, const rk_loop *loops, size_t n,
     return -1;
   if (q)
     return (long)tree->ndof - (long)rk_loops_rank(tree, loops, n, q, 0, ws);
-  /* Generic rank: the largest over q = 0 and a few deterministic configurations (a special pose
-   * such as a straightened knee can lose rank; a random one almost surely does not). */
-  double *qs = ws->q_try;
+  /* The rank means something only where the loops are closed: each drawn configuration is closed
+   * first (rk_loops_solve uses the other scratch vectors), and the largest rank among the closed
+   * ones is the generic rank of the mechanism. */
+  double *qc = ws->q_closed;
   size_t best = 0;
+  bool closed = false;
   guint64 state = 0x9E3779B97F4A7C15ull;
   for (int trial = 0; trial < 9; trial++) {
-    for (size_t k = 0; k < tree->ndof; k++) {
-      if (trial == 0) {
-        qs[k] = 0.0;
-        continue;
-      }
-      state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-      const double u = (double)((state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-      double lo = tree->lower[k], hi = tree->upper[k];
-      if (!isfinite(lo))
-        lo = -1.0;
-      if (!isfinite(hi))
-        hi = 1.0;
-      qs[k] = lo + (hi - lo) * u;
-    }
-    size_t r = rk_loops_rank(tree, loops, n, qs, 0, ws);
+    draw_configuration(tree, trial, &state, qc);
+    if (!(rk_loops_solve(tree, loops, n, qc, 0.1 * RK_LOOP_CLOSED_TOLERANCE, 100, ws) <=
+          RK_LOOP_CLOSED_TOLERANCE))
+      continue;
+    closed = true;
+    const size_t r = rk_loops_rank(tree, loops, n, qc, 0, ws);
     if (r > best)
       best = r;
   }
-  return (long)tree->ndof - (long)best;
+  return closed ? (long)tree->ndof - (long)best : -1;
 }
 
 static double max_abs(const double *v, size_t n) {

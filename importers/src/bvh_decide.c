@@ -2,6 +2,9 @@
  *  - the up axis: the axis along which spine and legs extend, the lateral axis being found by
  *    left/right symmetry;
  *  - the unit: the one that makes the skeleton 1.4-2.1 m tall;
+ *  - neither for a planar mechanism (a rest skeleton lying in one plane: the textbook's robots,
+ *    rings and junction trees): no body to measure, so BVH's own Y up and one metre per unit,
+ *    the file's numbers kept;
  *  - the root OFFSET and position channels: readers disagree (BVH's definition adds them,
  *    Blender and Assimp let the channels replace the OFFSET); the reading that puts the lowest
  *    joints on the ground plane wins. */
@@ -25,11 +28,9 @@ static double comp(rk_vec3 v, int a) {
   return a == 0 ? v.x : a == 1 ? v.y : v.z;
 }
 
-static rk__bvh_up detect_up(const rk__bvh_file *b) {
-  const size_t n = b->joints->len;
-  g_autofree rk_vec3 *p = rk__bvh_rest_positions(b);
-  rk__bvh_up g = {1, 1, -1};
-  double lo[3], hi[3], extent = 0;
+/* Bounds of the rest positions along each axis; returns the largest extent. */
+static double bounds(const rk_vec3 *p, size_t n, double lo[3], double hi[3]) {
+  double extent = 0;
   for (int a = 0; a < 3; a++) {
     lo[a] = INFINITY, hi[a] = -INFINITY;
     for (size_t i = 0; i < n; i++) {
@@ -38,9 +39,15 @@ static rk__bvh_up detect_up(const rk__bvh_file *b) {
     }
     extent = fmax(extent, hi[a] - lo[a]);
   }
-  if (!(extent > 0))
-    return g;
-  /* Lateral axis: the skeleton is its own mirror image across the plane through the root. */
+  return extent;
+}
+
+/* The left/right mirror axis of the rest positions (p[0] the root), or -1 when none is clear:
+ * the skeleton is its own mirror image across the plane through the root, to 2% of its size and
+ * clearly better than across the other axes; a plane that holds every joint (a flat chain) is no
+ * evidence. */
+static int mirror_axis(const rk_vec3 *p, size_t n, const double lo[3], const double hi[3],
+                       double extent) {
   double residual[3] = {INFINITY, INFINITY, INFINITY};
   if (n >= 3 && n <= 4000)
     for (int a = 0; a < 3; a++) {
@@ -69,11 +76,34 @@ static rk__bvh_up detect_up(const rk__bvh_file *b) {
   for (int a = 0; a < 3; a++)
     if (a != lateral)
       second = fmin(second, residual[a]);
-  /* A mirror symmetric to 2% of the size, clearly better than the other axes; a plane that
-   * holds every joint (a flat chain) is no evidence. */
   if (residual[lateral] < 0.02 && residual[lateral] < 0.5 * second &&
       hi[lateral] - lo[lateral] > 0.05 * extent)
-    g.lateral = lateral;
+    return lateral;
+  return -1;
+}
+
+/* A planar mechanism: the rest skeleton has extent and lies in one plane (within 1e-9 of its
+ * size). Captured bodies never do; textbook rigs drawn in the plane always do, and their mirror
+ * symmetry (a ring has one) says nothing about a body. */
+static bool planar_mechanism(const rk__bvh_file *b) {
+  g_autofree rk_vec3 *p = rk__bvh_rest_positions(b);
+  double lo[3], hi[3];
+  const double extent = bounds(p, b->joints->len, lo, hi);
+  bool flat = false;
+  for (int a = 0; a < 3; a++)
+    flat |= hi[a] - lo[a] <= 1e-9 * extent;
+  return extent > 0 && flat;
+}
+
+static rk__bvh_up detect_up(const rk__bvh_file *b) {
+  const size_t n = b->joints->len;
+  g_autofree rk_vec3 *p = rk__bvh_rest_positions(b);
+  rk__bvh_up g = {1, 1, -1};
+  double lo[3], hi[3];
+  const double extent = bounds(p, n, lo, hi);
+  if (!(extent > 0))
+    return g;
+  g.lateral = mirror_axis(p, n, lo, hi, extent);
   /* Up: the axis carrying the most bone length (spine and legs), lateral excluded. */
   double along[3] = {0, 0, 0};
   for (size_t i = 0; i < n; i++)
@@ -187,6 +217,9 @@ rk_vec3 rk__bvh_up_vector(rk__bvh_up up) {
 bool rk__bvh_choose_up(const rk__bvh_file *b, const rk_import_options *opts, rk__raw_asset *raw,
                        rk__bvh_up *out, GError **error) {
   rk__bvh_up up = detect_up(b);
+  const bool mechanism = planar_mechanism(b);
+  if (mechanism)
+    up.axis = 1, up.sign = 1;
   if (opts->up_axis) {
     int axis, sign;
     if (!rk_import_parse_axis(opts->up_axis, &axis, &sign)) {
@@ -196,6 +229,9 @@ bool rk__bvh_choose_up(const rk__bvh_file *b, const rk_import_options *opts, rk_
     rk__raw_note(raw, "up axis %s given by the caller (detected: %s)",
                  rk__axis_name(axis, sign), rk__axis_name(up.axis, up.sign));
     up.axis = axis, up.sign = sign;
+  } else if (mechanism) {
+    rk__raw_note(raw, "up axis Y, BVH's own: the rest skeleton lies in one plane, a planar "
+                      "mechanism rather than a body (see --up)");
   } else {
     rk__raw_note(
         raw, "up axis %s detected from the rest skeleton (bone length along each axis%s%s)",
@@ -222,6 +258,10 @@ double rk__bvh_choose_unit(const rk__bvh_file *b, const rk_import_options *opts,
     const char *name = rk__unit_name(unit);
     rk__raw_set_unit(raw, name ? name : "custom", unit);
     rk__raw_note(raw, "unit given by the caller: %g m per file unit", unit);
+  } else if (planar_mechanism(b)) {
+    rk__raw_set_unit(raw, "m", 1.0);
+    rk__raw_note(raw, "BVH has no unit and the rest skeleton is a planar mechanism, not a body "
+                      "with a height: file units taken as metres (see --unit)");
   } else if (height > 0) {
     bool fits = false;
     const char *name = rk__unit_guess_from_height(height, &unit, &fits);

@@ -18,14 +18,15 @@ typedef struct rk__bvh_up {
 } rk__bvh_up;
 
 /** The up axis: opts->up_axis, else detected (the axis carrying most bone length, lateral axis
- * excluded; its sign puts most joints above the root). Sets raw's up axis. Fails with
- * RK_ERROR_INVALID for an unreadable opts->up_axis. */
+ * excluded; its sign puts most joints above the root; +Y for a planar mechanism). Sets raw's up
+ * axis. Fails with RK_ERROR_INVALID for an unreadable opts->up_axis. */
 bool rk__bvh_choose_up(const rk__bvh_file *b, const rk_import_options *opts, rk__raw_asset *raw,
                        rk__bvh_up *up, GError **error);
 /** The unit vector of an up axis, in file coordinates. */
 rk_vec3 rk__bvh_up_vector(rk__bvh_up up);
 /** Metres per file unit: opts->unit_scale, else the unit that makes the rest skeleton (its extent
- * along up_vec) a human height. Sets raw's unit. */
+ * along up_vec) a human height, or 1 for a planar mechanism (no body to measure). Sets raw's
+ * unit. */
 double rk__bvh_choose_unit(const rk__bvh_file *b, const rk_import_options *opts, rk_vec3 up_vec,
                            rk__raw_asset *raw);
 /** Whether the root's and the other joints' position channels add to their OFFSET (else they

@@ -1,22 +1,17 @@
 /* `rigkit tree FILE [--json]`: the kinematic tree of a file's skeleton: links, joints (type, axis,
- * DOF index, hinge fits), junctions and their constraints, loops, the DOF count, and chains with
- * their DH tables. */
+ * DOF index, hinge fits), junctions and their constraints, loops with their effective DOF, the DOF
+ * count, chains with their DH tables, and link frames and points expressed in other links, at the
+ * rest pose or at a frame of a clip. */
 #include "cli.h"
+#include "cli_import.h"
 #include "cli_json.h"
 #include <rigkit/json_text.h>
 
 #include <json-glib/json-glib.h>
+#include <limits.h>
+#include <rigkit/importers.h>
 #include <rigkit/rigkit.h>
 #include <string.h>
-
-/* The importers library is optional (a core-only build has no importers/src): its include
- * directory comes with its target, so its presence tells whether files can be read. */
-#if defined(__has_include)
-#if __has_include(<rigkit/importers.h>)
-#include <rigkit/importers.h>
-#define RK_TREE_HAVE_IMPORTERS 1
-#endif
-#endif
 
 #define CMD "tree"
 
@@ -25,10 +20,24 @@ typedef struct tree_args {
   char *clip;
   gboolean no_motion;
   gboolean limits_from_clip;
+  gboolean fixed_root;
   char **chains; /* "BASE:TIP" */
   char **loops;  /* "A:B[:position|rigid]" */
+  char **poses;  /* "LINK[@IN]" */
+  char **points; /* "LINK:X,Y,Z[@IN]" */
+  int frame;     /* INT_MIN when not given */
+  double time;   /* NAN when not given */
   double hinge_tolerance_deg;
+  rk__cli_import import;
 } tree_args;
+
+/* A link's frame (or a point fixed on the link) asked for in another link's coordinates. */
+typedef struct frame_query {
+  int link, in; /* links; in = -1: the world */
+  bool point;
+  rk_vec3 p;    /* the point, in link's body coordinates */
+  rk_mat4 pose; /* link's frame in in's coordinates at the configuration */
+} frame_query;
 
 static const char *link_name(const rk_tree *t, int link) {
   return link < 0 ? "world" : rk_tree_link_name(t, (size_t)link);
@@ -114,6 +123,78 @@ static bool parse_loops(const rk_tree *t, char **specs, const double *q, GArray 
   return true;
 }
 
+/* "LINK[@IN]" (poses) or "LINK:X,Y,Z[@IN]" (points) into a query posed at q. */
+static bool parse_frame_query(const rk_tree *t, const char *spec, bool point, const double *q,
+                              frame_query *out, GError **error) {
+  const char *what = point ? "--point" : "--pose";
+  g_autofree char *text = g_strdup(spec);
+  char *at = strrchr(text, '@'), *in_name = NULL;
+  if (at) {
+    *at = '\0';
+    in_name = at + 1;
+  }
+  out->point = point;
+  out->p = rk_vec3_make(0, 0, 0);
+  if (point) {
+    char *colon = strrchr(text, ':');
+    g_auto(GStrv) xyz = colon ? g_strsplit(colon + 1, ",", -1) : NULL;
+    double v[3];
+    bool ok = xyz && g_strv_length(xyz) == 3;
+    for (int i = 0; ok && i < 3; i++) {
+      char *end = NULL;
+      v[i] = g_ascii_strtod(xyz[i], &end);
+      ok = end != xyz[i] && *end == '\0' && isfinite(v[i]);
+    }
+    if (!ok) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s '%s': expected LINK:X,Y,Z[@IN]", what,
+                  spec);
+      return false;
+    }
+    *colon = '\0';
+    out->p = rk_vec3_make(v[0], v[1], v[2]);
+  }
+  out->link = rk_tree_find_link(t, text);
+  out->in = in_name ? find_link_or_world(t, in_name) : -1;
+  if (out->link < 0 || (in_name && out->in < 0 && strcmp(in_name, "world") != 0)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s '%s': no link named '%s'", what, spec,
+                out->link < 0 ? text : in_name);
+    return false;
+  }
+  rk_tree_transform_between(t, q, out->in, out->link, &out->pose);
+  return true;
+}
+
+static bool parse_frame_queries(const rk_tree *t, const tree_args *a, const double *q,
+                                GArray *out, GError **error) {
+  for (int kind = 0; kind < 2; kind++)
+    for (char **s = kind ? a->points : a->poses; s && *s; s++) {
+      frame_query fq;
+      if (!parse_frame_query(t, *s, kind == 1, q, &fq, error))
+        return false;
+      g_array_append_val(out, fq);
+    }
+  return true;
+}
+
+typedef struct loop_report {
+  size_t rows, rank;
+  long effective_dof; /* at the configuration */
+  long generic_dof;   /* at a regular closed configuration (-1: none found) */
+  double residual;
+} loop_report;
+
+/* Everything one run prints. */
+typedef struct tree_view {
+  const rk_tree *t;
+  const char *path;
+  const char *motion; /* the evidence clip's name, or NULL */
+  GPtrArray *chains;
+  const GArray *loops; /* rk_loop */
+  loop_report lr;
+  const char *configuration; /* where loops, poses and points are taken */
+  const GArray *frames;      /* frame_query */
+} tree_view;
+
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
 /* "key": the string value, or null for NULL. */
@@ -177,12 +258,6 @@ static void json_chain(JsonBuilder *b, const rk_tree *t, const rk_chain *c) {
   json_dh(b, t, c, RK_DH_MODIFIED);
   json_builder_end_object(b);
 }
-
-typedef struct loop_report {
-  size_t rows, rank;
-  long effective_dof;
-  double residual;
-} loop_report;
 
 /* The "joint" object of a link: type, DOFs, axis or Euler order, and the hinge fit, if any. */
 static void json_joint(JsonBuilder *b, const rk_joint *J) {
@@ -287,29 +362,59 @@ static void json_junctions(JsonBuilder *b, const rk_tree *t) {
   json_builder_end_array(b);
 }
 
-/* The loops and, when there are any, their closure at the rest pose. */
-static void json_loops(JsonBuilder *b, const rk_tree *t, const GArray *loops,
-                       const loop_report *lr) {
+/* The loops and, when there are any, their closure at the configuration. */
+static void json_loops(JsonBuilder *b, const tree_view *v) {
   json_builder_set_member_name(b, "loops");
   json_builder_begin_array(b);
-  for (guint i = 0; i < loops->len; i++) {
-    const rk_loop *l = &g_array_index(loops, rk_loop, i);
+  for (guint i = 0; i < v->loops->len; i++) {
+    const rk_loop *l = &g_array_index(v->loops, rk_loop, i);
     json_builder_begin_object(b);
-    json_string(b, "a", link_name(t, l->link_a));
-    json_string(b, "b", link_name(t, l->link_b));
+    json_string(b, "a", link_name(v->t, l->link_a));
+    json_string(b, "b", link_name(v->t, l->link_b));
     json_string(b, "kind", l->kind == RK_LOOP_RIGID ? "rigid" : "position");
     json_int(b, "rows", (gint64)rk_loop_rows(l));
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
-  if (loops->len) {
+  if (v->loops->len) {
     json_builder_set_member_name(b, "closure");
     json_builder_begin_object(b);
-    json_int(b, "rows", (gint64)lr->rows);
-    json_int(b, "rank", (gint64)lr->rank);
-    rk__json_add_double(b, "residual", lr->residual);
-    json_int(b, "effective_dof", lr->effective_dof);
+    json_int(b, "rows", (gint64)v->lr.rows);
+    json_int(b, "rank", (gint64)v->lr.rank);
+    rk__json_add_double(b, "residual", v->lr.residual);
+    json_int(b, "effective_dof", v->lr.effective_dof);
+    json_int(b, "effective_dof_generic", v->lr.generic_dof);
+    rk__json_add_double(b, "rank_tolerance", RK_LOOP_RANK_TOLERANCE);
     json_builder_end_object(b);
+  }
+}
+
+/* "poses" and "points", when asked for. */
+static void json_frames(JsonBuilder *b, const tree_view *v) {
+  for (int kind = 0; kind < 2; kind++) {
+    bool any = false;
+    for (guint i = 0; i < v->frames->len; i++) {
+      const frame_query *f = &g_array_index(v->frames, frame_query, i);
+      if (f->point != (kind == 1))
+        continue;
+      if (!any) {
+        json_builder_set_member_name(b, kind ? "points" : "poses");
+        json_builder_begin_array(b);
+        any = true;
+      }
+      json_builder_begin_object(b);
+      json_string(b, "link", link_name(v->t, f->link));
+      json_string(b, "in", link_name(v->t, f->in));
+      if (f->point) {
+        rk__json_add_vec3(b, "point", f->p);
+        rk__json_add_vec3(b, "position", rk_mat4_transform_point(&f->pose, f->p));
+      } else {
+        json_mat4(b, "matrix", &f->pose);
+      }
+      json_builder_end_object(b);
+    }
+    if (any)
+      json_builder_end_array(b);
   }
 }
 
@@ -335,18 +440,20 @@ static void json_chains(JsonBuilder *b, const rk_tree *t, GPtrArray *chains) {
   json_builder_end_array(b);
 }
 
-static char *tree_json(const rk_tree *t, const char *path, const char *motion, GPtrArray *chains,
-                       const GArray *loops, const loop_report *lr) {
+static char *tree_json(const tree_view *v) {
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
-  json_string(b, "file", path);
-  json_string(b, "motion", motion);
-  json_int(b, "dof_count", (gint64)rk_tree_dof_count(t));
-  json_links(b, t);
-  json_dofs(b, t);
-  json_junctions(b, t);
-  json_loops(b, t, loops, lr);
-  json_chains(b, t, chains);
+  json_string(b, "file", v->path);
+  json_string(b, "motion", v->motion);
+  json_int(b, "dof_count", (gint64)rk_tree_dof_count(v->t));
+  if (v->loops->len || v->frames->len)
+    json_string(b, "configuration", v->configuration);
+  json_links(b, v->t);
+  json_dofs(b, v->t);
+  json_junctions(b, v->t);
+  json_loops(b, v);
+  json_chains(b, v->t, v->chains);
+  json_frames(b, v);
   json_builder_end_object(b);
   g_autoptr(JsonNode) root = json_builder_get_root(b);
   return rk_json_object_to_text(json_node_get_object(root), true, NULL);
@@ -375,19 +482,7 @@ static void print_dh(const rk_tree *t, const rk_chain *c) {
   }
 }
 
-static void tree_text(const rk_tree *t, const char *path, const char *motion, GPtrArray *chains,
-                      const GArray *loops, const loop_report *lr) {
-  size_t moving = 0, hinges = 0;
-  for (size_t j = 0; j < rk_tree_link_count(t); j++) {
-    moving += rk_tree_joint(t, j)->dof_count > 0;
-    hinges += rk_tree_joint(t, j)->origin == RK_ORIGIN_HINGE_FIT;
-  }
-  printf("%s: %zu links, %zu movable joints, %zu DOF", path, rk_tree_link_count(t), moving,
-         rk_tree_dof_count(t));
-  if (motion)
-    printf(" (motion evidence: clip '%s', %zu hinges fitted)\n", motion, hinges);
-  else
-    printf(" (no motion evidence)\n");
+static void text_links(const rk_tree *t) {
   printf("\nlinks and joints:\n");
   for (size_t j = 0; j < rk_tree_link_count(t); j++) {
     const rk_joint *J = rk_tree_joint(t, j);
@@ -413,6 +508,9 @@ static void tree_text(const rk_tree *t, const char *path, const char *motion, GP
       printf("  (name suggests a hinge)");
     printf("\n");
   }
+}
+
+static void text_junctions(const rk_tree *t) {
   printf("\njunctions: %zu\n", rk_tree_junction_count(t));
   for (size_t i = 0; i < rk_tree_junction_count(t); i++) {
     const rk_junction *J = rk_tree_junction(t, i);
@@ -442,19 +540,70 @@ static void tree_text(const rk_tree *t, const char *path, const char *motion, GP
       }
     }
   }
-  printf("\nloops: %u\n", loops->len);
-  for (guint i = 0; i < loops->len; i++) {
-    const rk_loop *l = &g_array_index(loops, rk_loop, i);
+}
+
+static void text_loops(const tree_view *v) {
+  const rk_tree *t = v->t;
+  printf("\nloops: %u\n", v->loops->len);
+  for (guint i = 0; i < v->loops->len; i++) {
+    const rk_loop *l = &g_array_index(v->loops, rk_loop, i);
     printf("  %s -> %s (%s, %zu rows)\n", link_name(t, l->link_a), link_name(t, l->link_b),
            l->kind == RK_LOOP_RIGID ? "rigid" : "position", rk_loop_rows(l));
   }
-  if (loops->len)
-    printf("  closure: %zu rows, rank %zu, residual %.3g at rest, effective DOF %ld (tree %zu)\n",
-           lr->rows, lr->rank, lr->residual, lr->effective_dof, rk_tree_dof_count(t));
+  if (!v->loops->len)
+    return;
+  printf("  closure at %s: %zu rows, rank %zu (singular values above %g of the largest), "
+         "residual %.3g, effective DOF %ld (tree %zu)\n",
+         v->configuration, v->lr.rows, v->lr.rank, RK_LOOP_RANK_TOLERANCE, v->lr.residual,
+         v->lr.effective_dof, rk_tree_dof_count(t));
+  if (v->lr.generic_dof >= 0 && v->lr.generic_dof != v->lr.effective_dof)
+    printf("  this configuration is singular: effective DOF %ld at a regular closed one\n",
+           v->lr.generic_dof);
+}
+
+/* Poses as 4x4 matrices (rows), points as coordinates. */
+static void text_frames(const tree_view *v) {
+  if (!v->frames->len)
+    return;
+  printf("\nframes at %s:\n", v->configuration);
+  for (guint i = 0; i < v->frames->len; i++) {
+    const frame_query *f = &g_array_index(v->frames, frame_query, i);
+    const char *ln = link_name(v->t, f->link), *in = link_name(v->t, f->in);
+    if (f->point) {
+      const rk_vec3 w = rk_mat4_transform_point(&f->pose, f->p);
+      printf("  point (%g, %g, %g) of %s in %s: (%.6f, %.6f, %.6f)\n", f->p.x, f->p.y, f->p.z, ln,
+             in, clean(w.x), clean(w.y), clean(w.z));
+      continue;
+    }
+    printf("  %s in %s:\n", ln, in);
+    for (int r = 0; r < 4; r++)
+      printf("    [ %10.6f %10.6f %10.6f %10.6f ]\n", clean(rk_mat4_at(&f->pose, r, 0)),
+             clean(rk_mat4_at(&f->pose, r, 1)), clean(rk_mat4_at(&f->pose, r, 2)),
+             clean(rk_mat4_at(&f->pose, r, 3)));
+  }
+}
+
+static void tree_text(const tree_view *v) {
+  const rk_tree *t = v->t;
+  size_t moving = 0, hinges = 0;
+  for (size_t j = 0; j < rk_tree_link_count(t); j++) {
+    moving += rk_tree_joint(t, j)->dof_count > 0;
+    hinges += rk_tree_joint(t, j)->origin == RK_ORIGIN_HINGE_FIT;
+  }
+  printf("%s: %zu links, %zu movable joints, %zu DOF", v->path, rk_tree_link_count(t), moving,
+         rk_tree_dof_count(t));
+  if (v->motion)
+    printf(" (motion evidence: clip '%s', %zu hinges fitted)\n", v->motion, hinges);
+  else
+    printf(" (no motion evidence)\n");
+  text_links(t);
+  text_junctions(t);
+  text_loops(v);
   printf("\nDOF count: %zu\n", rk_tree_dof_count(t));
   printf("\nchains (DH tables; theta/d are offsets at q = 0, angles in radians):\n");
-  for (guint i = 0; i < chains->len; i++)
-    print_dh(t, g_ptr_array_index(chains, i));
+  for (guint i = 0; i < v->chains->len; i++)
+    print_dh(t, g_ptr_array_index(v->chains, i));
+  text_frames(v);
 }
 
 /* ---- command --------------------------------------------------------------------------------- */
@@ -467,36 +616,37 @@ static int fail(GError *error, const char *path) {
   return rc;
 }
 
-static int run_tree(const tree_args *a, const char *path) {
-  GError *error = NULL;
-#ifdef RK_TREE_HAVE_IMPORTERS
-  g_autoptr(rk_asset) asset = rk_import_file(path, NULL, &error);
-  if (!asset)
-    return fail(error, NULL);
-#else
-  g_set_error(&error, RK_ERROR, RK_ERROR_UNSUPPORTED, "%s: this build of rigkit has no importers",
-              path);
-  return fail(error, NULL);
-  rk_asset *asset = NULL;
-#endif
-  const rk_skeleton *s = rk_asset_skeleton(asset);
-  const rk_clip *motion = NULL;
-  if (!a->no_motion && rk_asset_clip_count(asset) > 0) {
-    const int ci = a->clip ? rk_asset_find_clip(asset, a->clip) : 0;
-    if (ci < 0) {
-      g_set_error(&error, RK_ERROR, RK_ERROR_NOT_FOUND, "no clip '%s'", a->clip);
-      return fail(error, path);
-    }
-    motion = rk_asset_clip(asset, (size_t)ci);
-  } else if (a->clip && !a->no_motion) {
-    g_set_error(&error, RK_ERROR, RK_ERROR_NOT_FOUND, "the file has no clips");
-    return fail(error, path);
+/* The clip giving motion evidence (--clip, else the first; none with --no-motion). */
+static bool motion_clip(const tree_args *a, const rk_asset *asset, const rk_clip **out,
+                        GError **error) {
+  *out = NULL;
+  if (a->no_motion)
+    return true;
+  if (rk_asset_clip_count(asset) == 0) {
+    if (a->clip)
+      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "the file has no clips");
+    return !a->clip;
   }
+  const int ci = a->clip ? rk_asset_find_clip(asset, a->clip) : 0;
+  if (ci < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "no clip '%s'", a->clip);
+    return false;
+  }
+  *out = rk_asset_clip(asset, (size_t)ci);
+  return true;
+}
+
+/* The tree of the file's skeleton. Joints whose file declares their mechanics (robot formats: DH
+ * tables) are typed as declared, with their limits; a file that declares them is a robot: its
+ * root is fixed to the world, as every root is with --fixed-root. */
+static rk_tree *build_tree(const tree_args *a, const rk_asset *asset, const rk_clip *motion,
+                           GError **error) {
+  const rk_skeleton *s = rk_asset_skeleton(asset);
   rk_tree_options o = RK_TREE_OPTIONS_INIT;
   o.hinge_tolerance = a->hinge_tolerance_deg * RK_DEG;
   o.limits_from_clip = a->limits_from_clip;
-  /* Joints whose file declares their mechanics (robot formats: DH tables) are typed as declared,
-   * with their limits; a file that declares them is a robot: its root is fixed to the world. */
+  if (a->fixed_root)
+    o.root_type = RK_JOINT_FIXED;
   g_autoptr(GArray) specs = g_array_new(FALSE, TRUE, sizeof(rk_joint_spec));
   for (size_t j = 0; j < rk_skeleton_joint_count(s); j++) {
     rk_joint_mechanics m;
@@ -509,7 +659,9 @@ static int run_tree(const tree_args *a, const char *path) {
                                                       : RK_JOINT_FIXED;
     /* The tree takes a revolute axis in the joint's zero frame and a prismatic one in the parent
      * frame. */
-    sp.axis = m.motion == RK_JOINT_PRISMATIC ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis) : m.axis;
+    sp.axis = m.motion == RK_JOINT_PRISMATIC
+                  ? rk_quat_rotate(rk_skeleton_rest(s, j)->r, m.axis)
+                  : m.axis;
     sp.order = RK_EULER_N_ORDERS;
     sp.has_limits = m.has_limits;
     sp.lower[0] = m.lower;
@@ -523,7 +675,86 @@ static int run_tree(const tree_args *a, const char *path) {
     o.joints = (const rk_joint_spec *)(void *)specs->data;
     o.joint_count = specs->len;
   }
-  g_autoptr(rk_tree) t = rk_tree_from_skeleton(s, motion, &o, &error);
+  return rk_tree_from_skeleton(s, motion, &o, error);
+}
+
+/* The configuration q that loops, poses and points are taken at: the rest pose, or a clip's pose
+ * (--clip, else the first clip, also with --no-motion) at --frame N or --time S. *label (g_free)
+ * names it for the output. */
+static bool configuration(const tree_args *a, const rk_asset *asset, const rk_tree *t, double *q,
+                          char **label, GError **error) {
+  rk_tree_q_rest(t, q);
+  if (a->frame == INT_MIN && isnan(a->time)) {
+    *label = g_strdup("the rest pose");
+    return true;
+  }
+  const int ci = a->clip ? rk_asset_find_clip(asset, a->clip) : rk_asset_clip_count(asset) ? 0 : -1;
+  if (ci < 0 && a->clip)
+    g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "no clip '%s'", a->clip);
+  else if (ci < 0)
+    g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "the file has no clip for --frame or --time");
+  if (ci < 0)
+    return false;
+  const rk_clip *c = rk_asset_clip(asset, (size_t)ci);
+  const rk_skeleton *s = rk_asset_skeleton(asset);
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_transform *locals = g_new(rk_transform, n);
+  if (a->frame != INT_MIN) {
+    const size_t frames = rk_clip_frame_count(c);
+    if ((size_t)a->frame >= frames || (a->frame > 0 && !(rk_clip_fps(c) > 0))) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "frame %d is out of range (clip '%s' has %zu "
+                  "frames%s)", a->frame, rk_clip_name(c), frames,
+                  rk_clip_fps(c) > 0 ? "" : " and no frame rate: use --time");
+      return false;
+    }
+    rk_clip_sample_frame(c, rk_skeleton_rest_locals(s), rk_clip_fps(c), (size_t)a->frame, locals,
+                         n);
+    *label = g_strdup_printf("frame %d of clip '%s'", a->frame, rk_clip_name(c));
+  } else {
+    if (a->time > rk_clip_duration(c) + 1e-9) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "time %g s is past the end of clip '%s' (%g s)",
+                  a->time, rk_clip_name(c), rk_clip_duration(c));
+      return false;
+    }
+    rk_clip_sample(c, rk_skeleton_rest_locals(s), a->time, locals, n);
+    *label = g_strdup_printf("time %g s of clip '%s'", a->time, rk_clip_name(c));
+  }
+  rk_tree_q_from_locals(t, locals, NULL, q, NULL);
+  return true;
+}
+
+/* Residual, rank and effective DOF of the loops at q (where rk_loop_closing closed them). */
+static loop_report closure_at(const rk_tree *t, const GArray *loops, const double *q) {
+  loop_report lr = {0};
+  if (!loops->len)
+    return lr;
+  const rk_loop *ls = (const rk_loop *)(void *)loops->data;
+  lr.rows = rk_loops_rows(ls, loops->len);
+  g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, lr.rows);
+  g_autofree rk_mat4 *m = g_new(rk_mat4, rk_tree_link_count(t));
+  g_autofree double *F = g_new(double, lr.rows);
+  rk_tree_fk(t, q, NULL, m);
+  rk_loops_residual(t, ls, loops->len, m, F);
+  for (size_t i = 0; i < lr.rows; i++)
+    lr.residual = fmax(lr.residual, fabs(F[i]));
+  lr.effective_dof = rk_loops_effective_dof(t, ls, loops->len, q, ws);
+  lr.generic_dof = rk_loops_effective_dof(t, ls, loops->len, NULL, ws);
+  lr.rank = (size_t)((long)rk_tree_dof_count(t) - lr.effective_dof);
+  return lr;
+}
+
+static int run_tree(const tree_args *a, const char *path) {
+  GError *error = NULL;
+  rk_import_options opts;
+  if (!rk__cli_import_options(CMD, &a->import, &opts))
+    return RK_EXIT_USAGE;
+  g_autoptr(rk_asset) asset = rk_import_file(path, &opts, &error);
+  if (!asset)
+    return fail(error, NULL);
+  const rk_clip *motion = NULL;
+  if (!motion_clip(a, asset, &motion, &error))
+    return fail(error, path);
+  g_autoptr(rk_tree) t = build_tree(a, asset, motion, &error);
   if (!t)
     return fail(error, path);
   g_autoptr(GPtrArray) chains = a->chains
@@ -531,31 +762,22 @@ static int run_tree(const tree_args *a, const char *path) {
                                     : default_chains(t, &error);
   if (!chains || !parse_chains(t, a->chains, chains, &error))
     return fail(error, path);
-  g_autoptr(GArray) loops = g_array_new(FALSE, FALSE, sizeof(rk_loop));
   g_autofree double *q = g_new0(double, rk_tree_dof_count(t) + 1);
-  rk_tree_q_rest(t, q);
-  if (!parse_loops(t, a->loops, q, loops, &error))
+  g_autofree char *label = NULL;
+  g_autoptr(GArray) loops = g_array_new(FALSE, FALSE, sizeof(rk_loop));
+  g_autoptr(GArray) frames = g_array_new(FALSE, FALSE, sizeof(frame_query));
+  if (!configuration(a, asset, t, q, &label, &error) ||
+      !parse_loops(t, a->loops, q, loops, &error) ||
+      !parse_frame_queries(t, a, q, frames, &error))
     return fail(error, path);
-  loop_report lr = {0};
-  if (loops->len) {
-    const rk_loop *ls = (const rk_loop *)(void *)loops->data;
-    lr.rows = rk_loops_rows(ls, loops->len);
-    g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, lr.rows);
-    g_autofree rk_mat4 *m = g_new(rk_mat4, rk_tree_link_count(t));
-    g_autofree double *F = g_new(double, lr.rows);
-    rk_tree_fk(t, q, NULL, m);
-    rk_loops_residual(t, ls, loops->len, m, F);
-    for (size_t i = 0; i < lr.rows; i++)
-      lr.residual = fmax(lr.residual, fabs(F[i]));
-    lr.effective_dof = rk_loops_effective_dof(t, ls, loops->len, NULL, ws);
-    lr.rank = (size_t)((long)rk_tree_dof_count(t) - lr.effective_dof);
-  }
-  const char *motion_name = motion ? rk_clip_name(motion) : NULL;
+  const tree_view v = {t,      path,          motion ? rk_clip_name(motion) : NULL,
+                       chains, loops,         closure_at(t, loops, q),
+                       label,  frames};
   if (a->json) {
-    g_autofree char *text = tree_json(t, path, motion_name, chains, loops, &lr);
+    g_autofree char *text = tree_json(&v);
     printf("%s\n", text);
   } else {
-    tree_text(t, path, motion_name, chains, loops, &lr);
+    tree_text(&v);
   }
   return RK_EXIT_OK;
 }
@@ -565,19 +787,39 @@ int rk__cmd_tree(int argc, char **argv);
 int rk__cmd_tree(int argc, char **argv) {
   tree_args a = {0};
   a.hinge_tolerance_deg = 3.0;
+  a.frame = INT_MIN;
+  a.time = NAN;
   GOptionEntry entries[] = {
       {"json", 0, 0, G_OPTION_ARG_NONE, &a.json, "print JSON", NULL},
       {"clip", 0, 0, G_OPTION_ARG_STRING, &a.clip,
-       "clip used as motion evidence (default: the first)", "NAME|INDEX"},
-      {"no-motion", 0, 0, G_OPTION_ARG_NONE, &a.no_motion, "ignore the file's clips", NULL},
+       "clip used as motion evidence and for --frame/--time (default: the first)", "NAME|INDEX"},
+      {"no-motion", 0, 0, G_OPTION_ARG_NONE, &a.no_motion, "ignore the file's clips as evidence",
+       NULL},
       {"limits-from-clip", 0, 0, G_OPTION_ARG_NONE, &a.limits_from_clip,
        "joint limits from the clip's range plus a margin", NULL},
       {"hinge-tolerance", 0, 0, G_OPTION_ARG_DOUBLE, &a.hinge_tolerance_deg,
        "largest hinge fit residual in degrees (default 3)", "DEG"},
+      {"fixed-root", 0, 0, G_OPTION_ARG_NONE, &a.fixed_root,
+       "fix the root joints to the world (a mechanism on the ground; default: free roots)", NULL},
       {"chain", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.chains,
        "list this chain (repeatable; default: the world to every leaf)", "BASE:TIP"},
+      {"frame", 0, 0, G_OPTION_ARG_INT, &a.frame,
+       "take loops, poses and points at this frame of the clip (0-based; default: the rest pose)",
+       "N"},
+      {"time", 0, 0, G_OPTION_ARG_DOUBLE, &a.time,
+       "take loops, poses and points at this time of the clip, in seconds", "S"},
       {"loop", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.loops,
-       "close a loop at the rest pose (repeatable; B may be 'world')", "A:B[:position|rigid]"},
+       "close a loop at the configuration and report its rank and effective DOF there "
+       "(repeatable; B may be 'world')",
+       "A:B[:position|rigid]"},
+      {"pose", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.poses,
+       "print LINK's frame in IN's coordinates (default: the world) as a 4x4 matrix (repeatable)",
+       "LINK[@IN]"},
+      {"point", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.points,
+       "print the point X,Y,Z of LINK's frame in IN's coordinates (default: the world; "
+       "repeatable)",
+       "LINK:X,Y,Z[@IN]"},
+      RK__CLI_IMPORT_ENTRIES(a.import),
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   int rc = rk__cli_parse(CMD, "FILE", "Show the kinematic tree of a file's skeleton.", entries,
                          &argc, &argv);
@@ -585,10 +827,18 @@ int rk__cmd_tree(int argc, char **argv) {
     rc = rk__cli_usage(CMD, "expected one FILE (see rigkit tree --help)");
   if (rc == RK_EXIT_OK && !(a.hinge_tolerance_deg >= 0))
     rc = rk__cli_usage(CMD, "--hinge-tolerance must be >= 0");
+  if (rc == RK_EXIT_OK && a.frame != INT_MIN && !isnan(a.time))
+    rc = rk__cli_usage(CMD, "give at most one of --frame N and --time S");
+  if (rc == RK_EXIT_OK && ((a.frame != INT_MIN && a.frame < 0) ||
+                           (!isnan(a.time) && !(a.time >= 0 && isfinite(a.time)))))
+    rc = rk__cli_usage(CMD, "--frame and --time must be >= 0");
   if (rc == RK_EXIT_OK)
     rc = run_tree(&a, argv[1]);
   g_free(a.clip);
   g_strfreev(a.chains);
   g_strfreev(a.loops);
+  g_strfreev(a.poses);
+  g_strfreev(a.points);
+  rk__cli_import_clear(&a.import);
   return rc;
 }

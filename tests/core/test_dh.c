@@ -117,6 +117,13 @@ Test(dh, spherical_wrist_matches_closed_form) {
     double c4 = cos(q[0]), s4 = sin(q[0]), c5 = cos(q[1]), s5 = sin(q[1]);
     rk_assert_vec3_near(rk_mat4_column(&t, 2), rk_vec3_make(c4 * s5, s4 * s5, c5), 1e-14);
     rk_assert_vec3_near(rk_mat4_get_translation(&t), rk_vec3_make(c4 * s5 * d6, s4 * s5 * d6, c5 * d6), 1e-14);
+    /* The whole of T_6^3 (the material prints s5 c6 in entry (3,2); the product gives s5 s6). */
+    const double c6 = cos(q[2]), s6 = sin(q[2]);
+    const double expect[16] = {c4 * c5 * c6 - s4 * s6, -c4 * c5 * s6 - s4 * c6, c4 * s5, c4 * s5 * d6,
+                               s4 * c5 * c6 + c4 * s6, -s4 * c5 * s6 + c4 * c6, s4 * s5, s4 * s5 * d6,
+                               -s5 * c6,               s5 * s6,                 c5,      c5 * d6,
+                               0,                      0,                       0,       1};
+    rk_assert_mat4_near(t, rk_test_mat4_rows(expect), 1e-14);
   }
 }
 

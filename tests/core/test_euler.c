@@ -1,4 +1,6 @@
-/* Euler angles: all 12 orders both ways, gimbal lock, textbook closed forms. */
+/* Euler angles: all 12 orders both ways, gimbal lock, textbook closed forms, every invalid axis
+ * set refused, the rate matrix B (omega = B da/dt) against finite differences and the textbook's
+ * forms. */
 #include "rk_test.h"
 
 static double wrapped_diff(double a, double b) {
@@ -109,7 +111,7 @@ Test(euler, names_parse_both_ways) {
   for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
     rk_euler_order p;
     cr_assert(rk_euler_order_parse(rk_euler_order_name((rk_euler_order)o), &p));
-    cr_assert_eq(p, o);
+    cr_assert_eq((int)p, o);
   }
   rk_euler_order p;
   cr_assert(rk_euler_order_parse("zxy", &p) && p == RK_EULER_ZXY);
@@ -138,4 +140,95 @@ Test(euler, near_solution_never_jumps_more_than_pi) {
       prev[0] = a[0], prev[1] = a[1], prev[2] = a[2];
     }
   }
+}
+
+/* Three axes name an order when no two neighbours are equal: of the 27 sets over X, Y, Z the 12
+ * orders parse (either case), the 15 others (XXY, XYY, XXX, ...) are refused, as is anything of
+ * another length or alphabet. */
+Test(euler, every_invalid_axis_set_is_refused) {
+  const char axes[3] = {'X', 'Y', 'Z'};
+  int valid = 0, refused = 0;
+  for (int i = 0; i < 27; i++) {
+    const char name[4] = {axes[i / 9], axes[(i / 3) % 3], axes[i % 3], '\0'};
+    const bool ok = name[0] != name[1] && name[1] != name[2];
+    char lower[4];
+    for (int k = 0; k < 4; k++)
+      lower[k] = (char)g_ascii_tolower(name[k]);
+    rk_euler_order o = RK_EULER_N_ORDERS, p = RK_EULER_N_ORDERS;
+    cr_assert_eq(rk_euler_order_parse(name, &o), ok, "%s", name);
+    cr_assert_eq(rk_euler_order_parse(lower, &p), ok, "%s", lower);
+    if (ok) {
+      valid++;
+      cr_assert_str_eq(rk_euler_order_name(o), name);
+      cr_assert_eq(p, o);
+    } else {
+      refused++;
+      cr_assert_eq(o, RK_EULER_N_ORDERS, "%s: the order is left alone", name);
+    }
+  }
+  cr_assert_eq(valid, RK_EULER_N_ORDERS);
+  cr_assert_eq(refused, 15);
+  const char *other[] = {"", "X", "XY", "XYZX", "XYW", "XY Z", " XYZ", "XYZ ", "ABC", "123"};
+  for (size_t i = 0; i < G_N_ELEMENTS(other); i++) {
+    rk_euler_order o;
+    cr_assert_not(rk_euler_order_parse(other[i], &o), "'%s'", other[i]);
+  }
+}
+
+/* B's columns are the rotation axes: B e_k equals the angular velocity of R(a + t e_k) at t = 0
+ * (central differences of R), and det B = +-cos(a1) (Tait-Bryan) or +-sin(a1) (proper Euler). */
+Test(euler, rate_matrix_maps_angle_rates_to_angular_velocity) {
+  guint64 rng = 17;
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    int ax[3];
+    rk_euler_order_axes((rk_euler_order)o, ax);
+    for (int trial = 0; trial < 20; trial++) {
+      double a[3] = {rk_test_uniform(&rng, -3, 3), rk_test_uniform(&rng, -3, 3),
+                     rk_test_uniform(&rng, -3, 3)};
+      rk_mat3 B;
+      const double det = rk_euler_rate_matrix((rk_euler_order)o, a, &B);
+      rk_assert_near(fabs(det), fabs(ax[0] == ax[2] ? sin(a[1]) : cos(a[1])), 1e-14);
+      const rk_mat3 R = rk_euler_to_mat3((rk_euler_order)o, a), Rt = rk_mat3_transpose(&R);
+      for (int k = 0; k < 3; k++) {
+        const double h = 1e-6;
+        double ap[3] = {a[0], a[1], a[2]}, am[3] = {a[0], a[1], a[2]};
+        ap[k] += h, am[k] -= h;
+        const rk_mat3 Rp = rk_euler_to_mat3((rk_euler_order)o, ap);
+        const rk_mat3 Rm = rk_euler_to_mat3((rk_euler_order)o, am);
+        /* dR/dt R^T = [omega]x */
+        rk_mat3 W;
+        for (int i = 0; i < 9; i++)
+          W.m[i] = (Rp.m[i] - Rm.m[i]) / (2 * h);
+        W = rk_mat3_mul(&W, &Rt);
+        const rk_vec3 w = rk_vec3_make(rk_mat3_at(&W, 2, 1), rk_mat3_at(&W, 0, 2),
+                                       rk_mat3_at(&W, 1, 0));
+        rk_assert_vec3_near(rk_vec3_make(B.m[k * 3], B.m[k * 3 + 1], B.m[k * 3 + 2]), w, 1e-8);
+      }
+    }
+  }
+}
+
+/* The textbook's forms: roll-pitch-yaw (ZYX, a = (phi, theta, psi)) and ZYZ,
+ *   B_rpy = [ 0 -sf  cf ct ]    B_zyz = [ 0 -sf  cf st ]
+ *           [ 0  cf  sf ct ]            [ 0  cf  sf st ]
+ *           [ 1  0  -st    ]            [ 1  0   ct    ]
+ * with det B_rpy = -cos(theta), det B_zyz = -sin(theta): singular at theta = +-90 and 0 degrees. */
+Test(euler, rate_matrices_of_roll_pitch_yaw_and_zyz_match_textbook) {
+  const double phi = 0.7, th = -0.4, psi = 2.1;
+  const double sf = sin(phi), cf = cos(phi), st = sin(th), ct = cos(th);
+  const double a[3] = {phi, th, psi};
+  const double rpy[9] = {0, -sf, cf * ct, 0, cf, sf * ct, 1, 0, -st};
+  const double zyz[9] = {0, -sf, cf * st, 0, cf, sf * st, 1, 0, ct};
+  rk_mat3 B;
+  rk_assert_near(rk_euler_rate_matrix(RK_EULER_ZYX, a, &B), -ct, 1e-15);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      rk_assert_near(rk_mat3_at(&B, r, c), rpy[r * 3 + c], 1e-15);
+  rk_assert_near(rk_euler_rate_matrix(RK_EULER_ZYZ, a, &B), -st, 1e-15);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      rk_assert_near(rk_mat3_at(&B, r, c), zyz[r * 3 + c], 1e-15);
+  const double lock_rpy[3] = {phi, RK_PI / 2, psi}, lock_zyz[3] = {phi, 0, psi};
+  rk_assert_near(rk_euler_rate_matrix(RK_EULER_ZYX, lock_rpy, &B), 0, 1e-15);
+  rk_assert_near(rk_euler_rate_matrix(RK_EULER_ZYZ, lock_zyz, &B), 0, 1e-15);
 }

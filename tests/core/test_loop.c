@@ -1,5 +1,6 @@
-/* Loop closures: the closed planar ten-link chain (effective DOF 8, welded 7), the humanoid with
- * both feet planted, exact Jacobians, and closing a loop from a perturbed configuration. */
+/* Loop closures: the closed planar ten-link chain (effective DOF 8, welded 7; under a free root 14
+ * and 13), several loops and loops to the world, the humanoid with both feet planted, exact
+ * Jacobians, and closing a loop from a perturbed configuration. */
 #include "tree_fixtures.h"
 
 /* The cut of the ring: A5's tip meets A6's tip at vertex 5. */
@@ -51,6 +52,103 @@ Test(loop, closed_planar_ten_link_chain_has_effective_dof_8_and_7_when_welded) {
       moved = fmax(moved, fabs(q[k] - start[k]));
     cr_assert_lt(moved, 1.5);
   }
+}
+
+/* The ring on a ground link "Base" of its own, with the root joint of the given type (revolute
+ * joints about z elsewhere). */
+static rk_tree *ring_on_base(rk_joint_type root) {
+  g_autoptr(rk_skeleton) s = fx_ring(true);
+  rk_tree_options o = fx_revolute_z_options();
+  o.root_type = root;
+  return rk_test_tree_or_fail(s, NULL, &o);
+}
+
+/* The effective DOF at q (closed) and generically (q NULL), which must agree. */
+static void assert_effective_dof(const rk_tree *t, const rk_loop *loops, size_t n, const double *q,
+                                 long expect, rk_loop_ws *ws) {
+  cr_assert_lt(rk_test_loop_residual(t, loops, n, q), 1e-12, "closed at q");
+  cr_assert_eq(rk_loops_effective_dof(t, loops, n, q, ws), expect, "at q: %ld",
+               rk_loops_effective_dof(t, loops, n, q, ws));
+  cr_assert_eq(rk_loops_effective_dof(t, loops, n, NULL, ws), expect, "generic: %ld",
+               rk_loops_effective_dof(t, loops, n, NULL, ws));
+}
+
+/* Under a free root the ring keeps its 8 (pinned cut) and 7 (welded cut) DOF and adds the root's
+ * 6: 14 and 13. The root's columns of the closure Jacobian vanish where the loop is closed (both
+ * ends move with it alike); where it is open they turn the gap and add rank, which is why the
+ * count is taken on closed configurations. */
+Test(loop, ring_under_a_free_root_has_effective_dof_14_and_13) {
+  g_autoptr(rk_tree) t = ring_on_base(RK_JOINT_FREE);
+  cr_assert_eq(rk_tree_dof_count(t), 16, "the root's 6 and ten joint variables");
+  g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, 18);
+  double q[16];
+  rk_tree_q_rest(t, q);
+  const int a5 = rk_tree_find_link(t, "A5_tip"), a6 = rk_tree_find_link(t, "A6_tip");
+  const rk_vec3 o = rk_vec3_make(0, 0, 0);
+  rk_loop pin = rk_loop_closing(t, RK_LOOP_POSITION, q, a5, o, a6);
+  rk_loop weld = rk_loop_closing(t, RK_LOOP_RIGID, q, a5, o, a6);
+  cr_assert_eq(rk_loops_rank(t, &pin, 1, q, 0, ws), 2);
+  assert_effective_dof(t, &pin, 1, q, 14, ws);
+  cr_assert_eq(rk_loops_rank(t, &weld, 1, q, 0, ws), 3);
+  assert_effective_dof(t, &weld, 1, q, 13, ws);
+  /* At an open configuration the root's rotations turn the gap: the count there is not the
+   * mechanism's (a caller asking at such a q gets the rank at q, as documented). */
+  double open[16];
+  memcpy(open, q, sizeof q);
+  open[6] += 0.3, open[9] -= 0.2;
+  cr_assert_gt(rk_test_loop_residual(t, &pin, 1, open), 1e-3);
+  cr_assert_eq(rk_loops_rank(t, &pin, 1, open, 0, ws), 3);
+  cr_assert_eq(rk_loops_rank(t, &weld, 1, open, 0, ws), 5);
+  /* Closed again from there, it is 14 and 13 once more. */
+  cr_assert_lt(rk_loops_solve(t, &pin, 1, open, 1e-12, 50, ws), 1e-9);
+  cr_assert_eq(rk_loops_effective_dof(t, &pin, 1, open, ws), 14);
+}
+
+/* Fixed to the ground (the root joint fixed) the same ring gives the material's 10 -> 8 -> 7. */
+Test(loop, ring_fixed_to_the_ground_has_effective_dof_8_and_7) {
+  g_autoptr(rk_tree) t = ring_on_base(RK_JOINT_FIXED);
+  cr_assert_eq(rk_tree_dof_count(t), 10);
+  g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, 6);
+  double q[10];
+  rk_tree_q_rest(t, q);
+  const int a5 = rk_tree_find_link(t, "A5_tip"), a6 = rk_tree_find_link(t, "A6_tip");
+  rk_loop pin = rk_loop_closing(t, RK_LOOP_POSITION, q, a5, rk_vec3_make(0, 0, 0), a6);
+  rk_loop weld = rk_loop_closing(t, RK_LOOP_RIGID, q, a5, rk_vec3_make(0, 0, 0), a6);
+  assert_effective_dof(t, &pin, 1, q, 8, ws);
+  assert_effective_dof(t, &weld, 1, q, 7, ws);
+  /* A loop that no configuration closes (a tip pinned out of reach) has no generic count. */
+  rk_loop far = {RK_LOOP_POSITION, a5, rk_mat4_identity(), -1,
+                 rk_mat4_translation(rk_vec3_make(50, 0, 0))};
+  cr_assert_eq(rk_loops_effective_dof(t, &far, 1, NULL, ws), -1);
+}
+
+/* Several loops, some to the world, under the free root: the base held by a rigid loop to the
+ * world gives the fixed ring's counts (16 - 6 - 2 = 8, 16 - 6 - 3 = 7); pinning A3's joint to the
+ * world as well makes A1 and A2 a rigid triangle with the ground (two rows more: 6). */
+Test(loop, several_loops_and_loops_to_the_world_on_the_free_ring) {
+  g_autoptr(rk_tree) t = ring_on_base(RK_JOINT_FREE);
+  g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, 18);
+  double q[16];
+  rk_tree_q_rest(t, q);
+  const rk_vec3 o = rk_vec3_make(0, 0, 0);
+  const int a5 = rk_tree_find_link(t, "A5_tip"), a6 = rk_tree_find_link(t, "A6_tip");
+  const int base = rk_tree_find_link(t, "Base"), a3 = rk_tree_find_link(t, "A3");
+  rk_loop loops[3] = {rk_loop_closing(t, RK_LOOP_RIGID, q, base, o, -1),
+                      rk_loop_closing(t, RK_LOOP_POSITION, q, a5, o, a6),
+                      rk_loop_closing(t, RK_LOOP_POSITION, q, a3, o, -1)};
+  cr_assert_eq(rk_loops_rank(t, loops, 1, q, 0, ws), 6, "the base held: the root's six");
+  assert_effective_dof(t, loops, 1, q, 10, ws);
+  assert_effective_dof(t, loops, 2, q, 8, ws);
+  assert_effective_dof(t, loops, 3, q, 6, ws);
+  loops[1] = rk_loop_closing(t, RK_LOOP_RIGID, q, a5, o, a6);
+  assert_effective_dof(t, loops, 2, q, 7, ws);
+  /* Both tips pinned to the world (at the one point they share) instead of to each other, the
+   * base free: four rows in the plane and one out of it (the root may still tilt about any line
+   * through that point): 16 - 5 = 11. */
+  rk_loop tips[2] = {rk_loop_closing(t, RK_LOOP_POSITION, q, a5, o, -1),
+                     rk_loop_closing(t, RK_LOOP_POSITION, q, a6, o, -1)};
+  cr_assert_eq(rk_loops_rank(t, tips, 2, q, 0, ws), 5);
+  assert_effective_dof(t, tips, 2, q, 11, ws);
 }
 
 /* Jacobian of a loop against central differences of its residual (rigid loops away from closure

@@ -20,6 +20,70 @@ Test(math, rotation_about_y_matches_textbook) {
   rk_assert_vec3_near(rk_quat_rotate(q, rk_vec3_make(0, 1, 1)), rk_vec3_make(1, 1, 0), 1e-15);
 }
 
+/* Rotation about the current frame versus the fixed frame: R Rk(b) turns about the axis k as
+ * the rotated frame carries it (R k in fixed coordinates), Rk(b) R about the fixed k; so
+ * R Rk(b) = Rot(R k, b) R. Worked case: 90 degrees about z, then 90 degrees about y: about the
+ * current y, x goes to -z; about the fixed y, x goes to y. */
+Test(math, rotation_about_current_frame_versus_fixed_frame) {
+  const rk_mat3 rz = rk_mat3_rot_z(RK_PI / 2), ry = rk_mat3_rot_y(RK_PI / 2);
+  const rk_mat3 current = rk_mat3_mul(&rz, &ry), fixed = rk_mat3_mul(&ry, &rz);
+  const rk_vec3 x = rk_vec3_make(1, 0, 0);
+  rk_assert_vec3_near(rk_mat3_mul_vec(&current, x), rk_vec3_make(0, 0, -1), 1e-15);
+  rk_assert_vec3_near(rk_mat3_mul_vec(&fixed, x), rk_vec3_make(0, 1, 0), 1e-15);
+  guint64 rng = 23;
+  for (int n = 0; n < 100; n++) {
+    const rk_vec3 k = rk_vec3_normalize(rk_vec3_make(
+        rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1)));
+    const rk_mat3 R = rk_mat3_from_axis_angle(
+        rk_vec3_normalize(rk_vec3_make(rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1),
+                                       rk_test_uniform(&rng, -1, 1))),
+        rk_test_uniform(&rng, -RK_PI, RK_PI));
+    const double b = rk_test_uniform(&rng, -RK_PI, RK_PI);
+    const rk_mat3 Rk = rk_mat3_from_axis_angle(k, b);
+    const rk_mat3 post = rk_mat3_mul(&R, &Rk);
+    const rk_mat3 about = rk_mat3_from_axis_angle(rk_mat3_mul_vec(&R, k), b);
+    const rk_mat3 pre = rk_mat3_mul(&about, &R);
+    for (int i = 0; i < 9; i++)
+      rk_assert_near(post.m[i], pre.m[i], 1e-14);
+    /* Quaternions compose the same way: q r turns about r's axis carried by q. */
+    const rk_quat q = rk_quat_from_mat3(&R), r = rk_quat_from_axis_angle(k, b);
+    const rk_mat3 qr = rk_quat_to_mat3(rk_quat_mul(q, r));
+    for (int i = 0; i < 9; i++)
+      rk_assert_near(qr.m[i], post.m[i], 1e-14);
+  }
+}
+
+/* The closed form of R(k, theta) for a unit axis k (Rodrigues), v = 1 - cos(theta):
+ *   [ kx kx v + c      kx ky v - kz s   kx kz v + ky s ]
+ *   [ kx ky v + kz s   ky ky v + c      ky kz v - kx s ]
+ *   [ kx kz v - ky s   ky kz v + kx s   kz kz v + c    ]
+ * equals the matrix and quaternion forms, and gives Rx, Ry, Rz for the coordinate axes. */
+Test(math, axis_angle_closed_form) {
+  guint64 rng = 29;
+  for (int n = 0; n < 200; n++) {
+    const rk_vec3 k = rk_vec3_normalize(rk_vec3_make(
+        rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1)));
+    const double th = rk_test_uniform(&rng, -2 * RK_PI, 2 * RK_PI);
+    const double c = cos(th), s = sin(th), v = 1 - c;
+    const double R[3][3] = {{k.x * k.x * v + c, k.x * k.y * v - k.z * s, k.x * k.z * v + k.y * s},
+                            {k.x * k.y * v + k.z * s, k.y * k.y * v + c, k.y * k.z * v - k.x * s},
+                            {k.x * k.z * v - k.y * s, k.y * k.z * v + k.x * s, k.z * k.z * v + c}};
+    const rk_mat3 m = rk_mat3_from_axis_angle(k, th);
+    const rk_mat3 q = rk_quat_to_mat3(rk_quat_from_axis_angle(k, th));
+    for (int r = 0; r < 3; r++)
+      for (int col = 0; col < 3; col++) {
+        rk_assert_near(rk_mat3_at(&m, r, col), R[r][col], 1e-14);
+        rk_assert_near(rk_mat3_at(&q, r, col), R[r][col], 1e-14);
+      }
+    const rk_mat3 axes[3] = {rk_mat3_rot_x(th), rk_mat3_rot_y(th), rk_mat3_rot_z(th)};
+    for (int a = 0; a < 3; a++) {
+      const rk_mat3 e = rk_mat3_from_axis_angle(rk_vec3_make(a == 0, a == 1, a == 2), th);
+      for (int i = 0; i < 9; i++)
+        rk_assert_near(e.m[i], axes[a].m[i], 1e-15);
+    }
+  }
+}
+
 Test(math, rigid_inverse_is_transpose_form) {
   guint64 rng = 7;
   for (int n = 0; n < 100; n++) {

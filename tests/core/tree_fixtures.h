@@ -164,33 +164,30 @@ static inline rk_vec3 fx_ring_vertex(int k) {
 
 /* The closed planar chain of ten links and ten revolute joints, broken between A5 and A6: the
  * ground carries A1 (joint at vertex 0) and A10 (joint at vertex 10); A1..A5 and A10..A6 run
- * around the 11-gon and A5's and A6's tips meet at vertex 5 (the cut). */
-static inline rk_skeleton *fx_ring_ten(void) {
+ * around the 11-gon and A5's and A6's tips meet at vertex 5 (the cut). With base, the ground is a
+ * link of its own, "Base" at the 11-gon's centre (the skeleton's one root); without, A1 and A10
+ * are the roots. */
+static inline rk_skeleton *fx_ring(bool base) {
   rk_skeleton_builder *b = rk_skeleton_builder_new();
-  int prev = -1;
-  rk_vec3 at = rk_vec3_make(0, 0, 0);
-  for (int k = 0; k < 5; k++) { /* A1..A5 at vertices 0..4 */
-    char name[8];
-    g_snprintf(name, sizeof name, "A%d", k + 1);
-    rk_vec3 v = fx_ring_vertex(k), d = rk_vec3_sub(v, at);
-    prev = fx_add(b, name, prev, fx_at(d.x, d.y, d.z), 0);
-    at = v;
+  const int ground = base ? fx_add(b, "Base", -1, fx_at(0, 0, 0), 0) : -1;
+  for (int side = 0; side < 2; side++) { /* A1..A5 at vertices 0..4, A10..A6 at 10..6 */
+    int prev = ground;
+    rk_vec3 at = rk_vec3_make(0, 0, 0);
+    for (int i = 0; i < 5; i++) {
+      const int k = side == 0 ? i : 10 - i;
+      char name[8];
+      g_snprintf(name, sizeof name, "A%d", side == 0 ? k + 1 : k);
+      rk_vec3 v = fx_ring_vertex(k), d = rk_vec3_sub(v, at);
+      prev = fx_add(b, name, prev, fx_at(d.x, d.y, d.z), 0);
+      at = v;
+    }
+    rk_vec3 d = rk_vec3_sub(fx_ring_vertex(5), at);
+    fx_add(b, side == 0 ? "A5_tip" : "A6_tip", prev, fx_at(d.x, d.y, d.z), RK_SKELETON_END_SITE);
   }
-  rk_vec3 d = rk_vec3_sub(fx_ring_vertex(5), at);
-  fx_add(b, "A5_tip", prev, fx_at(d.x, d.y, d.z), RK_SKELETON_END_SITE);
-  prev = -1;
-  at = rk_vec3_make(0, 0, 0);
-  for (int k = 10; k >= 6; k--) { /* A10..A6 at vertices 10..6 */
-    char name[8];
-    g_snprintf(name, sizeof name, "A%d", k);
-    rk_vec3 v = fx_ring_vertex(k), dd = rk_vec3_sub(v, at);
-    prev = fx_add(b, name, prev, fx_at(dd.x, dd.y, dd.z), 0);
-    at = v;
-  }
-  d = rk_vec3_sub(fx_ring_vertex(5), at);
-  fx_add(b, "A6_tip", prev, fx_at(d.x, d.y, d.z), RK_SKELETON_END_SITE);
   return fx_build(b);
 }
+
+static inline rk_skeleton *fx_ring_ten(void) { return fx_ring(false); }
 
 /* The iiwa of rk_rigs.h as a skeleton, the way a robot description places its links: joint i's
  * frame is DH frame i-1 at q = 0 (rest local = A_{i-1}(0)), turning about its local z; the flange

@@ -1,6 +1,7 @@
-/* Kinematic trees of real files (tests/data): the MakeHuman walk's knees and
- * elbows as fitted hinges, humanoid junctions, both feet planted, the iiwa DH table through the
- * importer, and `rigkit tree` (text and JSON). */
+/* Kinematic trees of real files (tests/data) and of the textbook ring (samples/textbook): the
+ * MakeHuman walk's knees and elbows as fitted hinges, humanoid junctions, both feet planted, the
+ * iiwa DH table through the importer, the ring's effective DOF under a free root and fixed, and
+ * `rigkit tree` (text and JSON, import options, configurations, poses and points). */
 #include "rk_test.h"
 
 #include <json-glib/json-glib.h>
@@ -241,4 +242,170 @@ Test(tree_files, cli_text_for_the_iiwa_and_bad_input) {
   cr_assert_eq(run_cli(&o3, usage), 2);
   const char *badloop[] = {"tree", path, "--loop", "nosuch:world", NULL};
   cr_assert_eq(run_cli(&o4, badloop), 1);
+}
+
+#define RING RK_SOURCE_DIR "/samples/textbook/ring.bvh"
+
+/* The ring of samples/textbook as a user gets it: imported with the defaults, typed by its clip
+ * (ten fitted hinges under a free root): 16 DOF, 14 and 13 with the cut pinned or welded at the
+ * rest pose and generically; 10, 8 and 7 with the root fixed. */
+Test(tree_files, textbook_ring_under_a_free_root_and_fixed) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(rk_asset) a = rk_import_file(RING, NULL, &error);
+  cr_assert(a, "%s", error ? error->message : "");
+  cr_assert_str_eq(rk_asset_unit_name(a), "m", "a planar mechanism keeps its numbers");
+  cr_assert_str_eq(rk_asset_up_axis(a), "Y");
+  const rk_skeleton *s = rk_asset_skeleton(a);
+  for (int fixed = 0; fixed < 2; fixed++) {
+    rk_tree_options o = RK_TREE_OPTIONS_INIT;
+    if (fixed)
+      o.root_type = RK_JOINT_FIXED;
+    g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, rk_asset_clip(a, 0), &o);
+    const long nd = fixed ? 10 : 16;
+    cr_assert_eq((long)rk_tree_dof_count(t), nd);
+    double q[16];
+    rk_tree_q_rest(t, q);
+    const int a5 = rk_tree_find_link(t, "A5_End"), a6 = rk_tree_find_link(t, "A6_End");
+    g_autoptr(rk_loop_ws) ws = rk_loop_ws_new(t, 6);
+    const rk_loop pin = rk_loop_closing(t, RK_LOOP_POSITION, q, a5, rk_vec3_make(0, 0, 0), a6);
+    const rk_loop weld = rk_loop_closing(t, RK_LOOP_RIGID, q, a5, rk_vec3_make(0, 0, 0), a6);
+    cr_assert_eq(rk_loops_effective_dof(t, &pin, 1, q, ws), nd - 2);
+    cr_assert_eq(rk_loops_effective_dof(t, &pin, 1, NULL, ws), nd - 2);
+    cr_assert_eq(rk_loops_effective_dof(t, &weld, 1, q, ws), nd - 3);
+    cr_assert_eq(rk_loops_effective_dof(t, &weld, 1, NULL, ws), nd - 3);
+  }
+}
+
+/* `rigkit tree ARGS... --json`: the closure object. */
+static JsonObject *closure_of(JsonParser *p, const char *const *args) {
+  g_autofree char *out = NULL;
+  cr_assert_eq(run_cli(&out, args), 0);
+  cr_assert(json_parser_load_from_data(p, out, -1, NULL), "not JSON:\n%s", out);
+  JsonObject *root = json_node_get_object(json_parser_get_root(p));
+  cr_assert(json_object_has_member(root, "closure"));
+  return json_object_get_object_member(root, "closure");
+}
+
+/* The ring through the command line: 14 and 13 under the free root (the old generic count gave
+ * 13 and 11), 8 and 7 fixed to the ground or with the base held by a loop to the world; the same
+ * at a closed frame of the clip. */
+Test(tree_files, cli_ring_effective_dof_at_the_closed_configuration) {
+  struct {
+    const char *args[9];
+    gint64 rank, dof;
+  } cases[] = {
+      {{"tree", RING, "--json", "--loop", "A5_End:A6_End:position", NULL}, 2, 14},
+      {{"tree", RING, "--json", "--loop", "A5_End:A6_End:rigid", NULL}, 3, 13},
+      {{"tree", RING, "--json", "--fixed-root", "--loop", "A5_End:A6_End:position", NULL}, 2, 8},
+      {{"tree", RING, "--json", "--fixed-root", "--loop", "A5_End:A6_End", NULL}, 3, 7},
+      {{"tree", RING, "--json", "--loop", "Base:world", "--loop", "A5_End:A6_End:position", NULL},
+       8, 8},
+      {{"tree", RING, "--json", "--loop", "Base:world", "--loop", "A5_End:A6_End", NULL}, 9, 7},
+      {{"tree", RING, "--json", "--frame", "45", "--loop", "A5_End:A6_End:position", NULL}, 2, 14},
+      {{"tree", RING, "--json", "--time", "0.5", "--loop", "A5_End:A6_End", NULL}, 3, 13},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(JsonParser) p = json_parser_new();
+    JsonObject *c = closure_of(p, cases[i].args);
+    cr_assert_eq(json_object_get_int_member(c, "rank"), cases[i].rank, "case %zu", i);
+    cr_assert_eq(json_object_get_int_member(c, "effective_dof"), cases[i].dof, "case %zu", i);
+    cr_assert_eq(json_object_get_int_member(c, "effective_dof_generic"), cases[i].dof);
+    cr_assert_lt(json_object_get_double_member(c, "residual"), 1e-12);
+    rk_assert_near(json_object_get_double_member(c, "rank_tolerance"), RK_LOOP_RANK_TOLERANCE, 0);
+  }
+  /* The iiwa welded to the world at its rest pose (stretched straight up, singular): the count
+   * there, and the count at a regular closed configuration beside it. */
+  g_autofree char *iiwa = rk_test_data("iiwa14.dh");
+  const char *weld[] = {"tree", iiwa, "--json", "--loop", "tool:world", NULL};
+  g_autoptr(JsonParser) p = json_parser_new();
+  JsonObject *c = closure_of(p, weld);
+  cr_assert_eq(json_object_get_int_member(c, "effective_dof"), 4);
+  cr_assert_eq(json_object_get_int_member(c, "effective_dof_generic"), 1);
+  g_autofree char *out = NULL;
+  const char *text[] = {"tree", iiwa, "--loop", "tool:world", NULL};
+  cr_assert_eq(run_cli(&out, text), 0);
+  cr_assert(strstr(out, "this configuration is singular: effective DOF 1 at a regular closed one"),
+            "%s", out);
+}
+
+/* The import options every command takes, `tree` included; bad values are usage errors. */
+Test(tree_files, cli_tree_takes_the_import_options) {
+  g_autofree char *walk = rk_test_data("makehuman_walk1.bvh");
+  /* Exit 0, 2 for a usage error (a bad value), 1 for an input that fails. */
+  const struct {
+    int rc;
+    const char *args[9];
+  } cases[] = {
+      {0, {"tree", RING, "--unit", "m", NULL}},
+      {0, {"tree", RING, "--up", "Y", "--unit", "0.5", NULL}},
+      {0, {"tree", walk, "--unit", "dm", "--up", "Z", "--root-offset", "replace", NULL}},
+      {0, {"tree", RING, "--format", "bvh", "--root-offset", "add", NULL}},
+      {2, {"tree", RING, "--unit", "furlong", NULL}},
+      {2, {"tree", RING, "--up", "W", NULL}},
+      {2, {"tree", RING, "--root-offset", "sideways", NULL}},
+      {2, {"tree", RING, "--format", "obj", NULL}},
+      {2, {"tree", RING, "--frame", "1", "--time", "0", NULL}},
+      {2, {"tree", RING, "--time", "-1", NULL}},
+      {1, {"tree", RING, "--format", "dh", NULL}},
+      {1, {"tree", RING, "--frame", "61", NULL}},
+      {1, {"tree", RING, "--time", "5", NULL}},
+      {1, {"tree", RING, "--pose", "nosuch", NULL}},
+      {1, {"tree", RING, "--point", "A1:1,2@Base", NULL}},
+      {1, {"tree", RING, "--pose", "A1@nosuch", NULL}},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *out = NULL;
+    cr_assert_eq(run_cli(&out, cases[i].args), cases[i].rc, "case %zu", i);
+  }
+  /* The unit given is the unit used: the ring in centimetres is a hundredth of its size. */
+  g_autofree char *m = NULL, *cm = NULL;
+  const char *in_m[] = {"tree", RING, "--json", "--point", "A5_End:0,0,0@Base", NULL};
+  const char *in_cm[] = {"tree", RING, "--json", "--unit", "cm", "--point", "A5_End:0,0,0@Base",
+                         NULL};
+  cr_assert_eq(run_cli(&m, in_m), 0);
+  cr_assert_eq(run_cli(&cm, in_cm), 0);
+  double x[2];
+  for (int k = 0; k < 2; k++) {
+    g_autoptr(JsonParser) p = json_parser_new();
+    cr_assert(json_parser_load_from_data(p, k ? cm : m, -1, NULL));
+    JsonObject *root = json_node_get_object(json_parser_get_root(p));
+    JsonObject *pt = json_array_get_object_element(json_object_get_array_member(root, "points"), 0);
+    x[k] = json_array_get_double_element(json_object_get_array_member(pt, "position"), 0);
+  }
+  rk_assert_near(x[0], cos(2 * RK_PI * 5 / 11), 1e-6);
+  rk_assert_near(x[1], 0.01 * x[0], 1e-9);
+}
+
+/* --pose and --point: a link's frame and a point of it in another link, at a frame of the clip;
+ * the DH vertex example of samples/textbook. */
+Test(tree_files, cli_poses_and_points_at_a_frame) {
+  const char *args[] = {"tree", RK_SOURCE_DIR "/samples/textbook/dh_vertex.dh", "--json",
+                        "--frame", "0", "--point", "frame3:3,0,0@frame1", "--pose",
+                        "frame3@frame1", NULL};
+  g_autofree char *out = NULL;
+  cr_assert_eq(run_cli(&out, args), 0);
+  g_autoptr(JsonParser) p = json_parser_new();
+  cr_assert(json_parser_load_from_data(p, out, -1, NULL), "not JSON:\n%s", out);
+  JsonObject *root = json_node_get_object(json_parser_get_root(p));
+  cr_assert_str_eq(json_object_get_string_member(root, "configuration"),
+                   "frame 0 of clip 'DH vertex example'");
+  JsonObject *pt = json_array_get_object_element(json_object_get_array_member(root, "points"), 0);
+  JsonArray *pos = json_object_get_array_member(pt, "position");
+  const double t2 = 36 * RK_DEG, t3 = -60 * RK_DEG;
+  rk_assert_near(json_array_get_double_element(pos, 0), 2.5 + 2 * cos(t2) + 3 * cos(t2 + t3),
+                 1e-12);
+  rk_assert_near(json_array_get_double_element(pos, 1), 2 * sin(t2) + 3 * sin(t2 + t3), 1e-12);
+  JsonObject *pose = json_array_get_object_element(json_object_get_array_member(root, "poses"), 0);
+  JsonArray *rows = json_object_get_array_member(pose, "matrix");
+  JsonArray *r0 = json_array_get_array_element(rows, 0);
+  rk_assert_near(json_array_get_double_element(r0, 0), cos(t2 + t3), 1e-12);
+  rk_assert_near(json_array_get_double_element(r0, 3), 2.5 + 2 * cos(t2), 1e-12);
+  /* Without --frame: the rest pose (q = 0), where the point lies on the x axis. */
+  const char *rest[] = {"tree", RK_SOURCE_DIR "/samples/textbook/dh_vertex.dh", "--point",
+                        "frame3:3,0,0@frame1", NULL};
+  g_autofree char *text = NULL;
+  cr_assert_eq(run_cli(&text, rest), 0);
+  cr_assert(strstr(text, "frames at the rest pose:"), "%s", text);
+  cr_assert(strstr(text, "point (3, 0, 0) of frame3 in frame1: (7.500000, 0.000000, 0.000000)"),
+            "%s", text);
 }

@@ -9,9 +9,18 @@
  *   ZYZ Euler       R = Rz(phi) Ry(theta) Rz(psi)  is RK_EULER_ZYZ with angles (phi, theta, psi).
  * FBX's "eEulerXYZ" rotates about X first, so it is RK_EULER_ZYX here.
  *
+ * Rates: when the angles change at da/dt, R turns at the angular velocity (world frame)
+ *   omega = B(a) da/dt,  B(a) = [ e_A | R_A(a0) e_B | R_A(a0) R_B(a1) e_C ]
+ * (the three rotation axes at the current angles). B is singular at the order's gimbal lock:
+ * cos(a1) = 0 for Tait-Bryan orders, sin(a1) = 0 for proper Euler orders. For roll-pitch-yaw
+ * (ZYX, a = (phi, theta, psi)):
+ *   B = [ 0  -sin(phi)  cos(phi) cos(theta) ]
+ *       [ 0   cos(phi)  sin(phi) cos(theta) ]
+ *       [ 1   0        -sin(theta)          ]
+ *
  * Index: rk_euler_order, rk_euler_order_name, rk_euler_order_parse, rk_euler_order_axes,
  *        rk_euler_to_mat3, rk_euler_from_mat3, rk_euler_to_quat, rk_euler_from_quat,
- *        rk_euler_from_quat_near
+ *        rk_euler_from_quat_near, rk_euler_rate_matrix
  */
 #ifndef RIGKIT_EULER_H
 #define RIGKIT_EULER_H
@@ -59,6 +68,10 @@ RK_API void rk_euler_from_quat(rk_euler_order order, rk_quat q, double angles[3]
  * their 2*pi shifts, picks the one nearest prev, so curves never jump by more than pi. */
 RK_API void rk_euler_from_quat_near(rk_euler_order order, rk_quat q, const double prev[3],
                                     double angles[3]);
+/** The rate matrix B(angles) of an order (omega = B da/dt, above) into *B. Returns det B:
+ * +-cos(a1) for Tait-Bryan orders, +-sin(a1) for proper Euler orders, 0 at gimbal lock (where
+ * angular velocities about the lost axis have no angle rates). */
+RK_API double rk_euler_rate_matrix(rk_euler_order order, const double angles[3], rk_mat3 *B);
 
 #ifdef __cplusplus
 }

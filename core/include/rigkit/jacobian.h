@@ -13,16 +13,30 @@
  * differences). The tree's own Jacobian (rk_tree_frame_jacobian) is the geometric form over the
  * whole DOF vector; rk_chain_jacobian gives the DH-derivative form for a chain of a tree.
  *
+ * Angular velocity and Euler-angle rates. Every Jacobian in rigkit (these, rk_tree_frame_jacobian,
+ * rk_chain_jacobian, the IK goal rows) maps joint rates to the end frame's angular velocity
+ * omega. The textbook's end-effector state x = (p, psi, theta, phi) uses Euler-angle rates
+ * instead; with a the angles in an order (rigkit/euler.h: roll-pitch-yaw is RK_EULER_ZYX with
+ * a = (phi, theta, psi)), omega = B(a) da/dt, so the analytic (Euler-angle) Jacobian is
+ *   J_A = [ I  0 ; 0  B(a)^-1 ] J_geometric
+ * (rk_jacobian_euler_rates, rk_dh_chain_jacobian_euler). J_A does not exist where B is singular,
+ * the order's gimbal lock (roll-pitch-yaw: theta = +-90 degrees), though J does: a representation
+ * singularity, not the arm's. rigkit's solvers work with omega (and loop closures with the
+ * rotation vector's rates through the inverse left Jacobian of SO(3), rigkit/loop.h), so they
+ * never meet it.
+ *
  * Nothing here allocates; every function is re-entrant.
  *
  * Index: rk_dh_row_derivative, rk_dh_chain_derivative, rk_dh_chain_jacobian,
- *        rk_dh_chain_jacobian_dh, rk_chain_jacobian
+ *        rk_dh_chain_jacobian_dh, rk_chain_jacobian, RK_EULER_RATE_SINGULAR,
+ *        rk_jacobian_euler_rates, rk_dh_chain_jacobian_euler
  */
 #ifndef RIGKIT_JACOBIAN_H
 #define RIGKIT_JACOBIAN_H
 
 #include <rigkit/chain.h>
 #include <rigkit/dh.h>
+#include <rigkit/euler.h>
 
 G_BEGIN_DECLS
 
@@ -49,6 +63,25 @@ RK_API void rk_dh_chain_jacobian_dh(const rk_dh_chain *chain, const double *q, d
 RK_API void rk_chain_jacobian(const rk_chain *chain, rk_dh_convention convention,
                               const double *q_tree, const rk_mat4 *base_model, double *J, size_t ld,
                               rk_mat4 *frames);
+
+/** |det B(a)| at or below which rk_jacobian_euler_rates reports a representation singularity. */
+#define RK_EULER_RATE_SINGULAR 1e-9
+
+/** Turns a geometric Jacobian (6 x cols, column-major, leading dimension ld >= 6; rows 3-5 the
+ * angular velocity in world coordinates) into the analytic one of the state (p, a) in place: rows
+ * 3-5 become B(a)^-1 times themselves, a being the end rotation's angles in `order`
+ * (rk_euler_rate_matrix). Returns false and leaves J unchanged at a representation singularity
+ * (|det B(a)| <= RK_EULER_RATE_SINGULAR). */
+RK_API bool rk_jacobian_euler_rates(rk_euler_order order, const double angles[3], double *J,
+                                    size_t ld, size_t cols);
+/** Analytic Jacobian of a DH chain's end frame at q for the end-effector state x = (p, a): p the
+ * end origin, a = rk_euler_from_mat3(order, end rotation). J (6 x count, leading dimension
+ * ld >= 6) receives dx/dq; angles (optional) receives a; frames: scratch of count + 1 matrices.
+ * Returns false at a representation singularity of the order at a (see rk_jacobian_euler_rates):
+ * J then holds the geometric Jacobian. */
+RK_API bool rk_dh_chain_jacobian_euler(const rk_dh_chain *chain, const double *q,
+                                       rk_euler_order order, double *J, size_t ld,
+                                       double angles[3], rk_mat4 *frames);
 
 G_END_DECLS
 

@@ -8,8 +8,12 @@
  *                              (world coordinates).
  * Their Jacobian dF/dq (rows x dof_count) is exact, also away from closure (the rotation rows
  * carry the inverse left Jacobian of SO(3)). The effective DOF of a tree with loops is
- * dof_count - rank(dF/dq) at a regular configuration: a planar mechanism's out-of-plane rows
- * vanish and do not count.
+ * dof_count - rank(dF/dq) at a closed, regular configuration: a planar mechanism's out-of-plane
+ * rows vanish and do not count. Away from closure the rank means nothing: where the loop is open,
+ * its gap turns with every joint above it (a free root's rotations among them) and adds rank a
+ * closed mechanism does not have. The rank counts the singular values of dF/dq above
+ * RK_LOOP_RANK_TOLERANCE times the largest (position rows are in metres per DOF unit, rotation
+ * rows in radians per DOF unit).
  *
  * Loops are plain values owned by the caller (a retargeter makes new ones per contact); the
  * evaluation functions take FK results and DOF axes computed once per configuration
@@ -18,7 +22,8 @@
  *
  * Index: rk_loop_kind, rk_loop, rk_loop_rows, rk_loop_validate, rk_loop_closing,
  *        rk_loop_residual, rk_loop_jacobian, rk_loops_rows, rk_loops_residual, rk_loops_jacobian,
- *        rk_loop_ws_new, rk_loop_ws_free, rk_loops_rank, rk_loops_effective_dof, rk_loops_solve
+ *        rk_loop_ws_new, rk_loop_ws_free, RK_LOOP_RANK_TOLERANCE, RK_LOOP_CLOSED_TOLERANCE,
+ *        rk_loops_rank, rk_loops_effective_dof, rk_loops_solve
  */
 #ifndef RIGKIT_LOOP_H
 #define RIGKIT_LOOP_H
@@ -77,15 +82,26 @@ RK_API rk_loop_ws *rk_loop_ws_new(const rk_tree *tree, size_t max_rows);
 /** Frees the scratch; NULL is a no-op. */
 RK_API void rk_loop_ws_free(rk_loop_ws *ws);
 
+/** Relative rank tolerance of rk_loops_rank (tol <= 0) and rk_loops_effective_dof: singular
+ * values above this times the largest count. */
+#define RK_LOOP_RANK_TOLERANCE 1e-9
+/** Largest residual entry (metres, radians) under which rk_loops_effective_dof takes loops as
+ * closed. */
+#define RK_LOOP_CLOSED_TOLERANCE 1e-9
+
 /** Rank of the stacked closure Jacobian at q (SVD, singular values above tol * s_max count;
- * tol <= 0 = 1e-9). Returns (size_t)-1 when the loops need more rows than ws holds or a loop is
- * invalid. */
+ * tol <= 0 = RK_LOOP_RANK_TOLERANCE). Returns (size_t)-1 when the loops need more rows than ws
+ * holds or a loop is invalid. */
 RK_API size_t rk_loops_rank(const rk_tree *tree, const rk_loop *loops, size_t n, const double *q,
                             double tol, rk_loop_ws *ws);
-/** Effective DOF = dof_count - rank of the closure Jacobian. At q when q is not NULL; with q NULL,
- * at a regular configuration: the largest rank over q = 0 and 8 configurations drawn
- * deterministically inside the limits (unbounded DOFs within +-1). Returns -1 on the same
- * failures as rk_loops_rank. */
+/** Effective DOF = dof_count - rank of the closure Jacobian. With q not NULL, at q, which should
+ * close the loops (rk_loop_closing makes loops closed at a given q; at an open q the count is not
+ * the mechanism's). With q NULL, the generic count on the closed configurations: the largest rank
+ * over the rest configuration and 8 configurations drawn deterministically inside the limits
+ * (unbounded DOFs within +-1), each first closed by rk_loops_solve and counted only when its
+ * residual falls to RK_LOOP_CLOSED_TOLERANCE (a special pose such as a straightened ring loses
+ * rank; a random closed one almost surely does not). Returns -1 on the failures of rk_loops_rank
+ * and, with q NULL, when no configuration closes. */
 RK_API long rk_loops_effective_dof(const rk_tree *tree, const rk_loop *loops, size_t n,
                                    const double *q, rk_loop_ws *ws);
 /** Closes the loops from q (in place) by Gauss-Newton with minimum-norm steps (SVD pseudo-inverse
