@@ -1,6 +1,6 @@
 /* rigkit/skin.h: building a skin support (each vertex skinned once at rest, grouped under its
  * dominant joint, reduced to candidates by skin_hull.c, bounded per weighted joint) and the
- * lowest-point queries. */
+ * lowest-point queries. The sole points live in skin_sole.c. */
 #include "skin_internal.h"
 
 #include "skin_hull.h"

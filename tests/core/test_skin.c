@@ -1,6 +1,7 @@
-/* Skin supports on rigs built in code: a box whose lowest corner is known under turns (and changes
- * between them), a bent knee, a blended many-joint rig against brute-force skinning under 10,000
- * random poses, and the failures. */
+/* Skin supports and sole points on rigs built in code: a box whose lowest corner is known under
+ * turns (and changes between them), a bent knee, a blended many-joint rig against brute-force
+ * skinning under 10,000 random poses, the sole of a box foot whatever its bones' axes, soles from
+ * bones, and the failures. */
 #include "skin_fixture.h"
 
 #include <rigkit/skin.h>
@@ -331,5 +332,171 @@ Test(skin, empty_sets_and_foreign_meshes) {
   cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_INVALID));
   cr_assert(strstr(error->message, "'test'") && strstr(error->message, "joint 5"), "%s",
             error->message);
+  rk_mesh_free(mesh);
+}
+
+/* ---- sole points --------------------------------------------------------------------------- */
+
+/* A leg, a foot (ankle 8 cm up) and a toe (2 cm up, 14 cm ahead) with the given bone axes, the
+ * whole turned by yaw about the vertical; a box foot and a box toe on them, slightly off-centre
+ * (x from -4 to 5 cm). */
+static rk_skeleton *box_foot(const rk_quat axes[3], double yaw, rk_mesh **mesh) {
+  const rk_quat turn = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), yaw);
+  frame_spec spec[3] = {{"leg", -1, {0, 0.5, 0}, axes[0], 0},
+                        {"foot", 0, {0, 0.08, 0}, axes[1], 0},
+                        {"toe", 1, {0, 0.02, 0.14}, axes[2], 0}};
+  for (int j = 0; j < 3; j++)
+    spec[j].pos = rk_quat_rotate(turn, spec[j].pos), spec[j].rot = rk_quat_mul(turn, spec[j].rot);
+  rk_skeleton *s = skeleton_from_frames(spec, 3);
+  mesh_build mb = mesh_build_new();
+  add_box(&mb, rk_vec3_make(-0.04, 0, -0.05), rk_vec3_make(0.05, 0.1, 0.14), 1, 3);
+  add_box(&mb, rk_vec3_make(-0.04, 0, 0.14), rk_vec3_make(0.05, 0.04, 0.2), 2, 3);
+  for (guint i = 0; i < mb.pos->len / 3; i++) {
+    float *p = &g_array_index(mb.pos, float, 3 * i);
+    const rk_vec3 q = rk_quat_rotate(turn, rk_vec3_make(p[0], p[1], p[2]));
+    p[0] = (float)q.x, p[1] = (float)q.y, p[2] = (float)q.z;
+  }
+  *mesh = mesh_finish(&mb, 3, false, -1);
+  return s;
+}
+
+/* Models of the box foot's joints when the foot pitches 25 degrees about the ankle and moves,
+ * and the toe bends -30 degrees more about its joint: each joint's world turn from rest. */
+static void box_foot_pose(const rk_skeleton *s, rk_mat4 models[3], rk_mat4 delta[3]) {
+  rk_skeleton_rest_models(s, models);
+  const rk_vec3 ankle = rk_mat4_get_translation(&models[1]);
+  const rk_vec3 ball = rk_mat4_get_translation(&models[2]);
+  const rk_vec3 side = rk_quat_rotate(
+      rk_quat_from_to(rk_vec3_make(0, 0, 1),
+                      rk_vec3_normalize(rk_vec3_make(ball.x - ankle.x, 0, ball.z - ankle.z))),
+      rk_vec3_make(1, 0, 0));
+  const rk_quat pitch = rk_quat_from_axis_angle(side, 25 * RK_DEG);
+  const rk_quat bend = rk_quat_from_axis_angle(side, -30 * RK_DEG);
+  const rk_vec3 move = rk_vec3_make(0.3, 0.1, 0.2);
+  /* x -> pitch (x - ankle) + ankle + move */
+  const rk_vec3 t1 = rk_vec3_add(rk_vec3_sub(ankle, rk_quat_rotate(pitch, ankle)), move);
+  delta[0] = rk_mat4_identity();
+  delta[1] = mat_qt(pitch, t1);
+  const rk_vec3 ball_now = rk_mat4_transform_point(&delta[1], ball);
+  const rk_mat4 bend_m = mat_qt(bend, rk_vec3_sub(ball_now, rk_quat_rotate(bend, ball_now)));
+  delta[2] = rk_mat4_mul(&bend_m, &delta[1]);
+  for (int j = 0; j < 3; j++)
+    models[j] = rk_mat4_mul(&delta[j], &models[j]);
+}
+
+Test(skin, box_foot_sole_is_the_same_whatever_the_bone_axes) {
+  const rk_quat id = {0, 0, 0, 1};
+  /* Identity axes; Blender-like axes (y along the bone) with the toe rolled 90 degrees; random. */
+  const rk_vec3 down = rk_vec3_make(0, -1, 0),
+                along = rk_vec3_normalize(rk_vec3_make(0, -0.06, 0.14));
+  const rk_quat roll = rk_quat_from_axis_angle(rk_vec3_make(0, 0, 1), 90 * RK_DEG);
+  const rk_quat variants[3][3] = {
+      {id, id, id},
+      {rk_quat_from_to(rk_vec3_make(0, 1, 0), down), rk_quat_from_to(rk_vec3_make(0, 1, 0), along),
+       rk_quat_mul(rk_quat_from_to(rk_vec3_make(0, 1, 0), rk_vec3_make(0, 0, 1)), roll)},
+      {rk_quat_normalize(rk_quat_make(0.3, -0.2, 0.9, 0.1)),
+       rk_quat_normalize(rk_quat_make(-0.7, 0.1, 0.2, 0.5)),
+       rk_quat_normalize(rk_quat_make(0.2, 0.8, -0.4, -0.3))}};
+  for (int yaw = 0; yaw < 2; yaw++) {
+    const rk_quat turn = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), yaw * 90 * RK_DEG);
+    const rk_vec3 forward = rk_quat_rotate(turn, rk_vec3_make(0, 0, 1));
+    /* Heel: rear-most bottom; ball: under the toe joint; tip: front-most bottom. Sideways the mean
+     * of the box's two sides, 0.5 cm off centre. */
+    const rk_vec3 expect[3] = {rk_quat_rotate(turn, rk_vec3_make(0.005, 0, -0.05)),
+                               rk_quat_rotate(turn, rk_vec3_make(0.005, 0, 0.14)),
+                               rk_quat_rotate(turn, rk_vec3_make(0.005, 0, 0.2))};
+    for (int v = 0; v < 3; v++) {
+      rk_mesh *mesh;
+      g_autoptr(rk_skeleton) s = box_foot(variants[v], yaw * 90 * RK_DEG, &mesh);
+      g_autoptr(rk_skin_support) sup = support_or_fail(s, &mesh, 1);
+      rk_sole sole;
+      g_autoptr(GError) error = NULL;
+      cr_assert(rk_sole_from_mesh(sup, 1, 2, forward, &sole, &error), "%s",
+                error ? error->message : "");
+      cr_assert_eq(sole.source, RK_SOLE_FROM_MESH);
+      cr_assert(sole.foot == 1 && sole.toe == 2);
+      cr_assert(sole.joint[RK_SOLE_HEEL] == 1 && sole.joint[RK_SOLE_BALL] == 2 &&
+                sole.joint[RK_SOLE_TIP] == 2);
+      rk_mat4 models[3], delta[3];
+      box_foot_pose(s, models, delta);
+      rk_vec3 at[RK_SOLE_POINTS];
+      rk_sole_at(&sole, models, at);
+      for (int k = 0; k < RK_SOLE_POINTS; k++) {
+        rk_assert_vec3_near(sole.rest[k], expect[k], 1e-6);
+        rk_assert_vec3_near(at[k], rk_mat4_transform_point(&delta[sole.joint[k]], expect[k]), 1e-6);
+      }
+      rk_mesh_free(mesh);
+    }
+  }
+}
+
+Test(skin, sole_from_bones_sits_under_the_joints) {
+  const rk_quat id = {0, 0, 0, 1};
+  const frame_spec spec[4] = {{"leg", -1, {0, 0.5, 0}, id, 0},
+                              {"foot", 0, {0, 0.08, 0}, id, 0},
+                              {"toe", 1, {0, 0.02, 0.14}, id, 0},
+                              {"toe_end", 2, {0, 0.02, 0.195}, id, RK_SKELETON_END_SITE}};
+  g_autoptr(rk_skeleton) s = skeleton_from_frames(spec, 4);
+  const rk_vec3 fwd = rk_vec3_make(0, 0.3, 2); /* only its horizontal part counts */
+  rk_sole sole;
+  g_autoptr(GError) error = NULL;
+  /* The sole a third of the ankle's 6 cm above the toe below the toe: on y = 0. */
+  cr_assert(rk_sole_from_bones(s, 1, 2, fwd, &sole, &error), "%s", error ? error->message : "");
+  cr_assert_eq(sole.source, RK_SOLE_FROM_BONES);
+  rk_assert_vec3_near(sole.rest[RK_SOLE_HEEL], rk_vec3_make(0, 0, 0), 1e-12);
+  rk_assert_vec3_near(sole.rest[RK_SOLE_BALL], rk_vec3_make(0, 0, 0.14), 1e-12);
+  rk_assert_vec3_near(sole.rest[RK_SOLE_TIP], rk_vec3_make(0, 0, 0.195), 1e-12);
+  rk_assert_vec3_near(sole.local[RK_SOLE_TIP], rk_vec3_make(0, -0.02, 0.055), 1e-12);
+  /* A toe without children ends 0.4 x 14 cm ahead of it. */
+  g_autoptr(rk_skeleton) no_end = skeleton_from_frames(spec, 3);
+  cr_assert(rk_sole_from_bones(no_end, 1, 2, fwd, &sole, NULL));
+  rk_assert_vec3_near(sole.rest[RK_SOLE_TIP], rk_vec3_make(0, 0, 0.196), 1e-12);
+  /* No toe joint: the foot's end joint is the tip, the ball three quarters of the way to it. */
+  frame_spec toeless[3] = {spec[0], spec[1], {"foot_end", 1, {0, 0.02, 0.18}, id, 0}};
+  g_autoptr(rk_skeleton) flat = skeleton_from_frames(toeless, 3);
+  cr_assert(rk_sole_from_bones(flat, 1, -1, fwd, &sole, NULL));
+  rk_assert_vec3_near(sole.rest[RK_SOLE_BALL], rk_vec3_make(0, 0, 0.135), 1e-12);
+  rk_assert_vec3_near(sole.rest[RK_SOLE_TIP], rk_vec3_make(0, 0, 0.18), 1e-12);
+  cr_assert(sole.joint[RK_SOLE_BALL] == 1 && sole.joint[RK_SOLE_TIP] == 1);
+  /* Nothing ahead of a toeless foot facing backwards; a toe that is not below the foot; a
+   * vertical forward; a foot out of range. */
+  cr_assert_not(rk_sole_from_bones(flat, 1, -1, rk_vec3_make(0, 0, -1), &sole, &error));
+  cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_NOT_FOUND) &&
+                strstr(error->message, "'foot'"),
+            "%s", error->message);
+  g_clear_error(&error);
+  cr_assert_not(rk_sole_from_bones(s, 2, 1, fwd, &sole, &error));
+  cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_INVALID), "%s", error->message);
+  g_clear_error(&error);
+  cr_assert_not(rk_sole_from_bones(s, 1, 2, rk_vec3_make(0, 1, 0), &sole, &error));
+  cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_INVALID), "%s", error->message);
+  g_clear_error(&error);
+  cr_assert_not(rk_sole_from_bones(s, 4, -1, fwd, &sole, &error));
+  cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_INVALID), "%s", error->message);
+}
+
+Test(skin, sole_build_takes_the_mesh_when_the_foot_has_one) {
+  const rk_quat axes[3] = {{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}};
+  rk_mesh *mesh;
+  g_autoptr(rk_skeleton) s = box_foot(axes, 0, &mesh);
+  g_autoptr(rk_skin_support) sup = support_or_fail(s, &mesh, 1);
+  g_autoptr(rk_skin_support) bare = support_or_fail(s, NULL, 0);
+  const rk_vec3 fwd = rk_vec3_make(0, 0, 1);
+  rk_sole sole;
+  cr_assert(rk_sole_build(sup, NULL, 1, 2, fwd, &sole, NULL));
+  cr_assert_eq(sole.source, RK_SOLE_FROM_MESH);
+  cr_assert(rk_sole_build(bare, NULL, 1, 2, fwd, &sole, NULL));
+  cr_assert_eq(sole.source, RK_SOLE_FROM_BONES);
+  cr_assert(rk_sole_build(NULL, s, 1, 2, fwd, &sole, NULL));
+  cr_assert_eq(sole.source, RK_SOLE_FROM_BONES);
+  /* The mesh's sole without a toe joint: the ball three quarters of the way from heel to tip. */
+  cr_assert(rk_sole_from_mesh(sup, 1, -1, fwd, &sole, NULL));
+  rk_assert_vec3_near(sole.rest[RK_SOLE_BALL], rk_vec3_make(0.005, 0, 0.1375), 1e-6);
+  cr_assert_eq(sole.joint[RK_SOLE_TIP], 1);
+  g_autoptr(GError) error = NULL;
+  cr_assert_not(rk_sole_from_mesh(bare, 1, 2, fwd, &sole, &error));
+  cr_assert(g_error_matches(error, RK_ERROR, RK_ERROR_NOT_FOUND) &&
+                strstr(error->message, "'foot'"),
+            "%s", error->message);
   rk_mesh_free(mesh);
 }

@@ -1,5 +1,6 @@
 /* rigkit/skin.h: where a character's skinned body is at a pose, cheaply: its lowest point, of the
- * whole body or of some joints (a foot and its toes, a hand, the seat, a knee).
+ * whole body or of some joints (a foot and its toes, a hand, the seat, a knee), and the sole points
+ * of a foot (heel, ball, toe tip), from its meshes or, without one, from its bones.
  *
  * A rk_skin_support is built once from a skeleton and its meshes (rigkit/asset.h: positions in
  * model space at bind time, four joints and weights per vertex, or a rigid mesh attached to one
@@ -42,9 +43,25 @@
  * candidates, 20 ms, body 2.3 us; game_robot 25380, 797, 11 ms, 0.5 us; blended skins keep more
  * (RiggedFigure 11520, 8563, 30 ms, 12 us; foot 4 us).
  *
+ * Sole points (rk_sole) are fixed points of the foot or toe joint: the heel on the foot, ball and
+ * tip on the toe (the ball sits under the toe joint, so it stays on the floor while the toes are
+ * flat and the foot rolls over them), all on the foot without a toe joint. Forward is the rig's
+ * facing (rk_humanoid_map.forward), so heel and tip do not depend on the bones' axes.
+ *  - From a mesh, on the rest positions of the vertices of the foot's subtree: the sole is the band
+ *    within a tenth of the foot's length above its lowest vertex; the heel is at the band's
+ *    rear-most point, the ball under the toe joint (without one, three quarters of the way from
+ *    heel to tip), the tip at the band's front-most point, each at the lowest height and mean
+ *    sideways position of the band's vertices within a tenth of the foot's length of it.
+ *  - From bones: the sole is below the toe (or its end, if lower) by a third of the ankle's height
+ *    above it (2 cm under a toe 6 cm below the ankle, as in CMU-style and MakeHuman skeletons); the
+ *    heel is below the ankle, the ball below the toe joint, the tip below the toe end.
+ *
  * Index: rk_skin_support, rk_skin_support_new, rk_skin_support_from_asset, rk_skin_support_free,
  *        rk_skin_support_skeleton, rk_skin_support_vertex_count, rk_skin_support_candidate_count,
- *        rk_skin_point, rk_skin_lowest, rk_skin_lowest_subtree
+ *        rk_skin_point, rk_skin_lowest, rk_skin_lowest_subtree,
+ *        rk_sole_point, RK_SOLE_HEEL, RK_SOLE_BALL, RK_SOLE_TIP, RK_SOLE_POINTS, rk_sole_source,
+ *        RK_SOLE_FROM_MESH, RK_SOLE_FROM_BONES, rk_sole, rk_sole_from_mesh, rk_sole_from_bones,
+ *        rk_sole_build, rk_sole_at
  */
 #ifndef RIGKIT_SKIN_H
 #define RIGKIT_SKIN_H
@@ -96,6 +113,53 @@ RK_API bool rk_skin_lowest(const rk_skin_support *support, const rk_mat4 *models
  * range. */
 RK_API bool rk_skin_lowest_subtree(const rk_skin_support *support, const rk_mat4 *models, int joint,
                                    rk_skin_point *out);
+
+/** The sole points of a foot, rear to front. */
+typedef enum rk_sole_point {
+  RK_SOLE_HEEL, /* rear-most lowest point, on the foot */
+  RK_SOLE_BALL, /* the lowest point under the toe joint, on the toe (on the foot without one) */
+  RK_SOLE_TIP,  /* front-most point of the sole, on the toe (on the foot without one) */
+  RK_SOLE_POINTS
+} rk_sole_point;
+
+/** Where a sole's points came from. */
+typedef enum rk_sole_source {
+  RK_SOLE_FROM_MESH,  /* the vertices of the foot's subtree */
+  RK_SOLE_FROM_BONES, /* the ankle, toe and toe end joints */
+} rk_sole_source;
+
+/** A foot's sole points as fixed points of its joints (a plain value). */
+typedef struct rk_sole {
+  int foot; /* the foot (ankle) joint */
+  int toe;  /* the toe joint, or -1 */
+  rk_sole_source source;
+  int joint[RK_SOLE_POINTS];     /* the joint each point moves with */
+  rk_vec3 local[RK_SOLE_POINTS]; /* each point in its joint's rest frame */
+  rk_vec3 rest[RK_SOLE_POINTS];  /* each point in model space in the rest pose */
+} rk_sole;
+
+/** Fills *out with the sole of foot joint `foot` (toe joint `toe` below it, or -1) from the
+ * support's vertices dominated by the foot and its descendants in the rest pose; forward is the
+ * rig's facing (its horizontal part is used). Fails with RK_ERROR_INVALID (foot out of range,
+ * toe not a descendant of foot, forward vertical or zero) or RK_ERROR_NOT_FOUND (no vertex
+ * belongs to the foot or below it), naming the joint. */
+RK_API bool rk_sole_from_mesh(const rk_skin_support *support, int foot, int toe, rk_vec3 forward,
+                              rk_sole *out, GError **error);
+/** Fills *out with the sole of foot joint `foot` estimated from the skeleton's bones: heel below
+ * the ankle, ball below the toe joint, tip below the toe end (the toe's front-most child; without a
+ * toe joint, the foot's front-most child is the toe end and the ball three quarters of the way
+ * to it; a toe without children ends 0.4 times the ankle-to-toe distance ahead of it), all at the
+ * sole height. Fails with RK_ERROR_INVALID (as rk_sole_from_mesh) or RK_ERROR_NOT_FOUND (neither a
+ * toe joint nor a child ahead of the ankle), naming the joint. */
+RK_API bool rk_sole_from_bones(const rk_skeleton *skeleton, int foot, int toe, rk_vec3 forward,
+                               rk_sole *out, GError **error);
+/** rk_sole_from_mesh when the support (which may be NULL) has vertices on the foot or below it,
+ * else rk_sole_from_bones on the skeleton (NULL: the support's). Fails as those do. */
+RK_API bool rk_sole_build(const rk_skin_support *support, const rk_skeleton *skeleton, int foot,
+                          int toe, rk_vec3 forward, rk_sole *out, GError **error);
+/** Writes the model-space positions of the sole's points at the pose models (model matrices of
+ * the skeleton's joints, rk_fk_models) into out[RK_SOLE_POINTS]. Allocates nothing. */
+RK_API void rk_sole_at(const rk_sole *sole, const rk_mat4 *models, rk_vec3 out[RK_SOLE_POINTS]);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_skin_support, rk_skin_support_free)
 
