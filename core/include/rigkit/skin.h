@@ -33,12 +33,13 @@
  * allocate nothing and may run on any number of threads on one support. A joint is skipped when a
  * bound of its candidates (a sphere per weighted joint) is above the best so far.
  *
- * Measured (2 shared cores under load, -O2; whole body and one foot's subtree, random poses):
- *   RiggedFigure  322 vertices,  130 candidates, built in 0.2 ms, body 0.3 us, foot 0.09 us
- *   Fox           434 vertices,  289 candidates, built in 0.5 ms, body 0.3 us, foot 0.05 us
- *   cmu_char      664 vertices,  216 candidates, built in 0.2 ms, body 0.2 us, foot 0.05 us
- *   mh_char      1744 vertices,  570 candidates, built in 0.6 ms, body 0.4 us, foot 0.05 us
- *   game_robot   1128 vertices,  308 candidates, built in 0.3 ms, body 0.2 us, foot 0.05 us
+ * Measured (2 cores shared with other builds, -O2; the spread of several runs; whole body and one
+ * foot's subtree at rest and at random poses):
+ *   RiggedFigure  322 vertices, 130 candidates, built in 0.2 ms; body 0.3-0.5 us, foot 0.09 us
+ *   Fox           434 vertices, 271 candidates, built in 0.5 ms; body 0.3-0.6 us, foot 0.05 us
+ *   cmu_char      664 vertices, 216 candidates, built in 0.2 ms; body 0.2-0.4 us, foot 0.05 us
+ *   mh_char      1744 vertices, 570 candidates, built in 0.6 ms; body 0.4-1.0 us, foot 0.05 us
+ *   game_robot   1128 vertices, 308 candidates, built in 0.4 ms; body 0.2-0.6 us, foot 0.05 us
  * Their triangles cut into 64 (barycentric positions and weights): mh_char 39240 vertices, 7260
  * candidates, 20 ms, body 2.3 us; game_robot 25380, 797, 11 ms, 0.5 us; blended skins keep more
  * (RiggedFigure 11520, 8563, 30 ms, 12 us; foot 4 us).
