@@ -11,6 +11,7 @@
 #include <rigkit/clip.h>
 #include <rigkit/asset.h>
 #include <rigkit/fk.h>
+#include <rigkit/skin.h>
 #include <rigkit/dh.h>
 #include <rigkit/reduce.h>
 #include <rigkit/humanoid.h>
