@@ -1,10 +1,14 @@
-/* Retargeting: the retargeter (how each target joint is driven, the target as a mechanism) and
- * rk_retargeter_run, the sequence of passes over a clip: pose transfer (retarget_transfer.c),
- * ground and contacts (retarget_contacts.c), IK (retarget_ik.c), quality (retarget_quality.c)
- * and the baked result (retarget_result.c). */
+/* Retargeting: the retargeter (how each target joint is driven, the feet of both rigs, the
+ * target's floor and meshes, the target as a mechanism) and rk_retargeter_run, the sequence of
+ * passes over a clip: pose transfer (retarget_transfer.c), the source's contacts and the pins
+ * (retarget_contacts.c), the ground offset and the floor under the body (retarget_floor.c), the
+ * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), quality (retarget_quality.c) and
+ * the baked result (retarget_result.c). */
 #include "retarget_run.h"
 
 #include <rigkit/error.h>
+
+#include <string.h>
 
 /* The bones whose directions are transferred, with the bone at their far end (first mapped of
  * the list wins: a spine without a chest points at the neck, ...). */
@@ -98,22 +102,73 @@ static double leg_length(const rk_humanoid_map *map, const rk_vec3 *rest) {
   return 0.5 * len;
 }
 
-/* The foot joints that may be planted, and the target's leg chains. */
+/* A foot's sole when none can be made (no toe and no joint ahead of the ankle): its three points
+ * at the ankle joint itself. */
+static void joint_sole(const rk_vec3 *rest, int foot, rk_sole *out) {
+  memset(out, 0, sizeof *out);
+  out->foot = foot;
+  out->toe = -1;
+  out->source = RK_SOLE_FROM_BONES;
+  for (int k = 0; k < RK_SOLE_POINTS; k++) {
+    out->joint[k] = foot;
+    out->rest[k] = rest[foot];
+  }
+}
+
+/* The feet of both rigs: their sole points (the source's from its bones, the target's from its
+ * meshes when it has them), the target joints that report contacts and its leg chains. */
 static void set_feet(rk_retargeter *rt) {
   const rk_humanoid_map *sm = &rt->smap, *tm = &rt->tmap;
-  static const rk_bone foot_bones[RK__RT_MAX_FEET] = {RK_BONE_LEFT_FOOT, RK_BONE_LEFT_TOES,
-                                                      RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_TOES};
-  for (int i = 0; i < RK__RT_MAX_FEET; i++) {
-    int s = sm->joint[foot_bones[i]], t = tm->joint[foot_bones[i]];
-    if (s >= 0 && t >= 0)
-      rt->feet[rt->foot_count++] =
-          (rk__rt_foot){foot_bones[i], s, t, i >= 2, rt->ps0[s].y - sm->ground};
-  }
+  g_autofree rk_mat4 *rest = g_new(rk_mat4, rt->nt);
+  rk_skeleton_rest_models(rt->tgt, rest);
   for (int side = 0; side < 2; side++) {
-    rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    int end = tm->joint[up + 3] >= 0 ? tm->joint[up + 3] : tm->joint[up + 2];
+    const rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    rk__rt_side *sd = &rt->side[side];
+    sd->upper = tm->joint[up];
+    sd->knee = tm->joint[up + 1];
+    sd->foot = tm->joint[up + 2];
+    sd->toe = tm->joint[up + 3];
+    if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward, &sd->src,
+                            NULL))
+      joint_sole(rt->ps0, sm->joint[up + 2], &sd->src);
+    if (!rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
+      joint_sole(rt->pt0, sd->foot, &sd->tgt_bones);
+    if (!rk_sole_build(rt->skin, rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt, NULL))
+      sd->tgt = sd->tgt_bones;
+    sd->low_bones = fmin(sd->tgt_bones.rest[0].y, fmin(sd->tgt_bones.rest[1].y, sd->tgt_bones.rest[2].y));
+    sd->low = fmin(sd->tgt.rest[0].y, fmin(sd->tgt.rest[1].y, sd->tgt.rest[2].y));
+    rk_skin_point p;
+    if (sd->tgt.source == RK_SOLE_FROM_MESH && rk_skin_lowest_subtree(rt->skin, rest, sd->foot, &p))
+      sd->low = fmin(sd->low, p.position.y);
+    rt->contact_side[rt->foot_count] = side;
+    rt->contact_joint[rt->foot_count++] = sd->foot;
+    if (sd->toe >= 0) {
+      rt->contact_side[rt->foot_count] = side;
+      rt->contact_joint[rt->foot_count++] = sd->toe;
+    }
     rt->leg_joints[side] = g_new(int, rt->nt);
-    rt->leg_count[side] = rk_humanoid_chain(rt->tgt, tm->joint[up], end, 0, rt->leg_joints[side]);
+    rt->leg_count[side] = rk_humanoid_chain(rt->tgt, sd->upper, sd->toe >= 0 ? sd->toe : sd->foot,
+                                            0, rt->leg_joints[side]);
+  }
+  /* The floor: where the soles stand at rest; y = 0 when soles of a mesh stand within 1% of the
+   * height of it (a character modelled on the ground; bones only estimate the sole). */
+  double floor = INFINITY, bones = INFINITY;
+  rt->meshes = true;
+  for (int side = 0; side < 2; side++) {
+    rt->meshes &= rt->side[side].tgt.source == RK_SOLE_FROM_MESH;
+    floor = fmin(floor, rt->side[side].low);
+    bones = fmin(bones, rt->side[side].low_bones);
+  }
+  rt->tgt_floor = rt->meshes && fabs(floor) <= 0.01 * tm->height ? 0.0 : floor;
+  rt->tgt_floor_bones = bones;
+  /* The body the floor holds: every joint outside the feet. */
+  rt->body_joints = g_new(int, rt->nt);
+  for (size_t j = 0; j < rt->nt; j++) {
+    bool in_foot = false;
+    for (int side = 0; side < 2; side++)
+      in_foot |= rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->side[side].foot, j);
+    if (!in_foot)
+      rt->body_joints[rt->body_count++] = (int)j;
   }
 }
 
@@ -130,8 +185,6 @@ static void set_source_slots(rk_retargeter *rt) {
         rt->src_slot[rt->rules[j].src_child] = 0;
     }
   rt->src_slot[rt->src_hips] = 0;
-  for (size_t k = 0; k < rt->foot_count; k++)
-    rt->src_slot[rt->feet[k].src] = 0;
   for (int b = 0; b < RK_BONE_COUNT; b++)
     if (rt->smap.joint[b] >= 0 && rt->tmap.joint[b] >= 0)
       rt->src_slot[rt->smap.joint[b]] = 0;
@@ -154,16 +207,18 @@ static rk_tree *target_tree(const rk_retargeter *rt, GError **error) {
   return rk_tree_from_skeleton(rt->tgt, NULL, &topts, error);
 }
 
-rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
-                                 rk_skeleton *target, const rk_humanoid_map *target_map,
-                                 GError **error) {
-  g_return_val_if_fail(source && source_map && target && target_map, NULL);
+/* rk_retargeter_new with the support of the target's meshes (taken: freed on failure too). */
+static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                     rk_skeleton *target, const rk_humanoid_map *target_map,
+                                     rk_skin_support *skin, GError **error) {
   if (!rk_humanoid_map_validate(source_map, source, error)) {
     g_prefix_error(error, "source rig: ");
+    rk_skin_support_free(skin);
     return NULL;
   }
   if (!rk_humanoid_map_validate(target_map, target, error)) {
     g_prefix_error(error, "target rig: ");
+    rk_skin_support_free(skin);
     return NULL;
   }
   rk_retargeter *rt = g_new0(rk_retargeter, 1);
@@ -189,6 +244,7 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
     rt->mapped += source_map->joint[b] >= 0 && target_map->joint[b] >= 0;
   rt->match = g_new(int, rt->nt);
   rt->matched_joints = rk__rt_match(source, source_map, target, target_map, rt->match);
+  rt->skin = skin;
   set_rules(rt);
   set_feet(rt);
   set_source_slots(rt);
@@ -199,6 +255,26 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
     return NULL;
   }
   return rt;
+}
+
+rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                 rk_skeleton *target, const rk_humanoid_map *target_map,
+                                 GError **error) {
+  g_return_val_if_fail(source && source_map && target && target_map, NULL);
+  return retargeter_new(source, source_map, target, target_map,
+                        rk_skin_support_new(target, NULL, 0, NULL), error);
+}
+
+rk_retargeter *rk_retargeter_new_onto(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                      const rk_asset *target, const rk_humanoid_map *target_map,
+                                      GError **error) {
+  g_return_val_if_fail(source && source_map && target && target_map, NULL);
+  rk_skin_support *skin = rk_skin_support_from_asset(target, error);
+  if (!skin) {
+    g_prefix_error(error, "target meshes: ");
+    return NULL;
+  }
+  return retargeter_new(source, source_map, rk_asset_skeleton(target), target_map, skin, error);
 }
 
 void rk_retargeter_free(rk_retargeter *rt) {
@@ -216,6 +292,8 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->src_slot);
   for (int s = 0; s < 2; s++)
     g_free(rt->leg_joints[s]);
+  g_free(rt->body_joints);
+  rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
   g_free(rt);
 }
@@ -293,17 +371,24 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
     return NULL;
   run.res = rk__rt_result_new(&run);
   rk__rt_transfer_init(&run);
-  /* The source's foot joints and the clip's ground decide the contacts; the transferred target's
-   * foot joints decide the pins. */
+  /* The source's sole points and the clip's ground decide the contacts; the transferred target
+   * stands on its floor by one offset, its body lifted where it would go through the floor; its
+   * sole points decide the pins. */
   rk__rt_scan_source(&run);
   rk__rt_find_contacts(&run);
   rk__rt_transfer_all(&run);
   rk__rt_fit_ground(&run);
+  rk__rt_fit_floor(&run);
   rk__rt_place_pins(&run);
   /* Frame by frame: IK from the transferred pose, quality figures, keys; then the clip. */
   run.tally.limb_angles = g_new(double, run.frames * 8);
   rk__rt_keys_init(&run);
-  if (!rk__rt_ik_init(&run, error) || !solve_frames(&run, error) || !rk__rt_bake(&run, error)) {
+  bool ok = rk__rt_ik_init(&run, error);
+  if (ok) {
+    rk__rt_feet_prepare(&run);
+    ok = solve_frames(&run, error) && rk__rt_bake(&run, error);
+  }
+  if (!ok) {
     rk__rt_run_clear(&run);
     rk_retarget_result_free(run.res);
     return NULL;

@@ -151,8 +151,7 @@ static rig *rig_for(batch *b, rk_skeleton *s) {
     if (!rk_profile_map_rig(b->cfg->profile, s, RK_PROFILE_SOURCE, &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
     } else {
-      r->rt = rk_retargeter_new(s, &r->map, rk_asset_skeleton(b->cfg->target), &b->cfg->target_map,
-                                &e);
+      r->rt = rk_retargeter_new_onto(s, &r->map, b->cfg->target, &b->cfg->target_map, &e);
       if (!r->rt)
         r->error = g_strdup(e->message);
     }

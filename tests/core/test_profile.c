@@ -63,6 +63,8 @@ Test(profile, every_mistake_is_refused_naming_file_group_and_key) {
                  PARTS("hand_ik = maybe", "not a boolean"));
   expect_refused("[settings]\nground=floor\n", RK_ERROR_INVALID,
                  PARTS("ground = floor", "must be auto or keep"));
+  expect_refused("[settings]\nsoles=mesh\n", RK_ERROR_INVALID,
+                 PARTS("soles = mesh", "must be auto or bones"));
   expect_refused("[target]\nleft_foot=Foot\\q\n", RK_ERROR_INVALID,
                  PARTS("[target] left_foot: the value has an invalid escape sequence"));
   expect_refused("[settings]\nfps=30\\\n", RK_ERROR_INVALID,
@@ -97,17 +99,18 @@ static void expect_same_options(const rk_retarget_options *a, const rk_retarget_
             a->root_motion == b->root_motion && a->contact_height == b->contact_height &&
             a->contact_speed == b->contact_speed && a->contact_min_time == b->contact_min_time &&
             a->blend_time == b->blend_time && a->ik_iterations == b->ik_iterations &&
-            a->ground == b->ground);
+            a->ground == b->ground && a->soles == b->soles);
 }
 
 Test(profile, settings_text_reads_back_to_the_same_options) {
   rk_retarget_options a = RK_RETARGET_OPTIONS_INIT;
   g_autofree char *deflt = rk_profile_settings_text(&a);
   cr_assert_str_eq(deflt, "[settings]\nfps=0\nfoot_ik=true\nhand_ik=false\nroot_motion=false\n"
-                          "contact_height=0.03\ncontact_speed=0.15\ncontact_min_time=0.06\n"
-                          "blend_time=0.1\nik_iterations=30\nground=auto\n");
+                          "contact_height=0.01\ncontact_speed=0.04\ncontact_min_time=0.06\n"
+                          "blend_time=0.1\nik_iterations=30\nground=auto\nsoles=auto\n");
   a.fps = 1.0 / 3.0;
   a.ground = RK_RETARGET_GROUND_KEEP;
+  a.soles = RK_RETARGET_SOLES_BONES;
   a.hand_ik = true;
   a.contact_speed = 0.1 + 0.2;
   a.blend_time = 1e-7;
