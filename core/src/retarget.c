@@ -161,13 +161,18 @@ static void set_feet(rk_retargeter *rt) {
   }
   rt->tgt_floor = rt->meshes && fabs(floor) <= 0.01 * tm->height ? 0.0 : floor;
   rt->tgt_floor_bones = bones;
-  /* The body the floor holds: every joint outside the feet. */
+  /* The body the pelvis lifts off the floor: every joint outside the feet and the arms (the
+   * arms keep themselves out of it, retarget_ik.c). */
   rt->body_joints = g_new(int, rt->nt);
   for (size_t j = 0; j < rt->nt; j++) {
-    bool in_foot = false;
-    for (int side = 0; side < 2; side++)
-      in_foot |= rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->side[side].foot, j);
-    if (!in_foot)
+    bool limb_end = false;
+    for (int side = 0; side < 2; side++) {
+      const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+      const int arm = tm->joint[ua + 2] >= 0 ? tm->joint[ua] : -1;
+      limb_end |= rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->side[side].foot, j) ||
+                  (arm >= 0 && rk_skeleton_is_ancestor(rt->tgt, (size_t)arm, j));
+    }
+    if (!limb_end)
       rt->body_joints[rt->body_count++] = (int)j;
   }
 }

@@ -27,16 +27,18 @@ void rk__rt_fit_ground(rk__rt_run *c) {
   if (c->opts->ground == RK_RETARGET_GROUND_KEEP)
     return;
   const rk_retargeter *rt = c->rt;
-  /* Per planted foot and frame: how far the target's sole must rise to stand as far above its
-   * floor as the source's sole above the clip's ground (scaled). Without a planted frame (a
-   * jump, an in-place cycle), the lower sole of every frame. */
+  /* Per flat foot and frame (heel and ball planted: the soles of both rigs lie on their floors
+   * whatever their shapes; else per planted foot): how far the target's sole must rise to stand
+   * as far above its floor as the source's sole above the clip's ground (scaled). Without a
+   * planted frame (a jump, an in-place cycle), the lower sole of every frame. */
   g_autofree double *lift = g_new(double, 2 * c->frames);
   size_t n = 0;
-  for (size_t f = 0; f < c->frames; f++)
-    for (int side = 0; side < 2; side++)
-      if (side_planted(c, side, f))
-        lift[n++] = c->tgt_floor + rt->scale * (sole_low(c->src_pts, f, side) - c->src_floor) -
-                    sole_low(c->tgt_pts, f, side);
+  for (int pass = 0; pass < 2 && n == 0; pass++)
+    for (size_t f = 0; f < c->frames; f++)
+      for (int side = 0; side < 2; side++)
+        if (pass ? side_planted(c, side, f) : c->res->phase[f * 2 + (size_t)side] == RK_FOOT_FLAT)
+          lift[n++] = c->tgt_floor + rt->scale * (sole_low(c->src_pts, f, side) - c->src_floor) -
+                      sole_low(c->tgt_pts, f, side);
   if (n == 0)
     for (size_t f = 0; f < c->frames; f++) {
       const double s = fmin(sole_low(c->src_pts, f, 0), sole_low(c->src_pts, f, 1));
@@ -75,4 +77,5 @@ void rk__rt_fit_floor(rk__rt_run *c) {
     c->res->lifted_frames += c->lift[f] > 0;
     rk__rt_raise_frame(c, f, c->lift[f]);
   }
+  c->res->lift = g_memdup2(c->lift, frames * sizeof(double));
 }

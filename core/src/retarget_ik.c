@@ -147,7 +147,6 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   rk_tree_joint_local(rt->tree, (size_t)rt->tgt_hips, ik->q, &pelvis);
   c->tgt_locals[rt->tgt_hips].t = pelvis.t;
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-  c->res->pelvis_frames++;
   return true;
 }
 
@@ -215,6 +214,38 @@ static void reach_hands(rk__rt_run *c) {
   }
 }
 
+/* The lowest point (y) of a target joint and its descendants: skinned, else its joints. */
+static double subtree_low(const rk__rt_run *c, int hand) {
+  rk_skin_point p;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, hand, &p))
+    return p.position.y;
+  double low = INFINITY;
+  for (size_t j = (size_t)hand; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)hand); j++)
+    low = fmin(low, c->tgt_models[j].m[13]);
+  return low;
+}
+
+/* Arms and the floor: an arm through it raises its hand by as much, by the arm (analytic
+ * two-bone, the hand keeping its world rotation): the pelvis never lifts for the arms. */
+static void floor_hands(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  for (int side = 0; side < 2; side++) {
+    const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+    const int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
+    if (tu < 0 || tf < 0 || th < 0)
+      continue;
+    const double dy = c->tgt_floor - subtree_low(c, tu);
+    if (dy <= 1e-4 * rt->tmap.height)
+      continue;
+    const rk_quat hand_world = model_rotation(&c->tgt_models[th]);
+    const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
+    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target,
+              rk_vec3_scale(pelvis_forward(c), -1.0));
+    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
+}
+
 /* A planted pair: the closure equations on the final pose, as the tree's q. */
 static void close_loop(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
@@ -246,6 +277,7 @@ static bool held_missed(const rk__rt_run *c) {
 }
 
 bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
+  const rk_vec3 hips = rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]);
   rk__rt_feet_goals(c, f);
   if (!move_pelvis(c, f, error))
     return false;
@@ -258,8 +290,16 @@ bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
     place_legs(c);
     c->res->unreachable_frames += held_missed(c);
   }
+  /* How far the legs moved the pelvis (the hip bob is the source's elsewhere). */
+  const double moved = rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]), hips));
+  if (moved > 1e-6 * c->rt->tmap.height) {
+    c->res->pelvis_frames++;
+    c->res->pelvis_max = fmax(c->res->pelvis_max, moved);
+  }
   if (c->opts->hand_ik)
     reach_hands(c);
+  if (c->opts->foot_ik)
+    floor_hands(c);
   if (c->ik.goal[0].active && c->ik.goal[0].held && c->ik.goal[1].active && c->ik.goal[1].held)
     close_loop(c);
   return true;

@@ -190,6 +190,7 @@ void rk__rt_finish_quality(rk__rt_run *c) {
   res->quality.loop_frames = t->loop_frames;
   res->quality.lifted_frames = res->lifted_frames;
   res->quality.pelvis_frames = res->pelvis_frames;
+  res->quality.pelvis_max_mm = 1000.0 * res->pelvis_max;
   res->quality.unreachable_frames = res->unreachable_frames;
   if (t->limb_n > 0) {
     res->quality.limb_direction_median_deg = rk__median_upper(t->limb_angles, t->limb_n);

@@ -13,6 +13,7 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *c) {
   res->frames = frames;
   res->fps = c->fps;
   res->contact_count = nf;
+  res->foot_ik = c->opts->foot_ik;
   res->heights_fk = g_new(double, frames * (nf ? nf : 1));
   res->heights_ik = g_new(double, frames * (nf ? nf : 1));
   res->fk_positions = g_new(rk_vec3, frames * (nf ? nf : 1));
@@ -107,6 +108,7 @@ void rk_retarget_result_free(rk_retarget_result *r) {
       g_array_unref(r->slides[side]);
   }
   g_free(r->sole_fk);
+  g_free(r->lift);
   g_free(r->sole_ik);
   g_free(r->phase);
   g_free(r->heights_fk);

@@ -5,7 +5,9 @@
  * result (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
  * (retarget_match.c) is made once when the retargeter is built. The passes call down this list
  * and into this header only, never back up: retarget.c -> quality -> result -> ik -> feet ->
- * floor -> contacts -> transfer -> run, and retarget.c -> match. */
+ * floor -> contacts -> transfer -> run, and retarget.c -> match. What a person sees in an
+ * output (retarget_output.c) and the verdict on it (retarget_verdict.c) read a finished result
+ * through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
 #define RK_RETARGET_RUN_H
 
@@ -91,6 +93,7 @@ struct rk_retarget_result {
   GArray *intervals[RK__RT_MAX_FEET]; /* rk_contact_interval: any point of the joint planted */
   GArray *points[2][RK__RT_POINTS];   /* rk_contact_interval: each sole point's planted frames */
   int sole_joint[2][RK__RT_POINTS];   /* the target joint each sole point moves with */
+  rk_sole tsole[2], ssole[2];         /* the soles the run used: target's, source's */
   GArray *slides[2];                  /* rk_contact_interval: a foot low and moving (sliding) */
   guint8 *phase;                      /* frames x 2: rk_foot_phase */
   rk_retarget_quality quality, quality_fk;
@@ -104,7 +107,10 @@ struct rk_retarget_result {
   double tgt_floor;                /* the target's floor (metres) */
   rk_vec3 travel;                  /* velocity added to the source (source units per second) */
   size_t lifted_frames;            /* frames the body was lifted off the floor */
+  double *lift;                    /* per frame, how much (metres), or NULL when never */
+  bool foot_ik;                    /* made with foot IK */
   size_t pelvis_frames;            /* frames the pelvis moved so the legs reach their pins */
+  double pelvis_max;               /* and the most it moved (metres) */
   size_t unreachable_frames;       /* frames a pin stayed out of reach */
 };
 

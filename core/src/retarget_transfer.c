@@ -47,6 +47,10 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->skin = meshes ? rt->skin : NULL;
   c->tgt_floor = meshes ? rt->tgt_floor : rt->tgt_floor_bones;
   c->res->tgt_floor = c->tgt_floor;
+  for (int side = 0; side < 2; side++) {
+    c->res->tsole[side] = *c->tsole[side];
+    c->res->ssole[side] = rt->side[side].src;
+  }
   c->src_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
   c->tgt_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
   c->tgt_body = g_new(double, frames);

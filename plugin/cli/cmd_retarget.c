@@ -186,12 +186,12 @@ static void print_count(GString *s, gint64 v, int width) {
 /* The summary table on stdout: one line per clip, in input order. */
 static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outcome *out) {
   GString *s = g_string_new(NULL);
-  g_string_append(s, "status  frames contacts  skate FK mm  skate mm  goal mm  closure mm  "
-                     "limits  clip -> output\n");
+  g_string_append(s, "status  verdict  frames contacts  skate FK mm  skate mm  goal mm  "
+                     "closure mm  limits  clip -> output\n");
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++) {
       const rk__rt_entry *e = g_ptr_array_index(inputs[i].entries, k);
-      g_string_append_printf(s, "%-6s", e->error ? "error" : "ok");
+      g_string_append_printf(s, "%-6s  %-7s", e->error ? "error" : "ok", e->verdict ? e->verdict : "-");
       print_count(s, e->frames, 7);
       print_count(s, e->contact_frames, 8);
       print_number(s, e->skate_fk_max_mm, 13, 2);
@@ -431,6 +431,7 @@ static int load_settings(const args *a, rk__rt_config *cfg, rk_profile **profile
 static void load_target(const args *a, rk__rt_config *cfg) {
   g_autoptr(GError) e = NULL;
   cfg->target_path = a->target;
+  cfg->target_import = a->tgt_io;
   cfg->target = rk_import_file(a->target, &a->tgt_io, &e);
   if (!cfg->target) {
     cfg->target_error = g_strdup_printf("target: %s", e->message);

@@ -21,6 +21,13 @@
 
 /* ---- entries ---------------------------------------------------------------------------------- */
 
+static void warning_free(gpointer p) {
+  rk__rt_entry_warning *w = p;
+  g_free(w->code);
+  g_free(w->message);
+  g_free(w);
+}
+
 rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, const char *clip_name,
                                int clip_index, const char *output) {
   rk__rt_entry *e = g_new0(rk__rt_entry, 1);
@@ -34,6 +41,10 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
   e->closure_max_mm = e->skate_fk_mean_mm = e->skate_fk_max_mm = e->limb_direction_median_deg = NAN;
   e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
   e->ground_offset_mm = e->pose_error_median_mm = e->pose_error_max_mm = NAN;
+  e->low_median_mm = e->low_min_mm = e->low_max_mm = e->penetration_mm = NAN;
+  e->pitch_p95_deg = e->pitch_max_deg = NAN;
+  e->lifted_frames = e->pelvis_frames = e->unreachable_frames = -1;
+  e->warnings = g_ptr_array_new_with_free_func(warning_free);
   e->duration_s = e->seconds = NAN;
   e->in_place = -1;
   e->notes = g_ptr_array_new_with_free_func(g_free);
@@ -77,6 +88,21 @@ void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
   e->in_place = in_place;
   e->ground_speed_m_s = hypot(gv.x, gv.z);
   e->ground_offset_mm = 1000.0 * rk_retarget_result_ground_offset(r);
+  e->lifted_frames = (gint64)q->lifted_frames;
+  e->pelvis_frames = (gint64)q->pelvis_frames;
+  e->unreachable_frames = (gint64)q->unreachable_frames;
+}
+
+void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings) {
+  g_free(e->verdict);
+  e->verdict = g_strdup(rk_retarget_verdict_name(verdict));
+  for (guint i = 0; i < warnings->len; i++) {
+    const rk_retarget_warning *w = &g_array_index(warnings, rk_retarget_warning, i);
+    rk__rt_entry_warning *o = g_new(rk__rt_entry_warning, 1);
+    o->code = g_strdup(w->code);
+    o->message = g_strdup(w->message);
+    g_ptr_array_add(e->warnings, o);
+  }
 }
 
 rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
@@ -99,6 +125,8 @@ void rk__rt_entry_free(rk__rt_entry *e) {
   if (e->contacts)
     g_ptr_array_unref(e->contacts);
   g_free(e->plot);
+  g_free(e->verdict);
+  g_ptr_array_unref(e->warnings);
   g_ptr_array_unref(e->notes);
   g_free(e);
 }
@@ -152,6 +180,16 @@ static JsonObject *entry_to_json(const rk__rt_entry *e) {
   set_string_or_null(o, "output", e->output);
   json_object_set_string_member(o, "status", e->error ? "error" : "ok");
   set_string_or_null(o, "error", e->error);
+  set_string_or_null(o, "verdict", e->verdict);
+  JsonArray *warnings = json_array_new();
+  for (guint i = 0; i < e->warnings->len; i++) {
+    const rk__rt_entry_warning *w = g_ptr_array_index(e->warnings, i);
+    JsonObject *wo = json_object_new();
+    json_object_set_string_member(wo, "code", w->code);
+    json_object_set_string_member(wo, "message", w->message);
+    json_array_add_object_element(warnings, wo);
+  }
+  json_object_set_array_member(o, "warnings", warnings);
   set_count(o, "frames", e->frames);
   set_number(o, "fps", e->fps);
   set_count(o, "mapped_joints", e->mapped_joints);
@@ -181,6 +219,16 @@ static JsonObject *entry_to_json(const rk__rt_entry *e) {
   set_number(o, "limb_direction_median_deg", e->limb_direction_median_deg);
   set_pair(o, "planted_height_error_mm", e->planted_height_mean_mm, e->planted_height_max_mm, true);
   set_figure(o, "pose_error_mm", "median", e->pose_error_median_mm, e->pose_error_max_mm);
+  JsonObject *low = json_object_new();
+  set_number(low, "median", e->low_median_mm);
+  set_number(low, "min", e->low_min_mm);
+  set_number(low, "max", e->low_max_mm);
+  json_object_set_object_member(o, "mesh_lowest_planted_mm", low);
+  set_number(o, "floor_penetration_mm", e->penetration_mm);
+  set_figure(o, "foot_pitch_deg", "p95", e->pitch_p95_deg, e->pitch_max_deg);
+  set_count(o, "lifted_frames", e->lifted_frames);
+  set_count(o, "pelvis_frames", e->pelvis_frames);
+  set_count(o, "unreachable_frames", e->unreachable_frames);
   set_count(o, "contact_frames", e->contact_frames);
   if (e->in_place >= 0)
     json_object_set_boolean_member(o, "in_place", e->in_place);
@@ -282,6 +330,29 @@ static rk__rt_entry *entry_from_json(JsonObject *o) {
   e->planted_height_max_mm = get_number(get_object(o, "planted_height_error_mm"), "max");
   e->pose_error_median_mm = get_number(get_object(o, "pose_error_mm"), "median");
   e->pose_error_max_mm = get_number(get_object(o, "pose_error_mm"), "max");
+  e->low_median_mm = get_number(get_object(o, "mesh_lowest_planted_mm"), "median");
+  e->low_min_mm = get_number(get_object(o, "mesh_lowest_planted_mm"), "min");
+  e->low_max_mm = get_number(get_object(o, "mesh_lowest_planted_mm"), "max");
+  e->penetration_mm = get_number(o, "floor_penetration_mm");
+  e->pitch_p95_deg = get_number(get_object(o, "foot_pitch_deg"), "p95");
+  e->pitch_max_deg = get_number(get_object(o, "foot_pitch_deg"), "max");
+  e->lifted_frames = get_count(o, "lifted_frames");
+  e->pelvis_frames = get_count(o, "pelvis_frames");
+  e->unreachable_frames = get_count(o, "unreachable_frames");
+  e->verdict = get_string(o, "verdict");
+  e->warnings = g_ptr_array_new_with_free_func(warning_free);
+  JsonNode *wn = json_object_get_member(o, "warnings");
+  JsonArray *wa = wn && JSON_NODE_HOLDS_ARRAY(wn) ? json_node_get_array(wn) : NULL;
+  for (guint i = 0; wa && i < json_array_get_length(wa); i++) {
+    JsonNode *en = json_array_get_element(wa, i);
+    JsonObject *wo = JSON_NODE_HOLDS_OBJECT(en) ? json_node_get_object(en) : NULL;
+    if (!wo)
+      continue;
+    rk__rt_entry_warning *w = g_new(rk__rt_entry_warning, 1);
+    w->code = get_string(wo, "code");
+    w->message = get_string(wo, "message");
+    g_ptr_array_add(e->warnings, w);
+  }
   e->contact_frames = get_count(o, "contact_frames");
   JsonNode *ip = json_object_get_member(o, "in_place");
   e->in_place = ip && JSON_NODE_HOLDS_VALUE(ip) ? json_node_get_boolean(ip) : -1;

@@ -58,7 +58,9 @@
  *        rk_retarget_result_floor, rk_retarget_result_heights,
  *        rk_retarget_result_fk_positions, rk_retarget_output_asset, rk_retarget_measure,
  *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction,
- *        rk_retarget_pose_error, rk_retarget_measure_pose
+ *        rk_retarget_pose_error, rk_retarget_measure_pose, rk_retarget_look,
+ *        rk_retarget_measure_look, rk_retarget_verdict, rk_retarget_verdict_name,
+ *        rk_retarget_warning, rk_retarget_judge
  */
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
@@ -160,6 +162,7 @@ typedef struct rk_retarget_quality {
   size_t loop_frames;                           /* frames where both feet closed the loop */
   size_t lifted_frames;     /* frames the pelvis was lifted to keep the body above the floor */
   size_t pelvis_frames;     /* frames the pelvis moved so that planted legs reach their pins */
+  double pelvis_max_mm;     /* the most it moved */
   size_t unreachable_frames; /* frames a planted leg could not reach even so */
 } rk_retarget_quality;
 
@@ -293,6 +296,8 @@ typedef struct rk_retarget_pose_error {
   double median_mm, max_mm; /* over every frame and joint */
   int worst_joint;          /* joint of the measured skeleton at the largest error */
   int worst_frame;          /* output frame of the largest error */
+  double body_max_mm;       /* the largest outside the legs, at frames the floor did not lift
+                               the body: what foot IK leaves alone */
 } rk_retarget_pose_error;
 
 /** Identity-style pose error of a clip of the target (e.g. the written output read back, joints
@@ -305,6 +310,63 @@ typedef struct rk_retarget_pose_error {
 RK_API bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result *r,
                                      const rk_clip *source_clip, const rk_skeleton *skeleton,
                                      const rk_clip *clip, rk_retarget_pose_error *out);
+
+/** What a person sees in a clip of the target, measured on its skinned meshes (millimetres at the
+ * character's scale, degrees; NAN where nothing could be measured). */
+typedef struct rk_retarget_look {
+  double planted_low_median_mm; /* the lowest point of a planted foot's mesh above the floor,
+                                   median over the planted feet and frames (< 0: through it) */
+  double planted_low_min_mm;    /* the deepest of those (the worst penetration while planted) */
+  double planted_low_max_mm;    /* the highest (the worst float while planted) */
+  double penetration_mm;        /* the deepest the body (planted feet aside) goes through the
+                                   floor at any frame, >= 0 */
+  double foot_pitch_p95_deg;    /* how far each foot's pitch (heel to ball, from rest) differs
+                                   from the source's: 95th percentile over feet and frames */
+  double foot_pitch_max_deg;
+  double skate_mean_mm, skate_max_mm; /* horizontal drift of the planted sole points from each
+                                         contact's first frame */
+  size_t planted_frames;        /* frames with a planted foot */
+  bool meshes;                  /* measured on meshes (else on the sole points alone) */
+} rk_retarget_look;
+
+/** Measures what a person sees in `output` (a clip of the target with its meshes: e.g. the
+ * written output read back with them; joints found by name): the result's contacts, floor and
+ * soles, the source clip for the feet's pitch. foot_low (NULL, or frames * 2 doubles) receives
+ * each foot's lowest point per frame (y, metres: its mesh, else its sole points), soles (NULL, or
+ * frames * 6) the sole points as rk_retarget_result_soles orders them. Without meshes the sole
+ * points stand in for them. Never fails: what cannot be measured stays NAN. */
+RK_API void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,
+                                     const rk_clip *source_clip, const rk_asset *output,
+                                     rk_retarget_look *out, double *foot_low, rk_vec3 *soles);
+
+/** The verdict on a retargeted clip. */
+typedef enum rk_retarget_verdict {
+  RK_RETARGET_CLEAN,  /* every figure within its bounds */
+  RK_RETARGET_CHECK,  /* something a person may see: look at it */
+  RK_RETARGET_FAILED, /* something a person will see */
+} rk_retarget_verdict;
+
+/** Static name of a verdict ("clean", "check", "failed"), "?" out of range. */
+RK_API const char *rk_retarget_verdict_name(rk_retarget_verdict verdict);
+
+/** One finding of rk_retarget_judge. */
+typedef struct rk_retarget_warning {
+  const char *code;            /* static: "mesh-through-floor", "feet-float", "body-through-floor",
+                                  "foot-pitch", "skate", "goal-missed", "leg-cannot-reach",
+                                  "hip-bob-changed", "all-frames-planted", "pose-error",
+                                  "implausible-scale" */
+  rk_retarget_verdict severity;
+  char *message;               /* owned by the array (freed with it) */
+} rk_retarget_warning;
+
+/** Judges a retargeted clip from all its figures: the result's own (pins, reach, contacts, scale),
+ * what a person sees in the output (look, NULL: not measured) and the identity-style pose error
+ * (pose, NULL: not computable), against one table of bounds at the character's scale. Returns a
+ * new array of rk_retarget_warning (the caller frees it with g_array_unref) and the verdict,
+ * the worst severity found, through *verdict. Never fails. */
+RK_API GArray *rk_retarget_judge(const rk_retargeter *rt, const rk_retarget_result *r,
+                                 const rk_retarget_look *look, const rk_retarget_pose_error *pose,
+                                 rk_retarget_verdict *verdict);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retargeter, rk_retargeter_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retarget_result, rk_retarget_result_free)
