@@ -109,8 +109,9 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
     rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
     rk_vec3 b = rk_mat4_get_translation(&c->tgt_models[sd->knee]);
     rk_vec3 e = rk_mat4_get_translation(&c->tgt_models[sd->foot]);
-    double reach = rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(e, b));
-    reachable &= rk_vec3_norm(rk_vec3_sub(ik->goal[side].ankle, a)) < reach * (1.0 - 1e-4);
+    const double thigh = rk_vec3_norm(rk_vec3_sub(b, a)), shin = rk_vec3_norm(rk_vec3_sub(e, b));
+    const double d = rk_vec3_norm(rk_vec3_sub(ik->goal[side].ankle, a));
+    reachable &= d < (thigh + shin) * (1.0 - 1e-4) && d > fabs(thigh - shin) * (1.0 + 1e-4);
   }
   const rk_joint *hips_joint = rk_tree_joint(rt->tree, (size_t)rt->tgt_hips);
   if (reachable || hips_joint->dof_count != 6)
@@ -143,10 +144,24 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
           "closure %g m", rk_clip_name(c->clip), f, nl, rk_ik_status_name(ir.status),
           ir.iterations, ir.closure_error);
   /* Keep the solved pelvis; the legs are redone analytically below (stable knees). */
+  const double low = rk__rt_body_low(c, c->tgt_models);
   rk_transform pelvis;
   rk_tree_joint_local(rt->tree, (size_t)rt->tgt_hips, ik->q, &pelvis);
   c->tgt_locals[rt->tgt_hips].t = pelvis.t;
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  /* Never into the floor: the pelvis comes back up as far as the body went through it (then the
+   * legs may not reach: counted). */
+  const double depth = fmin(low, c->tgt_floor) - rk__rt_body_low(c, c->tgt_models);
+  if (depth > 0) {
+    const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
+    rk_mat4 inv = rk_mat4_identity();
+    if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+      inv = rk_mat4_identity();
+    const rk_vec3 up = rk_vec3_sub(rk_mat4_transform_point(&inv, rk_vec3_make(0, depth, 0)),
+                                   rk_mat4_transform_point(&inv, rk_vec3_make(0, 0, 0)));
+    c->tgt_locals[rt->tgt_hips].t = rk_vec3_add(c->tgt_locals[rt->tgt_hips].t, up);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
   return true;
 }
 
@@ -181,8 +196,12 @@ static void place_legs(rk__rt_run *c) {
         break;
       place_leg(c, side);
     }
-    const double depth = rk__rt_foot_depth(c, side, g);
-    if (depth > 1e-5 * c->rt->tmap.height) {
+    /* Lifted by its depth (again while blended vertices, which follow the leg's bend too, are
+     * still through). */
+    for (int pass = 0; pass < 4; pass++) {
+      const double depth = rk__rt_foot_depth(c, side, g);
+      if (depth <= 1e-5 * c->rt->tmap.height)
+        break;
       g->ankle.y += depth;
       g->lifted = true;
       place_leg(c, side);
