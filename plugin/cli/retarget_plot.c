@@ -14,16 +14,22 @@ enum { WIDTH = 960, LEFT = 70, RIGHT = 20, TOP = 92, HEIGHT_PANEL = 120, DRIFT_P
 
 static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
 
-/* Appends a number with `decimals` decimals, locale-independent. */
-static void num(GString *s, double v, int decimals) {
-  char fmt[8], buf[G_ASCII_DTOSTR_BUF_SIZE];
+/* A number with `decimals` decimals in buf, locale-independent, never "-0" (returns buf). */
+static const char *fmt_num(char buf[G_ASCII_DTOSTR_BUF_SIZE], double v, int decimals) {
+  char fmt[8];
   g_snprintf(fmt, sizeof fmt, "%%.%df", decimals);
   if (!isfinite(v))
     v = 0;
-  g_ascii_formatd(buf, sizeof buf, fmt, v);
+  g_ascii_formatd(buf, G_ASCII_DTOSTR_BUF_SIZE, fmt, v);
   if (strcmp(buf, "-0") == 0 || strcmp(buf, "-0.0") == 0 || strcmp(buf, "-0.00") == 0)
     memmove(buf, buf + 1, strlen(buf));
-  g_string_append(s, buf);
+  return buf;
+}
+
+/* Appends a number with `decimals` decimals, locale-independent. */
+static void num(GString *s, double v, int decimals) {
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append(s, fmt_num(buf, v, decimals));
 }
 
 static void text_escaped(GString *s, const char *t) {
@@ -53,6 +59,21 @@ static double tick_step(double range, int ticks) {
   return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
 }
 
+/* A horizontal line across a panel at value v. */
+static void level(GString *s, const panel *p, double v, const char *colour, const char *width,
+                  const char *dash) {
+  g_string_append(s, "<line x1=\"");
+  num(s, p->x0, 1);
+  g_string_append(s, "\" x2=\"");
+  num(s, p->x0 + p->w, 1);
+  g_string_append(s, "\" y1=\"");
+  num(s, py(p, v), 1);
+  g_string_append(s, "\" y2=\"");
+  num(s, py(p, v), 1);
+  g_string_append_printf(s, "\" stroke=\"%s\" stroke-width=\"%s\"%s%s%s/>\n", colour, width,
+                         dash ? " stroke-dasharray=\"" : "", dash ? dash : "", dash ? "\"" : "");
+}
+
 static void frame_and_ticks(GString *s, const panel *p, const char *label) {
   g_string_append(s, "<rect x=\"");
   num(s, p->x0, 1);
@@ -65,15 +86,8 @@ static void frame_and_ticks(GString *s, const panel *p, const char *label) {
   g_string_append(s, "\" fill=\"none\" stroke=\"#444\" stroke-width=\"0.8\"/>\n");
   const double step = tick_step(p->vmax - p->vmin, 4);
   for (double v = ceil(p->vmin / step) * step; v <= p->vmax + 1e-9; v += step) {
-    g_string_append(s, "<line x1=\"");
-    num(s, p->x0, 1);
-    g_string_append(s, "\" x2=\"");
-    num(s, p->x0 + p->w, 1);
-    g_string_append(s, "\" y1=\"");
-    num(s, py(p, v), 1);
-    g_string_append(s, "\" y2=\"");
-    num(s, py(p, v), 1);
-    g_string_append(s, "\" stroke=\"#ddd\" stroke-width=\"0.6\"/>\n<text x=\"");
+    level(s, p, v, "#ddd", "0.6", NULL);
+    g_string_append(s, "<text x=\"");
     num(s, p->x0 - 4, 1);
     g_string_append(s, "\" y=\"");
     num(s, py(p, v) + 3.5, 1);
@@ -119,20 +133,6 @@ static void shade(GString *s, const panel *p, const rk__rt_plot_track *t) {
     }
     f = g + 1;
   }
-}
-
-/* A horizontal line across a panel at value v. */
-static void level(GString *s, const panel *p, double v, const char *colour, const char *dash) {
-  g_string_append(s, "<line x1=\"");
-  num(s, p->x0, 1);
-  g_string_append(s, "\" x2=\"");
-  num(s, p->x0 + p->w, 1);
-  g_string_append(s, "\" y1=\"");
-  num(s, py(p, v), 1);
-  g_string_append(s, "\" y2=\"");
-  num(s, py(p, v), 1);
-  g_string_append_printf(s, "\" stroke=\"%s\" stroke-width=\"1\"%s%s%s/>\n", colour,
-                         dash ? " stroke-dasharray=\"" : "", dash ? dash : "", dash ? "\"" : "");
 }
 
 /* A polyline of values v[f] for frames where `on` (NULL: all) holds; gaps break the line. */
@@ -224,9 +224,9 @@ static void draw_track(GString *s, const rk__rt_plot *p, size_t k, series *v) {
   shade(s, &dp, t);
   frame_and_ticks(s, &hp, "sole above floor (mm)");
   frame_and_ticks(s, &dp, "drift (mm)");
-  level(s, &hp, 0.0, "#e53935", NULL);
+  level(s, &hp, 0.0, "#e53935", "1", NULL);
   if (5.0 <= dp.vmax)
-    level(s, &dp, 5.0, "#e53935", "4 2");
+    level(s, &dp, 5.0, "#e53935", "1", "4 2");
   line(s, &hp, v->h_fk, NULL, "#888", true);
   line(s, &hp, v->h_ik, NULL, col, false);
   line(s, &dp, v->d_fk, v->on, "#888", true);
@@ -246,20 +246,16 @@ static void caption(GString *s, const rk__rt_plot *p) {
     g_string_append(s, ": ");
     text_escaped(s, p->warnings);
   }
-  g_string_append_printf(s, "</text>\n<text x=\"12\" y=\"58\" class=\"c\">%zu frames at ",
-                         p->frames);
-  num(s, p->fps, 3);
-  g_string_append(s, " fps. Planted soles (median) ");
-  num(s, p->planted_low_median_mm, 1);
-  g_string_append(s, " mm above the floor; foot pitch off the source's (p95) ");
-  num(s, p->foot_pitch_p95_deg, 1);
-  g_string_append(s, " deg; skate max ");
-  num(s, p->skate_ik_max_mm, 2);
-  g_string_append(s, " mm (FK only ");
-  num(s, p->skate_fk_max_mm, 2);
-  g_string_append(s, " mm); pins missed by ");
-  num(s, p->goal_error_max_mm, 2);
-  g_string_append(s, " mm</text>\n");
+  char fps[G_ASCII_DTOSTR_BUF_SIZE], low[G_ASCII_DTOSTR_BUF_SIZE], pitch[G_ASCII_DTOSTR_BUF_SIZE],
+      skate[G_ASCII_DTOSTR_BUF_SIZE], skate_fk[G_ASCII_DTOSTR_BUF_SIZE], goal[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf(
+      s,
+      "</text>\n<text x=\"12\" y=\"58\" class=\"c\">%zu frames at %s fps. Planted soles (median) "
+      "%s mm above the floor; foot pitch off the source's (p95) %s deg; skate max %s mm (FK only "
+      "%s mm); pins missed by %s mm</text>\n",
+      p->frames, fmt_num(fps, p->fps, 3), fmt_num(low, p->planted_low_median_mm, 1),
+      fmt_num(pitch, p->foot_pitch_p95_deg, 1), fmt_num(skate, p->skate_ik_max_mm, 2),
+      fmt_num(skate_fk, p->skate_fk_max_mm, 2), fmt_num(goal, p->goal_error_max_mm, 2));
   g_string_append(s, "<text x=\"12\" y=\"74\" class=\"t\">dashed grey: FK only (no IK); solid: "
                      "the written output read back (its mesh); red: the floor, the 5 mm skate line; "
                      "blue heel strike, green flat, orange toe-off, violet pivot, yellow "

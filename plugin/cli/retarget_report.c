@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -268,6 +269,11 @@ static JsonObject *get_object(JsonObject *o, const char *name) {
   return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
 }
 
+static JsonArray *get_array(JsonObject *o, const char *name) {
+  JsonNode *n = json_object_get_member(o, name);
+  return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+}
+
 static char *get_string(JsonObject *o, const char *name) {
   JsonNode *n = json_object_get_member(o, name);
   return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
@@ -304,45 +310,74 @@ static GPtrArray *get_contacts(JsonObject *o) {
   return contacts;
 }
 
+/* The figures an entry writes as members of a member ({"mean": .., "max": ..}), where they go. */
+static const struct {
+  const char *member, *sub;
+  size_t offset;
+} nested[] = {
+    {"foot_skate_mm", "mean", offsetof(rk__rt_entry, skate_mean_mm)},
+    {"foot_skate_mm", "max", offsetof(rk__rt_entry, skate_max_mm)},
+    {"ik_goal_error_mm", "mean", offsetof(rk__rt_entry, goal_error_mean_mm)},
+    {"ik_goal_error_mm", "max", offsetof(rk__rt_entry, goal_error_max_mm)},
+    {"loop_closure_residual_mm", "max", offsetof(rk__rt_entry, closure_max_mm)},
+    {"foot_skate_fk_mm", "mean", offsetof(rk__rt_entry, skate_fk_mean_mm)},
+    {"foot_skate_fk_mm", "max", offsetof(rk__rt_entry, skate_fk_max_mm)},
+    {"planted_height_error_mm", "mean", offsetof(rk__rt_entry, planted_height_mean_mm)},
+    {"planted_height_error_mm", "max", offsetof(rk__rt_entry, planted_height_max_mm)},
+    {"pose_error_mm", "median", offsetof(rk__rt_entry, pose_error_median_mm)},
+    {"pose_error_mm", "max", offsetof(rk__rt_entry, pose_error_max_mm)},
+    {"mesh_lowest_planted_mm", "median", offsetof(rk__rt_entry, low_median_mm)},
+    {"mesh_lowest_planted_mm", "min", offsetof(rk__rt_entry, low_min_mm)},
+    {"mesh_lowest_planted_mm", "max", offsetof(rk__rt_entry, low_max_mm)},
+    {"foot_pitch_deg", "p95", offsetof(rk__rt_entry, pitch_p95_deg)},
+    {"foot_pitch_deg", "max", offsetof(rk__rt_entry, pitch_max_deg)},
+};
+
+/* The counts (gint64) and numbers (double) an entry writes as members of its own. */
+static const struct {
+  const char *member;
+  bool count;
+  size_t offset;
+} flat[] = {
+    {"frames", true, offsetof(rk__rt_entry, frames)},
+    {"fps", false, offsetof(rk__rt_entry, fps)},
+    {"mapped_joints", true, offsetof(rk__rt_entry, mapped_joints)},
+    {"joint_limit_violations", true, offsetof(rk__rt_entry, limit_violations)},
+    {"limb_direction_median_deg", false, offsetof(rk__rt_entry, limb_direction_median_deg)},
+    {"floor_penetration_mm", false, offsetof(rk__rt_entry, penetration_mm)},
+    {"lifted_frames", true, offsetof(rk__rt_entry, lifted_frames)},
+    {"pelvis_frames", true, offsetof(rk__rt_entry, pelvis_frames)},
+    {"unreachable_frames", true, offsetof(rk__rt_entry, unreachable_frames)},
+    {"contact_frames", true, offsetof(rk__rt_entry, contact_frames)},
+    {"ground_speed_m_s", false, offsetof(rk__rt_entry, ground_speed_m_s)},
+    {"ground_offset_mm", false, offsetof(rk__rt_entry, ground_offset_mm)},
+    {"duration_s", false, offsetof(rk__rt_entry, duration_s)},
+    {"keys", true, offsetof(rk__rt_entry, keys)},
+    {"seconds", false, offsetof(rk__rt_entry, seconds)},
+};
+
 /* An entry read back from a journal line (as entry_to_json wrote it). */
 static rk__rt_entry *entry_from_json(JsonObject *o) {
   rk__rt_entry *e = g_new0(rk__rt_entry, 1);
-  e->source = get_string(o, "source");
-  e->clip = get_string(o, "clip");
+  char **strings[] = {&e->source, &e->clip, &e->target, &e->output, &e->error, &e->verdict, &e->plot};
+  static const char *const string_members[] = {"source", "clip", "target", "output", "error",
+                                               "verdict", "plot"};
+  for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+    *strings[i] = get_string(o, string_members[i]);
+  for (size_t i = 0; i < G_N_ELEMENTS(flat); i++) {
+    void *slot = (char *)e + flat[i].offset;
+    if (flat[i].count)
+      *(gint64 *)slot = get_count(o, flat[i].member);
+    else
+      *(double *)slot = get_number(o, flat[i].member);
+  }
   e->clip_index = (int)get_count(o, "clip_index");
-  e->target = get_string(o, "target");
-  e->output = get_string(o, "output");
-  e->error = get_string(o, "error");
-  e->frames = get_count(o, "frames");
-  e->fps = get_number(o, "fps");
-  e->mapped_joints = get_count(o, "mapped_joints");
+  for (size_t i = 0; i < G_N_ELEMENTS(nested); i++)
+    *(double *)(void *)((char *)e + nested[i].offset) =
+        get_number(get_object(o, nested[i].member), nested[i].sub);
   e->contacts = get_contacts(o);
-  e->skate_mean_mm = get_number(get_object(o, "foot_skate_mm"), "mean");
-  e->skate_max_mm = get_number(get_object(o, "foot_skate_mm"), "max");
-  e->goal_error_mean_mm = get_number(get_object(o, "ik_goal_error_mm"), "mean");
-  e->goal_error_max_mm = get_number(get_object(o, "ik_goal_error_mm"), "max");
-  e->closure_max_mm = get_number(get_object(o, "loop_closure_residual_mm"), "max");
-  e->limit_violations = get_count(o, "joint_limit_violations");
-  e->skate_fk_mean_mm = get_number(get_object(o, "foot_skate_fk_mm"), "mean");
-  e->skate_fk_max_mm = get_number(get_object(o, "foot_skate_fk_mm"), "max");
-  e->limb_direction_median_deg = get_number(o, "limb_direction_median_deg");
-  e->planted_height_mean_mm = get_number(get_object(o, "planted_height_error_mm"), "mean");
-  e->planted_height_max_mm = get_number(get_object(o, "planted_height_error_mm"), "max");
-  e->pose_error_median_mm = get_number(get_object(o, "pose_error_mm"), "median");
-  e->pose_error_max_mm = get_number(get_object(o, "pose_error_mm"), "max");
-  e->low_median_mm = get_number(get_object(o, "mesh_lowest_planted_mm"), "median");
-  e->low_min_mm = get_number(get_object(o, "mesh_lowest_planted_mm"), "min");
-  e->low_max_mm = get_number(get_object(o, "mesh_lowest_planted_mm"), "max");
-  e->penetration_mm = get_number(o, "floor_penetration_mm");
-  e->pitch_p95_deg = get_number(get_object(o, "foot_pitch_deg"), "p95");
-  e->pitch_max_deg = get_number(get_object(o, "foot_pitch_deg"), "max");
-  e->lifted_frames = get_count(o, "lifted_frames");
-  e->pelvis_frames = get_count(o, "pelvis_frames");
-  e->unreachable_frames = get_count(o, "unreachable_frames");
-  e->verdict = get_string(o, "verdict");
   e->warnings = g_ptr_array_new_with_free_func(warning_free);
-  JsonNode *wn = json_object_get_member(o, "warnings");
-  JsonArray *wa = wn && JSON_NODE_HOLDS_ARRAY(wn) ? json_node_get_array(wn) : NULL;
+  JsonArray *wa = get_array(o, "warnings");
   for (guint i = 0; wa && i < json_array_get_length(wa); i++) {
     JsonNode *en = json_array_get_element(wa, i);
     JsonObject *wo = JSON_NODE_HOLDS_OBJECT(en) ? json_node_get_object(en) : NULL;
@@ -353,20 +388,12 @@ static rk__rt_entry *entry_from_json(JsonObject *o) {
     w->message = get_string(wo, "message");
     g_ptr_array_add(e->warnings, w);
   }
-  e->contact_frames = get_count(o, "contact_frames");
   JsonNode *ip = json_object_get_member(o, "in_place");
   e->in_place = ip && JSON_NODE_HOLDS_VALUE(ip) ? json_node_get_boolean(ip) : -1;
-  e->ground_speed_m_s = get_number(o, "ground_speed_m_s");
-  e->ground_offset_mm = get_number(o, "ground_offset_mm");
-  e->duration_s = get_number(o, "duration_s");
-  e->keys = get_count(o, "keys");
-  e->plot = get_string(o, "plot");
   e->notes = g_ptr_array_new_with_free_func(g_free);
-  JsonNode *nn = json_object_get_member(o, "notes");
-  JsonArray *notes = nn && JSON_NODE_HOLDS_ARRAY(nn) ? json_node_get_array(nn) : NULL;
+  JsonArray *notes = get_array(o, "notes");
   for (guint i = 0; notes && i < json_array_get_length(notes); i++)
     g_ptr_array_add(e->notes, g_strdup(json_array_get_string_element(notes, i)));
-  e->seconds = get_number(o, "seconds");
   return e;
 }
 

@@ -9,12 +9,12 @@
 #
 #   tests/retarget/quality.sh [BUILD_DIR [BEFORE_BUILD_DIR [CLIP[:UNIT]...]]]
 #
-# Defaults: build, and /work/ref/build when it exists (else only this build's figures). Extra
+# Defaults: build, and no before build (then only this build's figures, "-" before). Extra
 # clips (e.g. local mocap files, UNIT as `rigkit --unit`) go onto RiggedFigure and the two
 # Blender characters. Needs python3.
 set -eu
 build=${1:-build}
-before=${2:-/work/ref/build}
+before=${2:-}
 [ "$#" -ge 2 ] && shift 2 || shift "$#"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 data="$src/tests/data"
@@ -22,7 +22,7 @@ gen="$data/generated"
 maps="$src/samples/maps"
 measure="$build/bin/rk_retarget_measure"
 [ -x "$measure" ] || { echo "quality.sh: no $measure (build the tests)" >&2; exit 2; }
-[ -x "$before/bin/rigkit" ] || before=
+[ -n "$before" ] && [ ! -x "$before/bin/rigkit" ] && { echo "quality.sh: no $before/bin/rigkit" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0

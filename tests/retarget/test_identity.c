@@ -52,12 +52,17 @@ static void check_correspondence(const identity *x) {
   }
 }
 
-/* Largest distance (m) of any target joint, lowered by the ground offset, from its counterpart
- * in the source, over every frame of the result, with the joint and frame where it is. */
-static double worst_joint_error(const identity *x, size_t *worst_joint, size_t *worst_frame) {
+/* Which target joints an error is taken over. */
+typedef enum joints { ALL, LEGS, BODY } joints;
+
+/* Largest distance (m) of the target joints `which` (the legs: at or below the thighs; the body:
+ * the others), lowered by the ground offset, from their counterparts in the source, over every
+ * frame of the result, with the joint and frame where it is. */
+static double worst_error(const identity *x, joints which, size_t *worst_joint, size_t *worst_frame) {
   const rk_skeleton *ts = rk_asset_skeleton(x->tgt), *ss = rk_asset_skeleton(x->src);
   const rk_clip *sc = rk_asset_clip(x->src, 0), *tc = rk_retarget_result_clip(x->res);
   const size_t nt = rk_skeleton_joint_count(ts), ns = rk_skeleton_joint_count(ss);
+  const int thighs[2] = {rk_skeleton_find_joint(ts, "LeftUpLeg"), rk_skeleton_find_joint(ts, "RightUpLeg")};
   g_autofree rk_transform *tl = g_new(rk_transform, nt), *sl = g_new(rk_transform, ns);
   g_autofree rk_mat4 *tmod = g_new(rk_mat4, nt), *smod = g_new(rk_mat4, ns);
   const double fps = rk_retarget_result_fps(x->res), lift = rk_retarget_result_ground_offset(x->res);
@@ -68,6 +73,10 @@ static double worst_joint_error(const identity *x, size_t *worst_joint, size_t *
     rk_clip_sample(sc, rk_skeleton_rest_locals(ss), fmin((double)f / fps, rk_clip_duration(sc)), sl, ns);
     rk_fk_models(ss, sl, smod);
     for (size_t j = 0; j < nt; j++) {
+      const bool leg = (thighs[0] >= 0 && rk_skeleton_is_ancestor(ts, (size_t)thighs[0], j)) ||
+                       (thighs[1] >= 0 && rk_skeleton_is_ancestor(ts, (size_t)thighs[1], j));
+      if ((which == LEGS && !leg) || (which == BODY && leg))
+        continue;
       rk_vec3 p = rk_mat4_get_translation(&tmod[j]);
       p.y -= lift;
       const rk_vec3 q = rk_mat4_get_translation(&smod[rk_retargeter_counterpart(x->rt, j)]);
@@ -92,7 +101,7 @@ static void check_identity(const char *clip, const char *target) {
   identity x = run_identity(clip, target, &o);
   check_correspondence(&x);
   size_t j = 0, f = 0;
-  const double err = worst_joint_error(&x, &j, &f);
+  const double err = worst_error(&x, ALL, &j, &f);
   const double lift = rk_retarget_result_ground_offset(x.res);
   cr_assert_leq(err, 0.001, "%s onto %s: joint %s is %.3f mm off at frame %zu", clip, target,
                 rk_skeleton_joint_name(rk_asset_skeleton(x.tgt), j), 1000 * err, f);
@@ -101,7 +110,7 @@ static void check_identity(const char *clip, const char *target) {
   o.ground = RK_RETARGET_GROUND_KEEP;
   x = run_identity(clip, target, &o);
   cr_assert_eq(rk_retarget_result_ground_offset(x.res), 0.0);
-  const double kept = worst_joint_error(&x, &j, &f);
+  const double kept = worst_error(&x, ALL, &j, &f);
   cr_assert_leq(kept, 1e-5, "%s onto %s with ground = keep: joint %s is %.6f mm off at frame %zu",
                 clip, target, rk_skeleton_joint_name(rk_asset_skeleton(x.tgt), j), 1000 * kept, f);
   identity_clear(&x);
@@ -141,7 +150,7 @@ Test(identity, the_makehuman_walk_onto_the_makehuman_character) {
   identity x = run_identity("/makehuman_walk1.bvh", "mh_char.glb", &o);
   check_correspondence(&x);
   size_t j = 0, f = 0;
-  const double err = worst_joint_error(&x, &j, &f);
+  const double err = worst_error(&x, ALL, &j, &f);
   cr_assert_leq(err, 0.001, "joint %s is %.3f mm off at frame %zu",
                 rk_skeleton_joint_name(rk_asset_skeleton(x.tgt), j), 1000 * err, f);
   identity_clear(&x);
@@ -198,35 +207,6 @@ Test(identity, ground_keep_on_the_command_line) {
   rt_rmtree(dir);
 }
 
-/* Largest distance (m) of the target joints inside (legs = true) or outside the legs from their
- * counterparts, over every frame, lowered by the ground offset. */
-static double worst_in(const identity *x, bool legs) {
-  const rk_skeleton *ts = rk_asset_skeleton(x->tgt), *ss = rk_asset_skeleton(x->src);
-  const rk_clip *sc = rk_asset_clip(x->src, 0), *tc = rk_retarget_result_clip(x->res);
-  const size_t nt = rk_skeleton_joint_count(ts), ns = rk_skeleton_joint_count(ss);
-  const int thighs[2] = {rk_skeleton_find_joint(ts, "LeftUpLeg"), rk_skeleton_find_joint(ts, "RightUpLeg")};
-  g_autofree rk_transform *tl = g_new(rk_transform, nt), *sl = g_new(rk_transform, ns);
-  g_autofree rk_mat4 *tmod = g_new(rk_mat4, nt), *smod = g_new(rk_mat4, ns);
-  const double fps = rk_retarget_result_fps(x->res), lift = rk_retarget_result_ground_offset(x->res);
-  double worst = 0;
-  for (size_t f = 0; f < rk_retarget_result_frames(x->res); f++) {
-    rk_clip_sample_frame(tc, rk_skeleton_rest_locals(ts), fps, f, tl, nt);
-    rk_fk_models(ts, tl, tmod);
-    rk_clip_sample(sc, rk_skeleton_rest_locals(ss), fmin((double)f / fps, rk_clip_duration(sc)), sl, ns);
-    rk_fk_models(ss, sl, smod);
-    for (size_t j = 0; j < nt; j++) {
-      const bool leg = rk_skeleton_is_ancestor(ts, (size_t)thighs[0], j) ||
-                       rk_skeleton_is_ancestor(ts, (size_t)thighs[1], j);
-      if (leg != legs)
-        continue;
-      rk_vec3 p = rk_mat4_get_translation(&tmod[j]);
-      p.y -= lift;
-      worst = fmax(worst, rk_vec3_norm(rk_vec3_sub(p, rk_mat4_get_translation(&smod[rk_retargeter_counterpart(x->rt, j)]))));
-    }
-  }
-  return worst;
-}
-
 /* With foot IK the pins hold at the source's own places: the body above the legs unchanged, the
  * legs moved only where a pin straightens a contact's first or last frames (the source's points
  * start and stop moving there), and nothing out of reach. The floor clip's kneeling knees go
@@ -241,7 +221,8 @@ Test(identity, with_ik_only_the_pins_and_the_floor_move_the_body) {
     cr_assert_eq(q->pelvis_frames, 0, "%s", cmu_clips[i]);
     const bool floor = !strcmp(cmu_clips[i], "cmu_floor.bvh");
     cr_assert_eq(q->lifted_frames > 0, floor, "%s: %zu frames lifted", cmu_clips[i], q->lifted_frames);
-    const double body = worst_in(&x, false), legs = worst_in(&x, true);
+    size_t j = 0, f = 0;
+    const double body = worst_error(&x, BODY, &j, &f), legs = worst_error(&x, LEGS, &j, &f);
     cr_assert_leq(body, floor ? 0.016 : 0.001, "%s: body %.3f mm off", cmu_clips[i], 1000 * body);
     cr_assert_leq(legs, floor ? 0.016 : 0.006, "%s: legs %.3f mm off", cmu_clips[i], 1000 * legs);
     identity_clear(&x);

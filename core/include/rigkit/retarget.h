@@ -44,6 +44,12 @@
  *
  * The options can come from a profile's [settings] (rigkit/profile.h).
  *
+ * Measuring a result as a person sees it, on the written output read back with its meshes:
+ * rk_retarget_measure_look (planted soles against the floor, the body through it, the feet's pitch
+ * against the source's, skate of the planted points), rk_retarget_measure_pose (the identity-style
+ * error where the rigs correspond) and rk_retarget_judge (a verdict and warnings from all the
+ * figures).
+ *
  * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_contact_interval, rk_foot_contacts,
  *        rk_retarget_quality, rk_retarget_ground, rk_retarget_soles, rk_retargeter_new,
  *        rk_retargeter_new_onto,
