@@ -1,5 +1,5 @@
-/* FK benchmark: the 25-joint humanoid tree kHum[] of ../shared/bench/kdl/kdl_bench.cpp and the
- * KUKA iiwa 14 DH chain, timed the same way as kdl_bench so the two can run side by side
+/* FK benchmark: the 25-joint humanoid tree of the KDL peer harness (kdl_bench's kHum[],
+ * rk_rig_kdl_humanoid) and the KUKA iiwa 14 DH chain, timed the same way as kdl_bench so the two can run side by side
  * (tests/bench/run_fk.sh). Usage: rk_bench_fk [--quick] */
 #include "bench_support.h"
 #include "rk_rigs.h"
@@ -9,33 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The humanoid of kdl_bench: joint origin (relative to the parent), axis (0 x, 1 y, 2 z, -1 fixed),
- * limit. Each local transform is T(origin) R(axis, q), as KDL's URDF-style RotAxis joints. */
-typedef struct hum_joint {
-  const char *name, *parent;
-  double ox, oy, oz;
-  int axis;
-  double lim;
-} hum_joint;
-
-static const hum_joint kHum[] = {
-    {"waist_yaw", "pelvis", 0, 0, 0.10, 2, 1.0},       {"waist_pitch", "waist_yaw", 0, 0, 0.05, 1, 1.0},
-    {"waist_roll", "waist_pitch", 0, 0, 0.05, 0, 0.6}, {"neck_yaw", "waist_roll", 0, 0, 0.35, 2, 1.2},
-    {"neck_pitch", "neck_yaw", 0, 0, 0.05, 1, 0.8},    {"head", "neck_pitch", 0, 0, 0.12, -1, 0},
-    {"l_sho_pitch", "waist_roll", 0, 0.20, 0.30, 1, 2.5}, {"l_sho_roll", "l_sho_pitch", 0, 0.03, 0, 0, 1.5},
-    {"l_sho_yaw", "l_sho_roll", 0, 0, -0.12, 2, 1.5},  {"l_elbow", "l_sho_yaw", 0, 0, -0.16, 1, 2.2},
-    {"l_hand", "l_elbow", 0, 0, -0.26, -1, 0},          {"r_sho_pitch", "waist_roll", 0, -0.20, 0.30, 1, 2.5},
-    {"r_sho_roll", "r_sho_pitch", 0, -0.03, 0, 0, 1.5}, {"r_sho_yaw", "r_sho_roll", 0, 0, -0.12, 2, 1.5},
-    {"r_elbow", "r_sho_yaw", 0, 0, -0.16, 1, 2.2},      {"r_hand", "r_elbow", 0, 0, -0.26, -1, 0},
-    {"l_hip_yaw", "pelvis", 0, 0.10, -0.05, 2, 0.8},    {"l_hip_roll", "l_hip_yaw", 0, 0, -0.03, 0, 0.6},
-    {"l_hip_pitch", "l_hip_roll", 0, 0, 0, 1, 1.8},     {"l_knee", "l_hip_pitch", 0, 0, -0.42, 1, 2.2},
-    {"l_ankle_pitch", "l_knee", 0, 0, -0.40, 1, 0.9},   {"l_ankle_roll", "l_ankle_pitch", 0, 0, 0, 0, 0.4},
-    {"l_foot", "l_ankle_roll", 0.04, 0, -0.06, -1, 0},  {"r_hip_yaw", "pelvis", 0, -0.10, -0.05, 2, 0.8},
-    {"r_hip_roll", "r_hip_yaw", 0, 0, -0.03, 0, 0.6},   {"r_hip_pitch", "r_hip_roll", 0, 0, 0, 1, 1.8},
-    {"r_knee", "r_hip_pitch", 0, 0, -0.42, 1, 2.2},     {"r_ankle_pitch", "r_knee", 0, 0, -0.40, 1, 0.9},
-    {"r_ankle_roll", "r_ankle_pitch", 0, 0, 0, 0, 0.4}, {"r_foot", "r_ankle_roll", 0.04, 0, -0.06, -1, 0},
-};
-#define N_HUM ((int)(sizeof kHum / sizeof kHum[0]))
+/* The humanoid of the KDL peer (rk_rigs.h): each local transform is T(origin) R(axis, q), as
+ * KDL's URDF-style RotAxis joints. */
+#define kHum rk_rig_kdl_humanoid
+#define N_HUM RK_RIG_KDL_JOINTS
 #define N_JOINTS (N_HUM + 1) /* + the pelvis root */
 #define N_DOF 25
 #define NQ 4096
@@ -201,20 +178,13 @@ static void iiwa_all(void *p, long i) {
 }
 
 static rk_skeleton *build_humanoid(hum_ctx *c) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  rk_skeleton_builder_add_joint(b, "pelvis", -1, NULL, 0);
-  int d = 0;
-  for (int k = 0; k < N_HUM; k++) {
-    int parent = 0;
-    for (int m = 0; m < k; m++)
-      if (strcmp(kHum[m].name, kHum[k].parent) == 0)
-        parent = m + 1;
-    rk_transform x = rk_transform_identity();
-    x.t = rk_vec3_make(kHum[k].ox, kHum[k].oy, kHum[k].oz);
-    rk_skeleton_builder_add_joint(b, kHum[k].name, parent, &x, kHum[k].axis < 0 ? RK_SKELETON_END_SITE : 0);
+  GError *error = NULL;
+  rk_skeleton *s = rk_rig_kdl_humanoid_skeleton(&error);
+  if (!s) {
+    fprintf(stderr, "rk_bench_fk: humanoid: %s\n", error->message);
+    exit(1);
   }
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
+  int d = 0;
   for (int k = 0; k < N_HUM; k++)
     if (kHum[k].axis >= 0) {
       c->dof_joint[d] = rk_skeleton_find_joint(s, kHum[k].name);
@@ -238,7 +208,7 @@ static double check_humanoid(hum_ctx *c) {
       name = kHum[k].parent;
     }
   for (int m = n - 1; m >= 0; m--) {
-    const hum_joint *h = &kHum[chain[m]];
+    const rk_rig_kdl_joint *h = &kHum[chain[m]];
     rk_mat4 t = rk_mat4_translation(rk_vec3_make(h->ox, h->oy, h->oz)), r = rk_mat4_identity();
     if (h->axis >= 0) {
       int d = 0;
