@@ -21,6 +21,8 @@ typedef struct sample_ctx {
   const rk_transform *rest;
   double times[NT];
   rk_transform out[N_JOINTS];
+  uint32_t keys[N_JOINTS]; /* the cursor's buffer: at most one track per joint and channel used */
+  rk_clip_cursor cursor;
 } sample_ctx;
 
 /* The time of call i when playing at RATE from a quarter of a key interval in, looping at the
@@ -33,6 +35,12 @@ static double playback_time(long i) {
 static void sample_playback_search(void *p, long i) {
   sample_ctx *c = p;
   rk_clip_sample(c->clip, c->rest, playback_time(i), c->out, N_JOINTS);
+  rk_bench_sink = c->out[N_JOINTS - 1].r.w;
+}
+
+static void sample_playback(void *p, long i) {
+  sample_ctx *c = p;
+  rk_clip_sample_cursor(c->clip, c->rest, playback_time(i), &c->cursor, c->out, N_JOINTS);
   rk_bench_sink = c->out[N_JOINTS - 1].r.w;
 }
 
@@ -64,6 +72,12 @@ int main(int argc, char **argv) {
   char extra[200];
   const size_t keys = rk_clip_track(clip, 0)->key_count;
   double mn, mx, med;
+  c->cursor = (rk_clip_cursor)RK_CLIP_CURSOR_INIT(c->keys, N_JOINTS);
+  rk_clip_cursor_reset(&c->cursor);
+  med = rk_bench_run(sample_playback, c, iters, reps, &mn, &mx);
+  snprintf(extra, sizeof extra, "solver=rk_clip_sample_cursor keys=%zu tracks=%zu rate_hz=%g", keys,
+           rk_clip_track_count(clip), RATE);
+  rk_bench_report("sample_playback", med, mn, mx, N_JOINTS, reps, iters, extra);
   med = rk_bench_run(sample_playback_search, c, iters, reps, &mn, &mx);
   snprintf(extra, sizeof extra, "solver=rk_clip_sample keys=%zu tracks=%zu rate_hz=%g", keys,
            rk_clip_track_count(clip), RATE);
