@@ -130,6 +130,73 @@ static rk_tree *build_ball_tree(const rk_skeleton *skel, ball_ctx *c, rk_bench_r
   return t;
 }
 
+/* Many poses at once (rk_tree_fk_batch_run): each call takes the next `poses` of the pool. */
+typedef struct batch_ctx {
+  rk_tree_fk_batch_job job;
+  const double *qpool; /* NQ x dofs */
+  size_t dofs;
+} batch_ctx;
+
+static void hum_tree_fk_batch(void *p, long i) {
+  batch_ctx *c = p;
+  c->job.q = c->qpool + (size_t)((i * (long)c->job.count) & (NQ - 1)) * c->dofs;
+  rk_tree_fk_batch_run(&c->job);
+  rk_bench_sink = c->job.layout == RK_FK_BATCH_SOA ? c->job.soa[0] : c->job.models[0].m[12];
+}
+
+/* Largest difference between rk_tree_fk and the batch on the poses of its first call: zero when
+ * the batch gives rk_tree_fk's bits, as it should on this tree. */
+static double check_batch(batch_ctx *c, const rk_tree *t) {
+  rk_mat4 expect[N_JOINTS];
+  double err = 0.0;
+  hum_tree_fk_batch(c, 0);
+  for (size_t p = 0; p < c->job.count; p++) {
+    rk_tree_fk(t, c->qpool + p * c->dofs, NULL, expect);
+    for (int j = 0; j < N_JOINTS; j++)
+      for (int e = 0; e < 12; e++) {
+        const int m = e / 3 * 4 + e % 3;
+        const size_t at = ((p / RK_FK_BATCH_LANES * N_JOINTS + (size_t)j) * 12 + (size_t)e) *
+                              RK_FK_BATCH_LANES + p % RK_FK_BATCH_LANES;
+        const double v = c->job.layout == RK_FK_BATCH_FRAMES
+                             ? c->job.models[p * N_JOINTS + (size_t)j].m[m]
+                             : c->job.soa[at];
+        err = fmax(err, fabs(v - expect[j].m[m]));
+      }
+  }
+  return err;
+}
+
+/* Times `poses` poses per call of the humanoid tree in `layout`, reported per pose as `name`;
+ * returns the check error. The output buffer is reused call after call, as treefk_onepass reuses
+ * its 31 frames: in L1 for one block (8 poses, 24 KB), in L2 for 256 poses (760 KB). */
+static double bench_batch(const rk_tree *t, const double *qpool, size_t poses,
+                          rk_fk_batch_layout layout, const char *name, int reps) {
+  batch_ctx c = {RK_TREE_FK_BATCH_JOB_INIT, qpool, N_DOF};
+  c.job.tree = t;
+  c.job.count = poses;
+  c.job.layout = layout;
+  c.job.soa_size = rk_tree_fk_batch_soa_size(t, poses);
+  c.job.soa = aligned_alloc(64, c.job.soa_size * sizeof(double));
+  c.job.models_count = poses * N_JOINTS;
+  c.job.models = aligned_alloc(64, c.job.models_count * sizeof(rk_mat4));
+  c.job.scratch_size = rk_tree_fk_batch_scratch_size(t);
+  c.job.scratch = aligned_alloc(64, c.job.scratch_size * sizeof(double));
+  const double err = check_batch(&c, t);
+  const long iters = (long)(800 / poses) + 1;
+  double mn, mx;
+  const double med = rk_bench_run(hum_tree_fk_batch, &c, iters, reps, &mn, &mx);
+  char extra[200];
+  snprintf(extra, sizeof extra,
+           "solver=rk_tree_fk_batch_%s poses_per_call=%zu frames=%d check_err=%.1e",
+           layout == RK_FK_BATCH_SOA ? "soa" : "frames", poses, N_JOINTS, err);
+  const double k = (double)poses;
+  rk_bench_report(name, med / k, mn / k, mx / k, N_DOF, reps, iters * (long)poses, extra);
+  free(c.job.soa);
+  free(c.job.models);
+  free(c.job.scratch);
+  return err;
+}
+
 /* Largest difference between rk_tree_fk and the quaternion path (q -> locals -> rk_fk_models). */
 static double check_ball_tree(ball_ctx *c, const rk_skeleton *skel) {
   rk_transform locals[N_JOINTS];
@@ -287,6 +354,11 @@ int main(int argc, char **argv) {
   med = rk_bench_run(hum_job_5leaves, &hc, it_tree, reps, &mn, &mx);
   snprintf(extra, sizeof extra, "solver=rk_fk_job_subset frames=%zu queries=5_endeffectors", hc.subset_count);
   rk_bench_report("treefk_5leaves", med, mn, mx, N_DOF, reps, it_tree, extra);
+
+  const size_t lanes = RK_FK_BATCH_LANES;
+  err = fmax(err, bench_batch(tree, hc.tqpool, lanes, RK_FK_BATCH_SOA, "treefk_batch", reps));
+  err = fmax(err, bench_batch(tree, hc.tqpool, 256, RK_FK_BATCH_SOA, "treefk_batch_256", reps));
+  err = fmax(err, bench_batch(tree, hc.tqpool, lanes, RK_FK_BATCH_FRAMES, "treefk_batch_frames", reps));
 
   ball_ctx bc;
   memset(&bc, 0, sizeof bc);
