@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#define L RK_FK_BATCH_LANES
+#define L RK_FK_BATCH_LANES /* 8: identity_frame below spells its lanes out */
 #define FRAME (12 * L) /* doubles per joint in a block */
 #define E(c, r) ((c) * 3 + (r)) /* entry of row r of column c (column 3: the translation) */
 
@@ -133,12 +133,18 @@ bool rk_tree_fk_batch_run(const rk_tree_fk_batch_job *job) {
   const rk_tree *t = job->tree;
   const size_t stride = job->q_stride ? job->q_stride : t->ndof;
   const size_t ms = job->models_stride ? job->models_stride : t->n;
-  static const rk_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-  const rk_mat4 *top = job->root ? job->root : &identity;
-  double top_frame[FRAME];
-  for (int e = 0; e < 12; e++)
-    for (int l = 0; l < L; l++)
-      top_frame[e * L + l] = top->m[e / 3 * 4 + e % 3];
+  /* The frame above the roots in every lane: the root's, or the identity's without a root. */
+#define LANES_OF(x) x, x, x, x, x, x, x, x
+  static const double identity_frame[FRAME] = {
+      LANES_OF(1), LANES_OF(0), LANES_OF(0), LANES_OF(0), LANES_OF(1), LANES_OF(0),
+      LANES_OF(0), LANES_OF(0), LANES_OF(1), LANES_OF(0), LANES_OF(0), LANES_OF(0)};
+#undef LANES_OF
+  double root_frame[FRAME];
+  if (job->root)
+    for (int e = 0; e < 12; e++)
+      for (int l = 0; l < L; l++)
+        root_frame[e * L + l] = job->root->m[e / 3 * 4 + e % 3];
+  const double *top_frame = job->root ? root_frame : identity_frame;
   block b = {t, {NULL}, top_frame, job->root, NULL};
   for (size_t first = 0; first < job->count; first += L) {
     const size_t lanes = job->count - first < L ? job->count - first : L;
