@@ -17,6 +17,7 @@
 #include <rigkit/humanoid.h>
 #include <rigkit/linalg.h>
 #include <rigkit/tree.h>
+#include <rigkit/tree_fk_batch.h>
 #include <rigkit/chain.h>
 #include <rigkit/junction.h>
 #include <rigkit/loop.h>
