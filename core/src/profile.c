@@ -1,8 +1,10 @@
 /* Retarget profiles (rigkit/profile.h): loading and checking the key file, its [settings] onto
- * rk_retarget_options and back to text, its [source] and [target] groups onto humanoid maps. */
+ * rk_retarget_options and back to text, its [quality] onto the verdict's bounds, its [source] and
+ * [target] groups onto humanoid maps. */
 #include <rigkit/error.h>
 #include <rigkit/profile.h>
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -200,6 +202,68 @@ bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
   return read_settings(kf, kf_name, opts, error);
 }
 
+/* ---- [quality] ------------------------------------------------------------------------------- */
+
+/* Parses a [quality] value, "CHECK" or "CHECK FAILED" (FAILED a number or "none": never), into
+ * code c of b; NULL on success, else why it is refused (g_free). */
+static char *parse_bounds(const char *text, int c, rk_quality_bounds *b) {
+  g_auto(GStrv) words = g_strsplit_set(text, " \t,", -1);
+  double v[2] = {b->check[c], b->failed[c]};
+  size_t n = 0;
+  for (size_t i = 0; words[i]; i++) {
+    if (!*words[i])
+      continue;
+    if (n == 2)
+      return g_strdup("more than two numbers (CHECK FAILED)");
+    char *end = NULL;
+    if (n == 1 && !strcmp(words[i], "none")) {
+      v[n++] = INFINITY;
+      continue;
+    }
+    v[n] = g_ascii_strtod(words[i], &end);
+    if (end == words[i] || *end || !isfinite(v[n]) || v[n] < 0)
+      return g_strdup_printf("'%s' is not a non-negative number", words[i]);
+    n++;
+  }
+  if (n == 0)
+    return g_strdup("no bound (CHECK, or CHECK FAILED)");
+  if (v[1] < v[0])
+    return g_strdup_printf("the failed bound %g is below the check bound %g", v[1], v[0]);
+  b->check[c] = v[0];
+  b->failed[c] = v[1];
+  return NULL;
+}
+
+/* Reads the [quality] group of kf (named `name`) into b; false with the first error. */
+static bool read_quality(GKeyFile *kf, const char *name, rk_quality_bounds *b, GError **error) {
+  static const char *const group = "quality";
+  g_auto(GStrv) keys = group_keys(kf, name, group, error);
+  if (!keys)
+    return false;
+  for (size_t i = 0; keys[i]; i++) {
+    const int c = rk_quality_code_parse(keys[i]);
+    if (c < 0) {
+      GString *known = g_string_new(NULL);
+      for (int k = 0; k < RK_QUALITY_CODES; k++)
+        g_string_append_printf(known, "%s%s", k ? ", " : "", rk_quality_code_name((rk_quality_code)k));
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown code (codes: %s)", name,
+                  group, keys[i], known->str);
+      g_string_free(known, TRUE);
+      return false;
+    }
+    g_autofree char *text = read_value(kf, name, group, keys[i], error);
+    if (!text)
+      return false;
+    g_autofree char *why = parse_bounds(text, c, b);
+    if (why) {
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, group, keys[i],
+                  text, why);
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ---- [source] and [target] ------------------------------------------------------------------- */
 
 /* Reads the bone=joint lines of `group`; with a skeleton, applies them to map (a joint the
@@ -252,11 +316,15 @@ static rk_profile *profile_new(GKeyFile *kf, const char *name, GError **error) {
     if (!strcmp(groups[i], "settings")) {
       rk_retarget_options scratch = RK_RETARGET_OPTIONS_INIT;
       ok = read_settings(kf, name, &scratch, error);
+    } else if (!strcmp(groups[i], "quality")) {
+      rk_quality_bounds scratch;
+      rk_quality_bounds_init(&scratch);
+      ok = read_quality(kf, name, &scratch, error);
     } else if (!strcmp(groups[i], "source") || !strcmp(groups[i], "target")) {
       ok = read_bones(kf, name, groups[i], NULL, NULL, error);
     } else {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: unknown group [%s] (groups: [source], [target], [settings])", name,
+                  "%s: unknown group [%s] (groups: [source], [target], [settings], [quality])", name,
                   groups[i]);
       ok = false;
     }
@@ -319,6 +387,11 @@ const char *rk_profile_name(const rk_profile *p) {
 void rk_profile_apply_settings(const rk_profile *p, rk_retarget_options *opts) {
   if (p)
     read_settings(p->kf, p->name, opts, NULL);
+}
+
+void rk_profile_apply_quality(const rk_profile *p, rk_quality_bounds *bounds) {
+  if (p)
+    read_quality(p->kf, p->name, bounds, NULL);
 }
 
 bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_side side,

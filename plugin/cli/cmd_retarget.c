@@ -403,12 +403,14 @@ static int check_args(args *a) {
 /* The retargeting options: the profile's [settings] (--map), then the command line over them. */
 static int load_settings(const args *a, rk__rt_config *cfg, rk_profile **profile) {
   cfg->ropts = (rk_retarget_options)RK_RETARGET_OPTIONS_INIT;
+  rk_quality_bounds_init(&cfg->bounds);
   if (a->map) {
     g_autoptr(GError) e = NULL;
     *profile = rk_profile_load_file(a->map, &e);
     if (!*profile)
       return rk__cli_fail(CMD, e);
     rk_profile_apply_settings(*profile, &cfg->ropts);
+    rk_profile_apply_quality(*profile, &cfg->bounds);
     cfg->profile = *profile;
     cfg->map_path = a->map;
   }

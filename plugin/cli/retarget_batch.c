@@ -210,6 +210,7 @@ static GPtrArray *written_files(const rk__rt_config *cfg, const char *output) {
 typedef struct clip_job {
   batch *b;
   const rig *rg;
+  const rk_asset *src; /* the source file as imported (its repairs) */
   const rk_clip *src_clip;
   const char *source, *output, *clip_name;
   size_t index;
@@ -421,7 +422,8 @@ static char *measure_output(clip_job *j) {
   j->foot_low = g_new(double, 2 * (frames ? frames : 1));
   j->soles = g_new(rk_vec3, 6 * (frames ? frames : 1));
   rk_retarget_measure_look(rt, j->r, j->src_clip, j->back, &j->look, j->foot_low, j->soles);
-  j->warnings = rk_retarget_judge(rt, j->r, &j->look, pose ? &j->pose : NULL, &j->verdict);
+  const rk_retarget_judge_input in = {&j->look, pose ? &j->pose : NULL, j->src, &cfg->bounds};
+  j->warnings = rk_retarget_judge(rt, j->r, &in, &j->verdict);
   j->planted_mean = j->planted_max = NAN;
   g_autofree rk_vec3 *positions = rk_retarget_contact_positions(rt, j->r, bs, bc);
   rk_retarget_planted_height(rt, j->r, bs, positions, &j->planted_mean, &j->planted_max);
@@ -476,7 +478,7 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
 static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t k,
                               const char *source, const char *output, size_t *frames_out) {
   const gint64 t_start = g_get_monotonic_time();
-  clip_job j = {.b = b, .rg = rg, .src_clip = rk_asset_clip(src, k), .source = source,
+  clip_job j = {.b = b, .rg = rg, .src = src, .src_clip = rk_asset_clip(src, k), .source = source,
                 .output = output, .index = k};
   j.clip_name = rk_clip_name(j.src_clip);
   j.notes = g_ptr_array_new_with_free_func(g_free);

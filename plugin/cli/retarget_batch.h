@@ -27,6 +27,7 @@ typedef struct rk__rt_config {
   const char *map_path;       /* --map, or NULL */
   const rk_profile *profile;  /* its contents, or NULL */
   rk_retarget_options ropts;  /* [settings] of the profile, then the command line */
+  rk_quality_bounds bounds;   /* the verdict's bounds: rigkit's, then the profile's [quality] */
   rk_import_options source_import; /* --unit --up --root-offset --source-format */
   rk_import_options target_import; /* --target-unit --target-up ... (an edit of the target's
                                       document reads back as the target did) */
