@@ -526,7 +526,18 @@ Test(retarget_cli, out_file_fps_and_reduce) {
   cr_assert_lt(rt_num(c2, "keys", NULL), rt_num(c1, "keys", NULL), "reduction drops keys");
   /* 1 mm of reduction moves a planted foot by 1 mm at most. */
   cr_assert_leq(rt_num(c2, "foot_skate_mm", "max"), rt_num(c1, "foot_skate_mm", "max") + 1.0 + 1e-6);
-  g_autoptr(rk_asset) o = check_output(reduced, joint_count(fig), "makehuman_walk1", dur, 30);
+  /* Every key on the 30 fps grid: the duration rounded to a whole frame. */
+  g_autoptr(rk_asset) o = check_output(reduced, joint_count(fig), "makehuman_walk1",
+                                       rk_clip_bake_duration(dur, 30), 30);
+  /* glTF stores times as 32-bit floats: on the grid within 1e-4 of a frame (the issue's last key
+   * was 0.3 of a frame off it). */
+  const rk_clip *oc = rk_asset_clip(o, 0);
+  rk_assert_near(rk_clip_duration(oc) * 30, rt_num(c1, "frames", NULL) - 1, 1e-4);
+  for (size_t t = 0; t < rk_clip_track_count(oc); t++) {
+    const rk_track *tr = rk_clip_track(oc, t);
+    for (size_t k = 0; k < tr->key_count; k++)
+      rk_assert_near(tr->times[k] * 30, round(tr->times[k] * 30), 1e-4);
+  }
   rt_cli_clear(&r);
   rt_rmtree(dir);
 }
