@@ -318,15 +318,18 @@ Test(plugin_session, contacts_are_target_joints_with_frame_intervals) {
 
 /* ---- profiles ------------------------------------------------------------------------------- */
 
-static int try_profile(const char *path, const char *text, rk_plugin_settings st, char *err,
-                       size_t size, rk_plugin_result *out) {
+/* The walk onto the figure with a profile (file or text), settings_text (ABI 2) and typed
+ * settings; *out receives the result of a successful run. */
+static int try_settings(const char *path, const char *text, const char *settings_text,
+                        rk_plugin_settings st, char *err, size_t size, rk_plugin_result *out) {
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
   rk_plugin_session_desc d = {.source = clip,
                               .target_asset = fig,
                               .profile_path = path,
                               .profile_text = text,
-                              .settings = st};
+                              .settings = st,
+                              .settings_text = settings_text};
   rk_plugin_session *s = NULL;
   int rc = rk->session_new(&d, &s, err, size);
   if (rc == RK_PLUGIN_OK) {
@@ -338,6 +341,11 @@ static int try_profile(const char *path, const char *text, rk_plugin_settings st
   rk->asset_close(clip);
   rk->asset_close(fig);
   return rc;
+}
+
+static int try_profile(const char *path, const char *text, rk_plugin_settings st, char *err,
+                       size_t size, rk_plugin_result *out) {
+  return try_settings(path, text, NULL, st, err, size, out);
 }
 
 Test(plugin_session, the_profile_settings_apply_and_the_host_overrides_them) {
@@ -378,6 +386,46 @@ Test(plugin_session, the_profile_settings_apply_and_the_host_overrides_them) {
   cr_assert_eq(from_file.frames, 17);
   g_unlink(path);
   g_rmdir(dir);
+}
+
+Test(plugin_session, settings_text_lies_over_the_profile_and_under_the_typed_settings) {
+  char err[512] = "";
+  const rk_plugin_settings deflt = RK_PLUGIN_SETTINGS_INIT;
+  rk_plugin_result r;
+  /* fps: the walk is 0.5417 s long; the profile says 30, the text 48, the typed field 12. */
+  cr_assert_eq(try_settings(NULL, "[settings]\nfps=30\n", "fps=48", deflt, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(r.frames, 27);
+  rk_plugin_settings typed = deflt;
+  typed.fps = 12;
+  cr_assert_eq(try_settings(NULL, "[settings]\nfps=30\n", "fps=48", typed, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(r.frames, 8);
+  /* Keys the text does not name keep the profile's. */
+  cr_assert_eq(try_settings(NULL, "[settings]\nfps=30\nroot_motion=true\n", "foot_ik=false\n",
+                                 deflt, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(r.frames, 17);
+  cr_assert_gt(r.foot_skate_max_mm, 5.0, "the text turned IK off");
+  /* Several keys, with comments and blank lines, and no profile at all. */
+  cr_assert_eq(try_settings(NULL, NULL, "# from the add-on\ncontact_height=0.05\n\nik_iterations=5\n",
+                                 deflt, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  /* Refused, naming settings_text: an unknown key, a bad value, a group, a line that is no key. */
+  const struct {
+    const char *text;
+    int status;
+    const char *says;
+  } bad[] = {{"speed=3", RK_PLUGIN_ERR_INVALID, "speed"},
+             {"foot_ik=maybe", RK_PLUGIN_ERR_INVALID, "foot_ik"},
+             {"fps=-2", RK_PLUGIN_ERR_INVALID, "fps"},
+             {"[source]\nhips=Hips", RK_PLUGIN_ERR_INVALID, "[source]"},
+             {"fps", RK_PLUGIN_ERR_PARSE, "fps"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    cr_assert_eq(try_settings(NULL, NULL, bad[i].text, deflt, err, sizeof err, NULL), bad[i].status,
+                 "%s: %s", bad[i].text, err);
+    cr_assert(strstr(err, "settings_text") && strstr(err, bad[i].says), "%s: %s", bad[i].text, err);
+  }
 }
 
 Test(plugin_session, bad_profiles_name_the_file_group_and_key) {
