@@ -4,7 +4,8 @@
  * (plugin/abi/src/plugin_isolate.c) and reads the reply on its standard output: the asset
  * serialised by asset_wire.c, or the importer's error. It is not meant to be run by hand.
  *
- *   rigkit-import-helper [--format F] [--unit METRES] [--up-axis A] (--file PATH | --stdin NAME)
+ *   rigkit-import-helper [--format F] [--unit METRES] [--up-axis A] [--root-offset add|replace]
+ *                        (--file PATH | --stdin NAME)
  *
  * --stdin reads the file's bytes from standard input (NAME is used in messages and for the
  * format). Exit status 0 when a reply was written (an asset or an import error), 2 on bad
@@ -84,6 +85,8 @@ int main(int argc, char **argv) {
       o.unit_scale = g_ascii_strtod(v, NULL);
     else if (!strcmp(a, "--up-axis"))
       o.up_axis = v;
+    else if (!strcmp(a, "--root-offset"))
+      o.bvh_root_offset = !strcmp(v, "add") ? RK_BVH_ROOT_OFFSET_ADD : RK_BVH_ROOT_OFFSET_REPLACE;
     else if (!strcmp(a, "--file"))
       path = v;
     else if (!strcmp(a, "--stdin"))

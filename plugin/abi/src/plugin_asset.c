@@ -38,9 +38,18 @@ static int import_options(const rk_plugin_import_options *in, rk_import_options 
                            "import options: isolation = %d: must be RK_PLUGIN_ISOLATION_AUTO (0), "
                            "_NONE (1) or _ALWAYS (2)",
                            (int)in->isolation);
+  if (in->bvh_root_offset < RK_PLUGIN_BVH_ROOT_OFFSET_AUTO ||
+      in->bvh_root_offset > RK_PLUGIN_BVH_ROOT_OFFSET_REPLACE)
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "import options: bvh_root_offset = %d: must be "
+                           "RK_PLUGIN_BVH_ROOT_OFFSET_AUTO (0), _ADD (1) or _REPLACE (2)",
+                           (int)in->bvh_root_offset);
+  static const rk_bvh_root_offset readings[] = {
+      RK_BVH_ROOT_OFFSET_AUTO, RK_BVH_ROOT_OFFSET_ADD, RK_BVH_ROOT_OFFSET_REPLACE};
   out->format = in->format;
   out->unit_scale = in->metres_per_unit;
   out->up_axis = in->bvh_up_axis;
+  out->bvh_root_offset = readings[in->bvh_root_offset];
   return RK_PLUGIN_OK;
 }
 

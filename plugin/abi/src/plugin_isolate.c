@@ -68,6 +68,11 @@ static GPtrArray *helper_argv(const char *helper, const char *path, bool from_st
     g_ptr_array_add(a, g_strdup("--unit"));
     g_ptr_array_add(a, g_strdup(g_ascii_dtostr(num, sizeof num, opts->metres_per_unit)));
   }
+  if (opts && opts->bvh_root_offset != RK_PLUGIN_BVH_ROOT_OFFSET_AUTO) {
+    g_ptr_array_add(a, g_strdup("--root-offset"));
+    g_ptr_array_add(a, g_strdup(opts->bvh_root_offset == RK_PLUGIN_BVH_ROOT_OFFSET_ADD ? "add"
+                                                                                    : "replace"));
+  }
   if (opts && opts->bvh_up_axis) {
     g_ptr_array_add(a, g_strdup("--up-axis"));
     g_ptr_array_add(a, g_strdup(opts->bvh_up_axis));

@@ -23,8 +23,8 @@
  *
  * This plugin serves ABI 2 (this header) and ABI 1. ABI 2 appended asset_from_host (a source
  * clip given as the host's own skeleton and keys, rk_plugin_host_clip), added
- * rk_plugin_import_options.isolation (imports read by Assimp run in a helper process),
- * rk_plugin_asset_info.isolated, rk_plugin_session_desc.settings_text and
+ * rk_plugin_import_options.isolation (imports read by Assimp run in a helper process) and
+ * .bvh_root_offset, rk_plugin_asset_info.isolated, rk_plugin_session_desc.settings_text and
  * RK_PLUGIN_ERR_CRASHED. A host built against ABI 1 gets ABI 1's table: the same functions
  * without the appended one, struct_size answering ABI 1's sizes, its smaller import options and
  * session descriptions read as ABI 1 wrote them, and every import in its own process, as
@@ -133,6 +133,14 @@ typedef enum rk_plugin_status {
                                   aborted): the file is refused, the host is unaffected */
 } rk_plugin_status;
 
+/** How a BVH root OFFSET combines with the root's position channels: readers disagree, so a clip
+ * imported by another program (e.g. Blender) is matched by naming its reading. */
+typedef enum rk_plugin_bvh_root_offset {
+  RK_PLUGIN_BVH_ROOT_OFFSET_AUTO = 0,    /* the reading that puts the feet on the ground plane */
+  RK_PLUGIN_BVH_ROOT_OFFSET_ADD = 1,     /* position = OFFSET + channels */
+  RK_PLUGIN_BVH_ROOT_OFFSET_REPLACE = 2, /* position = channels (Blender's and Assimp's reading) */
+} rk_plugin_bvh_root_offset;
+
 /** Where a file is imported (rk_plugin_import_options.isolation). */
 typedef enum rk_plugin_isolation {
   RK_PLUGIN_ISOLATION_AUTO = 0,   /* formats read by Assimp (glTF, GLB, FBX) in the helper
@@ -180,7 +188,7 @@ typedef struct rk_plugin_import_options {
   double metres_per_unit;  /* 0 = from the file, or detected from the skeleton's height (BVH) */
   const char *bvh_up_axis; /* BVH: the file's up axis ("Y", "Z", ...); NULL = detected */
   int32_t isolation;       /* rk_plugin_isolation (ABI 2) */
-  uint32_t reserved;
+  int32_t bvh_root_offset; /* rk_plugin_bvh_root_offset (ABI 2) */
 } rk_plugin_import_options;
 
 /** What an asset holds. Strings are borrowed (valid until the asset is closed). */
