@@ -6,7 +6,8 @@
 #include <string.h>
 
 struct rk_mesh {
-  rk_mesh_data data; /* all pointers owned */
+  rk_mesh_data data;  /* all pointers owned */
+  rk_texture texture; /* data.material.base_color_texture points here when there is one */
 };
 
 struct rk_asset {
@@ -21,6 +22,8 @@ struct rk_asset {
   char *up_axis;
   rk_joint_mechanics *mechanics; /* joint count entries, or NULL when no joint has any */
   bool *has_mechanics;
+  int *source_nodes; /* joint count entries (-1 = none), or NULL when none was recorded */
+  char *digest;      /* of the source file, or NULL */
 };
 
 static bool floats_finite(const float *v, size_t n) {
@@ -77,6 +80,12 @@ rk_mesh *rk_mesh_new(const rk_mesh_data *d, size_t joint_count, GError **error) 
                     name, i / 4, d->joints[i], d->weights[i], joint_count);
         return NULL;
       }
+  const rk_texture *tex = d->material.base_color_texture;
+  if (tex && !(tex->data && tex->size > 0) && !tex->path) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "mesh '%s': its base-colour texture has neither image bytes nor a path", name);
+    return NULL;
+  }
   if (d->attach_joint < -1 || d->attach_joint >= (int)joint_count) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "mesh '%s' is attached to joint %d of %zu", name,
                 d->attach_joint, joint_count);
@@ -90,6 +99,14 @@ rk_mesh *rk_mesh_new(const rk_mesh_data *d, size_t joint_count, GError **error) 
   m->data.texcoords = d->texcoords ? g_memdup2(d->texcoords, 2 * n * sizeof(float)) : NULL;
   m->data.indices = d->indices ? g_memdup2(d->indices, d->index_count * sizeof(uint32_t)) : NULL;
   m->data.material.name = g_strdup(d->material.name);
+  if (tex) {
+    m->texture = *tex;
+    m->texture.data = tex->data && tex->size ? g_memdup2(tex->data, tex->size) : NULL;
+    m->texture.size = m->texture.data ? tex->size : 0;
+    m->texture.mime_type = g_strdup(tex->mime_type);
+    m->texture.path = g_strdup(tex->path);
+    m->data.material.base_color_texture = &m->texture;
+  }
   if (d->joints) {
     uint16_t *j = g_memdup2(d->joints, 4 * n * sizeof(uint16_t));
     float *w = g_memdup2(d->weights, 4 * n * sizeof(float));
@@ -116,6 +133,9 @@ void rk_mesh_free(rk_mesh *m) {
     return;
   g_free((char *)m->data.name);
   g_free((char *)m->data.material.name);
+  g_free((uint8_t *)m->texture.data);
+  g_free((char *)m->texture.mime_type);
+  g_free((char *)m->texture.path);
   g_free((float *)m->data.positions);
   g_free((float *)m->data.normals);
   g_free((float *)m->data.texcoords);
@@ -157,6 +177,8 @@ void rk_asset_free(rk_asset *a) {
   g_free(a->up_axis);
   g_free(a->mechanics);
   g_free(a->has_mechanics);
+  g_free(a->source_nodes);
+  g_free(a->digest);
   g_free(a);
 }
 
@@ -235,6 +257,16 @@ const char *rk_asset_source_path(const rk_asset *a) {
   return a->path;
 }
 
+void rk_asset_set_source_digest(rk_asset *a, const char *digest) {
+  char *d = g_strdup(digest);
+  g_free(a->digest);
+  a->digest = d;
+}
+
+const char *rk_asset_source_digest(const rk_asset *a) {
+  return a->digest;
+}
+
 void rk_asset_set_unit(rk_asset *a, const char *unit, double metres_per_unit) {
   replace_string(&a->unit, unit);
   a->unit_scale = metres_per_unit;
@@ -279,6 +311,25 @@ bool rk_asset_joint_mechanics(const rk_asset *a, size_t joint, rk_joint_mechanic
   if (out)
     *out = a->mechanics[joint];
   return true;
+}
+
+bool rk_asset_set_joint_source_node(rk_asset *a, size_t joint, int node) {
+  const size_t n = rk_skeleton_joint_count(a->skeleton);
+  if (joint >= n || node < -1)
+    return false;
+  if (!a->source_nodes) {
+    a->source_nodes = g_new(int, n);
+    for (size_t i = 0; i < n; i++)
+      a->source_nodes[i] = -1;
+  }
+  a->source_nodes[joint] = node;
+  return true;
+}
+
+int rk_asset_joint_source_node(const rk_asset *a, size_t joint) {
+  if (!a->source_nodes || joint >= rk_skeleton_joint_count(a->skeleton))
+    return -1;
+  return a->source_nodes[joint];
 }
 
 void rk_asset_add_note(rk_asset *a, const char *format, ...) {

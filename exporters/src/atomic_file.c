@@ -160,3 +160,22 @@ void rk__atomic_file_abort(rk__atomic_file *f) {
     g_unlink(f->tmp_path);
   free_file(f);
 }
+
+bool rk__atomic_write_files(const rk__atomic_output *files, size_t n, GError **error) {
+  g_autofree rk__atomic_file **open = g_new0(rk__atomic_file *, n ? n : 1);
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    open[i] = rk__atomic_file_open(files[i].path, error);
+    ok = open[i] != NULL;
+    for (size_t k = 0; ok && k < files[i].n_pieces; k++)
+      rk__atomic_file_write(open[i], files[i].pieces[k].data, files[i].pieces[k].size);
+    ok = ok && rk__atomic_file_finish(open[i], error);
+  }
+  for (size_t i = n; ok && i-- > 0;) {
+    ok = rk__atomic_file_commit(open[i], error);
+    open[i] = NULL;
+  }
+  for (size_t i = 0; i < n; i++)
+    rk__atomic_file_abort(open[i]);
+  return ok;
+}

@@ -3,7 +3,8 @@
  * or interrupted export leaves no partial output and any previous file untouched.
  *
  * Index: rk__atomic_file, rk__atomic_file_open, rk__atomic_file_write, rk__atomic_file_finish,
- *        rk__atomic_file_commit, rk__atomic_file_abort
+ *        rk__atomic_file_commit, rk__atomic_file_abort, rk__atomic_piece, rk__atomic_output,
+ *        rk__atomic_write_files
  */
 #ifndef RK_ATOMIC_FILE_H
 #define RK_ATOMIC_FILE_H
@@ -31,5 +32,24 @@ bool rk__atomic_file_finish(rk__atomic_file *f, GError **error);
 bool rk__atomic_file_commit(rk__atomic_file *f, GError **error);
 /** Removes the temporary file and frees f; NULL is a no-op. */
 void rk__atomic_file_abort(rk__atomic_file *f);
+
+/** A run of bytes of an output file (borrowed). */
+typedef struct rk__atomic_piece {
+  const void *data;
+  size_t size;
+} rk__atomic_piece;
+
+/** One output file: its destination and its contents, the pieces in order (borrowed). */
+typedef struct rk__atomic_output {
+  const char *path;
+  const rk__atomic_piece *pieces;
+  size_t n_pieces;
+} rk__atomic_output;
+
+/** Writes n files that belong together (a .gltf and the files it refers to): every temporary is
+ * complete on disk before any is renamed, and they are renamed in reverse order, so the first
+ * file (the one referring to the others) appears last. Fails with RK_ERROR_IO naming the file;
+ * nothing is renamed unless every file was written. */
+bool rk__atomic_write_files(const rk__atomic_output *files, size_t n, GError **error);
 
 #endif

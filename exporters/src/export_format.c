@@ -5,6 +5,7 @@
 #include "bvh_writer.h"
 #include "export_shared.h"
 #include "fbx_writer.h"
+#include "gltf_files.h"
 #include "gltf_writer.h"
 
 static bool write_gltf(const rk_asset *asset, const char *path, const rk_export_options *opts,

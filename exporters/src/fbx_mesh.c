@@ -4,6 +4,7 @@
 #include "export_shared.h"
 #include "fbx_props.h"
 #include "fbx_skeleton.h"
+#include "fbx_texture.h"
 
 /* Vertices in file units, normals, UVs and triangles of m. */
 static bool mesh_geometry(rk__fbx_ctx *c, rk__fbx_mesh *m) {
@@ -133,6 +134,7 @@ bool rk__fbx_prepare_meshes(rk__fbx_ctx *c) {
     }
     if (skinned)
       mesh_clusters(c, &m);
+    m.textured = rk__fbx_texture_written(d);
     g_array_append_val(c->meshes, m);
   }
   return true;
@@ -260,6 +262,8 @@ void rk__fbx_write_meshes(rk__fbx_ctx *c) {
     rk__fbx_connect(c, m->model_id, m->parent_joint >= 0 ? c->model_id[m->parent_joint] : 0, NULL);
     rk__fbx_connect(c, m->geom_id, m->model_id, NULL);
     rk__fbx_connect(c, m->mat_id, m->model_id, NULL);
+    if (m->textured)
+      rk__fbx_write_texture(c, m);
     if (m->cl_joint)
       write_skin(c, m);
   }

@@ -1,6 +1,6 @@
 /* Meshes in FBX (fbx_mesh.c): per mesh a Model "Mesh" (at the root, or under the joint a rigid
- * mesh follows), a Geometry, a Lambert Material and, for skinned meshes, a Skin deformer with one
- * Cluster per weighted joint.
+ * mesh follows), a Geometry, a Lambert Material (with its texture, fbx_texture.c) and, for
+ * skinned meshes, a Skin deformer with one Cluster per weighted joint.
  *
  * Index: rk__fbx_prepare_meshes, rk__fbx_write_meshes
  */

@@ -120,4 +120,12 @@ void rk__fbx_assign_ids(rk__fbx_ctx *c) {
         x->curve_id[a] = new_id(c);
     }
   }
+  /* Last, so that files without textures keep the ids they always had. */
+  for (guint i = 0; i < c->meshes->len; i++) {
+    rk__fbx_mesh *m = &g_array_index(c->meshes, rk__fbx_mesh, i);
+    if (m->textured) {
+      m->tex_id = new_id(c);
+      m->video_id = new_id(c);
+    }
+  }
 }

@@ -35,7 +35,9 @@ typedef struct rk__fbx_mesh {
   GArray *cl_joint;  /* int: joints with weights, ascending */
   GPtrArray *cl_idx; /* GArray int32 per cluster */
   GPtrArray *cl_w;   /* GArray double per cluster */
+  bool textured;     /* its base-colour texture is written (fbx_texture.c) */
   int64_t model_id, geom_id, mat_id, skin_id, cl_first_id;
+  int64_t tex_id, video_id; /* when textured */
 } rk__fbx_mesh;
 
 /** One animated channel of a joint: an AnimationCurveNode with three curves. */
@@ -93,7 +95,7 @@ void rk__fbx_mesh_clear(rk__fbx_mesh *m);
 void rk__fbx_scene_clear(rk__fbx_ctx *c);
 /** Gives every object its id, counted from a constant in a fixed order: document, joints (Model,
  * NodeAttribute), meshes (Model, Geometry, Material, Skin, clusters), bind pose, clips (stack,
- * layer, per channel a curve node and three curves). */
+ * layer, per channel a curve node and three curves), textures (Texture, Video). */
 void rk__fbx_assign_ids(rk__fbx_ctx *c);
 /** Records a connection src -> dst (on property prop, a static string, or NULL). */
 void rk__fbx_connect(rk__fbx_ctx *c, int64_t src, int64_t dst, const char *prop);

@@ -259,11 +259,14 @@ void rk__fbx_write_definitions(rk__fbx_ctx *c) {
     if (m->cl_joint)
       deformers += 1 + m->cl_joint->len;
   }
+  size_t textures = 0;
+  for (guint i = 0; i < c->meshes->len; i++)
+    textures += g_array_index(c->meshes, rk__fbx_mesh, i).textured;
   for (guint i = 0; i < c->clips->len; i++)
     curve_nodes += g_array_index(c->clips, rk__fbx_clip, i).chans->len;
   const size_t models = c->n + c->meshes->len, stacks = c->clips->len;
-  const size_t total =
-      1 + models + c->n + 2 * geometries + deformers + 1 + 2 * stacks + 4 * curve_nodes;
+  const size_t total = 1 + models + c->n + 2 * geometries + deformers + 1 + 2 * stacks +
+                       4 * curve_nodes + 2 * textures;
   rk__fbx_enc_begin(e, "Definitions");
   rk__fbx_node_i32(e, "Version", 100);
   rk__fbx_node_i32(e, "Count", (int32_t)MIN(total, (size_t)G_MAXINT32));
@@ -279,6 +282,12 @@ void rk__fbx_write_definitions(rk__fbx_ctx *c) {
   def_begin(e, "Pose", 1);
   rk__fbx_enc_end(e);
   def_animation(e, stacks, curve_nodes);
+  if (textures) {
+    def_begin(e, "Texture", textures);
+    rk__fbx_enc_end(e);
+    def_begin(e, "Video", textures);
+    rk__fbx_enc_end(e);
+  }
   rk__fbx_enc_end(e);
 }
 

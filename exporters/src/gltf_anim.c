@@ -29,7 +29,7 @@ static int input_accessor(rk__gltf_ctx *c, GArray *cache, const rk_clip *clip, c
       g_set_error(c->error, RK_ERROR, RK_ERROR_UNSUPPORTED,
                   "%s: clip '%s', joint '%s', %s key %zu (t=%.9g s): key times must stay strictly "
                   "increasing in single precision (bake at a lower rate)",
-                  c->path, rk_clip_name(clip), rk_skeleton_joint_name(c->s, (size_t)t->joint),
+                  c->path, rk_clip_name(clip), rk__gltf_target_name(c, t->joint),
                   rk_channel_name(t->channel), k, tk);
       return -1;
     }
@@ -64,7 +64,7 @@ static int output_accessor(rk__gltf_ctx *c, const rk_clip *clip, const rk_track 
       if (!(len > 0) || !isfinite(len)) {
         g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                     "%s: clip '%s', joint '%s', rotation key %zu is not a rotation", c->path,
-                    rk_clip_name(clip), rk_skeleton_joint_name(c->s, (size_t)t->joint), k);
+                    rk_clip_name(clip), rk__gltf_target_name(c, t->joint), k);
         return -1;
       }
       /* Cubic keys scale their tangents with the value so the curve keeps its shape. */
@@ -84,7 +84,7 @@ static int output_accessor(rk__gltf_ctx *c, const rk_clip *clip, const rk_track 
       g_set_error(c->error, RK_ERROR, RK_ERROR_INVALID,
                   "%s: clip '%s', joint '%s', %s key %zu: value %g is out of single-precision "
                   "range",
-                  c->path, rk_clip_name(clip), rk_skeleton_joint_name(c->s, (size_t)t->joint),
+                  c->path, rk_clip_name(clip), rk__gltf_target_name(c, t->joint),
                   rk_channel_name(t->channel), i / per_key, v[i]);
       return -1;
     }

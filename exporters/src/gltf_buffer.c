@@ -4,7 +4,7 @@
 /* The binary buffer must stay addressable by GLB's 32-bit lengths (and by GByteArray). */
 #define MAX_BUFFER_BYTES ((size_t)G_MAXUINT32 - (64u << 20))
 
-static int add_view(rk__gltf_ctx *c, const void *data, size_t bytes, int target) {
+int rk__gltf_add_view(rk__gltf_ctx *c, const void *data, size_t bytes, int target) {
   static const guint8 zeros[4] = {0};
   if (c->bin->len + bytes + 4 > MAX_BUFFER_BYTES) {
     g_set_error(c->error, RK_ERROR, RK_ERROR_LIMIT,
@@ -18,7 +18,7 @@ static int add_view(rk__gltf_ctx *c, const void *data, size_t bytes, int target)
   const size_t offset = c->bin->len;
   g_byte_array_append(c->bin, data, (guint)bytes);
   JsonObject *v = json_object_new();
-  json_object_set_int_member(v, "buffer", 0);
+  json_object_set_int_member(v, "buffer", c->buffer);
   json_object_set_int_member(v, "byteOffset", (gint64)offset);
   json_object_set_int_member(v, "byteLength", (gint64)bytes);
   if (target)
@@ -65,7 +65,7 @@ static double component_at(int type, const void *data, size_t i) {
 int rk__gltf_add_accessor(rk__gltf_ctx *c, int comp_type, const void *data, size_t count, int ncomp,
                           int target, bool minmax) {
   const size_t n = count * (size_t)ncomp;
-  int view = add_view(c, data, n * component_size(comp_type), target);
+  int view = rk__gltf_add_view(c, data, n * component_size(comp_type), target);
   if (view < 0)
     return -1;
   JsonObject *a = json_object_new();

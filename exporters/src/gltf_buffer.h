@@ -1,7 +1,8 @@
 /* The glTF binary buffer (gltf_buffer.c): data appended as bufferViews, each on a 4-byte
  * boundary, and accessors over them with min/max computed from the stored values.
  *
- * Index: RK__GL_* component types and targets, rk__gltf_to_float, rk__gltf_add_accessor
+ * Index: RK__GL_* component types and targets, rk__gltf_to_float, rk__gltf_add_view,
+ *        rk__gltf_add_accessor
  */
 #ifndef RK_GLTF_BUFFER_H
 #define RK_GLTF_BUFFER_H
@@ -28,6 +29,9 @@ static inline bool rk__gltf_to_float(double v, float *out) {
   return true;
 }
 
+/** Adds a bufferView holding `bytes` bytes of data with target (0: none); returns its index, or
+ * -1 with c->error set (RK_ERROR_LIMIT, as rk__gltf_add_accessor). */
+int rk__gltf_add_view(rk__gltf_ctx *c, const void *data, size_t bytes, int target);
 /** Adds a bufferView holding count elements of ncomp components of comp_type (RK__GL_*) from
  * data, with target (0: none), and an accessor over it, with min/max when minmax. Returns the
  * accessor index, or -1 with c->error set (RK_ERROR_LIMIT: the buffer would pass what GLB's 32-bit

@@ -3,16 +3,22 @@
 #include "gltf_mesh.h"
 
 #include "gltf_buffer.h"
+#include "gltf_texture.h"
 
 #include <rigkit/fk.h>
 
-/* The default material of the asset model (all fields zero, no name) means "none". */
-static int add_material(rk__gltf_ctx *c, const rk_material *m) {
+/* The default material of the asset model (all fields zero, no name) means "none". A texture
+ * goes with the UVs it is mapped by: a mesh without UVs is written without it. Returns the
+ * material's index, -1 for none, -2 on failure (c->error set). */
+static int add_material(rk__gltf_ctx *c, const rk_material *m, bool has_uv) {
   const bool unset = !m->name && m->base_color[0] == 0 && m->base_color[1] == 0 &&
                      m->base_color[2] == 0 && m->base_color[3] == 0 && m->metallic == 0 &&
-                     m->roughness == 0 && !m->double_sided;
+                     m->roughness == 0 && !m->double_sided && !m->base_color_texture;
   if (unset)
     return -1;
+  const int texture = has_uv ? rk__gltf_add_texture(c, m->base_color_texture) : -1;
+  if (texture == -2)
+    return -2;
   JsonObject *o = json_object_new();
   if (m->name && *m->name)
     json_object_set_string_member(o, "name", m->name);
@@ -23,6 +29,11 @@ static int add_material(rk__gltf_ctx *c, const rk_material *m) {
     json_array_add_double_element(col, isfinite(v) ? fmin(fmax(v, 0.0), 1.0) : 1.0);
   }
   json_object_set_array_member(pbr, "baseColorFactor", col);
+  if (texture >= 0) {
+    JsonObject *info = json_object_new();
+    json_object_set_int_member(info, "index", texture);
+    json_object_set_object_member(pbr, "baseColorTexture", info);
+  }
   json_object_set_double_member(pbr, "metallicFactor",
                                 isfinite(m->metallic) ? fmin(fmax(m->metallic, 0.0), 1.0) : 1.0);
   json_object_set_double_member(pbr, "roughnessFactor",
@@ -209,7 +220,11 @@ bool rk__gltf_add_mesh(rk__gltf_ctx *c, const rk_mesh *mesh, size_t mesh_index) 
     json_object_unref(prim);
     return false;
   }
-  int mat = add_material(c, &d->material);
+  int mat = add_material(c, &d->material, d->texcoords != NULL);
+  if (mat == -2) {
+    json_object_unref(prim);
+    return false;
+  }
   if (mat >= 0)
     json_object_set_int_member(prim, "material", mat);
   JsonObject *m = json_object_new();

@@ -4,7 +4,7 @@
  * assembled from them at the end.
  *
  * Index: rk__gltf_node, rk__gltf_ctx, rk__gltf_scene_init, rk__gltf_scene_clear,
- *        rk__gltf_add_node, rk__gltf_node_at
+ *        rk__gltf_add_node, rk__gltf_node_at, rk__gltf_target_name
  */
 #ifndef RK_GLTF_SCENE_H
 #define RK_GLTF_SCENE_H
@@ -29,7 +29,12 @@ typedef struct rk__gltf_ctx {
   const rk_skeleton *s;
   const char *path;
   GByteArray *bin;
+  int buffer; /* the buffer `bin` is: 0 in a new document (the glTF editor appends elsewhere) */
+  const char *const *target_names; /* animation targets by node index, for messages; NULL: the
+                                      skeleton's joints (node i = joint i) */
   JsonArray *accessors, *views, *meshes, *materials, *animations;
+  JsonArray *images, *textures; /* base-colour textures (gltf_texture.c) */
+  GHashTable *texture_of_image; /* GBytes (image bytes) -> texture index + 1 */
   GArray *nodes;     /* rk__gltf_node */
   GHashTable *names; /* node names in use */
   GError **error;
@@ -46,5 +51,7 @@ void rk__gltf_scene_clear(rk__gltf_ctx *c);
 int rk__gltf_add_node(rk__gltf_ctx *c, const char *name);
 /** Node i (borrowed; valid until the next rk__gltf_add_node). */
 rk__gltf_node *rk__gltf_node_at(rk__gltf_ctx *c, int i);
+/** Name of animation target node i for messages (borrowed). */
+const char *rk__gltf_target_name(const rk__gltf_ctx *c, int i);
 
 #endif

@@ -14,13 +14,14 @@
  *
  * This file adds the skeleton and its skin, has gltf_mesh.c and gltf_anim.c add meshes and
  * animations (their data goes to the buffer of gltf_buffer.c), assembles the JSON document from
- * the parts gathered in gltf_scene.c and writes .gltf + .bin or .glb through atomic files. */
+ * the parts gathered in gltf_scene.c and writes .gltf + .bin or .glb (gltf_files.c). */
 #include "gltf_writer.h"
 
 #include "atomic_file.h"
 #include "export_shared.h"
 #include "gltf_anim.h"
 #include "gltf_buffer.h"
+#include "gltf_files.h"
 #include "gltf_mesh.h"
 
 #include <rigkit/fk.h>
@@ -148,6 +149,8 @@ static JsonObject *build_document(rk__gltf_ctx *c, int skin_root, const char *bi
   json_object_set_array_member(root, "nodes", nodes);
   set_array_if_any(root, "meshes", c->meshes);
   set_array_if_any(root, "materials", c->materials);
+  set_array_if_any(root, "textures", c->textures);
+  set_array_if_any(root, "images", c->images);
 
   JsonObject *skin = json_object_new();
   json_object_set_string_member(skin, "name", "Armature");
@@ -173,71 +176,6 @@ static JsonObject *build_document(rk__gltf_ctx *c, int skin_root, const char *bi
   json_array_add_object_element(buffers, buffer);
   json_object_set_array_member(root, "buffers", buffers);
   return root;
-}
-
-static void put_u32(guint8 *p, guint32 v) {
-  p[0] = (guint8)v, p[1] = (guint8)(v >> 8), p[2] = (guint8)(v >> 16), p[3] = (guint8)(v >> 24);
-}
-
-static bool write_glb(rk__gltf_ctx *c, const char *json, size_t json_len, GError **error) {
-  const size_t json_padded = (json_len + 3) & ~(size_t)3;
-  const size_t bin_padded = ((size_t)c->bin->len + 3) & ~(size_t)3;
-  const size_t total = 12 + 8 + json_padded + 8 + bin_padded;
-  if (total > G_MAXUINT32) {
-    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s: %zu bytes is more than a GLB file can hold",
-                c->path, total);
-    return false;
-  }
-  rk__atomic_file *f = rk__atomic_file_open(c->path, error);
-  if (!f)
-    return false;
-  guint8 header[20];
-  memcpy(header, "glTF", 4);
-  put_u32(header + 4, 2);
-  put_u32(header + 8, (guint32)total);
-  put_u32(header + 12, (guint32)json_padded);
-  memcpy(header + 16, "JSON", 4);
-  rk__atomic_file_write(f, header, 20);
-  rk__atomic_file_write(f, json, json_len);
-  rk__atomic_file_write(f, "   ", json_padded - json_len);
-  put_u32(header, (guint32)bin_padded);
-  memcpy(header + 4, "BIN\0", 4);
-  rk__atomic_file_write(f, header, 8);
-  rk__atomic_file_write(f, c->bin->data, c->bin->len);
-  rk__atomic_file_write(f, "\0\0\0", bin_padded - c->bin->len);
-  return rk__atomic_file_commit(f, error);
-}
-
-static bool write_gltf(rk__gltf_ctx *c, const char *json, size_t json_len, const char *bin_path,
-                       GError **error) {
-  rk__atomic_file *fj = rk__atomic_file_open(c->path, error);
-  if (!fj)
-    return false;
-  rk__atomic_file *fb = rk__atomic_file_open(bin_path, error);
-  if (!fb) {
-    rk__atomic_file_abort(fj);
-    return false;
-  }
-  rk__atomic_file_write(fb, c->bin->data, c->bin->len);
-  rk__atomic_file_write(fj, json, json_len);
-  rk__atomic_file_write(fj, "\n", 1);
-  /* Both complete on disk before either is renamed: a failure leaves neither. */
-  if (!rk__atomic_file_finish(fb, error) || !rk__atomic_file_finish(fj, error)) {
-    rk__atomic_file_abort(fb);
-    rk__atomic_file_abort(fj);
-    return false;
-  }
-  if (!rk__atomic_file_commit(fb, error)) {
-    rk__atomic_file_abort(fj);
-    return false;
-  }
-  return rk__atomic_file_commit(fj, error);
-}
-
-char *rk__gltf_bin_path(const char *path) {
-  const char *dot = rk__export_path_extension(path);
-  const size_t stem = dot ? (size_t)(dot - path) : strlen(path);
-  return g_strdup_printf("%.*s.bin", (int)stem, path);
 }
 
 void rk__gltf_readback(const rk_export_options *opts, rk_export_readback *out) {
@@ -285,7 +223,8 @@ bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_opt
     size_t len = 0;
     g_autofree char *json = rk_json_object_to_text(root, !glb, &len);
     json_object_unref(root);
-    ok = glb ? write_glb(&c, json, len, error) : write_gltf(&c, json, len, bin_path, error);
+    const rk__gltf_files files = {path, glb, json, len, c.bin, bin_path, NULL, 0};
+    ok = rk__gltf_files_write(&files, error);
   }
 out:
   rk__gltf_scene_clear(&c);

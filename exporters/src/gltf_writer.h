@@ -1,6 +1,6 @@
 /* glTF 2.0 writer (gltf_writer.c): .gltf with its .bin buffer, or one .glb.
  *
- * Index: rk__gltf_write, rk__gltf_bin_path, rk__gltf_readback
+ * Index: rk__gltf_write, rk__gltf_readback
  */
 #ifndef RK_GLTF_WRITER_H
 #define RK_GLTF_WRITER_H
@@ -12,9 +12,6 @@
  * with RK_ERROR_UNSUPPORTED for centimetres (glTF is metres). */
 bool rk__gltf_write(const rk_asset *asset, const char *path, const rk_export_options *opts,
                     bool glb, GError **error);
-/** The buffer file a .gltf at path refers to: path with its extension replaced by ".bin" (newly
- * allocated). */
-char *rk__gltf_bin_path(const char *path);
 /** How a .gltf or .glb reads back as written (see rk_export_readback_of; format left unset). */
 void rk__gltf_readback(const rk_export_options *opts, rk_export_readback *out);
 

@@ -9,8 +9,10 @@
  *    copied out before the lock is released.
  * Assimp reads through a custom aiFileIO so that the main file comes from memory (bytes rigkit has
  * already read, checked and possibly repaired) and companion files (glTF buffers) are size-checked.
- * Post-processing is limited to Triangulate, JoinIdenticalVertices, ValidateDataStructure and (FBX)
- * GlobalScale: FindInvalidData, LimitBoneWeights and PopulateArmatureData damage skeletons. */
+ * Post-processing is limited to Triangulate, ValidateDataStructure and (FBX) GlobalScale:
+ * FindInvalidData, LimitBoneWeights and PopulateArmatureData damage skeletons, and
+ * JoinIdenticalVertices re-indexes every mesh (a glTF mesh must keep its accessor's vertex count
+ * and order: morph targets, vertex colours and other tools' data are keyed by vertex index). */
 #include "assimp_scene.h"
 
 #include <rigkit/importers.h>
@@ -22,6 +24,7 @@
 #include <assimp/metadata.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <assimp/texture.h>
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -294,6 +297,53 @@ static void copy_meshes(const struct aiScene *s, rk__scene *out) {
   }
 }
 
+/* The texture a material's texture path names in the scene's embedded textures: "*<n>", or one
+ * whose file name has the same last component (Assimp's FBX importer names embedded images by
+ * their file), else NULL. */
+static const struct aiTexture *embedded_texture(const struct aiScene *s, const char *path) {
+  if (path[0] == '*') {
+    guint64 n;
+    return g_ascii_string_to_unsigned(path + 1, 10, 0, G_MAXUINT, &n, NULL) &&
+                   n < s->mNumTextures
+               ? s->mTextures[n]
+               : NULL;
+  }
+  g_autofree char *base = g_path_get_basename(path);
+  for (unsigned i = 0; i < s->mNumTextures; i++) {
+    g_autofree char *file = string_from_ai(&s->mTextures[i]->mFilename);
+    g_strdelimit(file, "\\", '/');
+    g_autofree char *other = g_path_get_basename(file);
+    if (*file && strcmp(base, other) == 0)
+      return s->mTextures[i];
+  }
+  return NULL;
+}
+
+/* The material's base-colour (glTF) or diffuse (FBX) texture: its path, UV set and, when the file
+ * embeds it as a compressed image (PNG, JPEG, ...), its bytes. */
+static void copy_texture(const struct aiScene *s, const struct aiMaterial *m,
+                         rk__scene_material *o) {
+  static const enum aiTextureType types[] = {aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE};
+  for (size_t k = 0; k < G_N_ELEMENTS(types) && !o->texture_path; k++) {
+    struct aiString path;
+    unsigned uv = 0;
+    if (aiGetMaterialTextureCount(m, types[k]) == 0 ||
+        aiGetMaterialTexture(m, types[k], 0, &path, NULL, &uv, NULL, NULL, NULL, NULL) !=
+            aiReturn_SUCCESS ||
+        path.length == 0)
+      continue;
+    o->texture_path = string_from_ai(&path);
+    g_strdelimit(o->texture_path, "\\", '/');
+    o->texture_uv = uv;
+  }
+  const struct aiTexture *t = o->texture_path ? embedded_texture(s, o->texture_path) : NULL;
+  if (t && t->mHeight == 0 && t->mWidth > 0 && t->pcData) { /* compressed: the file's bytes */
+    o->texture_data = g_memdup2(t->pcData, t->mWidth);
+    o->texture_size = t->mWidth;
+    o->texture_hint = g_strndup(t->achFormatHint, HINTMAXTEXTURELEN - 1);
+  }
+}
+
 static void copy_materials(const struct aiScene *s, rk__scene *out) {
   out->material_count = s->mNumMaterials;
   out->materials = g_new0(rk__scene_material, s->mNumMaterials ? s->mNumMaterials : 1);
@@ -322,6 +372,7 @@ static void copy_materials(const struct aiScene *s, rk__scene *out) {
     one = 1;
     if (aiGetMaterialIntegerArray(m, AI_MATKEY_TWOSIDED, &two_sided, &one) == aiReturn_SUCCESS)
       o->double_sided = two_sided != 0;
+    copy_texture(s, m, o);
   }
 }
 
@@ -421,8 +472,7 @@ bool rk__assimp_read(const rk__source *src, const char *format, rk__scene *scene
   /* Keep the FBX pivot helpers: without them the animation of pivot bones is lost; rigkit folds
    * the helper chains itself (fbx_helpers.c). */
   aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 1);
-  unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                   aiProcess_ValidateDataStructure;
+  unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
   if (fbx)
     flags |= aiProcess_GlobalScale;
   g_mutex_lock(&assimp_lock);

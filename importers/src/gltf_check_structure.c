@@ -99,6 +99,8 @@ bool rk__gltf_check_nodes(rk__gltf_doc *c, GError **error) {
       }
     }
   }
+  g_free(c->parents);
+  c->parents = g_steal_pointer(&parent);
   return true;
 }
 

@@ -9,7 +9,8 @@
 G_BEGIN_DECLS
 
 /** Checks the nodes: mesh, skin and child indices, finite transforms, names of at most
- * RK_SKELETON_MAX_NAME bytes, one parent per node and no cycles, scene roots. Fails with
+ * RK_SKELETON_MAX_NAME bytes, one parent per node and no cycles, scene roots; on success records
+ * each node's parent in doc->parents. Fails with
  * RK_ERROR_PARSE naming the node, or RK_ERROR_LIMIT beyond 10 x RK_SKELETON_MAX_JOINTS nodes. */
 bool rk__gltf_check_nodes(rk__gltf_doc *doc, GError **error);
 /** Checks mesh primitives (accessor and material indices; POSITION, NORMAL, JOINTS_n, WEIGHTS_n,

@@ -256,6 +256,7 @@ bool rk__gltf_doc_load(rk__gltf_doc *c, const rk__source *src, bool glb, GError 
 void rk__gltf_doc_clear(rk__gltf_doc *doc) {
   if (doc->buffer_data)
     g_ptr_array_unref(doc->buffer_data);
+  g_free(doc->parents);
   if (doc->parser)
     g_object_unref(doc->parser);
   memset(doc, 0, sizeof *doc);

@@ -24,6 +24,7 @@ typedef struct rk__gltf_doc {
   JsonObject *root;
   JsonArray *buffers, *views, *accessors, *nodes, *meshes, *skins, *anims, *scenes;
   GPtrArray *buffer_data; /* GBytes * per buffer, loaded on demand (NULL until loaded) */
+  gint64 *parents;        /* parent of each node, -1 for none; set by rk__gltf_check_nodes */
 } rk__gltf_doc;
 
 /** Reads src as a GLB container (glb) or as JSON text into *doc, parses the JSON and checks its

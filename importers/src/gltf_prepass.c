@@ -6,7 +6,8 @@
  *  - repairs what Assimp gets wrong in valid files (gltf_repair.c): skins without inverse bind
  *    matrices, duplicate node names (channels bind by name); the file is then rewritten for Assimp;
  *  - collects what Assimp loses (gltf_collect.c): each channel's interpolation, and the
- *    CUBICSPLINE keys with their tangents. */
+ *    CUBICSPLINE keys with their tangents; and each node's index (its name as given to Assimp
+ *    and its parent), so that every joint can name the document node it was read from. */
 #include "gltf_prepass.h"
 
 #include "gltf_check_buffers.h"
@@ -21,6 +22,9 @@ void rk__gltf_info_clear(rk__gltf_info *info) {
     g_ptr_array_unref(info->interps);
   if (info->notes)
     g_ptr_array_unref(info->notes);
+  if (info->node_names)
+    g_ptr_array_unref(info->node_names);
+  g_free(info->node_parents);
   g_free(info->rewritten);
   memset(info, 0, sizeof *info);
 }
@@ -36,8 +40,10 @@ bool rk__gltf_prepare(const rk__source *src, bool glb, rk__gltf_info *info, GErr
   bool renamed = false, added = false;
   if (ok)
     added = rk__gltf_add_identity_inverse_binds(&doc, info->notes);
-  g_autoptr(GPtrArray) names = ok ? rk__gltf_unique_node_names(&doc, info->notes, &renamed) : NULL;
-  ok = ok && rk__gltf_collect_interps(&doc, names, info->interps, error);
+  info->node_names = ok ? rk__gltf_unique_node_names(&doc, info->notes, &renamed) : NULL;
+  ok = ok && rk__gltf_collect_interps(&doc, info->node_names, info->interps, error);
+  if (ok)
+    info->node_parents = g_steal_pointer(&doc.parents);
   if (ok && (renamed || added) &&
       !rk__gltf_doc_write(&doc, &info->rewritten, &info->rewritten_size)) {
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "the repaired GLB would exceed 4 GiB");

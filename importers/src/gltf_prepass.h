@@ -12,12 +12,16 @@ G_BEGIN_DECLS
 typedef struct rk__gltf_info {
   GPtrArray *interps; /* rk__gltf_interp */
   GPtrArray *notes;   /* char *: renames and other repairs */
+  /* The document's nodes as Assimp sees them, to find each scene node's document index: */
+  GPtrArray *node_names; /* char *: node i's name as given to Assimp (unique) */
+  gint64 *node_parents;  /* node i's parent in the document, -1 for none */
   uint8_t *rewritten; /* the repaired file's bytes when a repair changed it, else NULL */
   size_t rewritten_size;
 } rk__gltf_info;
 
 /** Checks the GLB container and the glTF JSON, repairs it for Assimp (rewriting the bytes when
- * needed) and collects each animation channel's interpolation into *info (cleared first; free it
+ * needed), collects each animation channel's interpolation and each node's name and parent into
+ * *info (cleared first; free it
  * with rk__gltf_info_clear, also after a failure). Fails with RK_ERROR_PARSE naming the malformed
  * element, RK_ERROR_LIMIT on absurd sizes, RK_ERROR_UNSUPPORTED (not glTF 2.x) or RK_ERROR_IO (a
  * buffer file that cannot be read). */

@@ -8,6 +8,7 @@
 #include "gltf_prepass.h"
 #include "raw_asset.h"
 #include "scene_import.h"
+#include "scene_textures.h"
 #include "source.h"
 
 #include <errno.h>
@@ -43,11 +44,16 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
   if (is_fbx)
     rk__fbx_fold_helpers(&scene, doc, doc_error, notes);
+  if (!opts->skip_meshes)
+    rk__scene_load_textures(&scene, src->dir, notes);
   rk__fbx_doc_free(doc);
   rk__raw_asset *raw = rk__scene_to_raw(&scene, format, is_gltf ? &gltf : NULL, opts, error);
   if (raw)
     for (guint i = 0; i < notes->len; i++)
       rk__raw_note(raw, "%s", (const char *)g_ptr_array_index(notes, i));
+  /* What was imported, for writers that edit the source file itself (rigkit/gltf_edit.h). */
+  if (raw && is_gltf)
+    raw->digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, src->data, src->size);
   rk__scene_clear(&scene);
   rk__gltf_info_clear(&gltf);
   return raw;

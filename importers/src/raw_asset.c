@@ -33,6 +33,9 @@ static void raw_mesh_free(gpointer p) {
   g_free(m->joints);
   g_free(m->weights);
   g_free((char *)m->material.name);
+  g_free((uint8_t *)m->texture.data);
+  g_free((char *)m->texture.mime_type);
+  g_free((char *)m->texture.path);
   g_free(m);
 }
 
@@ -58,6 +61,7 @@ void rk__raw_asset_free(rk__raw_asset *r) {
   g_ptr_array_unref(r->notes);
   g_free(r->unit);
   g_free(r->up_axis);
+  g_free(r->digest);
   g_free(r);
 }
 
@@ -76,6 +80,7 @@ int rk__raw_add_joint(rk__raw_asset *raw, const char *name, int parent, const rk
   j.parent = parent;
   j.rest = rest ? *rest : rk_transform_identity();
   j.flags = flags;
+  j.source_node = -1;
   g_array_append_val(raw->joints, j);
   return (int)raw->joints->len - 1;
 }
@@ -490,6 +495,8 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "joint '%s': invalid axis or limits", j->name);
       return NULL;
     }
+    if (j->source_node >= 0)
+      rk_asset_set_joint_source_node(asset, (size_t)remap[i], j->source_node);
   }
   for (guint c = 0; c < raw->clips->len; c++) {
     const rk__raw_clip *rc = g_ptr_array_index(raw->clips, c);
@@ -534,6 +541,7 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
                          ? remap[rm->attach_joint]
                          : rm->attach_joint;
     d.material = rm->material;
+    d.material.base_color_texture = rm->has_texture ? &rm->texture : NULL;
     rk_mesh *mesh = rk_mesh_new(&d, n, error);
     if (!mesh) {
       g_prefix_error(error, "mesh %u: ", m);
@@ -542,6 +550,8 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
     rk_asset_add_mesh(asset, mesh);
   }
   rk_asset_set_source(asset, format, path);
+  if (raw->digest)
+    rk_asset_set_source_digest(asset, raw->digest);
   rk_asset_set_unit(asset, raw->unit, raw->unit_scale);
   rk_asset_set_up_axis(asset, raw->up_axis);
   for (guint i = 0; i < raw->notes->len; i++)

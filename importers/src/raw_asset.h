@@ -19,6 +19,7 @@ typedef struct rk__raw_joint {
   rk_mat4 ibm; /* model space -> joint space at bind time */
   bool has_mechanics;
   rk_joint_mechanics mechanics; /* declared by the file (DH tables): axis in the local frame */
+  int source_node; /* index of the document node it was read from (glTF), -1 for none */
 } rk__raw_joint;
 
 typedef struct rk__raw_track {
@@ -47,7 +48,9 @@ typedef struct rk__raw_mesh {
   uint16_t *joints; /* 4 raw joint indices per vertex, or NULL */
   float *weights;   /* 4 per vertex, with joints */
   int attach_joint; /* raw joint or -1 */
-  rk_material material; /* name owned */
+  rk_material material; /* name owned; base_color_texture set by rk__raw_asset_finish */
+  bool has_texture;
+  rk_texture texture; /* the base-colour texture (data, mime_type and path owned) */
 } rk__raw_mesh;
 
 typedef struct rk__raw_asset {
@@ -58,6 +61,7 @@ typedef struct rk__raw_asset {
   char *unit;
   double unit_scale; /* metres per source unit applied */
   char *up_axis;
+  char *digest; /* SHA-256 of the source file's bytes (hex), or NULL when not recorded */
 } rk__raw_asset;
 
 rk__raw_asset *rk__raw_asset_new(void);
@@ -65,7 +69,7 @@ void rk__raw_asset_free(rk__raw_asset *raw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk__raw_asset, rk__raw_asset_free)
 size_t rk__raw_joint_count(const rk__raw_asset *raw);
 rk__raw_joint *rk__raw_joint_at(const rk__raw_asset *raw, size_t i);
-/** Appends a joint (name copied) and returns its raw index. */
+/** Appends a joint (name copied, no source node) and returns its raw index. */
 int rk__raw_add_joint(rk__raw_asset *raw, const char *name, int parent, const rk_transform *rest,
                       unsigned flags);
 rk__raw_clip *rk__raw_add_clip(rk__raw_asset *raw, const char *name);

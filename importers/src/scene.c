@@ -67,8 +67,15 @@ void rk__scene_clear(rk__scene *scene) {
     g_free(m->bones);
   }
   g_free(scene->meshes);
-  for (unsigned i = 0; i < scene->material_count; i++)
-    g_free(scene->materials[i].name);
+  for (unsigned i = 0; i < scene->material_count; i++) {
+    rk__scene_material *m = &scene->materials[i];
+    g_free(m->name);
+    g_free(m->texture_path);
+    g_free(m->texture_data);
+    g_free(m->texture_hint);
+    g_free(m->texture_file);
+    g_free(m->texture_mime);
+  }
   g_free(scene->materials);
   for (unsigned i = 0; i < scene->anim_count; i++) {
     rk__scene_anim *a = &scene->anims[i];

@@ -49,6 +49,15 @@ typedef struct rk__scene_material {
   float metallic;
   float roughness;
   bool double_sided;
+  /* The base-colour texture (when texture_path): Assimp's path for it, and the image's bytes
+   * when the file embeds them; scene_textures.c reads the others and finds the MIME type. */
+  char *texture_path;    /* a file name relative to the source file, or "*<n>" (embedded) */
+  unsigned texture_uv;   /* its UV set */
+  uint8_t *texture_data; /* the image file's bytes, or NULL */
+  size_t texture_size;
+  char *texture_hint;    /* Assimp's format hint of embedded bytes ("png", "jpg"), or NULL */
+  char *texture_file;    /* the file the image was read from (scene_textures.c), or NULL */
+  char *texture_mime;    /* MIME type (scene_textures.c), or NULL */
 } rk__scene_material;
 
 /** One animation channel of a node: keys already in seconds and rigkit conventions. */

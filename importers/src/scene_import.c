@@ -163,6 +163,39 @@ static GArray *add_joints(const rk__scene *s, const unsigned *role, int root,
   return rests;
 }
 
+/* Records for each joint the glTF document node it was read from. Assimp keeps the names the
+ * pre-pass made unique, and adds a node of its own ("ROOT") above several scene roots: a scene
+ * node is the document node of its name only when its parent is that node's document parent and
+ * both have as many children. */
+static void bind_source_nodes(const rk__scene *s, const rk__gltf_info *gltf,
+                              const int *joint_of_node, rk__raw_asset *raw) {
+  if (!gltf || !gltf->node_names || !gltf->node_parents)
+    return;
+  const guint nd = gltf->node_names->len;
+  g_autoptr(GHashTable) index = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autofree guint *doc_children = g_new0(guint, nd ? nd : 1);
+  for (guint i = 0; i < nd; i++) {
+    g_hash_table_insert(index, g_ptr_array_index(gltf->node_names, i), GUINT_TO_POINTER(i + 1));
+    if (gltf->node_parents[i] >= 0)
+      doc_children[gltf->node_parents[i]]++;
+  }
+  g_autofree guint *scene_children = g_new0(guint, s->node_count);
+  for (unsigned i = 0; i < s->node_count; i++)
+    if (s->nodes[i].parent >= 0)
+      scene_children[s->nodes[i].parent]++;
+  g_autofree gint64 *doc_of = g_new(gint64, s->node_count);
+  for (unsigned i = 0; i < s->node_count; i++) {
+    const int p = s->nodes[i].parent; /* preorder: doc_of[p] is known */
+    gint64 d = (gint64)GPOINTER_TO_UINT(g_hash_table_lookup(index, s->nodes[i].name)) - 1;
+    if (d >= 0 && (gltf->node_parents[d] != (p >= 0 ? doc_of[p] : -1) ||
+                   doc_children[d] != scene_children[i]))
+      d = -1;
+    doc_of[i] = d;
+    if (d >= 0 && joint_of_node[i] >= 0)
+      rk__raw_joint_at(raw, (size_t)joint_of_node[i])->source_node = (int)d;
+  }
+}
+
 /* Folds the parents above the root into it: model space = the file's world space. */
 static void fold_above_root(const rk__scene *s, int root, const char *format, rk__raw_asset *raw) {
   if (s->nodes[root].parent < 0)
@@ -290,6 +323,7 @@ rk__raw_asset *rk__scene_to_raw(const rk__scene *s, const char *format, const rk
   const unsigned tips = mark_joints(s, root, role);
   g_autofree int *joint_of_node = g_new(int, n);
   GArray *rests = add_joints(s, role, root, node_rests, joint_of_node, raw);
+  bind_source_nodes(s, gltf, joint_of_node, raw);
   if (tips)
     rk__raw_note(raw, "%u unskinned, unanimated nodes below joints kept as joints (bone tips)",
                  tips);

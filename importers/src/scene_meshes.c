@@ -20,6 +20,22 @@ typedef struct mesh_counts {
   unsigned over_four, ibm_conflicts, unbound, skin_moved, bind_differs;
 } mesh_counts;
 
+/* The material's texture on the raw mesh (owned copies); rigkit meshes hold UV set 0 only. */
+static void copy_texture(const rk__scene_material *mat, rk__raw_mesh *m, rk__raw_asset *raw) {
+  if (!mat->texture_path)
+    return;
+  if (mat->texture_uv != 0) {
+    rk__raw_note(raw, "material '%s': its texture uses UV set %u, rigkit keeps set 0 only: left "
+                      "out", mat->name ? mat->name : "", mat->texture_uv);
+    return;
+  }
+  m->has_texture = true;
+  m->texture.data = mat->texture_data ? g_memdup2(mat->texture_data, mat->texture_size) : NULL;
+  m->texture.size = mat->texture_data ? mat->texture_size : 0;
+  m->texture.mime_type = g_strdup(mat->texture_mime);
+  m->texture.path = g_strdup(mat->texture_file);
+}
+
 /* Mesh sm (of node ni) as a raw mesh: vertices moved by to_world (normals by the inverse
  * transpose of from_world), texture coordinates, triangles and material. */
 static rk__raw_mesh *copy_mesh(const rk__scene *s, unsigned ni, const rk__scene_mesh *sm,
@@ -61,6 +77,7 @@ static rk__raw_mesh *copy_mesh(const rk__scene *s, unsigned ni, const rk__scene_
     m->material.metallic = mat->metallic;
     m->material.roughness = mat->roughness;
     m->material.double_sided = mat->double_sided;
+    copy_texture(mat, m, raw);
   } else {
     m->material.base_color[0] = m->material.base_color[1] = m->material.base_color[2] = 1;
     m->material.base_color[3] = 1;

@@ -178,12 +178,27 @@ static rk_import_options readback_options(const rk__rt_config *cfg, const char *
   return o;
 }
 
-/* The files an export wrote, as the exporter lists them (a .gltf has its .bin). */
+/* Whether outputs are edits of the target's own glTF document (a glTF/GLB character written as
+ * glTF/GLB: everything but its animations goes out as it came in) rather than exports of the
+ * asset model. */
+static bool edits_target_document(const rk__rt_config *cfg) {
+  const char *tf = rk_asset_source_format(cfg->target);
+  const rk_export_format of = cfg->export_opts.format;
+  return tf && (!strcmp(tf, "glb") || !strcmp(tf, "gltf")) &&
+         (of == RK_EXPORT_GLB || of == RK_EXPORT_GLTF);
+}
+
+/* The files an export wrote, as the writer lists them (a .gltf has its .bin, an edited document
+ * the files it refers to). */
 static GPtrArray *written_files(const rk__rt_config *cfg, const char *output) {
   GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
-  g_auto(GStrv) list = rk_export_output_files(output, &cfg->export_opts);
+  g_auto(GStrv) list = edits_target_document(cfg)
+                           ? rk_gltf_edit_output_files(cfg->target_path, output, NULL)
+                           : rk_export_output_files(output, &cfg->export_opts);
   for (char **f = list; f && *f; f++)
     g_ptr_array_add(files, g_strdup(*f));
+  if (files->len == 0)
+    g_ptr_array_add(files, g_strdup(output));
   return files;
 }
 
@@ -257,6 +272,13 @@ static char *write_output(clip_job *j) {
     rk_clip_set_name(clip, j->clip_name);
   } else {
     clip = rk_clip_copy(rk_retarget_result_clip(j->r));
+  }
+  if (edits_target_document(cfg)) {
+    g_autoptr(rk_clip) owned = clip;
+    j->keys = rk_clip_key_count_total(clip);
+    if (!rk_gltf_edit_write(cfg->target_path, cfg->target, clip, j->output, &e))
+      return g_strdup_printf("export failed: %s", e->message);
+    return NULL;
   }
   const bool meshes = cfg->export_opts.format != RK_EXPORT_BVH;
   g_autoptr(rk_asset) out = rk_retarget_output_asset(ts, meshes ? cfg->target : NULL, clip, &e);

@@ -11,6 +11,7 @@
 #define RK_RETARGET_BATCH_H
 
 #include <rigkit/exporters.h>
+#include <rigkit/gltf_edit.h>
 #include <rigkit/importers.h>
 #include <rigkit/rigkit.h>
 #include <signal.h>

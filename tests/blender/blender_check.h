@@ -74,10 +74,12 @@ static inline void add_bone_samples(JsonBuilder *jb, const rk_skeleton *s, const
   json_builder_end_array(jb);
 }
 
-/* One manifest entry: rigkit's positions of `sample_joints` at a few frames. */
-static inline void add_entry(JsonBuilder *jb, const char *path, const char *format, const rk_skeleton *s,
-                      const rk_clip *clip, double fps, double metres_per_unit, size_t bone_count,
-                      const char *const *bones, size_t n_bones) {
+/* One manifest entry: rigkit's positions of `bones` at a few frames, which Blender's bone heads
+ * must match within tolerance_m. */
+static inline void add_entry_within(JsonBuilder *jb, const char *path, const char *format,
+                                    const rk_skeleton *s, const rk_clip *clip, double fps,
+                                    double metres_per_unit, size_t bone_count,
+                                    const char *const *bones, size_t n_bones, double tolerance_m) {
   const size_t frames = clip ? (size_t)llround(rk_clip_duration(clip) * fps) + 1 : 1;
   json_builder_begin_object(jb);
   json_builder_set_member_name(jb, "path");
@@ -93,9 +95,18 @@ static inline void add_entry(JsonBuilder *jb, const char *path, const char *form
   json_builder_set_member_name(jb, "bone_count");
   json_builder_add_int_value(jb, (gint64)bone_count);
   json_builder_set_member_name(jb, "tolerance_m");
-  json_builder_add_double_value(jb, 1e-4 * fixture_reference_length(s));
+  json_builder_add_double_value(jb, tolerance_m);
   add_bone_samples(jb, s, clip, fps, frames, bones, n_bones);
   json_builder_end_object(jb);
+}
+
+/* One manifest entry within 1e-4 of the skeleton's reference length. */
+static inline void add_entry(JsonBuilder *jb, const char *path, const char *format,
+                             const rk_skeleton *s, const rk_clip *clip, double fps,
+                             double metres_per_unit, size_t bone_count, const char *const *bones,
+                             size_t n_bones) {
+  add_entry_within(jb, path, format, s, clip, fps, metres_per_unit, bone_count, bones, n_bones,
+                   1e-4 * fixture_reference_length(s));
 }
 
 static inline void run_blender(const char *blender, const char *manifest) {

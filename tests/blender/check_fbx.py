@@ -1,6 +1,7 @@
 # Headless Blender check of rigkit's FBX outputs: imports each file of a JSON manifest with
-# Blender's own FBX importer, then checks the armature's bone count, the action's frame range and
-# bone head positions at a few frames against the positions rigkit computed.
+# Blender's own FBX importer, then checks the armature's bone count, the action's frame range,
+# bone head positions at a few frames against the positions rigkit computed, and that the meshes
+# rigkit gave a texture show it as a packed image on their material.
 #
 # Run: blender -b --factory-startup --python-exit-code 1 --python check_fbx.py -- MANIFEST.json
 #
@@ -8,7 +9,7 @@
 # frames, which need not be a whole frame):
 #   {"files": [{"path": ..., "format": "fbx", "metres_per_unit": 1.0, "fps": 30, "frames": 46,
 #               "last_frame": 45.0, "bone_count": 22, "bones": [...], "meshes": 1,
-#               "tolerance_m": ...,
+#               "textured_meshes": 1, "tolerance_m": ...,
 #               "samples": [{"frame": 0, "positions": {"Hips": [x, y, z]}}]}]}
 # Positions are rigkit's: metres, Y-up. rigkit's FBX files are Y-up; Blender is Z-up and its
 # importer converts with (x, y, z) -> (x, -z, y), and scales the file's unit (UnitScaleFactor) to
@@ -41,6 +42,16 @@ def check(entry):
     for o in meshes:
         if o.vertex_groups and not any(m.type == 'ARMATURE' for m in o.modifiers):
             fail("%s: skinned mesh '%s' is not deformed by the armature" % (path, o.name))
+
+    textured = 0
+    for o in meshes:
+        images = [n.image for slot in o.material_slots if slot.material and slot.material.use_nodes
+                  for n in slot.material.node_tree.nodes if n.type == 'TEX_IMAGE' and n.image]
+        textured += any(img.packed_file and img.size[0] > 0 and img.size[1] > 0
+                        for img in images)
+    if textured != entry.get("textured_meshes", 0):
+        fail("%s: %d meshes show a packed image, rigkit wrote %d textures" % (
+            path, textured, entry.get("textured_meshes", 0)))
 
     def frame_of(f):
         return f * scene.render.fps / entry["fps"] + 1.0

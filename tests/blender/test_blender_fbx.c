@@ -1,14 +1,15 @@
 /* Headless Blender imports rigkit's FBX outputs (check_fbx.py): of every shared third-party file
  * (read by rigkit's importers), of a retarget output and of the test character with meshes. Checks
  * the armature's bone count, the action's frame range and bone heads against rigkit's FK within
- * 1e-4 of the skeleton's height. Skipped with a message when blender is missing. */
+ * 1e-4 of the skeleton's height, and the textures rigkit wrote as images Blender unpacked onto the
+ * meshes' materials (Fox.glb's). Skipped with a message when blender is missing. */
 #include "blender_check.h"
 #include "shared_files.h"
 
 #include <rigkit/reduce.h>
 
 /* One manifest entry: the FBX at path holds the asset's first clip (or none), written at fps, and
- * `meshes` meshes. */
+ * `meshes` meshes, those with a texture showing its image in Blender. */
 static void add_fbx_entry(JsonBuilder *jb, const char *path, const rk_asset *a, double fps,
                           size_t meshes) {
   const rk_skeleton *s = rk_asset_skeleton(a);
@@ -33,6 +34,14 @@ static void add_fbx_entry(JsonBuilder *jb, const char *path, const rk_asset *a, 
   json_builder_add_int_value(jb, (gint64)n);
   json_builder_set_member_name(jb, "meshes");
   json_builder_add_int_value(jb, (gint64)meshes);
+  size_t textured = 0; /* meshes whose texture rigkit writes: image bytes and UVs */
+  for (size_t i = 0; i < meshes; i++) {
+    const rk_mesh_data *d = rk_mesh_data_get(rk_asset_mesh(a, i));
+    textured += d->texcoords && d->material.base_color_texture &&
+                d->material.base_color_texture->data;
+  }
+  json_builder_set_member_name(jb, "textured_meshes");
+  json_builder_add_int_value(jb, (gint64)textured);
   json_builder_set_member_name(jb, "tolerance_m");
   json_builder_add_double_value(jb, 1e-4 * fixture_reference_length(s));
   /* Probe bones: up to 8 spread over the skeleton, always the first and the last. */

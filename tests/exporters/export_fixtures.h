@@ -173,7 +173,7 @@ static inline void fixture_add_meshes(rk_asset *a) {
   d.joints = jt;
   d.weights = w;
   d.attach_joint = -1;
-  d.material = (rk_material){"skin", {0.8f, 0.6f, 0.5f, 1.0f}, 0.0f, 0.7f, false};
+  d.material = (rk_material){"skin", {0.8f, 0.6f, 0.5f, 1.0f}, 0.0f, 0.7f, false, NULL};
   rk_mesh *mesh = rk_mesh_new(&d, n, NULL);
   cr_assert_not_null(mesh);
   rk_asset_add_mesh(a, mesh);
@@ -188,7 +188,7 @@ static inline void fixture_add_meshes(rk_asset *a) {
   hd.vertex_count = 3;
   hd.positions = hat;
   hd.attach_joint = head;
-  hd.material = (rk_material){NULL, {0.1f, 0.1f, 0.9f, 0.5f}, 0.2f, 0.4f, true};
+  hd.material = (rk_material){NULL, {0.1f, 0.1f, 0.9f, 0.5f}, 0.2f, 0.4f, true, NULL};
   mesh = rk_mesh_new(&hd, n, NULL);
   cr_assert_not_null(mesh);
   rk_asset_add_mesh(a, mesh);

@@ -1,6 +1,7 @@
 /* glTF/GLB through Assimp plus rigkit's JSON pre-pass: duplicate names, interpolation modes,
  * companion files, in-memory imports, units. */
 #include "import_test.h"
+#include "../exporters/gltf_read.h"
 
 Test(gltf, duplicate_names_bind_channels_to_the_right_node) {
   g_autoptr(rk_asset) a = import_ok("crafted/dup_names.gltf", NULL);
@@ -173,4 +174,67 @@ Test(gltf, inverse_binds_and_weights_are_canonical) {
   /* The mesh stands Y-up in model space: from the ground to about 1.45 m. */
   rk_assert_near(lo, 0.0, 0.02);
   rk_assert_near(hi, 1.45, 0.02);
+}
+
+/* Every joint of tests/data/<name> names a node of the document whose name is the joint's (after
+ * the import's renames: `renamed` lists node, new name pairs) and whose parent is the node of the
+ * parent joint (a root joint's node may have parents that are not joints); the asset's digest is
+ * the file's SHA-256. */
+static void assert_source_nodes(const char *name, const char *const *renamed, size_t n_renamed) {
+  g_autoptr(rk_asset) a = import_ok(name, NULL);
+  g_autofree char *path = rk_test_data(name);
+  test_gltf d;
+  test_gltf_load(&d, path);
+  JsonArray *nodes = test_gltf_array(&d, "nodes");
+  const guint n = json_array_get_length(nodes);
+  g_autofree gint64 *parent = g_new(gint64, n);
+  for (guint i = 0; i < n; i++)
+    parent[i] = -1;
+  for (guint i = 0; i < n; i++) {
+    JsonObject *o = json_array_get_object_element(nodes, i);
+    JsonArray *ch = json_object_has_member(o, "children")
+                        ? json_object_get_array_member(o, "children")
+                        : NULL;
+    for (guint k = 0; ch && k < json_array_get_length(ch); k++)
+      parent[json_array_get_int_element(ch, k)] = i;
+  }
+  const rk_skeleton *s = rk_asset_skeleton(a);
+  for (size_t j = 0; j < rk_skeleton_joint_count(s); j++) {
+    const int node = rk_asset_joint_source_node(a, j);
+    const char *jn = rk_skeleton_joint_name(s, j);
+    cr_assert(node >= 0 && (guint)node < n, "%s: joint %s has node %d", name, jn, node);
+    JsonObject *o = json_array_get_object_element(nodes, (guint)node);
+    g_autofree char *expected = json_object_has_member(o, "name")
+                                    ? g_strdup(json_object_get_string_member(o, "name"))
+                                    : g_strdup_printf("nodes[%d]", node);
+    for (size_t r = 0; r < n_renamed; r += 2)
+      if (atoi(renamed[r]) == node)
+        g_free(expected), expected = g_strdup(renamed[r + 1]);
+    cr_assert_str_eq(jn, expected, "%s: node %d", name, node);
+    const int pj = rk_skeleton_parent(s, j);
+    if (pj >= 0)
+      cr_assert_eq(parent[node], rk_asset_joint_source_node(a, (size_t)pj),
+                   "%s: joint %s: node %d's parent is not the parent joint's node", name, jn, node);
+  }
+  cr_assert_eq(rk_asset_joint_source_node(a, rk_skeleton_joint_count(s)), -1);
+  g_autofree char *sha = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, d.file);
+  cr_assert_str_eq(rk_asset_source_digest(a), sha, "%s: digest", name);
+  test_gltf_clear(&d);
+}
+
+Test(gltf, joints_know_their_document_nodes) {
+  /* Duplicate names renamed, a mesh node named like a joint, three scene roots (Assimp adds a
+   * "ROOT" node above them, which is not a document node). */
+  static const char *const dup[] = {"0", "Head.001", "5", "Hand.001"};
+  assert_source_nodes("crafted/dup_names.gltf", dup, G_N_ELEMENTS(dup));
+  assert_source_nodes("SimpleSkin.gltf", NULL, 0);
+  assert_source_nodes("RiggedFigure.glb", NULL, 0);
+  assert_source_nodes("Fox.glb", NULL, 0);
+  g_autoptr(rk_asset) fig = import_ok("RiggedFigure.glb", NULL);
+  /* Z_UP (node 0) and Armature (node 21) are folded into the root joint, node 2
+   * ("torso_joint_1"). */
+  cr_assert_eq(rk_asset_joint_source_node(fig, 0), 2);
+  g_autoptr(rk_asset) bvh = import_ok("makehuman_walk1.bvh", NULL);
+  cr_assert_eq(rk_asset_joint_source_node(bvh, 0), -1);
+  cr_assert_null(rk_asset_source_digest(bvh));
 }

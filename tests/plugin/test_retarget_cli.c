@@ -622,3 +622,71 @@ Test(retarget_cli, fbx_output) {
   rt_cli_clear(&r);
   rt_rmtree(dir);
 }
+
+/* The JSON chunk of a GLB file, parsed (the caller unrefs the parser). */
+static JsonObject *glb_json(const char *path, JsonParser **parser, GBytes **bin) {
+  gsize len = 0;
+  g_autofree char *bytes = NULL;
+  cr_assert(g_file_get_contents(path, &bytes, &len, NULL), "%s", path);
+  cr_assert_geq(len, 20u);
+  guint32 jlen;
+  memcpy(&jlen, bytes + 12, 4);
+  cr_assert_leq(20u + jlen, len);
+  *parser = json_parser_new();
+  cr_assert(json_parser_load_from_data(*parser, bytes + 20, jlen, NULL), "%s: JSON chunk", path);
+  guint32 blen = 0;
+  if (20u + jlen + 8u <= len)
+    memcpy(&blen, bytes + 20 + jlen, 4);
+  *bin = g_bytes_new(bytes + 20 + jlen + 8, blen);
+  return json_node_get_object(json_parser_get_root(*parser));
+}
+
+Test(retarget_cli, a_gltf_character_goes_out_as_it_came_in) {
+  g_autofree char *walk = rt_data("makehuman_walk1.bvh");
+  g_autofree char *fox = rt_data("Fox.glb");
+  g_autofree char *map = g_build_filename(RK_SOURCE_DIR, "samples", "maps", "fox_hind_legs.map", NULL);
+  g_autofree char *dir = rt_tmpdir();
+  const char *args[] = {"retarget", "--target", fox, "--target-unit", "cm", "--map", map,
+                        "--root-motion", "--out-dir", dir, walk, NULL};
+  cli_run r = rt_cli(NULL, args);
+  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+  g_autofree char *out = g_build_filename(dir, "makehuman_walk1.glb", NULL);
+  g_autoptr(JsonParser) pin = NULL, pout = NULL;
+  g_autoptr(GBytes) bin_in = NULL, bin_out = NULL;
+  JsonObject *in = glb_json(fox, &pin, &bin_in), *o = glb_json(out, &pout, &bin_out);
+  /* Every member but the animations (and the arrays the new animation appends to) is the same;
+   * the appended arrays start with the input's entries, and the binary chunk with its bytes. */
+  g_autoptr(GList) members = json_object_get_members(in);
+  for (GList *m = members; m; m = m->next) {
+    const char *name = m->data;
+    if (!strcmp(name, "animations"))
+      continue;
+    JsonNode *a = json_object_get_member(in, name), *b = json_object_get_member(o, name);
+    cr_assert_not_null(b, "member '%s' lost", name);
+    if (!strcmp(name, "accessors") || !strcmp(name, "bufferViews") || !strcmp(name, "buffers")) {
+      JsonArray *aa = json_node_get_array(a), *bb = json_node_get_array(b);
+      cr_assert_geq(json_array_get_length(bb), json_array_get_length(aa), "%s", name);
+      for (guint i = 0; i < json_array_get_length(aa); i++) {
+        if (!strcmp(name, "buffers"))
+          continue; /* the buffer's byteLength grows by the appended data */
+        cr_assert(json_node_equal(json_array_get_element(aa, i), json_array_get_element(bb, i)),
+                  "%s[%u] changed", name, i);
+      }
+      continue;
+    }
+    cr_assert(json_node_equal(a, b), "member '%s' changed", name);
+  }
+  cr_assert_eq(json_array_get_length(json_object_get_array_member(o, "images")), 1,
+               "the fox keeps its image");
+  cr_assert_eq(json_array_get_length(json_object_get_array_member(o, "textures")), 1);
+  JsonArray *anims = json_object_get_array_member(o, "animations");
+  cr_assert_eq(json_array_get_length(anims), 1, "the character's own clips are replaced");
+  cr_assert_str_eq(json_object_get_string_member(json_array_get_object_element(anims, 0), "name"),
+                   "makehuman_walk1");
+  gsize nin = 0, nout = 0;
+  const guint8 *din = g_bytes_get_data(bin_in, &nin), *dout = g_bytes_get_data(bin_out, &nout);
+  cr_assert_gt(nout, nin);
+  cr_assert(memcmp(din, dout, nin) == 0, "the input's buffer bytes are kept");
+  rt_cli_clear(&r);
+  rt_rmtree(dir);
+}

@@ -1,17 +1,20 @@
 /* rigkit/asset.h: what importers produce and exporters consume: a skeleton, its clips, meshes
- * with skin weights, and a record of where it came from and what was converted.
+ * with skin weights and materials (with their base-colour texture), and a record of where it came
+ * from and what was converted.
  *
  * Everything inside is in rigkit's canonical space: metres, Y-up, right-handed, seconds.
  * An asset owns its clips and meshes and holds one reference to its skeleton.
  *
- * Index: rk_material, rk_mesh_data, rk_mesh, rk_asset, rk_joint_mechanics,
+ * Index: rk_texture, rk_material, rk_mesh_data, rk_mesh, rk_asset, rk_joint_mechanics,
  *        rk_mesh_new, rk_mesh_free, rk_mesh_data_get, rk_asset_new, rk_asset_free,
  *        rk_asset_skeleton, rk_asset_add_clip, rk_asset_take_clip, rk_asset_clip_count,
  *        rk_asset_clip, rk_asset_find_clip, rk_asset_remove_clips, rk_asset_add_mesh,
  *        rk_asset_mesh_count, rk_asset_mesh, rk_asset_set_source, rk_asset_source_format,
- *        rk_asset_source_path, rk_asset_set_unit, rk_asset_unit_name, rk_asset_unit_scale,
+ *        rk_asset_source_path, rk_asset_set_source_digest, rk_asset_source_digest,
+ *        rk_asset_set_unit, rk_asset_unit_name, rk_asset_unit_scale,
  *        rk_asset_set_up_axis, rk_asset_up_axis, rk_asset_set_joint_mechanics,
- *        rk_asset_joint_mechanics, rk_asset_add_note, rk_asset_note_count, rk_asset_note
+ *        rk_asset_joint_mechanics, rk_asset_set_joint_source_node, rk_asset_joint_source_node,
+ *        rk_asset_add_note, rk_asset_note_count, rk_asset_note
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H
@@ -27,13 +30,27 @@ G_BEGIN_DECLS
 /** Most vertices or indices of one mesh (see README "Limits"). */
 #define RK_MESH_MAX_VERTICES (1u << 26)
 
-/** A simple PBR material (what glTF and FBX both carry without textures). */
+/** A texture image: the image file's bytes with their MIME type (embedded in the source, or read
+ * from the file at import), and the file it came from when there was one. */
+typedef struct rk_texture {
+  const uint8_t *data;   /* the image file's bytes (PNG, JPEG, ...), or NULL when only the path is
+                            known (the file could not be read at import) */
+  size_t size;
+  const char *mime_type; /* "image/png", "image/jpeg", ... from the bytes or the source; NULL =
+                            unknown */
+  const char *path;      /* the file the image was read from, as resolved at import; NULL =
+                            embedded in the source */
+  unsigned uv_set;       /* the texture coordinate set it is mapped with (meshes hold set 0) */
+} rk_texture;
+
+/** A simple PBR material (what glTF and FBX both carry), with its base-colour texture. */
 typedef struct rk_material {
   const char *name;      /* NULL = unnamed */
-  float base_color[4];   /* linear RGBA */
+  float base_color[4];   /* linear RGBA; multiplies the texture's colour */
   float metallic;
   float roughness;
   bool double_sided;
+  const rk_texture *base_color_texture; /* NULL = none */
 } rk_material;
 
 /** Mesh arrays, in the skeleton's model space at bind time (metres). Borrowed by rk_mesh_new,
@@ -64,9 +81,10 @@ typedef struct rk_joint_mechanics {
   double lower, upper; /* radians (revolute) or metres (prismatic), around the rest pose */
 } rk_joint_mechanics;
 
-/** Copies and checks mesh data for a skeleton of joint_count joints: weights are renormalised to
- * sum 1 (a vertex with no weight goes to its first joint). Fails with RK_ERROR_INVALID (missing
- * positions, non-finite values, index or joint out of range, index count not a multiple of 3) or
+/** Copies and checks mesh data for a skeleton of joint_count joints (the material's texture with
+ * its bytes too): weights are renormalised to sum 1 (a vertex with no weight goes to its first
+ * joint). Fails with RK_ERROR_INVALID (missing positions, non-finite values, index or joint out of
+ * range, index count not a multiple of 3, a texture with neither bytes nor path) or
  * RK_ERROR_LIMIT. The caller frees the mesh with rk_mesh_free. */
 RK_API rk_mesh *rk_mesh_new(const rk_mesh_data *data, size_t joint_count, GError **error);
 /** Frees a mesh; NULL is a no-op. */
@@ -107,6 +125,13 @@ RK_API void rk_asset_set_source(rk_asset *asset, const char *format, const char 
 RK_API const char *rk_asset_source_format(const rk_asset *asset);
 /** Borrowed source path, "" until one is recorded. */
 RK_API const char *rk_asset_source_path(const rk_asset *asset);
+/** Records a digest of the source file's bytes (copied): the importers give glTF and GLB sources
+ * the SHA-256 of the file as 64 lower-case hex digits, so a writer that edits the source file can
+ * tell whether the file still holds what was imported. NULL clears it. */
+RK_API void rk_asset_set_source_digest(rk_asset *asset, const char *digest);
+/** The recorded digest of the source file (borrowed), or NULL when none was recorded (sources
+ * other than glTF/GLB, assets built in code). */
+RK_API const char *rk_asset_source_digest(const rk_asset *asset);
 /** Records the source unit ("cm", "dm", "m", "in", ...) and metres per source unit applied. */
 RK_API void rk_asset_set_unit(rk_asset *asset, const char *unit, double metres_per_unit);
 /** Borrowed source unit name, "m" until one is recorded. */
@@ -123,6 +148,13 @@ RK_API bool rk_asset_set_joint_mechanics(rk_asset *asset, size_t joint, const rk
 /** Copies joint `joint`'s declared mechanics into *out and returns true, or returns false when the
  * file declared none. */
 RK_API bool rk_asset_joint_mechanics(const rk_asset *asset, size_t joint, rk_joint_mechanics *out);
+/** Records that joint `joint` was read from node `node` of the source document (glTF: its index
+ * in the document's "nodes" array; -1: none, the joint was made by rigkit). Returns false for a
+ * joint out of range or a node below -1. */
+RK_API bool rk_asset_set_joint_source_node(rk_asset *asset, size_t joint, int node);
+/** The source document node joint `joint` was read from, or -1 when none was recorded (another
+ * format, a joint rigkit added) or the joint is out of range. */
+RK_API int rk_asset_joint_source_node(const rk_asset *asset, size_t joint);
 /** Appends a printf-style note on a conversion or repair applied at import. */
 RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
 /** Number of notes. */

@@ -368,6 +368,215 @@ def fbx_refcounts_not_integer():
         f.write(out)
 
 
+def mat_mul(a, b):
+    """4x4 column-major product a * b."""
+    return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
+
+
+def trs(t=(0, 0, 0), q=(0, 0, 0, 1), s=(1, 1, 1)):
+    """Column-major matrix of translation t, rotation q (x, y, z, w), scale s."""
+    x, y, z, w = q
+    r = [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+         2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+         2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)]
+    return [r[0] * s[0], r[1] * s[0], r[2] * s[0], 0, r[3] * s[1], r[4] * s[1], r[5] * s[1], 0,
+            r[6] * s[2], r[7] * s[2], r[8] * s[2], 0, t[0], t[1], t[2], 1]
+
+
+def mat_inverse_rigid_scaled(m):
+    """Inverse of a matrix rotation * uniform scale + translation."""
+    k2 = m[0] ** 2 + m[1] ** 2 + m[2] ** 2
+    rt = [m[0], m[4], m[8], 0, m[1], m[5], m[9], 0, m[2], m[6], m[10], 0, 0, 0, 0, 1]
+    rt = [v / k2 if i % 4 != 3 else v for i, v in enumerate(rt)]
+    t = [-(rt[r] * m[12] + rt[4 + r] * m[13] + rt[8 + r] * m[14]) for r in range(3)]
+    return rt[:12] + t + [1]
+
+
+def tiny_png():
+    """A 2x2 RGBA PNG (red, green / blue, white)."""
+    import zlib
+    raw = b'\0' + bytes([255, 0, 0, 255, 0, 255, 0, 255]) + b'\0' + bytes([0, 0, 255, 255] + [255] * 4)
+
+    def chunk(kind, data):
+        return (struct.pack('>I', len(data)) + kind + data +
+                struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
+    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 2, 2, 8, 6, 0, 0, 0)) +
+            chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+
+
+def character(name, zup_scaled, external):
+    """A small skinned character with what rigkit's asset model does not hold, for the glTF
+    editor: a textured material (sampler, texture, image), two morph targets with default
+    weights and target names, a camera, a KHR_lights_punctual light, extras on the document and
+    on nodes, and an animation that also animates the morph weights. Joints: Hips > Spine > Head,
+    Hips > LegL > FootL, Hips > LegR > FootR, one box of 8 vertices per bone, skinned rigidly.
+    zup_scaled: the joints are authored Z-up in hundredths under 'Z_UP' (a matrix node turning Z-up
+    into Y-up) and 'Armature' (scale 100), as Blender writes centimetre rigs; otherwise Y-up in
+    metres, and joint Head is given as a 'matrix'. external: a .gltf with its buffer and the PNG
+    in files beside it; otherwise a .glb with the PNG in a bufferView."""
+    g = Gltf()
+    k = 0.01 if zup_scaled else 1.0
+    up = (lambda x, y, z: (x * k, -z * k, y * k)) if zup_scaled else (lambda x, y, z: (x, y, z))
+    q_spine = (0, 0, math.sin(0.1), math.cos(0.1))
+    joints = [('Hips', None, (0, 0.9, 0)), ('Spine', 0, (0, 0.3, 0)), ('Head', 1, (0, 0.35, 0)),
+              ('LegL', 0, (0.1, -0.05, 0)), ('FootL', 3, (0, -0.8, 0)),
+              ('LegR', 0, (-0.1, -0.05, 0)), ('FootR', 5, (0, -0.8, 0))]
+    top = []
+    if zup_scaled:
+        top.append(g.node(name='Z_UP', matrix=[1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1],
+                          children=[]))
+        top.append(g.node(name='Armature', scale=[100, 100, 100], children=[],
+                          extras={'blender_unit': 'cm'}))
+        g.doc['nodes'][top[0]]['children'].append(top[1])
+    base = len(g.doc['nodes'])
+    world = []
+    above = trs() if not zup_scaled else mat_mul(
+        [1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1], trs(s=(100, 100, 100)))
+    for i, (jn, parent, t) in enumerate(joints):
+        node = {'name': jn, 'translation': list(up(*t))}
+        if jn == 'Spine':
+            axis = up(0, 0, 1)
+            node['rotation'] = [axis[0] / k * q_spine[2], axis[1] / k * q_spine[2],
+                                axis[2] / k * q_spine[2], q_spine[3]]
+        local = trs(node['translation'], tuple(node.get('rotation', (0, 0, 0, 1))))
+        if jn == 'Head' and not zup_scaled:
+            node = {'name': jn, 'matrix': local, 'extras': {'note': 'given as a matrix'}}
+        world.append(mat_mul(above if parent is None else world[parent], local))
+        g.node(**node)
+        if parent is not None:
+            g.doc['nodes'][base + parent].setdefault('children', []).append(base + i)
+    # One box per bone around the segment from the joint to its child (or upwards for the head).
+    pos, nrm, uv, jnt, wts, idx = [], [], [], [], [], []
+    for i, (jn, parent, t) in enumerate(joints):
+        child = next((c for c, (_, p, _) in enumerate(joints) if p == i), None)
+        a = world[i][12:15]
+        b = world[child][12:15] if child is not None else [a[0], a[1] + 0.2, a[2]]
+        lo = [min(a[c], b[c]) - 0.06 for c in range(3)]
+        hi = [max(a[c], b[c]) + 0.06 for c in range(3)]
+        first = len(pos) // 3
+        for v in range(8):
+            p = [hi[c] if v >> c & 1 else lo[c] for c in range(3)]
+            centre = [(lo[c] + hi[c]) / 2 for c in range(3)]
+            d = [p[c] - centre[c] for c in range(3)]
+            n = math.sqrt(sum(x * x for x in d))
+            pos += p
+            nrm += [x / n for x in d]
+            uv += [(v & 1) * 1.0, (v >> 1 & 1) * 1.0]
+            jnt += [i, 0, 0, 0]
+            wts += [1, 0, 0, 0]
+        for a_, b_, c_, d_ in ((0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2),
+                               (1, 3, 7, 5)):
+            idx += [first + a_, first + b_, first + c_, first + a_, first + c_, first + d_]
+    nv = len(pos) // 3
+    acc_pos = g.accessor(pos, 'VEC3', nv)
+    g.doc['accessors'][acc_pos]['min'] = [min(pos[c::3]) for c in range(3)]
+    g.doc['accessors'][acc_pos]['max'] = [max(pos[c::3]) for c in range(3)]
+    acc_nrm = g.accessor(nrm, 'VEC3', nv)
+    acc_uv = g.accessor(uv, 'VEC2', nv)
+    acc_w = g.accessor(wts, 'VEC4', nv)
+    while len(g.bin) % 4:
+        g.bin.append(0)
+    for kind, data, ctype, count, type_ in (('JOINTS_0', struct.pack('<%dB' % len(jnt), *jnt), 5121, nv, 'VEC4'),
+                                           ('indices', struct.pack('<%dH' % len(idx), *idx), 5123, len(idx), 'SCALAR')):
+        g.doc['bufferViews'].append({'buffer': 0, 'byteOffset': len(g.bin), 'byteLength': len(data)})
+        g.bin += data
+        while len(g.bin) % 4:
+            g.bin.append(0)
+        g.doc['accessors'].append({'bufferView': len(g.doc['bufferViews']) - 1,
+                                   'componentType': ctype, 'count': count, 'type': type_})
+    acc_j, acc_idx = len(g.doc['accessors']) - 2, len(g.doc['accessors']) - 1
+    # Morph targets: the head box grows, the feet boxes move forward.
+    targets = []
+    for which in ((2,), (4, 6)):
+        d = []
+        for v in range(nv):
+            bone = v // 8
+            if bone in which and which == (2,):
+                d += [0.3 * (pos[3 * v + c] - (world[2][12 + c] if c != 1 else world[2][13] + 0.1))
+                      for c in range(3)]
+            elif bone in which:
+                d += [0, 0, 0.05]
+            else:
+                d += [0, 0, 0]
+        acc = g.accessor(d, 'VEC3', nv)
+        g.doc['accessors'][acc]['min'] = [min(d[c::3]) for c in range(3)]
+        g.doc['accessors'][acc]['max'] = [max(d[c::3]) for c in range(3)]
+        targets.append({'POSITION': acc})
+    png = tiny_png()
+    if external:
+        image = {'uri': name.replace('.gltf', '.png'), 'name': 'checker'}
+        with open(os.path.join(HERE, image['uri']), 'wb') as f:
+            f.write(png)
+    else:
+        while len(g.bin) % 4:
+            g.bin.append(0)
+        g.doc['bufferViews'].append({'buffer': 0, 'byteOffset': len(g.bin), 'byteLength': len(png)})
+        g.bin += png
+        image = {'bufferView': len(g.doc['bufferViews']) - 1, 'mimeType': 'image/png',
+                 'name': 'checker'}
+    g.doc['images'] = [image]
+    g.doc['samplers'] = [{'magFilter': 9728, 'minFilter': 9728, 'wrapS': 33071, 'wrapT': 33071}]
+    g.doc['textures'] = [{'sampler': 0, 'source': 0}]
+    g.doc['materials'] = [{'name': 'Skin', 'pbrMetallicRoughness': {
+        'baseColorTexture': {'index': 0}, 'baseColorFactor': [1, 0.9, 0.8, 1],
+        'metallicFactor': 0, 'roughnessFactor': 0.7}, 'doubleSided': True}]
+    g.doc['meshes'] = [{'name': 'Body', 'weights': [0.25, 0], 'extras': {'targetNames': ['big_head', 'feet_forward']},
+                        'primitives': [{'attributes': {'POSITION': acc_pos, 'NORMAL': acc_nrm,
+                                                       'TEXCOORD_0': acc_uv, 'JOINTS_0': acc_j,
+                                                       'WEIGHTS_0': acc_w},
+                                        'indices': acc_idx, 'material': 0, 'targets': targets}]}]
+    ibm = []
+    for w in world:
+        ibm += mat_inverse_rigid_scaled(w)
+    skin_joints = list(range(base, base + len(joints)))
+    g.doc['skins'] = [{'name': 'Rig', 'joints': skin_joints, 'inverseBindMatrices':
+                       g.accessor(ibm, 'MAT4', len(joints))}]
+    body = g.node(name='Body', mesh=0, skin=0, extras={'kind': 'skinned body'})
+    g.doc['cameras'] = [{'name': 'Cam', 'type': 'perspective', 'perspective': {
+        'yfov': 0.7, 'znear': 0.1, 'zfar': 100, 'aspectRatio': 1.5}}]
+    cam = g.node(name='Camera', camera=0, translation=[0, 1.2, 4])
+    lamp = g.node(name='Lamp', translation=[2, 3, 2],
+                  extensions={'KHR_lights_punctual': {'light': 0}})
+    g.doc['extensionsUsed'] = ['KHR_lights_punctual']
+    g.doc['extensions'] = {'KHR_lights_punctual': {'lights': [
+        {'name': 'Key', 'type': 'point', 'color': [1, 0.95, 0.9], 'intensity': 20}]}}
+    g.doc['extras'] = {'author': 'rigkit make_crafted.py', 'licence': 'CC0'}
+    if zup_scaled:
+        g.doc['nodes'][top[1]]['children'] += [base, body]
+        g.doc['scenes'][0]['nodes'] = [top[0], cam, lamp]
+    else:
+        g.doc['scenes'][0]['nodes'] = [base, body, cam, lamp]
+    # The character's own animation: the hips sway, the spine bends, the morph weights pulse.
+    times = g.accessor([0, 0.5, 1], 'SCALAR', 3, True)
+    hips_t = [c for x in (0, 0.05, 0) for c in up(x, 0.9, 0)]
+    sway = g.accessor(hips_t, 'VEC3', 3)
+    ax = up(1, 0, 0)
+    bend = []
+    for a in (0.1, 0.5, 0.1):
+        bend += [ax[0] / k * math.sin(a / 2), ax[1] / k * math.sin(a / 2), ax[2] / k * math.sin(a / 2),
+                 math.cos(a / 2)]
+    bends = g.accessor(bend, 'VEC4', 3)
+    morph = g.accessor([0.25, 0, 1, 0.5, 0.25, 0], 'SCALAR', 6)
+    g.doc['animations'] = [{'name': 'idle', 'samplers': [
+        {'input': times, 'output': sway}, {'input': times, 'output': bends},
+        {'input': times, 'output': morph}], 'channels': [
+        {'sampler': 0, 'target': {'node': base, 'path': 'translation'}},
+        {'sampler': 1, 'target': {'node': base + 1, 'path': 'rotation'}},
+        {'sampler': 2, 'target': {'node': body, 'path': 'weights'}}]}]
+    if external:
+        g.write(name, name.replace('.gltf', '.bin'))
+        return
+    while len(g.bin) % 4:
+        g.bin.append(0)
+    g.doc['buffers'] = [{'byteLength': len(g.bin)}]
+    text = json.dumps(g.doc, separators=(',', ':')).encode()
+    text += b' ' * (-len(text) % 4)
+    with open(os.path.join(HERE, name), 'wb') as f:
+        f.write(b'glTF' + struct.pack('<II', 2, 12 + 8 + len(text) + 8 + len(g.bin)))
+        f.write(struct.pack('<I', len(text)) + b'JSON' + text)
+        f.write(struct.pack('<I', len(g.bin)) + b'BIN\0' + bytes(g.bin))
+
+
 if __name__ == '__main__':
     dup_names()
     interpolation()
@@ -382,3 +591,5 @@ if __name__ == '__main__':
     line_end_variants()
     skins_without_inverse_binds()
     fbx_refcounts_not_integer()
+    character('zup_scale100.glb', True, False)
+    character('textured_morph.gltf', False, True)
