@@ -58,9 +58,9 @@ static void assert_same_asset(const rk_plugin_asset *a, const rk_plugin_asset *b
 }
 
 /* Two files rigkit wrote hold the same skeleton (rest poses within 1e-12: the skeleton builder
- * normalises rest rotations again, which may move their last bit), the same meshes and skin bit
- * for bit, and the same clip. */
-static void assert_same_output(const char *pa, const char *pb) {
+ * normalises rest rotations again, which may move their last bit), the same meshes, skin and
+ * textures bit for bit, and the same clip. Returns how many meshes have a texture. */
+static size_t assert_same_output(const char *pa, const char *pb) {
   g_autoptr(GError) e = NULL;
   g_autoptr(rk_asset) a = rk_import_file(pa, NULL, &e);
   g_autoptr(rk_asset) b = rk_import_file(pb, NULL, &e);
@@ -75,6 +75,7 @@ static void assert_same_output(const char *pa, const char *pb) {
               "joint %zu", j);
   }
   cr_assert_eq(rk_asset_mesh_count(a), rk_asset_mesh_count(b));
+  size_t textured = 0;
   for (size_t m = 0; m < rk_asset_mesh_count(a); m++) {
     const rk_mesh_data *x = rk_mesh_data_get(rk_asset_mesh(a, m));
     const rk_mesh_data *y = rk_mesh_data_get(rk_asset_mesh(b, m));
@@ -84,31 +85,44 @@ static void assert_same_output(const char *pa, const char *pb) {
                   !memcmp(x->weights, y->weights, 16 * n) &&
                   !memcmp(x->indices, y->indices, 4 * x->index_count),
               "mesh %zu", m);
+    const rk_texture *tx = x->material.base_color_texture, *ty = y->material.base_color_texture;
+    cr_assert(!tx == !ty, "mesh %zu: a texture on one side only", m);
+    if (tx)
+      cr_assert(tx->size == ty->size && !memcmp(tx->data, ty->data, tx->size) &&
+                    !g_strcmp0(tx->mime_type, ty->mime_type),
+                "mesh %zu: the textures differ", m);
+    textured += tx != NULL;
   }
   cr_assert_eq(rk_asset_clip_count(a), rk_asset_clip_count(b));
   cr_assert_eq(rk_clip_key_count_total(rk_asset_clip(a, 0)),
                rk_clip_key_count_total(rk_asset_clip(b, 0)));
+  return textured;
 }
 
-/* The character with a walk, written by the plugin's exporter from each asset: the same output
- * (skeleton, inverse binds, meshes, skin and material all went through the helper). */
-static void assert_same_export(rk_plugin_asset *a, rk_plugin_asset *b, const char *dir) {
+/* The character with a walk (profile: its map, or NULL), written by the plugin's exporter from
+ * each asset: the same output (skeleton, inverse binds, meshes, skin, material and texture all
+ * went through the helper). */
+static size_t assert_same_export(rk_plugin_asset *a, rk_plugin_asset *b, const char *dir,
+                                 const char *profile) {
   rk_plugin_asset *walk = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *targets[2] = {a, b};
   char *paths[2];
   for (int i = 0; i < 2; i++) {
-    rk_plugin_session_desc d = {
-        .source = walk, .target_asset = targets[i], .settings = RK_PLUGIN_SETTINGS_INIT};
+    rk_plugin_session_desc d = {.source = walk,
+                                .target_asset = targets[i],
+                                .profile_text = profile,
+                                .settings = RK_PLUGIN_SETTINGS_INIT};
     rk_plugin_session *s = plugin_run(&d);
     paths[i] = g_strdup_printf("%s/out%d.glb", dir, i);
     char err[512] = "";
     cr_assert_eq(rk->session_export(s, paths[i], err, sizeof err), RK_PLUGIN_OK, "%s", err);
     rk->session_close(s);
   }
-  assert_same_output(paths[0], paths[1]);
+  const size_t textured = assert_same_output(paths[0], paths[1]);
   for (int i = 0; i < 2; i++)
     g_unlink(paths[i]), g_free(paths[i]);
   rk->asset_close(walk);
+  return textured;
 }
 
 Test(plugin_isolation, the_helper_gives_the_same_assets_and_errors_as_this_process) {
@@ -140,7 +154,9 @@ Test(plugin_isolation, the_helper_gives_the_same_assets_and_errors_as_this_proce
       cr_assert_eq(ib.isolated, 1, "%s", path);
       assert_same_asset(a, b, path);
       if (!strcmp(name, "RiggedFigure.glb") || !strcmp(name, "mh_char.fbx"))
-        assert_same_export(a, b, tmp);
+        assert_same_export(a, b, tmp, NULL);
+      if (!strcmp(name, "Fox.glb")) /* textured: the texture crosses the pipe too */
+        cr_assert_gt(assert_same_export(a, b, tmp, RK_TEST_FOX_HIND_LEGS_MAP), 0);
       rk->asset_close(a), rk->asset_close(b);
       same++;
     }

@@ -1,7 +1,8 @@
 /* An rk_asset as bytes and back (see asset_wire.h). Layout, in order: magic, the build's version
  * string, provenance, joints, clips, meshes, notes, end magic. Strings are a u32 length and the
  * bytes (0xFFFFFFFF for NULL); arrays follow their counts; doubles and floats are stored as they
- * are in memory, so everything comes back bit for bit. */
+ * are in memory. The reader rebuilds through the same builders the importers use, which normalise
+ * rest rotations and skin weights again: those may differ in their last bit, nothing else. */
 #include "asset_wire.h"
 
 #include <string.h>
@@ -49,8 +50,10 @@ static void write_skeleton(const rk_asset *a, GByteArray *o) {
     const bool has_ib = rk_skeleton_inverse_bind(s, i, &ib);
     put_opt(o, has_ib ? &ib : NULL, sizeof ib);
     rk_joint_mechanics m;
+    memset(&m, 0, sizeof m);
     const bool has_m = rk_asset_joint_mechanics(a, i, &m);
     put_opt(o, has_m ? &m : NULL, sizeof m);
+    put_i32(o, rk_asset_joint_source_node(a, i));
   }
 }
 
@@ -91,6 +94,16 @@ static void write_mesh(const rk_mesh_data *d, GByteArray *o) {
   put(o, &d->material.roughness, sizeof(float));
   const uint8_t ds = d->material.double_sided;
   put(o, &ds, 1);
+  const rk_texture *tex = d->material.base_color_texture;
+  const uint8_t has_tex = tex != NULL;
+  put(o, &has_tex, 1);
+  if (tex) {
+    put_u32(o, (uint32_t)tex->size);
+    put_opt(o, tex->data, tex->size);
+    put_str(o, tex->mime_type);
+    put_str(o, tex->path);
+    put_u32(o, tex->uv_set);
+  }
 }
 
 void rk__wire_asset_write(const rk_asset *a, GByteArray *o) {
@@ -98,6 +111,7 @@ void rk__wire_asset_write(const rk_asset *a, GByteArray *o) {
   put_str(o, RK_VERSION_STRING);
   put_str(o, rk_asset_source_format(a));
   put_str(o, rk_asset_source_path(a));
+  put_str(o, rk_asset_source_digest(a));
   put_str(o, rk_asset_unit_name(a));
   put_f64(o, rk_asset_unit_scale(a));
   put_str(o, rk_asset_up_axis(a));
@@ -206,7 +220,8 @@ static void *dup_opt(reader *r, size_t n) {
   return p ? g_memdup2(p, n ? n : 1) : NULL;
 }
 
-static rk_skeleton *read_skeleton(reader *r, GArray *mechanics, GArray *has_mechanics) {
+static rk_skeleton *read_skeleton(reader *r, GArray *mechanics, GArray *has_mechanics,
+                                  GArray *source_nodes) {
   const size_t n = get_count(r, sizeof(int32_t) + sizeof(rk_transform));
   if (n == 0)
     return bad(r, "no joints"), NULL;
@@ -233,6 +248,8 @@ static rk_skeleton *read_skeleton(reader *r, GArray *mechanics, GArray *has_mech
     const bool has = pm != NULL;
     g_array_append_val(mechanics, m);
     g_array_append_val(has_mechanics, has);
+    const int node = get_i32(r);
+    g_array_append_val(source_nodes, node);
   }
   if (r->failed)
     return NULL;
@@ -292,15 +309,35 @@ static rk_clip *read_clip(reader *r, size_t joints) {
 
 /* The arrays of one mesh (owned here until rk_mesh_new copies them). */
 typedef struct mesh_arrays {
-  char *name, *material_name;
+  char *name, *material_name, *mime_type, *texture_path;
   float *positions, *normals, *texcoords, *weights;
   uint32_t *indices;
   uint16_t *joints;
+  uint8_t *texture_data;
 } mesh_arrays;
 
 static void mesh_arrays_clear(mesh_arrays *m) {
   g_free(m->name), g_free(m->material_name), g_free(m->positions), g_free(m->normals);
   g_free(m->texcoords), g_free(m->weights), g_free(m->indices), g_free(m->joints);
+  g_free(m->mime_type), g_free(m->texture_path), g_free(m->texture_data);
+}
+
+/* The material's base-colour texture, when the writer put one (*tex filled, arrays in m). */
+static bool read_texture(reader *r, mesh_arrays *m, rk_texture *tex) {
+  uint8_t has = 0;
+  if (!get(r, &has, 1) || has > 1)
+    return bad(r, "a bad texture flag");
+  if (!has)
+    return false;
+  tex->size = get_count(r, 1);
+  m->texture_data = dup_opt(r, tex->size);
+  m->mime_type = get_str(r);
+  m->texture_path = get_str(r);
+  tex->uv_set = get_u32(r);
+  tex->data = m->texture_data;
+  tex->mime_type = m->mime_type;
+  tex->path = m->texture_path;
+  return !r->failed;
 }
 
 static rk_mesh *read_mesh(reader *r, size_t joints) {
@@ -325,6 +362,9 @@ static rk_mesh *read_mesh(reader *r, size_t joints) {
   get(r, &d.material.roughness, sizeof(float));
   uint8_t ds = 0;
   get(r, &ds, 1);
+  rk_texture tex = {0};
+  if (read_texture(r, &m, &tex))
+    d.material.base_color_texture = &tex;
   rk_mesh *mesh = NULL;
   if (!r->failed) {
     d.name = m.name, d.positions = m.positions, d.normals = m.normals;
@@ -379,23 +419,30 @@ rk_asset *rk__wire_asset_read(const uint8_t *data, size_t size, GError **error) 
                 version ? version : "?", RK_VERSION_STRING);
     return NULL;
   }
-  g_autofree char *format = get_str(&r), *path = get_str(&r), *unit = get_str(&r);
+  g_autofree char *format = get_str(&r), *path = get_str(&r), *digest = get_str(&r),
+                  *unit = get_str(&r);
   const double unit_scale = get_f64(&r);
   g_autofree char *up = get_str(&r);
   g_autoptr(GArray) mech = g_array_new(FALSE, FALSE, sizeof(rk_joint_mechanics));
   g_autoptr(GArray) has_mech = g_array_new(FALSE, FALSE, sizeof(bool));
-  rk_skeleton *s = r.failed ? NULL : read_skeleton(&r, mech, has_mech);
+  g_autoptr(GArray) nodes = g_array_new(FALSE, FALSE, sizeof(int));
+  rk_skeleton *s = r.failed ? NULL : read_skeleton(&r, mech, has_mech, nodes);
   if (!s)
     return NULL;
   g_autoptr(rk_asset) a = rk_asset_new(s);
   rk_skeleton_unref(s);
   rk_asset_set_source(a, format ? format : "", path ? path : "");
+  rk_asset_set_source_digest(a, digest);
   rk_asset_set_unit(a, unit ? unit : "m", unit_scale);
   rk_asset_set_up_axis(a, up ? up : "Y");
   for (guint i = 0; i < mech->len; i++)
     if (g_array_index(has_mech, bool, i) &&
         !rk_asset_set_joint_mechanics(a, i, &g_array_index(mech, rk_joint_mechanics, i)))
       return bad(&r, "bad joint mechanics"), NULL;
+  for (guint i = 0; i < nodes->len; i++)
+    if (g_array_index(nodes, int, i) >= 0 &&
+        !rk_asset_set_joint_source_node(a, i, g_array_index(nodes, int, i)))
+      return bad(&r, "a bad source node"), NULL;
   if (!read_contents(&r, a))
     return NULL;
   return g_steal_pointer(&a);

@@ -1,7 +1,8 @@
 /* What crosses the pipe from the import helper process to the plugin (plugin_isolate.c): an
  * rk_asset as bytes (skeleton: names, parents, rest poses, flags, inverse binds, declared
- * mechanics; clips: every track as stored; meshes: arrays, skin, material; provenance: format,
- * path, unit, up axis; notes), or the import's error. Both ends are built from the same sources,
+ * mechanics, source document nodes; clips: every track as stored; meshes: arrays, skin, material
+ * and its texture; provenance: format, path, digest, unit, up axis; notes), or the import's
+ * error. Both ends are built from the same sources,
  * so the bytes are in the machine's own byte order; a leading magic and the build's version
  * refuse anything else. */
 #ifndef RK_ASSET_WIRE_H
