@@ -140,15 +140,16 @@ static bool drain(int fd, bool is_reply, exchange *x) {
   return true;
 }
 
-/* Feeds the bytes to the helper and collects its output until both outputs end. send() with
+/* Feeds the bytes to the helper and collects its output until both outputs end; false when
+ * poll itself fails (the caller then stops the helper, which may be blocked writing). send() with
  * MSG_NOSIGNAL on a socket: a helper that dies early must not raise SIGPIPE in the host. */
-static void converse(int in, int out, int err, exchange *x) {
+static bool converse(int in, int out, int err, exchange *x) {
   struct pollfd p[3] = {{out, POLLIN, 0}, {err, POLLIN, 0}, {x->in ? in : -1, POLLOUT, 0}};
   while (p[0].fd >= 0 || p[1].fd >= 0) {
     if (poll(p, 3, -1) < 0) {
       if (errno == EINTR)
         continue;
-      break;
+      return false;
     }
     for (int k = 0; k < 2; k++)
       if (p[k].fd >= 0 && p[k].revents && !drain(p[k].fd, k == 0, x))
@@ -163,6 +164,7 @@ static void converse(int in, int out, int err, exchange *x) {
       }
     }
   }
+  return true;
 }
 
 /* The helper's exit, -1 when it could not be collected (a host reaping every child itself). */
@@ -267,7 +269,8 @@ int rk__plugin_import_isolated(const char *path, const void *data, size_t size,
   if (rc == 0) {
     close(in[0]), close(outp[1]), close(errp[1]);
     in[0] = outp[1] = errp[1] = -1;
-    converse(in[1], outp[0], errp[0], &x);
+    if (!converse(in[1], outp[0], errp[0], &x))
+      kill(pid, SIGKILL);
     status = wait_helper(pid);
   }
   const int fds[] = {in[0], in[1], outp[0], outp[1], errp[0], errp[1]};

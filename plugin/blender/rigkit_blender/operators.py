@@ -31,6 +31,18 @@ def _prepare(context):
     return arm
 
 
+class _FromFiles(FileOptions, RetargetOptions):
+    """Operators on the active armature whose sources are files picked in a file browser."""
+
+    @classmethod
+    def poll(cls, context):
+        return _active_armature(context) is not None
+
+    def invoke(self, context, event):
+        context.window_manager.fileselect_add(self)
+        return {'RUNNING_MODAL'}
+
+
 def _report_done(op, action, summary, warnings):
     for w in warnings:
         op.report({'WARNING'}, "rigkit: %s" % w)
@@ -38,7 +50,7 @@ def _report_done(op, action, summary, warnings):
     return {'FINISHED'}
 
 
-class RIGKIT_OT_retarget_clip(FileOptions, RetargetOptions, bpy.types.Operator):
+class RIGKIT_OT_retarget_clip(_FromFiles, bpy.types.Operator):
     """Retarget a mocap clip onto the active armature and bake it as a new Action (kept)"""
     bl_idname = "rigkit.retarget_clip"
     bl_label = "Retarget clip onto armature"
@@ -51,14 +63,6 @@ class RIGKIT_OT_retarget_clip(FileOptions, RetargetOptions, bpy.types.Operator):
                          description="Clip name or index in the file (empty: the first)")
     action_name: StringProperty(name="Action name", default="",
                                 description="Empty: '<armature>|<clip>'")
-
-    @classmethod
-    def poll(cls, context):
-        return _active_armature(context) is not None
-
-    def invoke(self, context, event):
-        context.window_manager.fileselect_add(self)
-        return {'RUNNING_MODAL'}
 
     def draw(self, context):
         self.layout.prop(self, "clip")
@@ -87,7 +91,7 @@ class RIGKIT_OT_retarget_clip(FileOptions, RetargetOptions, bpy.types.Operator):
         return _report_done(self, *done)
 
 
-class RIGKIT_OT_retarget_batch(FileOptions, RetargetOptions, bpy.types.Operator):
+class RIGKIT_OT_retarget_batch(_FromFiles, bpy.types.Operator):
     """Retarget every clip of a folder (or the chosen files) onto the active armature: one new
     Action per clip, named '<armature>|<file>|<clip>' (Esc stops between clips)"""
     bl_idname = "rigkit.retarget_batch"
@@ -98,14 +102,6 @@ class RIGKIT_OT_retarget_batch(FileOptions, RetargetOptions, bpy.types.Operator)
     files: CollectionProperty(type=bpy.types.OperatorFileListElement,
                               options={'HIDDEN', 'SKIP_SAVE'})
     filter_glob: StringProperty(default=_GLOB, options={'HIDDEN'})
-
-    @classmethod
-    def poll(cls, context):
-        return _active_armature(context) is not None
-
-    def invoke(self, context, event):
-        context.window_manager.fileselect_add(self)
-        return {'RUNNING_MODAL'}
 
     def draw(self, context):
         self.layout.prop(self, "bvh_root_offset")
