@@ -182,8 +182,8 @@ from rigkit_blender import batch as rk_batch, blender_io  # noqa: E402
 job = rk_batch.BatchJob(rigkit_blender._state["plugin"], bpy.context, arm,
                         rk_batch.clip_files(folder), blender_io.Settings(root_motion=1))
 check(job.progress() == 0 and not job.done, "a new job")
-job.step()  # opens the first file
-job.step()  # its only clip
+job.step(bpy.context)  # opens the first file
+job.step(bpy.context)  # its only clip
 progress = job.progress()
 job.cancel()
 check(job.done and job.cancelled and len(job.ok) == 1 and abs(progress - 1 / 3) < 1e-9,

@@ -19,10 +19,12 @@ def clip_files(directory, names=()):
 
 class BatchJob:
     """Retargets the clips of `paths` onto arm_obj with `settings` (blender_io.Settings), each
-    file opened with open_options (abi.Plugin.open_file's keywords: unit, BVH reading)."""
+    file opened with open_options (abi.Plugin.open_file's keywords: unit, BVH reading). Every
+    step takes the caller's current context: a modal operator's context is only valid during
+    the call it came with."""
 
     def __init__(self, plugin, context, arm_obj, paths, settings, open_options=None):
-        self.plugin, self.context, self.arm = plugin, context, arm_obj
+        self.plugin, self.arm = plugin, arm_obj
         self.paths, self.settings = list(paths), settings
         self.open_options = dict(open_options or {})
         self.next_file = 0
@@ -65,7 +67,7 @@ class BatchJob:
             self.failed.append((os.path.basename(path), "", "%s has no animation clip" % path))
             self._close()
 
-    def step(self):
+    def step(self, context):
         """Opens the next file, or retargets the next clip of the open one."""
         if self.done:
             return
@@ -80,7 +82,7 @@ class BatchJob:
         name = "%s|%s|%s" % (self.arm.name, file, clip)
         try:
             action, _, warnings = blender_io.retarget(
-                self.plugin, self.context, self.arm, self.source, i, self.settings, name,
+                self.plugin, context, self.arm, self.source, i, self.settings, name,
                 self.frame_start, blender_io.file_provenance(self.source, path, self.clips[i][0]))
             self.ok.append(action.name)
             self.warnings += [w for w in warnings if w not in self.warnings]
@@ -89,9 +91,9 @@ class BatchJob:
         if self.next_clip >= len(self.clips):
             self._close()
 
-    def run(self):
+    def run(self, context):
         while not self.done:
-            self.step()
+            self.step(context)
 
     def summary(self):
         """One line for the Info log: clips retargeted, failed and why, cancelled."""

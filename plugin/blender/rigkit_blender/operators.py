@@ -6,6 +6,7 @@
 #  - rigkit.retarget_armature: the animation of another armature in the scene (its active
 #    Action over its frame range, as evaluated) handed to the plugin as a host clip.
 import math
+import time
 
 import bpy
 from bpy.props import CollectionProperty, StringProperty
@@ -123,7 +124,7 @@ class RIGKIT_OT_retarget_batch(_FromFiles, bpy.types.Operator):
                              self.open_options())
         wm = context.window_manager
         if bpy.app.background or context.window is None:
-            self._job.run()  # no event loop to step from: all at once
+            self._job.run(context)  # no event loop to step from: all at once
             return self._finish(context)
         wm.progress_begin(0, 1000)
         self._timer = wm.event_timer_add(0.01, window=context.window)
@@ -135,7 +136,10 @@ class RIGKIT_OT_retarget_batch(_FromFiles, bpy.types.Operator):
         if event.type == 'ESC' and event.value == 'PRESS':
             job.cancel()
         elif event.type == 'TIMER' and not job.done:
-            job.step()
+            # Clips for up to 50 ms per tick: the screen redraws and Esc is read between ticks.
+            deadline = time.perf_counter() + 0.05
+            while not job.done and time.perf_counter() < deadline:
+                job.step(context)
             context.window_manager.progress_update(int(job.progress() * 1000))
             context.workspace.status_text_set(
                 "rigkit: %d of %d files, %d clips retargeted (Esc stops)"
