@@ -5,6 +5,7 @@
 
 #include "columns.h"
 #include "cpu.h"
+#include "sincos_lanes.h"
 
 #include <string.h>
 
@@ -90,31 +91,6 @@ typedef long long v4i __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
 typedef unsigned long long v8u __attribute__((vector_size(64)));
 typedef long long v8i __attribute__((vector_size(64)));
-
-/* sin and cos of the vector at x into s and c: rk_sincos's reduction and kernels in every lane (VD,
- * VU, VI: the double, unsigned and signed vector types of one width), the quadrant picked with
- * bit operations. Clears the lanes of ok where x is beyond the kernel's range (|x| >= 1e5, NaN);
- * the caller redoes those with rk_sincos (libm). A macro so one definition serves both widths. */
-#define RK__SINCOS_LANES(VD, VU, VI, x, s, c, ok)                                                  \
-  do {                                                                                             \
-    VD v;                                                                                          \
-    memcpy(&v, (x), sizeof v);                                                                     \
-    const VD kk = v * RK__SINCOS_2_OVER_PI + RK__SINCOS_ROUND;                                     \
-    const VD k = kk - RK__SINCOS_ROUND;                                                            \
-    const VD r = (v - k * RK__SINCOS_PIO2_HI) - k * RK__SINCOS_PIO2_LO;                            \
-    const VD r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;                                               \
-    const VD sr = RK__SIN_KERNEL(r, r2, r4, r8);                                                   \
-    const VD cr = RK__COS_KERNEL(r2, r4, r8);                                                      \
-    /* The low bits of kk's representation are k mod 4 (two's complement for negative k). */     \
-    const VU q = (VU)kk & 3;                                                                       \
-    const VU swap = -(q & 1); /* all ones in odd quadrants */                                      \
-    const VU a = ((VU)cr & swap) | ((VU)sr & ~swap), b = ((VU)sr & swap) | ((VU)cr & ~swap);       \
-    const VD so = (VD)(a ^ ((q & 2) << 62)), co = (VD)(b ^ (((q + 1) & 2) << 62));                 \
-    memcpy((s), &so, sizeof so);                                                                   \
-    memcpy((c), &co, sizeof co);                                                                   \
-    const VD av = (VD)((VU)v & 0x7fffffffffffffffULL);                                             \
-    (ok) &= (VI)(av < 1e5); /* false for NaN */                                                    \
-  } while (0)
 
 /* sin and cos of n angles (n <= FK_BATCH): W (4 or 8) at a time, the rest one by one, then the
  * angles beyond the vector kernel's range, if any, one by one. */
@@ -234,6 +210,18 @@ __attribute__((always_inline)) static inline void compose_ball(const rk__fk_join
 
 static const rk_mat4 fk_identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
 
+void rk__tree_fk_local(const rk_tree *t, size_t j, const double *q, const rk_mat4 *parent,
+                       rk_mat4 *out) {
+  rk_transform L;
+  rk_tree_joint_local(t, j, q, &L);
+  rk_mat4 local;
+  rk_transform_to_mat4_to(&L, &local);
+  if (parent)
+    rk_mat4_mul_affine_to(parent, &local, out);
+  else
+    *out = local;
+}
+
 /* One joint from q (the subset pass and the general joints of the whole-tree pass). */
 static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_mat4 *models,
                    size_t j) {
@@ -249,14 +237,7 @@ static void fk_one(const rk_tree *t, const double *q, const rk_mat4 *root, rk_ma
     rk__cols_store(models[j].m, &x0, &x1, &x2, &x3);
     return;
   }
-  rk_transform L;
-  rk_tree_joint_local(t, j, q, &L);
-  rk_mat4 local;
-  rk_transform_to_mat4_to(&L, &local);
-  if (parent)
-    rk_mat4_mul_affine_to(parent, &local, &models[j]);
-  else
-    models[j] = local;
+  rk__tree_fk_local(t, j, q, parent, &models[j]);
 }
 
 /* Angles per batch of rk_tree_fk's trigonometry (on the stack: no allocation per call). */

@@ -63,5 +63,10 @@ struct rk_tree {
 
 /* Fills tree->fk from the joints (after their types, axes and DOFs are final). */
 void rk__tree_prepare_fk(rk_tree *t);
+/* Joint j's model matrix from q through its local transform: parent (NULL: none) times
+ * rk_tree_joint_local's matrix (tree_fk.c). The one compiled copy (baseline x86-64) that every FK
+ * pass takes for joints without a short form, so they all give its bits. */
+__attribute__((noinline)) void rk__tree_fk_local(const rk_tree *t, size_t j, const double *q,
+                                                 const rk_mat4 *parent, rk_mat4 *out);
 
 #endif

@@ -1,5 +1,5 @@
-/* FK benchmark: the 25-joint humanoid tree kHum[] of ../shared/bench/kdl/kdl_bench.cpp and the
- * KUKA iiwa 14 DH chain, timed the same way as kdl_bench so the two can run side by side
+/* FK benchmark: the 25-joint humanoid tree of the KDL peer harness (kdl_bench's kHum[],
+ * rk_rig_kdl_humanoid) and the KUKA iiwa 14 DH chain, timed the same way as kdl_bench so the two can run side by side
  * (tests/bench/run_fk.sh). Usage: rk_bench_fk [--quick] */
 #include "bench_support.h"
 #include "rk_rigs.h"
@@ -9,33 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The humanoid of kdl_bench: joint origin (relative to the parent), axis (0 x, 1 y, 2 z, -1 fixed),
- * limit. Each local transform is T(origin) R(axis, q), as KDL's URDF-style RotAxis joints. */
-typedef struct hum_joint {
-  const char *name, *parent;
-  double ox, oy, oz;
-  int axis;
-  double lim;
-} hum_joint;
-
-static const hum_joint kHum[] = {
-    {"waist_yaw", "pelvis", 0, 0, 0.10, 2, 1.0},       {"waist_pitch", "waist_yaw", 0, 0, 0.05, 1, 1.0},
-    {"waist_roll", "waist_pitch", 0, 0, 0.05, 0, 0.6}, {"neck_yaw", "waist_roll", 0, 0, 0.35, 2, 1.2},
-    {"neck_pitch", "neck_yaw", 0, 0, 0.05, 1, 0.8},    {"head", "neck_pitch", 0, 0, 0.12, -1, 0},
-    {"l_sho_pitch", "waist_roll", 0, 0.20, 0.30, 1, 2.5}, {"l_sho_roll", "l_sho_pitch", 0, 0.03, 0, 0, 1.5},
-    {"l_sho_yaw", "l_sho_roll", 0, 0, -0.12, 2, 1.5},  {"l_elbow", "l_sho_yaw", 0, 0, -0.16, 1, 2.2},
-    {"l_hand", "l_elbow", 0, 0, -0.26, -1, 0},          {"r_sho_pitch", "waist_roll", 0, -0.20, 0.30, 1, 2.5},
-    {"r_sho_roll", "r_sho_pitch", 0, -0.03, 0, 0, 1.5}, {"r_sho_yaw", "r_sho_roll", 0, 0, -0.12, 2, 1.5},
-    {"r_elbow", "r_sho_yaw", 0, 0, -0.16, 1, 2.2},      {"r_hand", "r_elbow", 0, 0, -0.26, -1, 0},
-    {"l_hip_yaw", "pelvis", 0, 0.10, -0.05, 2, 0.8},    {"l_hip_roll", "l_hip_yaw", 0, 0, -0.03, 0, 0.6},
-    {"l_hip_pitch", "l_hip_roll", 0, 0, 0, 1, 1.8},     {"l_knee", "l_hip_pitch", 0, 0, -0.42, 1, 2.2},
-    {"l_ankle_pitch", "l_knee", 0, 0, -0.40, 1, 0.9},   {"l_ankle_roll", "l_ankle_pitch", 0, 0, 0, 0, 0.4},
-    {"l_foot", "l_ankle_roll", 0.04, 0, -0.06, -1, 0},  {"r_hip_yaw", "pelvis", 0, -0.10, -0.05, 2, 0.8},
-    {"r_hip_roll", "r_hip_yaw", 0, 0, -0.03, 0, 0.6},   {"r_hip_pitch", "r_hip_roll", 0, 0, 0, 1, 1.8},
-    {"r_knee", "r_hip_pitch", 0, 0, -0.42, 1, 2.2},     {"r_ankle_pitch", "r_knee", 0, 0, -0.40, 1, 0.9},
-    {"r_ankle_roll", "r_ankle_pitch", 0, 0, 0, 0, 0.4}, {"r_foot", "r_ankle_roll", 0.04, 0, -0.06, -1, 0},
-};
-#define N_HUM ((int)(sizeof kHum / sizeof kHum[0]))
+/* The humanoid of the KDL peer (rk_rigs.h): each local transform is T(origin) R(axis, q), as
+ * KDL's URDF-style RotAxis joints. */
+#define kHum rk_rig_kdl_humanoid
+#define N_HUM RK_RIG_KDL_JOINTS
 #define N_JOINTS (N_HUM + 1) /* + the pelvis root */
 #define N_DOF 25
 #define NQ 4096
@@ -153,6 +130,73 @@ static rk_tree *build_ball_tree(const rk_skeleton *skel, ball_ctx *c, rk_bench_r
   return t;
 }
 
+/* Many poses at once (rk_tree_fk_batch_run): each call takes the next `poses` of the pool. */
+typedef struct batch_ctx {
+  rk_tree_fk_batch_job job;
+  const double *qpool; /* NQ x dofs */
+  size_t dofs;
+} batch_ctx;
+
+static void hum_tree_fk_batch(void *p, long i) {
+  batch_ctx *c = p;
+  c->job.q = c->qpool + (size_t)((i * (long)c->job.count) & (NQ - 1)) * c->dofs;
+  rk_tree_fk_batch_run(&c->job);
+  rk_bench_sink = c->job.layout == RK_FK_BATCH_SOA ? c->job.soa[0] : c->job.models[0].m[12];
+}
+
+/* Largest difference between rk_tree_fk and the batch on the poses of its first call: zero when
+ * the batch gives rk_tree_fk's bits, as it should on this tree. */
+static double check_batch(batch_ctx *c, const rk_tree *t) {
+  rk_mat4 expect[N_JOINTS];
+  double err = 0.0;
+  hum_tree_fk_batch(c, 0);
+  for (size_t p = 0; p < c->job.count; p++) {
+    rk_tree_fk(t, c->qpool + p * c->dofs, NULL, expect);
+    for (int j = 0; j < N_JOINTS; j++)
+      for (int e = 0; e < 12; e++) {
+        const int m = e / 3 * 4 + e % 3;
+        const size_t at = ((p / RK_FK_BATCH_LANES * N_JOINTS + (size_t)j) * 12 + (size_t)e) *
+                              RK_FK_BATCH_LANES + p % RK_FK_BATCH_LANES;
+        const double v = c->job.layout == RK_FK_BATCH_FRAMES
+                             ? c->job.models[p * N_JOINTS + (size_t)j].m[m]
+                             : c->job.soa[at];
+        err = fmax(err, fabs(v - expect[j].m[m]));
+      }
+  }
+  return err;
+}
+
+/* Times `poses` poses per call of the humanoid tree in `layout`, reported per pose as `name`;
+ * returns the check error. The output buffer is reused call after call, as treefk_onepass reuses
+ * its 31 frames: in L1 for one block (8 poses, 24 KB), in L2 for 256 poses (760 KB). */
+static double bench_batch(const rk_tree *t, const double *qpool, size_t poses,
+                          rk_fk_batch_layout layout, const char *name, int reps) {
+  batch_ctx c = {RK_TREE_FK_BATCH_JOB_INIT, qpool, N_DOF};
+  c.job.tree = t;
+  c.job.count = poses;
+  c.job.layout = layout;
+  c.job.soa_size = rk_tree_fk_batch_soa_size(t, poses);
+  c.job.soa = aligned_alloc(64, c.job.soa_size * sizeof(double));
+  c.job.models_count = poses * N_JOINTS;
+  c.job.models = aligned_alloc(64, c.job.models_count * sizeof(rk_mat4));
+  c.job.scratch_size = rk_tree_fk_batch_scratch_size(t);
+  c.job.scratch = aligned_alloc(64, c.job.scratch_size * sizeof(double));
+  const double err = check_batch(&c, t);
+  const long iters = (long)(800 / poses) + 1;
+  double mn, mx;
+  const double med = rk_bench_run(hum_tree_fk_batch, &c, iters, reps, &mn, &mx);
+  char extra[200];
+  snprintf(extra, sizeof extra,
+           "solver=rk_tree_fk_batch_%s poses_per_call=%zu frames=%d check_err=%.1e",
+           layout == RK_FK_BATCH_SOA ? "soa" : "frames", poses, N_JOINTS, err);
+  const double k = (double)poses;
+  rk_bench_report(name, med / k, mn / k, mx / k, N_DOF, reps, iters * (long)poses, extra);
+  free(c.job.soa);
+  free(c.job.models);
+  free(c.job.scratch);
+  return err;
+}
+
 /* Largest difference between rk_tree_fk and the quaternion path (q -> locals -> rk_fk_models). */
 static double check_ball_tree(ball_ctx *c, const rk_skeleton *skel) {
   rk_transform locals[N_JOINTS];
@@ -201,20 +245,13 @@ static void iiwa_all(void *p, long i) {
 }
 
 static rk_skeleton *build_humanoid(hum_ctx *c) {
-  rk_skeleton_builder *b = rk_skeleton_builder_new();
-  rk_skeleton_builder_add_joint(b, "pelvis", -1, NULL, 0);
-  int d = 0;
-  for (int k = 0; k < N_HUM; k++) {
-    int parent = 0;
-    for (int m = 0; m < k; m++)
-      if (strcmp(kHum[m].name, kHum[k].parent) == 0)
-        parent = m + 1;
-    rk_transform x = rk_transform_identity();
-    x.t = rk_vec3_make(kHum[k].ox, kHum[k].oy, kHum[k].oz);
-    rk_skeleton_builder_add_joint(b, kHum[k].name, parent, &x, kHum[k].axis < 0 ? RK_SKELETON_END_SITE : 0);
+  GError *error = NULL;
+  rk_skeleton *s = rk_rig_kdl_humanoid_skeleton(&error);
+  if (!s) {
+    fprintf(stderr, "rk_bench_fk: humanoid: %s\n", error->message);
+    exit(1);
   }
-  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, NULL);
-  rk_skeleton_builder_free(b);
+  int d = 0;
   for (int k = 0; k < N_HUM; k++)
     if (kHum[k].axis >= 0) {
       c->dof_joint[d] = rk_skeleton_find_joint(s, kHum[k].name);
@@ -238,7 +275,7 @@ static double check_humanoid(hum_ctx *c) {
       name = kHum[k].parent;
     }
   for (int m = n - 1; m >= 0; m--) {
-    const hum_joint *h = &kHum[chain[m]];
+    const rk_rig_kdl_joint *h = &kHum[chain[m]];
     rk_mat4 t = rk_mat4_translation(rk_vec3_make(h->ox, h->oy, h->oz)), r = rk_mat4_identity();
     if (h->axis >= 0) {
       int d = 0;
@@ -317,6 +354,11 @@ int main(int argc, char **argv) {
   med = rk_bench_run(hum_job_5leaves, &hc, it_tree, reps, &mn, &mx);
   snprintf(extra, sizeof extra, "solver=rk_fk_job_subset frames=%zu queries=5_endeffectors", hc.subset_count);
   rk_bench_report("treefk_5leaves", med, mn, mx, N_DOF, reps, it_tree, extra);
+
+  const size_t lanes = RK_FK_BATCH_LANES;
+  err = fmax(err, bench_batch(tree, hc.tqpool, lanes, RK_FK_BATCH_SOA, "treefk_batch", reps));
+  err = fmax(err, bench_batch(tree, hc.tqpool, 256, RK_FK_BATCH_SOA, "treefk_batch_256", reps));
+  err = fmax(err, bench_batch(tree, hc.tqpool, lanes, RK_FK_BATCH_FRAMES, "treefk_batch_frames", reps));
 
   ball_ctx bc;
   memset(&bc, 0, sizeof bc);

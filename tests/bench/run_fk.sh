@@ -19,4 +19,7 @@ done
 python3 "$here/ratios.py" "$out"/*.txt \
   --pair "treefk_onepass:treefk_onepass_kdlprims" --pair "skelfk_locals:treefk_onepass_kdlprims" \
   --pair "treefk_5leaves:treefk_5leaves" --pair "fk7_ee:fk7_ee" --pair "fk7_all:fk7_all" \
-  --pair "treefk_onepass:tree_aos_f64_simd:ns_per_joint" --pair "skelfk_locals:tree_aos_f64_simd:ns_per_joint"
+  --pair "treefk_onepass:tree_aos_f64_simd:ns_per_joint" --pair "skelfk_locals:tree_aos_f64_simd:ns_per_joint" \
+  --pair "treefk_batch:treefk_onepass_kdlprims" --pair "treefk_batch_256:treefk_onepass_kdlprims" \
+  --pair "treefk_batch_frames:treefk_onepass_kdlprims" \
+  --pair "treefk_batch:tree_soa8_f64_mat_simd:ns_per_joint" --pair "treefk_batch_256:tree_soa8_f64_mat_simd:ns_per_joint"

@@ -2,42 +2,6 @@
  * quaternion path, the subset pass, root transforms and the transform between two links. */
 #include "tree_fixtures.h"
 
-/* The tree of s with the joints in specs as given and every other joint, root included, fixed. */
-static rk_tree *tree_of_specs(const rk_skeleton *s, const rk_joint_spec *specs, size_t n) {
-  rk_tree_options o = RK_TREE_OPTIONS_INIT;
-  o.root_type = RK_JOINT_FIXED;
-  o.default_type = RK_JOINT_FIXED;
-  o.joints = specs;
-  o.joint_count = n;
-  return rk_test_tree_or_fail(s, NULL, &o);
-}
-
-/* A skeleton being built link by link (J0, J1, ...) with the specs of its moving joints. */
-enum { MAX_LINKS = 150 };
-typedef struct spec_rig {
-  rk_skeleton_builder *b;
-  rk_joint_spec specs[MAX_LINKS];
-  char names[MAX_LINKS][16];
-  size_t nspec;
-} spec_rig;
-
-/* A random offset from the parent, mostly along +y, for link j (named here). */
-static rk_transform next_link(spec_rig *r, guint64 *rng, int j) {
-  snprintf(r->names[j], sizeof r->names[j], "J%d", j);
-  return fx_at(rk_test_uniform(rng, -0.1, 0.1), rk_test_uniform(rng, 0.02, 0.1),
-               rk_test_uniform(rng, -0.1, 0.1));
-}
-
-/* A new spec for link j: revolute with no Euler order until the test says otherwise. */
-static rk_joint_spec *add_spec(spec_rig *r, int j) {
-  rk_joint_spec *sp = &r->specs[r->nspec++];
-  memset(sp, 0, sizeof *sp);
-  sp->name = r->names[j];
-  sp->type = RK_JOINT_REVOLUTE;
-  sp->order = RK_EULER_N_ORDERS;
-  return sp;
-}
-
 /* At q: rk_tree_fk and rk_tree_fk_subset over every link against the quaternion path (q -> locals
  * -> rk_fk_models), the subset also against rk_tree_fk, and rk_tree_fk under root against root
  * times its frames. Within tol, times 1 + |translation| of the expected frame when relative
@@ -76,9 +40,9 @@ static void check_fk_paths(const rk_skeleton *s, const rk_tree *t, const double 
 Test(tree_fk, long_revolute_chain_fk_matches_the_quaternion_path) {
   enum { N = 150 };
   guint64 rng = 11;
-  spec_rig r = {.b = rk_skeleton_builder_new()};
+  fx_spec_rig r = {.b = rk_skeleton_builder_new()};
   for (int j = 0; j < N; j++) {
-    rk_transform x = next_link(&r, &rng, j);
+    rk_transform x = fx_next_link(&r, &rng, j);
     x.r = rk_quat_normalize(rk_quat_make(rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1),
                                          rk_test_uniform(&rng, -1, 1), 1.0));
     if (j % 7 == 3)
@@ -86,11 +50,12 @@ Test(tree_fk, long_revolute_chain_fk_matches_the_quaternion_path) {
     fx_add(r.b, r.names[j], j - 1, x, 0);
     if (j % 10 == 9)
       continue; /* fixed */
-    add_spec(&r, j)->axis = rk_vec3_make(rk_test_uniform(&rng, -1, 1), rk_test_uniform(&rng, -1, 1),
-                                         rk_test_uniform(&rng, -1, 1));
+    fx_add_spec(&r, j)->axis = rk_vec3_make(rk_test_uniform(&rng, -1, 1),
+                                            rk_test_uniform(&rng, -1, 1),
+                                            rk_test_uniform(&rng, -1, 1));
   }
   g_autoptr(rk_skeleton) s = fx_build(r.b);
-  g_autoptr(rk_tree) t = tree_of_specs(s, r.specs, r.nspec);
+  g_autoptr(rk_tree) t = fx_tree_of_specs(s, r.specs, r.nspec);
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_eq(nd, r.nspec, "every spec'd joint revolute, the rest fixed");
   cr_assert_gt(nd, 128, "more than two batches of 64");
@@ -112,48 +77,14 @@ Test(tree_fk, long_revolute_chain_fk_matches_the_quaternion_path) {
  * with every form (rotated and scaled zero frames, all Euler orders), branches, interleaved
  * prismatic DOFs and batch tails must give what the quaternion path gives. */
 Test(tree_fk, every_fk_form_matches_the_quaternion_path) {
-  enum { N = 140 };
   guint64 rng = 29;
-  spec_rig r = {.b = rk_skeleton_builder_new()};
   int kinds[10] = {0};
-  for (int j = 0; j < N; j++) {
-    rk_transform x = next_link(&r, &rng, j);
-    if (j % 11 == 5)
-      x.t = rk_vec3_make(0, 0, 0); /* coincident with the parent, as Euler joints split in three */
-    const int form = j % 10;
-    /* Rotated zero frames: about a coordinate axis, still a matrix (4), fixed (7), and every
-     * other ball and free joint (8, 9). */
-    if (form == 4 || form == 7 || ((form == 8 || form == 9) && j % 20 >= 10))
-      x.r = rk_quat_normalize(rk_quat_make(rk_test_uniform(&rng, -1, 1),
-                                           rk_test_uniform(&rng, -1, 1), 0.3, 1.0));
-    if (form == 5 || ((form == 8 || form == 9) && j % 30 >= 20))
-      x.s = rk_vec3_make(1.1, 0.9, 1.05);
-    /* Mostly chains; every sixth joint branches off further up. */
-    const int parent = j == 0 ? -1 : j % 6 == 0 && j >= 3 ? j - 3 : j - 1;
-    fx_add(r.b, r.names[j], parent, x, 0);
-    kinds[form]++;
-    if (j == 0 || form == 6 || form == 7)
-      continue; /* fixed: translation only (6) or rotated (7) */
-    rk_joint_spec *sp = add_spec(&r, j);
-    static const rk_vec3 axes[] = {{1, 0, 0}, {0, -1, 0}, {0, 0, 2.5}, {-1, 0, 0}, {0, 0, 1},
-                                   {0, 1, 0}};
-    if (form < 6) {
-      sp->axis = axes[form];
-    } else if (form == 8) {
-      sp->type = RK_JOINT_BALL;
-      sp->order = (rk_euler_order)(j % RK_EULER_N_ORDERS); /* proper and Tait-Bryan orders */
-    } else if (j % 20 == 19) {
-      sp->type = RK_JOINT_FREE;
-    } else {
-      sp->type = RK_JOINT_PRISMATIC;
-      sp->axis = rk_vec3_make(0.2, 1, -0.4);
-    }
-  }
-  g_autoptr(rk_skeleton) s = fx_build(r.b);
-  g_autoptr(rk_tree) t = tree_of_specs(s, r.specs, r.nspec);
+  rk_skeleton *sk = NULL;
+  g_autoptr(rk_tree) t = fx_every_form_tree(&rng, kinds, &sk);
+  g_autoptr(rk_skeleton) s = sk;
   const size_t nd = rk_tree_dof_count(t);
   cr_assert_gt(nd, 64 + 13, "more than one batch of trigonometry, with a tail");
-  double q[3 * N];
+  double q[3 * FX_EVERY_FORM_LINKS];
   const rk_mat4 root = rk_mat4_mul(&(rk_mat4){{0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}},
                                    &(rk_mat4){{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 2, 5, 1}});
   for (int trial = 0; trial < 12; trial++) {

@@ -199,6 +199,94 @@ static inline rk_skeleton *fx_iiwa(void) {
   return s;
 }
 
+/* The tree of s with the joints in specs as given and every other joint, root included, fixed. */
+static inline rk_tree *fx_tree_of_specs(const rk_skeleton *s, const rk_joint_spec *specs,
+                                        size_t n) {
+  rk_tree_options o = RK_TREE_OPTIONS_INIT;
+  o.root_type = RK_JOINT_FIXED;
+  o.default_type = RK_JOINT_FIXED;
+  o.joints = specs;
+  o.joint_count = n;
+  return rk_test_tree_or_fail(s, NULL, &o);
+}
+
+/* A skeleton being built link by link (J0, J1, ...) with the specs of its moving joints. */
+enum { FX_MAX_LINKS = 150 };
+typedef struct fx_spec_rig {
+  rk_skeleton_builder *b;
+  rk_joint_spec specs[FX_MAX_LINKS];
+  char names[FX_MAX_LINKS][16];
+  size_t nspec;
+} fx_spec_rig;
+
+/* A random offset from the parent, mostly along +y, for link j (named here). */
+static inline rk_transform fx_next_link(fx_spec_rig *r, guint64 *rng, int j) {
+  snprintf(r->names[j], sizeof r->names[j], "J%d", j);
+  return fx_at(rk_test_uniform(rng, -0.1, 0.1), rk_test_uniform(rng, 0.02, 0.1),
+               rk_test_uniform(rng, -0.1, 0.1));
+}
+
+/* A new spec for link j: revolute with no Euler order until the test says otherwise. */
+static inline rk_joint_spec *fx_add_spec(fx_spec_rig *r, int j) {
+  rk_joint_spec *sp = &r->specs[r->nspec++];
+  memset(sp, 0, sizeof *sp);
+  sp->name = r->names[j];
+  sp->type = RK_JOINT_REVOLUTE;
+  sp->order = RK_EULER_N_ORDERS;
+  return sp;
+}
+
+/* A 140-link tree with every form rk_tree_fk composes (translation only, turns about +-x, +-y,
+ * +-z, the Rodrigues matrix of rotated and scaled zero frames, ball joints in all Euler orders,
+ * free joints, prismatic joints through their local transform), branches, and more than one batch
+ * of trigonometry with a tail; kinds[form] counts the links of each of its 10 forms. *skeleton
+ * receives the skeleton unless skeleton is NULL (the caller frees what it gets). */
+enum { FX_EVERY_FORM_LINKS = 140 };
+static inline rk_tree *fx_every_form_tree(guint64 *rng, int kinds[10], rk_skeleton **skeleton) {
+  enum { N = FX_EVERY_FORM_LINKS };
+  fx_spec_rig r = {.b = rk_skeleton_builder_new()};
+  for (int j = 0; j < N; j++) {
+    rk_transform x = fx_next_link(&r, rng, j);
+    if (j % 11 == 5)
+      x.t = rk_vec3_make(0, 0, 0); /* coincident with the parent, as Euler joints split in three */
+    const int form = j % 10;
+    /* Rotated zero frames: about a coordinate axis, still a matrix (4), fixed (7), and every
+     * other ball and free joint (8, 9). */
+    if (form == 4 || form == 7 || ((form == 8 || form == 9) && j % 20 >= 10))
+      x.r = rk_quat_normalize(rk_quat_make(rk_test_uniform(rng, -1, 1),
+                                           rk_test_uniform(rng, -1, 1), 0.3, 1.0));
+    if (form == 5 || ((form == 8 || form == 9) && j % 30 >= 20))
+      x.s = rk_vec3_make(1.1, 0.9, 1.05);
+    /* Mostly chains; every sixth joint branches off further up. */
+    const int parent = j == 0 ? -1 : j % 6 == 0 && j >= 3 ? j - 3 : j - 1;
+    fx_add(r.b, r.names[j], parent, x, 0);
+    kinds[form]++;
+    if (j == 0 || form == 6 || form == 7)
+      continue; /* fixed: translation only (6) or rotated (7) */
+    rk_joint_spec *sp = fx_add_spec(&r, j);
+    static const rk_vec3 axes[] = {{1, 0, 0}, {0, -1, 0}, {0, 0, 2.5}, {-1, 0, 0}, {0, 0, 1},
+                                   {0, 1, 0}};
+    if (form < 6) {
+      sp->axis = axes[form];
+    } else if (form == 8) {
+      sp->type = RK_JOINT_BALL;
+      sp->order = (rk_euler_order)(j % RK_EULER_N_ORDERS); /* proper and Tait-Bryan orders */
+    } else if (j % 20 == 19) {
+      sp->type = RK_JOINT_FREE;
+    } else {
+      sp->type = RK_JOINT_PRISMATIC;
+      sp->axis = rk_vec3_make(0.2, 1, -0.4);
+    }
+  }
+  rk_skeleton *sk = fx_build(r.b);
+  rk_tree *t = fx_tree_of_specs(sk, r.specs, r.nspec);
+  if (skeleton)
+    *skeleton = sk;
+  else
+    rk_skeleton_unref(sk); /* the tree keeps its own reference */
+  return t;
+}
+
 /* Deterministic q inside [-amp, amp] (clamped into the tree's limits). */
 static inline void fx_random_q(const rk_tree *t, guint64 *rng, double amp, double *q) {
   for (size_t k = 0; k < rk_tree_dof_count(t); k++)

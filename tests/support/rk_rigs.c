@@ -1,6 +1,7 @@
 /* Rigs built in code for the suites and the benchmarks (see rk_rigs.h). */
 #include "rk_rigs.h"
 
+#include <math.h>
 #include <string.h>
 
 const rk_dh_row rk_rig_iiwa14_rows[7] = {
@@ -166,6 +167,85 @@ rk_skeleton *rk_rig_cmu_skeleton(GError **error) {
   rk_skeleton *s = rk_skeleton_builder_build(b, NULL, error);
   rk_skeleton_builder_free(b);
   return s;
+}
+
+const rk_rig_kdl_joint rk_rig_kdl_humanoid[RK_RIG_KDL_JOINTS] = {
+    {"waist_yaw", "pelvis", 0, 0, 0.10, 2, 1.0},          {"waist_pitch", "waist_yaw", 0, 0, 0.05, 1, 1.0},
+    {"waist_roll", "waist_pitch", 0, 0, 0.05, 0, 0.6},    {"neck_yaw", "waist_roll", 0, 0, 0.35, 2, 1.2},
+    {"neck_pitch", "neck_yaw", 0, 0, 0.05, 1, 0.8},       {"head", "neck_pitch", 0, 0, 0.12, -1, 0},
+    {"l_sho_pitch", "waist_roll", 0, 0.20, 0.30, 1, 2.5}, {"l_sho_roll", "l_sho_pitch", 0, 0.03, 0, 0, 1.5},
+    {"l_sho_yaw", "l_sho_roll", 0, 0, -0.12, 2, 1.5},     {"l_elbow", "l_sho_yaw", 0, 0, -0.16, 1, 2.2},
+    {"l_hand", "l_elbow", 0, 0, -0.26, -1, 0},            {"r_sho_pitch", "waist_roll", 0, -0.20, 0.30, 1, 2.5},
+    {"r_sho_roll", "r_sho_pitch", 0, -0.03, 0, 0, 1.5},   {"r_sho_yaw", "r_sho_roll", 0, 0, -0.12, 2, 1.5},
+    {"r_elbow", "r_sho_yaw", 0, 0, -0.16, 1, 2.2},        {"r_hand", "r_elbow", 0, 0, -0.26, -1, 0},
+    {"l_hip_yaw", "pelvis", 0, 0.10, -0.05, 2, 0.8},      {"l_hip_roll", "l_hip_yaw", 0, 0, -0.03, 0, 0.6},
+    {"l_hip_pitch", "l_hip_roll", 0, 0, 0, 1, 1.8},       {"l_knee", "l_hip_pitch", 0, 0, -0.42, 1, 2.2},
+    {"l_ankle_pitch", "l_knee", 0, 0, -0.40, 1, 0.9},     {"l_ankle_roll", "l_ankle_pitch", 0, 0, 0, 0, 0.4},
+    {"l_foot", "l_ankle_roll", 0.04, 0, -0.06, -1, 0},    {"r_hip_yaw", "pelvis", 0, -0.10, -0.05, 2, 0.8},
+    {"r_hip_roll", "r_hip_yaw", 0, 0, -0.03, 0, 0.6},     {"r_hip_pitch", "r_hip_roll", 0, 0, 0, 1, 1.8},
+    {"r_knee", "r_hip_pitch", 0, 0, -0.42, 1, 2.2},       {"r_ankle_pitch", "r_knee", 0, 0, -0.40, 1, 0.9},
+    {"r_ankle_roll", "r_ankle_pitch", 0, 0, 0, 0, 0.4},   {"r_foot", "r_ankle_roll", 0.04, 0, -0.06, -1, 0},
+};
+
+rk_skeleton *rk_rig_kdl_humanoid_skeleton(GError **error) {
+  rk_skeleton_builder *b = rk_skeleton_builder_new();
+  rk_skeleton_builder_add_joint(b, "pelvis", -1, NULL, 0);
+  for (int k = 0; k < RK_RIG_KDL_JOINTS; k++) {
+    const rk_rig_kdl_joint *h = &rk_rig_kdl_humanoid[k];
+    int parent = 0;
+    for (int m = 0; m < k; m++)
+      if (strcmp(rk_rig_kdl_humanoid[m].name, h->parent) == 0)
+        parent = m + 1;
+    add(b, h->name, parent, h->ox, h->oy, h->oz, h->axis < 0 ? RK_SKELETON_END_SITE : 0);
+  }
+  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, error);
+  rk_skeleton_builder_free(b);
+  return s;
+}
+
+double rk_rig_kdl_clip_angle(int joint, double t) {
+  const double lim = joint == 0 ? 1.2 : rk_rig_kdl_humanoid[joint - 1].lim;
+  const double f = 0.5 + 0.05 * (joint % 7);
+  return 0.5 * lim * sin(2 * RK_PI * f * t + 0.37 * joint);
+}
+
+rk_clip *rk_rig_kdl_humanoid_clip(double seconds, double fps, GError **error) {
+  const size_t keys = (size_t)llround(seconds * fps) + 1;
+  rk_clip *clip = rk_clip_new("kdl_humanoid_playback", RK_RIG_KDL_JOINTS + 1);
+  rk_clip_set_fps(clip, fps);
+  g_autofree double *times = g_new(double, keys);
+  g_autofree double *values = g_new(double, keys * 4);
+  for (size_t k = 0; k < keys; k++)
+    times[k] = (double)k / fps;
+  for (int j = 0; j <= RK_RIG_KDL_JOINTS; j++) {
+    const int axis = j == 0 ? 2 : rk_rig_kdl_humanoid[j - 1].axis;
+    if (axis < 0)
+      continue;
+    for (size_t k = 0; k < keys; k++) {
+      double *q = values + 4 * k;
+      const double a = rk_rig_kdl_clip_angle(j, times[k]);
+      q[0] = q[1] = q[2] = 0.0;
+      q[axis] = sin(0.5 * a);
+      q[3] = cos(0.5 * a);
+    }
+    const rk_track r = {j, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, keys, times, values};
+    if (!rk_clip_add_track(clip, &r, error)) {
+      rk_clip_free(clip);
+      return NULL;
+    }
+  }
+  for (size_t k = 0; k < keys; k++) {
+    const double t = times[k];
+    values[3 * k] = 0.3 * sin(0.5 * t);
+    values[3 * k + 1] = 0.1 * sin(t);
+    values[3 * k + 2] = 0.9 + 0.02 * sin(4 * RK_PI * t);
+  }
+  const rk_track tr = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, keys, times, values};
+  if (!rk_clip_add_track(clip, &tr, error)) {
+    rk_clip_free(clip);
+    return NULL;
+  }
+  return clip;
 }
 
 bool rk_test_write_looped_bvh(const char *src, const char *dst, size_t frames) {

@@ -8,19 +8,30 @@
  *
  * Values per key: translation and scale 3 doubles, rotation 4 (x, y, z, w; normalised when sampled).
  * Cubic tracks follow glTF's CUBICSPLINE layout: per key (in-tangent, value, out-tangent).
+ * LINEAR rotations interpolate along the shorter arc by rk_quat_slerp: keys closer than its
+ * threshold (dot > 0.9995, rotations less than 3.6 degrees apart, as consecutive keys of mocap
+ * at 30 fps and more mostly are) blend linearly and normalise (nlerp), which departs from
+ * constant-speed slerp by at most 1.02e-6 rad (0.016 phi^3 in the 4D angle phi between the keys,
+ * doubled for the rotation); farther keys take the exact slerp.
+ *
+ * Playback: rk_clip_sample_cursor samples like rk_clip_sample (the same values, bit for bit) but
+ * finds each track's keys from where the previous call left them, in a cursor the caller keeps per
+ * playing instance.
  *
  * Index: rk_channel, rk_interp, rk_track, rk_clip, rk_channel_components, rk_channel_name,
  *        rk_channel_apply, rk_interp_name, rk_clip_new, rk_clip_free, rk_clip_copy,
  *        rk_clip_add_track, rk_clip_name, rk_clip_set_name, rk_clip_duration, rk_clip_set_duration,
  *        rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count, rk_clip_joint_count,
  *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
- *        rk_clip_sample, rk_clip_sample_frame, rk_clip_bake, rk_clip_bake_frame_count,
+ *        rk_clip_sample, rk_clip_sample_frame, rk_clip_cursor, RK_CLIP_CURSOR_INIT,
+ *        rk_clip_cursor_reset, rk_clip_sample_cursor, rk_clip_bake, rk_clip_bake_frame_count,
  *        rk_clip_bake_times
  */
 #ifndef RIGKIT_CLIP_H
 #define RIGKIT_CLIP_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <glib.h>
 #include <rigkit/math.h>
 
@@ -110,6 +121,29 @@ RK_API bool rk_clip_sample(const rk_clip *clip, const rk_transform *rest, double
 /** Samples frame `frame` at rate fps (time frame / fps, clamped to the duration). */
 RK_API bool rk_clip_sample_frame(const rk_clip *clip, const rk_transform *rest, double fps,
                                  size_t frame, rk_transform *out, size_t count);
+
+/** Playback state of one instance playing a clip: per track, the key its last sample fell after.
+ * The caller owns the struct and the keys buffer (nothing is allocated); one cursor per playing
+ * instance, never shared between threads at once. Any content of keys is valid: an entry that is
+ * out of range or far from the next time only costs a search. */
+typedef struct rk_clip_cursor {
+  uint32_t *keys;    /* caller's buffer, one entry per track of the clip */
+  size_t keys_count; /* entries in keys: at least rk_clip_track_count */
+} rk_clip_cursor;
+
+/** Initialiser for a cursor over the caller's buffer BUF of N entries (zero them first, or call
+ * rk_clip_cursor_reset). */
+#define RK_CLIP_CURSOR_INIT(buf, n) {(buf), (n)}
+
+/** Points every entry of the cursor at the first key (the start of a clip). NULL is a no-op. */
+RK_API void rk_clip_cursor_reset(rk_clip_cursor *cursor);
+/** Samples the clip at time t like rk_clip_sample, with the same values bit for bit, finding each
+ * track's keys from the cursor: a step or two forward for times that advance as in playback, a
+ * search otherwise (a jump, a loop back to the start). Updates the cursor. Returns false (nothing
+ * written) when count is not the clip's joint count or the cursor has fewer entries than the clip
+ * has tracks. Allocates nothing. */
+RK_API bool rk_clip_sample_cursor(const rk_clip *clip, const rk_transform *rest, double t,
+                                  rk_clip_cursor *cursor, rk_transform *out, size_t count);
 /** Resamples the clip at a fixed rate: every animated channel gets one LINEAR key per frame
  * (frames 0 .. round(duration * fps)), rotations made sign-continuous. fps <= 0 means the clip's
  * own rate. Fails with RK_ERROR_INVALID when no rate is known or the frame count would exceed

@@ -11,11 +11,13 @@
 #include <rigkit/clip.h>
 #include <rigkit/asset.h>
 #include <rigkit/fk.h>
+#include <rigkit/skin.h>
 #include <rigkit/dh.h>
 #include <rigkit/reduce.h>
 #include <rigkit/humanoid.h>
 #include <rigkit/linalg.h>
 #include <rigkit/tree.h>
+#include <rigkit/tree_fk_batch.h>
 #include <rigkit/chain.h>
 #include <rigkit/junction.h>
 #include <rigkit/loop.h>

@@ -1,0 +1,32 @@
+/* Internal: the layout of rk_clip and its tracks, shared by clip.c (storage, copies, baking) and
+ * clip_sample.c (key lookup, interpolation, sampling). */
+#ifndef RK_CLIP_INTERNAL_H
+#define RK_CLIP_INTERNAL_H
+
+#include <rigkit/clip.h>
+
+typedef struct rk__track_store {
+  rk_track view; /* times/values point into the arrays below */
+  double *times;
+  double *values;
+  double t0, keys_per_second; /* first key time and (keys - 1) / span: where to look for a key
+                                 first (exact for a uniform grid, as BVH and baked clips have) */
+  double *inv_norms; /* LINEAR rotations: per key 1 / |q| as rk_quat_normalize computes it (q times
+                        it is normalise(q), bit for bit), 0 where it gives the identity; else NULL */
+} rk__track_store;
+
+struct rk_clip {
+  char *name;
+  size_t joint_count;
+  double duration;
+  double fps;
+  GArray *tracks; /* rk__track_store */
+  int *slots;     /* track index per (joint, channel): joint_count * 3, -1 = none; NULL until
+                     the first track (rk_clip_add_track stays O(1) for 65535-joint clips) */
+};
+
+/* Evaluates track ts at time t into v[components] (as rk_clip_sample does, before the channel is
+ * applied: rotations are not normalised a last time). */
+void rk__clip_eval_track(const rk__track_store *ts, double t, double *v);
+
+#endif
