@@ -101,6 +101,10 @@ bpy.ops.rigkit.retarget_clip(filepath=walk, root_motion='ON')
 check(len(scene.timeline_markers) == len(want), "a rerun doubled the markers")
 say("contacts: %d channels in 'rigkit contacts' (1 while planted), %d timeline markers, "
     "replaced on a rerun" % (len(channels), len(markers)))
+# The character's mesh went to the plugin with the armature (its soles and lowest points).
+skinned = sum(len(o.data.vertices) for o in scene.objects if o.type == 'MESH')
+check(act["rigkit_character_vertices"] == skinned > 0,
+      "%d of the character's %d vertices passed" % (act["rigkit_character_vertices"], skinned))
 
 # ---- the source unit and the profile's settings reach the plugin -------------------------------
 bpy.ops.rigkit.retarget_clip(filepath=walk, root_motion='ON', source_unit='CM',

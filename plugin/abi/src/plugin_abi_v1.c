@@ -27,7 +27,7 @@ static size_t struct_size_v1(const char *name) {
     return V1_IMPORT_OPTIONS_SIZE;
   if (!strcmp(name, "rk_plugin_session_desc"))
     return V1_SESSION_DESC_SIZE;
-  if (!strcmp(name, "rk_plugin_host_clip"))
+  if (!strcmp(name, "rk_plugin_host_clip") || !strcmp(name, "rk_plugin_mesh"))
     return 0; /* new in ABI 2 */
   return rk__plugin_struct_size(name);
 }

@@ -88,6 +88,7 @@ size_t rk__plugin_struct_size(const char *name) {
   RK__SIZE(rk_plugin_session_desc)
   RK__SIZE(rk_plugin_result)
   RK__SIZE(rk_plugin_host_clip)
+  RK__SIZE(rk_plugin_mesh)
 #undef RK__SIZE
   return 0;
 }

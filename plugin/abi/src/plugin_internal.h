@@ -63,6 +63,11 @@ int rk__plugin_host_rig_build(const rk_plugin_skeleton *k, const rk_plugin_space
 /* Releases what a host rig holds and empties it. */
 void rk__plugin_host_rig_clear(rk__plugin_host_rig *r);
 
+/* The asset of a host target's skeleton (rig) and desc->target_meshes, as an unregistered handle
+ * the session owns (plugin_host_mesh.c). */
+int rk__plugin_host_target(const rk_plugin_session_desc *desc, const rk__plugin_host_rig *rig,
+                           double mpu, rk_plugin_asset **out, char *err, size_t err_size);
+
 /* Wraps an asset into a new registered handle (the handle takes the asset). */
 rk_plugin_asset *rk__plugin_asset_wrap(rk_asset *asset, bool isolated);
 rk_plugin_asset *rk__plugin_asset_ref(rk_plugin_asset *a);

@@ -9,7 +9,8 @@
 struct rk_plugin_session {
   rk__plugin_kind kind;
   rk_plugin_asset *source;       /* reference: keeps the source skeleton and clip alive */
-  rk_plugin_asset *target_asset; /* reference, or NULL for a host skeleton */
+  rk_plugin_asset *target_asset; /* reference (to an opened target, or the session's own around
+                                    a host skeleton with meshes), or NULL */
   const rk_clip *clip;           /* borrowed from source */
   rk_skeleton *target;           /* canonical target skeleton (own reference) */
   size_t nt;
@@ -87,13 +88,20 @@ static int check_settings(const rk_plugin_settings *st, char *err, size_t err_si
   return RK_PLUGIN_OK;
 }
 
-/* Builds the canonical target skeleton from the host's arrays; fills the host <-> skeleton maps. */
-static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_skeleton *k, char *err,
+/* Builds the canonical target skeleton from the host's arrays; fills the host <-> skeleton maps;
+ * with target meshes, the session's own target asset around them. */
+static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_session_desc *desc, char *err,
                                size_t err_size) {
   rk__plugin_host_rig rig;
-  int st = rk__plugin_host_rig_build(k, &s->space, s->mpu, "target skeleton", &rig, err, err_size);
+  int st = rk__plugin_host_rig_build(desc->target_skeleton, &s->space, s->mpu, "target skeleton",
+                                     &rig, err, err_size);
   if (st != RK_PLUGIN_OK)
     return st;
+  if (desc->target_mesh_count &&
+      (st = rk__plugin_host_target(desc, &rig, s->mpu, &s->target_asset, err, err_size))) {
+    rk__plugin_host_rig_clear(&rig);
+    return st;
+  }
   s->target = rig.skeleton; /* the session takes over the rig's arrays */
   s->nt = rig.n;
   s->host_to_skel = rig.host_to_skel;
@@ -140,6 +148,11 @@ static int check_desc(const rk_plugin_session_desc *desc, double *mpu, char *err
   if (desc->target_asset && !rk__plugin_is_live(desc->target_asset, RK__PLUGIN_ASSET))
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_new: desc.target_asset is not an open asset handle");
+  if (desc->target_mesh_count && (!desc->target_meshes || !desc->target_skeleton))
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "session_new: desc.target_mesh_count = %u needs desc.target_meshes and "
+                           "desc.target_skeleton (an opened target has its own meshes)",
+                           desc->target_mesh_count);
   if (desc->profile_path && desc->profile_text)
     return rk__plugin_fail(
         err, err_size, RK_PLUGIN_ERR_ARGUMENT,
@@ -244,7 +257,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     use_asset_skeleton(s);
   } else {
     s->target_label = g_strdup("(host skeleton)");
-    if ((st = build_host_skeleton(s, desc->target_skeleton, err, err_size)) != RK_PLUGIN_OK) {
+    if ((st = build_host_skeleton(s, desc, err, err_size)) != RK_PLUGIN_OK) {
       session_free(s);
       return st;
     }

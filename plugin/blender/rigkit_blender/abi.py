@@ -77,11 +77,19 @@ class Settings(ctypes.Structure):
                 ("fps", ctypes.c_double), ("reduce_tolerance_m", ctypes.c_double)]
 
 
+class Mesh(ctypes.Structure):
+    _fields_ = [("name", _c_char_p), ("vertex_count", _u32), ("index_count", _u32),
+                ("positions", _f32p), ("indices", _u32p),
+                ("joints", ctypes.POINTER(ctypes.c_uint16)), ("weights", _f32p)]
+
+
 class SessionDesc(ctypes.Structure):
     _fields_ = [("source", ctypes.c_void_p), ("source_clip", _u32), ("reserved", _u32),
                 ("target_asset", ctypes.c_void_p), ("target_skeleton", ctypes.POINTER(Skeleton)),
                 ("space", Space), ("profile_path", _c_char_p), ("profile_text", _c_char_p),
-                ("settings", Settings), ("settings_text", _c_char_p)]
+                ("settings", Settings), ("settings_text", _c_char_p),
+                ("target_meshes", ctypes.POINTER(Mesh)), ("target_mesh_count", _u32),
+                ("reserved2", _u32)]
 
 
 class HostClip(ctypes.Structure):
@@ -158,7 +166,7 @@ _STRUCTS = {"rk_plugin_api": Api, "rk_plugin_info": Info, "rk_plugin_space": Spa
             "rk_plugin_import_options": ImportOptions, "rk_plugin_asset_info": AssetInfo,
             "rk_plugin_clip_info": ClipInfo, "rk_plugin_skeleton": Skeleton,
             "rk_plugin_settings": Settings, "rk_plugin_session_desc": SessionDesc,
-            "rk_plugin_result": Result, "rk_plugin_host_clip": HostClip}
+            "rk_plugin_result": Result, "rk_plugin_host_clip": HostClip, "rk_plugin_mesh": Mesh}
 
 
 class RigkitError(Exception):
@@ -253,9 +261,11 @@ class Plugin:
 
     def session(self, source, clip_index, target=None, skeleton=None, space=(UP_Y, 1.0),
                 profile_path=None, profile_text=None, foot_ik=DEFAULT, hand_ik=DEFAULT,
-                root_motion=DEFAULT, fps=0.0, reduce_tolerance_m=0.0, settings_text=None):
-        """Builds a session: target is an Asset, or skeleton a HostSkeleton in `space`;
-        settings_text holds [settings] keys over the profile's ("contact_height=0.05")."""
+                root_motion=DEFAULT, fps=0.0, reduce_tolerance_m=0.0, settings_text=None,
+                meshes=()):
+        """Builds a session: target is an Asset, or skeleton a HostSkeleton in `space` with its
+        character's `meshes` (HostMesh); settings_text holds [settings] keys over the
+        profile's ("contact_height=0.05")."""
         d = SessionDesc()
         d.source = source.handle
         d.source_clip = clip_index
@@ -267,6 +277,9 @@ class Plugin:
         d.profile_text = profile_text.encode() if profile_text else None
         d.settings = Settings(foot_ik, hand_ik, root_motion, 0, fps, reduce_tolerance_m)
         d.settings_text = settings_text.encode() if settings_text else None
+        structs = (Mesh * len(meshes))(*[m.struct for m in meshes]) if meshes else None
+        d.target_meshes = ctypes.cast(structs, ctypes.POINTER(Mesh)) if structs else None
+        d.target_mesh_count = len(meshes)
         h = ctypes.c_void_p()
         err = self._err()
         self._check(self.api.session_new(ctypes.byref(d), ctypes.byref(h), err, len(err)), err)
@@ -321,6 +334,24 @@ class HostSkeleton:
                                self._parents.ctypes.data_as(_i32p),
                                _f32(self._rest),
                                None if self._flags is None else self._flags.ctypes.data_as(_u32p))
+
+
+class HostMesh:
+    """A host target's skinned mesh: positions (n x 3, in the session's space), triangle indices
+    (or None), joints (n x 4, host skeleton order) and weights (n x 4), or neither."""
+
+    def __init__(self, name, positions, indices=None, joints=None, weights=None):
+        self._name = name.encode("utf-8")
+        self._pos = np.ascontiguousarray(positions, dtype=np.float32).reshape(-1, 3)
+        self._idx = None if indices is None else np.ascontiguousarray(indices, dtype=np.uint32)
+        self._j = None if joints is None else np.ascontiguousarray(joints, dtype=np.uint16)
+        self._w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float32)
+        self.struct = Mesh(self._name, len(self._pos), 0 if self._idx is None else len(self._idx),
+                           _f32(self._pos),
+                           None if self._idx is None else self._idx.ctypes.data_as(_u32p),
+                           None if self._j is None else
+                           self._j.ctypes.data_as(ctypes.POINTER(ctypes.c_uint16)),
+                           None if self._w is None else _f32(self._w))
 
 
 class Session:

@@ -32,6 +32,8 @@ class BatchJob:
         self.ok, self.failed, self.warnings = [], [], []  # action names; (file, clip, message)
         self.cancelled = False
         self.frame_start = context.scene.frame_start
+        # The character's meshes are the same for every clip: read once.
+        self.meshes = blender_io.character_meshes(arm_obj, context.scene)
 
     @property
     def done(self):
@@ -83,7 +85,8 @@ class BatchJob:
         try:
             action, _, warnings = blender_io.retarget(
                 self.plugin, context, self.arm, self.source, i, self.settings, name,
-                self.frame_start, blender_io.file_provenance(self.source, path, self.clips[i][0]))
+                self.frame_start, blender_io.file_provenance(self.source, path, self.clips[i][0]),
+                self.meshes)
             self.ok.append(action.name)
             self.warnings += [w for w in warnings if w not in self.warnings]
         except abi.RigkitError as e:

@@ -108,6 +108,42 @@ def host_skeleton(arm_obj, scene, end_sites=False, unit=0.0):
     return skel, unit * s, warnings
 
 
+def character_meshes(arm_obj, scene):
+    """The meshes an armature deforms (an Armature modifier on it) as abi.HostMesh list: rest
+    vertices in the host frame of host_skeleton (world over the armature's object scale),
+    triangles, and each vertex's four heaviest bone weights (joints in bone order); the plugin
+    finds the character's soles and lowest points on them, and session export writes them."""
+    s = _root_frame(arm_obj)[1]
+    index = {b.name: i for i, b in enumerate(arm_obj.data.bones)}
+    meshes = []
+    for obj in scene.objects:
+        if obj.type != 'MESH' or not any(m.type == 'ARMATURE' and m.object == arm_obj
+                                         for m in obj.modifiers):
+            continue
+        me = obj.data
+        n = len(me.vertices)
+        if n == 0:
+            continue
+        co = np.empty(3 * n, dtype=np.float64)
+        me.vertices.foreach_get("co", co)
+        m = np.array(obj.matrix_world, dtype=np.float64)
+        pos = (co.reshape(n, 3) @ m[:3, :3].T + m[:3, 3]) / s
+        me.calc_loop_triangles()
+        tris = np.empty(3 * len(me.loop_triangles), dtype=np.uint32)
+        me.loop_triangles.foreach_get("vertices", tris)
+        bone_of = [index.get(g.name, -1) for g in obj.vertex_groups]
+        joints = np.zeros((n, 4), dtype=np.uint16)
+        weights = np.zeros((n, 4), dtype=np.float32)
+        for v in me.vertices:
+            w = sorted(((g.weight, bone_of[g.group]) for g in v.groups
+                        if g.group < len(bone_of) and bone_of[g.group] >= 0 and g.weight > 0),
+                       reverse=True)[:4]
+            for k, (wt, j) in enumerate(w):
+                joints[v.index, k], weights[v.index, k] = j, wt
+        meshes.append(abi.HostMesh(obj.name, pos, tris, joints, weights))
+    return meshes
+
+
 def sample_armature(arm_obj, scene, first, last, unit=0.0):
     """An armature's animation as a source: (HostSkeleton with End Sites, metres_per_unit,
     LOCAL translations [frames, joints, 3], rotations [frames, joints, 4], warnings), one key per
@@ -269,16 +305,20 @@ def file_provenance(asset, path, clip):
 
 
 def retarget(plugin, context, arm_obj, source, clip_index, settings, action_name, frame_start,
-             provenance):
+             provenance, meshes=None):
     """Retargets clip clip_index of the source asset onto arm_obj and writes the Action (with
     the contacts channel, and the timeline markers when settings.markers); returns (action,
-    summary text, warnings). provenance: custom properties recorded on the Action. Raises
-    abi.RigkitError with the plugin's message."""
+    summary text, warnings). provenance: custom properties recorded on the Action; meshes: the
+    armature's character_meshes (None: read them here). Raises abi.RigkitError with the
+    plugin's message."""
     scene = context.scene
     timings = {}
     t0 = time.perf_counter()
     skel, mpu, warnings = host_skeleton(arm_obj, scene)
+    if meshes is None:
+        meshes = character_meshes(arm_obj, scene)
     session = plugin.session(source, clip_index, skeleton=skel, space=(abi.UP_Z, mpu),
+                             meshes=meshes,
                              profile_path=settings.profile_path or None,
                              foot_ik=settings.foot_ik, hand_ik=settings.hand_ik,
                              root_motion=settings.root_motion, fps=settings.fps,
@@ -316,6 +356,7 @@ def retarget(plugin, context, arm_obj, source, clip_index, settings, action_name
             "rigkit_open_s": timings["open"], "rigkit_retarget_s": timings["retarget"],
             "rigkit_keys_s": timings["keys"], "rigkit_map": session.map_text(),
             "rigkit_settings_text": settings.settings_text,
+            "rigkit_character_vertices": sum(len(m._pos) for m in meshes),
         })
     for k, v in props.items():
         action[k] = v

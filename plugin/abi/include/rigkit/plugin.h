@@ -25,7 +25,7 @@
  * clip given as the host's own skeleton and keys, rk_plugin_host_clip), added
  * rk_plugin_import_options.isolation (imports read by Assimp run in a helper process) and
  * .bvh_root_offset, rk_plugin_asset_info.isolated, rk_plugin_session_desc.settings_text and
- * RK_PLUGIN_ERR_CRASHED. A host built against ABI 1 gets ABI 1's table: the same functions
+ * .target_meshes (rk_plugin_mesh: a host target's skinned meshes) and RK_PLUGIN_ERR_CRASHED. A host built against ABI 1 gets ABI 1's table: the same functions
  * without the appended one, struct_size answering ABI 1's sizes, its smaller import options and
  * session descriptions read as ABI 1 wrote them, and every import in its own process, as
  * ABI 1 did.
@@ -242,6 +242,22 @@ typedef struct rk_plugin_settings {
 #define RK_PLUGIN_SETTINGS_INIT                                                                    \
   { RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, 0, 0.0, 0.0 }
 
+/** A skinned mesh of a host's target (ABI 2), e.g. a Blender armature's character: its rest
+ * vertices let the retarget find the character's soles and lowest points, and session_export
+ * writes it. */
+typedef struct rk_plugin_mesh {
+  const char *name;       /* used in messages; NULL = "" */
+  uint32_t vertex_count;  /* 1 .. 2^26 */
+  uint32_t index_count;   /* a multiple of 3 (triangles), 0 without indices */
+  const float *positions; /* vertex_count * 3 at bind time, in the session's space and in the
+                             frame the target skeleton's roots are placed in (for Blender: world
+                             positions over the armature's object scale) */
+  const uint32_t *indices; /* index_count indices into the vertices, or NULL */
+  const uint16_t *joints;  /* vertex_count * 4 joints in the target skeleton's (host) order, or
+                              NULL for a mesh that no joint moves */
+  const float *weights;    /* vertex_count * 4, >= 0 (normalised by the plugin); with joints */
+} rk_plugin_mesh;
+
 /** A source clip given by the host (asset_from_host): its own skeleton and a key per frame, e.g.
  * an armature's action sampled at the scene's rate. ABI 2. */
 typedef struct rk_plugin_host_clip {
@@ -283,6 +299,10 @@ typedef struct rk_plugin_session_desc {
                                 (e.g. "contact_height=0.05\nik_iterations=20"), over the
                                 profile's; checked like a profile, messages name "settings_text";
                                 NULL = none (ABI 2) */
+  const rk_plugin_mesh *target_meshes; /* with target_skeleton: its character's meshes, read
+                                          during session_new only (ABI 2); NULL = none */
+  uint32_t target_mesh_count;
+  uint32_t reserved2;
 } rk_plugin_session_desc;
 
 /** Figures of a session that has run. */
@@ -357,8 +377,9 @@ typedef struct rk_plugin_api {
   /** Builds a retarget session (maps both rigs onto rigkit's humanoid profile, applies the
    * profile, prepares the retargeter) into *out; nothing is computed per frame yet. Fails with
    * ARGUMENT (bad desc), IO/PARSE/INVALID/NOT_FOUND (profile), INVALID/LIMIT (target skeleton:
-   * duplicate or empty names, parent cycles, non-finite rest) or MAPPING (a rig is not a
-   * humanoid and the profile does not map it). The host closes it with session_close. */
+   * duplicate or empty names, parent cycles, non-finite rest; target meshes: a missing or
+   * non-finite position, an index or joint out of range, naming the mesh) or MAPPING (a rig is
+   * not a humanoid and the profile does not map it). The host closes it with session_close. */
   int (*session_new)(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
                      size_t err_size);
   /** Releases a session; NULL is a no-op, an unknown handle gives RK_PLUGIN_ERR_ARGUMENT. */
@@ -400,9 +421,10 @@ typedef struct rk_plugin_api {
    * (optional) receives the full length + 1. Works before a run. */
   int (*session_map_text)(const rk_plugin_session *session, char *text, size_t text_size,
                           size_t *needed, char *err, size_t err_size);
-  /** Writes the target (its meshes and skin when it came from an asset) with the retargeted
-   * clip (reduced when a tolerance was set) to path, format from the extension (.glb, .gltf,
-   * .bvh): for hosts without their own exporter. Leaves no partial file on failure. */
+  /** Writes the target (its meshes and skin when it came from an asset or with target_meshes)
+   * with the retargeted clip (reduced when a tolerance was set) to path, format from the
+   * extension (.glb, .gltf, .bvh): for hosts without their own exporter. Leaves no partial file
+   * on failure. */
   int (*session_export)(const rk_plugin_session *session, const char *path, char *err,
                         size_t err_size);
 
