@@ -106,6 +106,26 @@ skinned = sum(len(o.data.vertices) for o in scene.objects if o.type == 'MESH')
 check(act["rigkit_character_vertices"] == skinned > 0,
       "%d of the character's %d vertices passed" % (act["rigkit_character_vertices"], skinned))
 
+# Blender's own evaluation of the skin: the lowest vertex of the character against the floor
+# (z = 0) at every frame, as tests/blender/look.py measures it.
+depsgraph = bpy.context.evaluated_depsgraph_get()
+lows = []
+for f in range(1, act["rigkit_frames"] + 1):
+    scene.frame_set(f)
+    low = math.inf
+    for o in scene.objects:
+        if o.type == 'MESH':
+            ev = o.evaluated_get(depsgraph)
+            me = ev.to_mesh()
+            co = np.empty(3 * len(me.vertices))
+            me.vertices.foreach_get("co", co)
+            m = np.array(o.matrix_world)
+            low = min(low, float(((co.reshape(-1, 3) @ m[:3, :3].T) + m[:3, 3])[:, 2].min()))
+            ev.to_mesh_clear()
+    lows.append(low)
+say("the skinned mesh in Blender's evaluation: lowest point %.1f mm from the floor over the walk "
+    "(median of the frames' lowest %.1f mm)" % (min(lows) * 1e3, float(np.median(lows)) * 1e3))
+
 # ---- the source unit and the profile's settings reach the plugin -------------------------------
 bpy.ops.rigkit.retarget_clip(filepath=walk, root_motion='ON', source_unit='CM',
                              action_name="walk_in_cm")
