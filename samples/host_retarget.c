@@ -74,13 +74,15 @@ static int retarget_host_keys(const rk_plugin_api *rk, const rk_plugin_skeleton 
   if ((st = rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, 0, again.frames, t2, NULL, NULL, err,
                              sizeof err)))
     return fail("reading keys", rk, st, err);
-  /* The armature is the character: its own keys come back (the root is joint 0 of both). */
+  /* The armature is the character: its own path comes back (the root is joint 0 of both; Z is
+   * up, and the height may move by the one ground offset rigkit fits per clip). */
   double worst = 0;
-  for (uint32_t f = 0; f < again.frames; f++)
-    for (int c = 0; c < 3; c++)
-      worst = fmax(worst, fabs(t2[(size_t)f * n * 3 + c] - t[(size_t)f * n * 3 + c]));
-  printf("the armature's keys as the source: %u frames at %g fps, %u bones mapped, %s within "
-         "%.2f cm of its own keys\n",
+  for (uint32_t f = 0; f < again.frames; f++) {
+    const float *a = t2 + (size_t)f * n * 3, *b = t + (size_t)f * n * 3;
+    worst = fmax(worst, hypot(a[0] - b[0], a[1] - b[1]));
+  }
+  printf("the armature's keys as the source: %u frames at %g fps, %u bones mapped, %s's path "
+         "within %.2f cm of its own keys\n",
          again.frames, again.fps, again.mapped_bones, armature->names[0], worst);
   free(t2);
   rk->session_close(s);
