@@ -1,5 +1,6 @@
 /* Internal: what a joint's name says about the canonical bone it plays (humanoid_names.c), read
- * by the automatic mapping (humanoid.c). */
+ * by the automatic mapping (humanoid.c), and the normalised names the retargeter matches the
+ * other joints of two rigs by (retarget_match.c). */
 #ifndef RK_HUMANOID_INTERNAL_H
 #define RK_HUMANOID_INTERNAL_H
 
@@ -36,5 +37,10 @@ typedef struct rk__name_info {
 /* The class and side a joint's name says: normalised (case, separators, namespaces, prefixes),
  * split into a side and a base looked up among the synonyms of the rig conventions. */
 rk__name_info rk__humanoid_classify_name(const char *name);
+
+/* The normalised form of a joint name, "L:", "R:" or "-:" followed by its meaningful tokens
+ * (lower case, no separators, namespaces, noise prefixes or side): "mixamorig:LeftUpLeg",
+ * "Left_UpLeg" and "upleg.L" all give "L:upleg". The caller frees it with g_free. */
+char *rk__humanoid_name_key(const char *name);
 
 #endif

@@ -98,6 +98,30 @@ static rk__side_kind side_of_token(const char *t) {
   return SIDE_NONE;
 }
 
+char *rk__humanoid_name_key(const char *name) {
+  g_autoptr(GPtrArray) tokens = tokenize(name);
+  rk__side_kind side = SIDE_NONE;
+  GString *base = g_string_new(NULL);
+  for (guint i = 0; i < tokens->len; i++) {
+    const char *t = g_ptr_array_index(tokens, i);
+    rk__side_kind sd = side_of_token(t);
+    if (sd != SIDE_NONE && side == SIDE_NONE) {
+      side = sd;
+      continue;
+    }
+    if (is_noise(t))
+      continue;
+    if (side == SIDE_NONE && (t[0] == 'l' || t[0] == 'r') && lookup_base(t + 1) != NC_NONE &&
+        lookup_base(t) == NC_NONE) {
+      side = t[0] == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+      t++;
+    }
+    g_string_append(base, t);
+  }
+  g_string_prepend(base, side == SIDE_LEFT ? "L:" : side == SIDE_RIGHT ? "R:" : "-:");
+  return g_string_free(base, FALSE);
+}
+
 rk__name_info rk__humanoid_classify_name(const char *name) {
   rk__name_info info = {NC_NONE, SIDE_NONE};
   /* A leading double underscore marks an internal helper (MakeHuman's __UpLeg_L, __Eye_L). */

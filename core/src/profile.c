@@ -63,7 +63,17 @@ static GStrv group_keys(GKeyFile *kf, const char *name, const char *group, GErro
 
 /* ---- [settings] ------------------------------------------------------------------------------ */
 
-typedef enum setting_kind { SETTING_BOOL, SETTING_INT, SETTING_DOUBLE } setting_kind;
+typedef enum setting_kind {
+  SETTING_BOOL,
+  SETTING_INT,
+  SETTING_DOUBLE,
+  SETTING_GROUND, /* rk_retarget_ground */
+  SETTING_SOLES,  /* rk_retarget_soles */
+} setting_kind;
+
+/* The words of the two word settings, in their enums' order. */
+static const char *const ground_words[] = {"auto", "keep"};
+static const char *const soles_words[] = {"auto", "bones"};
 
 /* The settings, in the order of messages and of the canonical text. */
 static const struct setting {
@@ -81,6 +91,8 @@ static const struct setting {
     {"contact_min_time", SETTING_DOUBLE, offsetof(rk_retarget_options, contact_min_time), 0, 60},
     {"blend_time", SETTING_DOUBLE, offsetof(rk_retarget_options, blend_time), 0, 60},
     {"ik_iterations", SETTING_INT, offsetof(rk_retarget_options, ik_iterations), 1, 10000},
+    {"ground", SETTING_GROUND, offsetof(rk_retarget_options, ground), 0, 1},
+    {"soles", SETTING_SOLES, offsetof(rk_retarget_options, soles), 0, 1},
 };
 
 static const struct setting *find_setting(const char *key) {
@@ -99,6 +111,14 @@ static char *parse_setting(const struct setting *st, const char *text, rk_retarg
     if (!yes && strcmp(text, "false") && strcmp(text, "0"))
       return g_strdup("not a boolean (true or false)");
     *(bool *)(void *)slot = yes;
+  } else if (st->kind == SETTING_GROUND || st->kind == SETTING_SOLES) {
+    const char *const *words = st->kind == SETTING_GROUND ? ground_words : soles_words;
+    size_t w = 0;
+    while (w < 2 && strcmp(text, words[w]))
+      w++;
+    if (w == 2)
+      return g_strdup_printf("must be %s or %s", words[0], words[1]);
+    *(int *)(void *)slot = (int)w;
   } else if (st->kind == SETTING_INT) {
     const gint64 v = g_ascii_strtoll(text, &end, 10);
     if (end == text || *end)
@@ -155,6 +175,9 @@ char *rk_profile_settings_text(const rk_retarget_options *opts) {
     g_string_append_printf(s, "%s=", settings[i].key);
     if (settings[i].kind == SETTING_BOOL) {
       g_string_append(s, *(const bool *)slot ? "true" : "false");
+    } else if (settings[i].kind == SETTING_GROUND || settings[i].kind == SETTING_SOLES) {
+      const char *const *words = settings[i].kind == SETTING_GROUND ? ground_words : soles_words;
+      g_string_append(s, words[*(const int *)slot != 0]);
     } else if (settings[i].kind == SETTING_INT) {
       g_string_append_printf(s, "%d", *(const int *)slot);
     } else {

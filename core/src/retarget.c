@@ -1,10 +1,14 @@
-/* Retargeting: the retargeter (how each target joint is driven, the target as a mechanism) and
- * rk_retargeter_run, the sequence of passes over a clip: pose transfer (retarget_transfer.c),
- * ground and contacts (retarget_contacts.c), IK (retarget_ik.c), quality (retarget_quality.c)
- * and the baked result (retarget_result.c). */
+/* Retargeting: the retargeter (how each target joint is driven, the feet of both rigs, the
+ * target's floor and meshes, the target as a mechanism) and rk_retargeter_run, the sequence of
+ * passes over a clip: pose transfer (retarget_transfer.c), the source's contacts and the pins
+ * (retarget_contacts.c), the ground offset and the floor under the body (retarget_floor.c), the
+ * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), quality (retarget_quality.c) and
+ * the baked result (retarget_result.c). */
 #include "retarget_run.h"
 
 #include <rigkit/error.h>
+
+#include <string.h>
 
 /* The bones whose directions are transferred, with the bone at their far end (first mapped of
  * the list wins: a spine without a chest points at the neck, ...). */
@@ -27,14 +31,14 @@ static const struct {
     {RK_BONE_RIGHT_LOWER_LEG, {RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_FOOT}},
 };
 
-/* Bones whose world rotation relative to rest is transferred. */
-static const rk_bone rotation_bones[] = {RK_BONE_HIPS,       RK_BONE_HEAD,       RK_BONE_LEFT_HAND,
-                                         RK_BONE_RIGHT_HAND, RK_BONE_LEFT_FOOT,  RK_BONE_RIGHT_FOOT,
-                                         RK_BONE_LEFT_TOES,  RK_BONE_RIGHT_TOES};
+/* Rest directions of a bone on the two rigs closer than this (radians) are the same: the bone
+ * takes its counterpart's world rotation alone, which then gives the direction exactly. */
+#define RK__RT_SAME_DIRECTION (0.25 * RK_DEG)
 
 /* ---- construction ---------------------------------------------------------------------------- */
 
-static void rest_world(const rk_skeleton *s, rk_quat *q, rk_vec3 *p) {
+/* Rest world rotations, positions and (optional) uniform scales of a skeleton's joints. */
+static void rest_world(const rk_skeleton *s, rk_quat *q, rk_vec3 *p, double *scale) {
   const size_t n = rk_skeleton_joint_count(s);
   g_autofree rk_mat4 *m = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, m);
@@ -43,56 +47,133 @@ static void rest_world(const rk_skeleton *s, rk_quat *q, rk_vec3 *p) {
     q[j] = rk_quat_normalize(par < 0 ? rk_skeleton_rest(s, j)->r
                                      : rk_quat_mul(q[par], rk_skeleton_rest(s, j)->r));
     p[j] = rk_mat4_get_translation(&m[j]);
+    if (scale)
+      scale[j] = rk_vec3_norm(rk_vec3_make(m[j].m[0], m[j].m[1], m[j].m[2]));
   }
 }
 
-/* How each target joint is driven: rest, the source's rotation, or its bone direction. */
+/* Whether bone t -> te of the target points, at rest, where bone s -> se of the source points
+ * (turned onto the target's facing); false when either bone has no length. */
+static bool same_rest_direction(const rk_retargeter *rt, int t, int te, int s, int se) {
+  const rk_vec3 bt = rk_vec3_sub(rt->pt0[te], rt->pt0[t]);
+  const rk_vec3 bs = rk_quat_rotate(rt->align, rk_vec3_sub(rt->ps0[se], rt->ps0[s]));
+  const double lt = rk_vec3_norm(bt), ls = rk_vec3_norm(bs);
+  return lt > 1e-6 * rt->tmap.height && ls > 1e-6 * rt->smap.height &&
+         rk_vec3_dot(bt, bs) >= cos(RK__RT_SAME_DIRECTION) * lt * ls;
+}
+
+/* How each target joint is driven: rest (no counterpart), its counterpart's world rotation, or,
+ * for a canonical limb or spine bone whose rest direction differs from the source's (an A-pose
+ * onto a T-pose), the source bone's direction. */
 static void set_rules(rk_retargeter *rt) {
   const rk_humanoid_map *sm = &rt->smap, *tm = &rt->tmap;
   rt->rules = g_new0(rk__rt_rule, rt->nt);
   for (size_t j = 0; j < rt->nt; j++)
-    rt->rules[j].kind = RK__RULE_REST;
-  for (size_t i = 0; i < G_N_ELEMENTS(rotation_bones); i++) {
-    rk_bone b = rotation_bones[i];
-    int t = tm->joint[b], s = sm->joint[b];
-    if (t >= 0 && s >= 0)
-      rt->rules[t] = (rk__rt_rule){RK__RULE_ROTATION, s, -1, -1};
-  }
+    rt->rules[j] = rt->match[j] >= 0 ? (rk__rt_rule){RK__RULE_ROTATION, rt->match[j], -1, -1}
+                                     : (rk__rt_rule){RK__RULE_REST, -1, -1, -1};
   for (size_t i = 0; i < G_N_ELEMENTS(direction_bones); i++) {
     rk_bone b = direction_bones[i].bone;
     int t = tm->joint[b], s = sm->joint[b];
-    if (t < 0 || s < 0)
+    if (t < 0 || s < 0 || rt->match[t] != s)
       continue;
-    rt->rules[t] = (rk__rt_rule){RK__RULE_ROTATION, s, -1, -1};
     for (int e = 0; e < 3; e++) {
       rk_bone end = direction_bones[i].ends[e];
       int te = tm->joint[end], se = sm->joint[end];
       /* Both bones must have length: a zero-length bone has no direction. */
       if (te >= 0 && se >= 0 && rk_vec3_norm(rk_vec3_sub(rt->pt0[te], rt->pt0[t])) > 1e-6 * tm->height &&
           rk_vec3_norm(rk_vec3_sub(rt->ps0[se], rt->ps0[s])) > 1e-6 * sm->height) {
-        rt->rules[t] = (rk__rt_rule){RK__RULE_DIRECTION, s, se, te};
+        if (!same_rest_direction(rt, t, te, s, se))
+          rt->rules[t] = (rk__rt_rule){RK__RULE_DIRECTION, s, se, te};
         break;
       }
     }
   }
 }
 
-/* The foot joints that may be planted, and the target's leg chains. */
+/* Mean rest length of the two legs, hip to knee to ankle: the scale of root motion, exactly 1
+ * between two rigs of one skeleton whatever their feet. */
+static double leg_length(const rk_humanoid_map *map, const rk_vec3 *rest) {
+  double len = 0;
+  for (int side = 0; side < 2; side++) {
+    const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    const rk_vec3 a = rest[map->joint[u]], b = rest[map->joint[u + 1]], c = rest[map->joint[u + 2]];
+    len += rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(c, b));
+  }
+  return 0.5 * len;
+}
+
+/* A foot's sole when none can be made (no toe and no joint ahead of the ankle): its three points
+ * at the ankle joint itself. */
+static void joint_sole(const rk_vec3 *rest, int foot, rk_sole *out) {
+  memset(out, 0, sizeof *out);
+  out->foot = foot;
+  out->toe = -1;
+  out->source = RK_SOLE_FROM_BONES;
+  for (int k = 0; k < RK_SOLE_POINTS; k++) {
+    out->joint[k] = foot;
+    out->rest[k] = rest[foot];
+  }
+}
+
+/* The feet of both rigs: their sole points (the source's from its bones, the target's from its
+ * meshes when it has them), the target joints that report contacts and its leg chains. */
 static void set_feet(rk_retargeter *rt) {
   const rk_humanoid_map *sm = &rt->smap, *tm = &rt->tmap;
-  static const rk_bone foot_bones[RK__RT_MAX_FEET] = {RK_BONE_LEFT_FOOT, RK_BONE_LEFT_TOES,
-                                                      RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_TOES};
-  for (int i = 0; i < RK__RT_MAX_FEET; i++) {
-    int s = sm->joint[foot_bones[i]], t = tm->joint[foot_bones[i]];
-    if (s >= 0 && t >= 0)
-      rt->feet[rt->foot_count++] =
-          (rk__rt_foot){foot_bones[i], s, t, i >= 2, rt->ps0[s].y - sm->ground};
-  }
+  g_autofree rk_mat4 *rest = g_new(rk_mat4, rt->nt);
+  rk_skeleton_rest_models(rt->tgt, rest);
   for (int side = 0; side < 2; side++) {
-    rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    int end = tm->joint[up + 3] >= 0 ? tm->joint[up + 3] : tm->joint[up + 2];
+    const rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    rk__rt_side *sd = &rt->side[side];
+    sd->upper = tm->joint[up];
+    sd->knee = tm->joint[up + 1];
+    sd->foot = tm->joint[up + 2];
+    sd->toe = tm->joint[up + 3];
+    if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward, &sd->src,
+                            NULL))
+      joint_sole(rt->ps0, sm->joint[up + 2], &sd->src);
+    if (!rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
+      joint_sole(rt->pt0, sd->foot, &sd->tgt_bones);
+    if (!rk_sole_build(rt->skin, rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt, NULL))
+      sd->tgt = sd->tgt_bones;
+    sd->low_bones = fmin(sd->tgt_bones.rest[0].y, fmin(sd->tgt_bones.rest[1].y, sd->tgt_bones.rest[2].y));
+    sd->low = fmin(sd->tgt.rest[0].y, fmin(sd->tgt.rest[1].y, sd->tgt.rest[2].y));
+    rk_skin_point p;
+    if (sd->tgt.source == RK_SOLE_FROM_MESH && rk_skin_lowest_subtree(rt->skin, rest, sd->foot, &p))
+      sd->low = fmin(sd->low, p.position.y);
+    rt->contact_side[rt->foot_count] = side;
+    rt->contact_joint[rt->foot_count++] = sd->foot;
+    if (sd->toe >= 0) {
+      rt->contact_side[rt->foot_count] = side;
+      rt->contact_joint[rt->foot_count++] = sd->toe;
+    }
     rt->leg_joints[side] = g_new(int, rt->nt);
-    rt->leg_count[side] = rk_humanoid_chain(rt->tgt, tm->joint[up], end, 0, rt->leg_joints[side]);
+    rt->leg_count[side] = rk_humanoid_chain(rt->tgt, sd->upper, sd->toe >= 0 ? sd->toe : sd->foot,
+                                            0, rt->leg_joints[side]);
+  }
+  /* The floor: where the soles stand at rest; y = 0 when soles of a mesh stand within 1% of the
+   * height of it (a character modelled on the ground; bones only estimate the sole). */
+  double floor = INFINITY, bones = INFINITY;
+  rt->meshes = true;
+  for (int side = 0; side < 2; side++) {
+    rt->meshes &= rt->side[side].tgt.source == RK_SOLE_FROM_MESH;
+    floor = fmin(floor, rt->side[side].low);
+    bones = fmin(bones, rt->side[side].low_bones);
+  }
+  rt->tgt_floor = rt->meshes && fabs(floor) <= 0.01 * tm->height ? 0.0 : floor;
+  rt->tgt_floor_bones = bones;
+  /* The body the pelvis lifts off the floor: every joint outside the feet and the arms (the
+   * arms keep themselves out of it, retarget_ik.c). */
+  rt->body_joints = g_new(int, rt->nt);
+  for (size_t j = 0; j < rt->nt; j++) {
+    bool limb_end = false;
+    for (int side = 0; side < 2; side++) {
+      const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+      const int arm = tm->joint[ua + 2] >= 0 ? tm->joint[ua] : -1;
+      limb_end |= rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->side[side].foot, j) ||
+                  (arm >= 0 && rk_skeleton_is_ancestor(rt->tgt, (size_t)arm, j));
+    }
+    if (!limb_end)
+      rt->body_joints[rt->body_count++] = (int)j;
   }
 }
 
@@ -109,8 +190,6 @@ static void set_source_slots(rk_retargeter *rt) {
         rt->src_slot[rt->rules[j].src_child] = 0;
     }
   rt->src_slot[rt->src_hips] = 0;
-  for (size_t k = 0; k < rt->foot_count; k++)
-    rt->src_slot[rt->feet[k].src] = 0;
   for (int b = 0; b < RK_BONE_COUNT; b++)
     if (rt->smap.joint[b] >= 0 && rt->tmap.joint[b] >= 0)
       rt->src_slot[rt->smap.joint[b]] = 0;
@@ -133,16 +212,18 @@ static rk_tree *target_tree(const rk_retargeter *rt, GError **error) {
   return rk_tree_from_skeleton(rt->tgt, NULL, &topts, error);
 }
 
-rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
-                                 rk_skeleton *target, const rk_humanoid_map *target_map,
-                                 GError **error) {
-  g_return_val_if_fail(source && source_map && target && target_map, NULL);
+/* rk_retargeter_new with the support of the target's meshes (taken: freed on failure too). */
+static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                     rk_skeleton *target, const rk_humanoid_map *target_map,
+                                     rk_skin_support *skin, GError **error) {
   if (!rk_humanoid_map_validate(source_map, source, error)) {
     g_prefix_error(error, "source rig: ");
+    rk_skin_support_free(skin);
     return NULL;
   }
   if (!rk_humanoid_map_validate(target_map, target, error)) {
     g_prefix_error(error, "target rig: ");
+    rk_skin_support_free(skin);
     return NULL;
   }
   rk_retargeter *rt = g_new0(rk_retargeter, 1);
@@ -156,14 +237,19 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
   rt->ps0 = g_new(rk_vec3, rt->ns);
   rt->qt0 = g_new(rk_quat, rt->nt);
   rt->pt0 = g_new(rk_vec3, rt->nt);
-  rest_world(source, rt->qs0, rt->ps0);
-  rest_world(target, rt->qt0, rt->pt0);
+  rest_world(source, rt->qs0, rt->ps0, NULL);
+  rt->tgt_wscale = g_new(double, rt->nt);
+  rest_world(target, rt->qt0, rt->pt0, rt->tgt_wscale);
   rt->align = rk_quat_from_to(source_map->forward, target_map->forward);
-  rt->scale = source_map->hip_height > 0 ? target_map->hip_height / source_map->hip_height : 1.0;
+  const double src_leg = leg_length(source_map, rt->ps0);
+  rt->scale = src_leg > 0 ? leg_length(target_map, rt->pt0) / src_leg : 1.0;
   rt->src_hips = source_map->joint[RK_BONE_HIPS];
   rt->tgt_hips = target_map->joint[RK_BONE_HIPS];
   for (int b = 0; b < RK_BONE_COUNT; b++)
     rt->mapped += source_map->joint[b] >= 0 && target_map->joint[b] >= 0;
+  rt->match = g_new(int, rt->nt);
+  rt->matched_joints = rk__rt_match(source, source_map, target, target_map, rt->match);
+  rt->skin = skin;
   set_rules(rt);
   set_feet(rt);
   set_source_slots(rt);
@@ -176,6 +262,26 @@ rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *sou
   return rt;
 }
 
+rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                 rk_skeleton *target, const rk_humanoid_map *target_map,
+                                 GError **error) {
+  g_return_val_if_fail(source && source_map && target && target_map, NULL);
+  return retargeter_new(source, source_map, target, target_map,
+                        rk_skin_support_new(target, NULL, 0, NULL), error);
+}
+
+rk_retargeter *rk_retargeter_new_onto(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                      const rk_asset *target, const rk_humanoid_map *target_map,
+                                      GError **error) {
+  g_return_val_if_fail(source && source_map && target && target_map, NULL);
+  rk_skin_support *skin = rk_skin_support_from_asset(target, error);
+  if (!skin) {
+    g_prefix_error(error, "target meshes: ");
+    return NULL;
+  }
+  return retargeter_new(source, source_map, rk_asset_skeleton(target), target_map, skin, error);
+}
+
 void rk_retargeter_free(rk_retargeter *rt) {
   if (!rt)
     return;
@@ -186,9 +292,13 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->qt0);
   g_free(rt->pt0);
   g_free(rt->rules);
+  g_free(rt->match);
+  g_free(rt->tgt_wscale);
   g_free(rt->src_slot);
   for (int s = 0; s < 2; s++)
     g_free(rt->leg_joints[s]);
+  g_free(rt->body_joints);
+  rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
   g_free(rt);
 }
@@ -203,6 +313,10 @@ const rk_skeleton *rk_retargeter_target(const rk_retargeter *rt) {
 
 size_t rk_retargeter_mapped_joints(const rk_retargeter *rt) {
   return rt->mapped;
+}
+
+int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint) {
+  return target_joint < rt->nt ? rt->match[target_joint] : -1;
 }
 
 /* ---- the run --------------------------------------------------------------------------------- */
@@ -262,16 +376,24 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
     return NULL;
   run.res = rk__rt_result_new(&run);
   rk__rt_transfer_init(&run);
-  /* The source's foot joints and the clip's ground decide the contacts; the transferred target's
-   * foot joints decide the pins. */
+  /* The source's sole points and the clip's ground decide the contacts; the transferred target
+   * stands on its floor by one offset, its body lifted where it would go through the floor; its
+   * sole points decide the pins. */
   rk__rt_scan_source(&run);
   rk__rt_find_contacts(&run);
   rk__rt_transfer_all(&run);
+  rk__rt_fit_ground(&run);
+  rk__rt_fit_floor(&run);
   rk__rt_place_pins(&run);
   /* Frame by frame: IK from the transferred pose, quality figures, keys; then the clip. */
   run.tally.limb_angles = g_new(double, run.frames * 8);
   rk__rt_keys_init(&run);
-  if (!rk__rt_ik_init(&run, error) || !solve_frames(&run, error) || !rk__rt_bake(&run, error)) {
+  bool ok = rk__rt_ik_init(&run, error);
+  if (ok) {
+    rk__rt_feet_prepare(&run);
+    ok = solve_frames(&run, error) && rk__rt_bake(&run, error);
+  }
+  if (!ok) {
     rk__rt_run_clear(&run);
     rk_retarget_result_free(run.res);
     return NULL;

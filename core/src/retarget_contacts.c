@@ -1,40 +1,36 @@
-/* Retargeting, ground and contacts: the clip's ground, the ground's own motion (in-place cycles),
- * the intervals during which each foot joint is planted, where each planted joint is pinned, and
- * how strongly a pin holds around its interval. */
+/* Retargeting, the source's contacts: where the clip's ground is, whether the ground itself moves
+ * (in-place cycles), which sole points (heel, ball, tip) are planted frame by frame (low AND still:
+ * a foot that slides or pivots keeps its motion), the slides (low and moving), the phase of each
+ * foot (heel strike, flat, toe-off, pivot, slide), and where the target's planted points are
+ * pinned. */
 #include "retarget_run.h"
 #include "stats.h"
 
-/* The clip's ground: the typical height of the lower sole (the lowest point of either foot:
- * ankle, toes, tips), the median over frames; some foot stands on the ground in most frames of
- * any clip, while its global minimum may be a toe dipping at push-off or a capture glitch. */
-static double clip_ground(const rk__rt_run *c) {
-  g_autofree double *low = g_new(double, c->frames);
-  for (size_t f = 0; f < c->frames; f++)
-    low[f] = fmin(c->src_sole[2 * f], c->src_sole[2 * f + 1]);
-  return rk__median(low, c->frames);
-}
+#include <math.h>
+#include <string.h>
 
-/* The ground's own motion: the median horizontal velocity of low foot joints. About zero for a
- * clip that travels; the treadmill speed for an in-place cycle, whose stance feet slide back by
+/* Height (y) of slot k of frame f of a per-frame sole array. */
+#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
+
+/* The ground's own motion: the median horizontal velocity of the low sole points. About zero for
+ * a clip that travels; the treadmill speed for an in-place cycle, whose stance feet slide back by
  * design. Such a clip either keeps no planted feet, or (root_motion) travels by the opposite
  * velocity so that its stance feet stand still. */
-static void ground_motion(rk__rt_run *c) {
+static void ground_motion(rk__rt_run *c, double floor) {
   const rk_retargeter *rt = c->rt;
   rk_retarget_result *res = c->res;
   const size_t frames = c->frames;
   const double H = rt->smap.height;
   g_autoptr(GArray) vx = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) vz = g_array_new(FALSE, FALSE, sizeof(double));
-  for (size_t k = 0; k < rt->foot_count; k++)
+  for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
     for (size_t f = 0; f < frames; f++) {
-      rk_vec3 p = c->src_p[f * RK__RT_MAX_FEET + k];
-      if (p.y - c->src_ground > rt->feet[k].src_rest_height + c->opts->contact_height * H)
+      if (SOLE(c->src_pts, f, k).y - floor > c->opts->contact_height * H)
         continue;
       size_t a = f > 0 ? f - 1 : f, b = f + 1 < frames ? f + 1 : f;
       if (a == b)
         continue;
-      rk_vec3 v = rk_vec3_scale(rk_vec3_sub(c->src_p[b * RK__RT_MAX_FEET + k],
-                                            c->src_p[a * RK__RT_MAX_FEET + k]),
+      rk_vec3 v = rk_vec3_scale(rk_vec3_sub(SOLE(c->src_pts, b, k), SOLE(c->src_pts, a, k)),
                                 c->fps / (double)(b - a));
       g_array_append_val(vx, v.x);
       g_array_append_val(vz, v.z);
@@ -48,25 +44,69 @@ static void ground_motion(rk__rt_run *c) {
   res->in_place = rk_vec3_norm(res->ground_velocity) > 0.1 * H;
   if (res->in_place && c->opts->root_motion) {
     c->travel = rk_vec3_scale(res->ground_velocity, -1.0);
+    res->travel = c->travel;
     for (size_t f = 0; f < frames; f++)
-      for (size_t k = 0; k < rt->foot_count; k++)
-        c->src_p[f * RK__RT_MAX_FEET + k] = rk_vec3_add(
-            c->src_p[f * RK__RT_MAX_FEET + k], rk_vec3_scale(c->travel, rk__rt_frame_time(c, f)));
+      for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
+        SOLE(c->src_pts, f, k) = rk_vec3_add(SOLE(c->src_pts, f, k),
+                                             rk_vec3_scale(c->travel, rk__rt_frame_time(c, f)));
   }
 }
 
-/* Planted intervals from per-frame heights above the ground and positions (frame-major). */
-static GArray *detect_contacts(const double *height, const rk_vec3 *pos, size_t frames,
-                               double fps, double max_height, double max_speed, int min_frames) {
-  GArray *out = g_array_new(FALSE, FALSE, sizeof(rk_contact_interval));
-  g_autofree bool *on = g_new0(bool, frames);
+/* Frames over which a point's stillness is judged: 0.04 s. */
+static size_t still_window(const rk__rt_run *c) {
+  return (size_t)MAX(1, lround(0.04 * c->fps));
+}
+
+/* The speed below which a point is still: contact_speed, or on a treadmill made to travel, still
+ * on the moving ground: within a fifth of its speed (the stance feet of an in-place cycle never
+ * slide back quite evenly). */
+static double still_speed(const rk__rt_run *c) {
+  return fmax(c->opts->contact_speed * c->rt->smap.height, 0.2 * rk_vec3_norm(c->travel));
+}
+
+/* Whether sole slot k is still at frame f: its mean speed over the 0.04 s before f or the 0.04 s
+ * after it (a touching-down point is still from its first frame on the floor, a lifting one
+ * until it leaves; capture noise averages out, a pivot's slow sweep does not) below the
+ * threshold. */
+static bool is_still(const rk__rt_run *c, size_t k, size_t f) {
+  const size_t w = still_window(c);
+  const double limit = still_speed(c);
+  const rk_vec3 p = SOLE(c->src_pts, f, k);
+  if (f >= w && rk_vec3_norm(rk_vec3_sub(p, SOLE(c->src_pts, f - w, k))) * c->fps / (double)w <= limit)
+    return true;
+  return f + w < c->frames &&
+         rk_vec3_norm(rk_vec3_sub(SOLE(c->src_pts, f + w, k), p)) * c->fps / (double)w <= limit;
+}
+
+/* The clip's ground: first the typical height of the lowest sole point (some point of a foot
+ * stands on the ground in most frames of any clip), then the median height of the points that
+ * are low and still on it; the source's y = 0 when that is within 0.3% of its height (the mocap
+ * convention, capture noise aside). */
+static double clip_floor(rk__rt_run *c) {
+  const size_t frames = c->frames;
+  const double H = c->rt->smap.height;
+  g_autofree double *v = g_new(double, frames * RK__RT_SOLE_SLOTS);
   for (size_t f = 0; f < frames; f++) {
-    size_t a = f > 0 ? f - 1 : f, b = f + 1 < frames ? f + 1 : f;
-    double dt = (double)(b - a) / fps;
-    double speed = dt > 0 ? rk_vec3_norm(rk__rt_horizontal(rk_vec3_sub(pos[b], pos[a]))) / dt : 0.0;
-    on[f] = height[f] <= max_height && speed <= max_speed;
+    v[f] = INFINITY;
+    for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
+      v[f] = fmin(v[f], SOLE(c->src_pts, f, k).y);
   }
-  /* Close one-frame gaps (noise), then keep runs of at least min_frames. */
+  const double first = rk__median(v, frames);
+  ground_motion(c, first);
+  size_t n = 0;
+  for (size_t f = 0; f < frames; f++)
+    for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
+      const double y = SOLE(c->src_pts, f, k).y;
+      if (y - first <= c->opts->contact_height * H && is_still(c, k, f))
+        v[n++] = y;
+    }
+  const double floor = n ? rk__median(v, n) : first;
+  return fabs(floor) <= 0.003 * H ? 0.0 : floor;
+}
+
+/* Runs of on[] closed over one-frame gaps (noise) and kept when at least min_frames long. */
+static GArray *runs_of(bool *on, size_t frames, int min_frames) {
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(rk_contact_interval));
   for (size_t f = 1; f + 1 < frames; f++)
     if (!on[f] && on[f - 1] && on[f + 1])
       on[f] = true;
@@ -87,137 +127,236 @@ static GArray *detect_contacts(const double *height, const rk_vec3 *pos, size_t 
   return out;
 }
 
+/* Drops from each end of a planted interval of sole slot k the frames where the point is already
+ * (or still) farther from its median place than 0.1% of the source's height (or half what the
+ * stillness test lets it move): a point starting or stopping to move is still slow there, but
+ * pinned it would pull the foot back. An interval left shorter than min_frames goes. */
+static void trim_ends(const rk__rt_run *c, size_t k, GArray *iv, int min_frames) {
+  const double tol = fmax(0.001 * c->rt->smap.height,
+                          0.5 * still_speed(c) * (double)still_window(c) / c->fps);
+  g_autofree double *axis = g_new(double, c->frames);
+  for (guint i = iv->len; i-- > 0;) {
+    rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+    const size_t len = (size_t)(ci->last - ci->first + 1);
+    double med[3];
+    for (int a = 0; a < 3; a++) {
+      for (size_t u = 0; u < len; u++) {
+        const rk_vec3 q = SOLE(c->src_pts, (size_t)ci->first + u, k);
+        axis[u] = a == 0 ? q.x : a == 1 ? q.y : q.z;
+      }
+      med[a] = rk__median(axis, len);
+    }
+    const rk_vec3 m = rk_vec3_make(med[0], med[1], med[2]);
+    while (ci->first < ci->last &&
+           rk_vec3_norm(rk_vec3_sub(SOLE(c->src_pts, ci->first, k), m)) > tol)
+      ci->first++;
+    while (ci->last > ci->first && rk_vec3_norm(rk_vec3_sub(SOLE(c->src_pts, ci->last, k), m)) > tol)
+      ci->last--;
+    if (ci->last - ci->first + 1 < min_frames)
+      g_array_remove_index(iv, i);
+  }
+}
+
+/* Intervals of a per-frame flag array (copied: runs_of closes gaps in place). */
+static GArray *runs_of_copy(const bool *on, size_t frames, int min_frames) {
+  g_autofree bool *tmp = g_memdup2(on, frames * sizeof(bool));
+  return runs_of(tmp, frames, min_frames);
+}
+
+/* The phase of a foot at frame f from its planted points and which low points move across the
+ * floor about them. */
+static rk_foot_phase phase_at(const rk__rt_run *c, int side, size_t f, const bool *low) {
+  const rk_retarget_result *res = c->res;
+  bool planted[RK__RT_POINTS], sweeping[RK__RT_POINTS];
+  const double sweep = c->opts->contact_speed * c->rt->smap.height;
+  for (int p = 0; p < RK__RT_POINTS; p++) {
+    const size_t k = (size_t)(side * RK__RT_POINTS + p);
+    planted[p] = rk__rt_in_intervals(res->points[side][p], (int)f);
+    const size_t a = f > 0 ? f - 1 : f, b = f + 1 < c->frames ? f + 1 : f;
+    const rk_vec3 d = rk__rt_horizontal(rk_vec3_sub(SOLE(c->src_pts, b, k), SOLE(c->src_pts, a, k)));
+    sweeping[p] = low[f * RK__RT_SOLE_SLOTS + k] && !planted[p] && b > a &&
+                  rk_vec3_norm(d) * c->fps / (double)(b - a) > sweep;
+  }
+  const bool heel = planted[RK_SOLE_HEEL], front = planted[RK_SOLE_BALL] || planted[RK_SOLE_TIP];
+  if (heel && front)
+    return RK_FOOT_FLAT;
+  if (heel)
+    return sweeping[RK_SOLE_BALL] || sweeping[RK_SOLE_TIP] ? RK_FOOT_PIVOT : RK_FOOT_HEEL_STRIKE;
+  if (front)
+    return sweeping[RK_SOLE_HEEL] ? RK_FOOT_PIVOT : RK_FOOT_TOE_OFF;
+  return rk__rt_in_intervals(res->slides[side], (int)f) ? RK_FOOT_SLIDE : RK_FOOT_SWING;
+}
+
+/* Whether joint j of a foot is held still at frame f by the sole points planted there: the toe
+ * joint by its ball (the toes flat under it), the foot by its heel and its ball or tip (the sole
+ * flat), a foot without toes by any two points. */
+static bool joint_held(const rk__rt_run *c, int side, int j, size_t f) {
+  bool on[RK__RT_POINTS];
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    on[p] = rk__rt_in_intervals(c->res->points[side][p], (int)f);
+  if (c->rt->side[side].toe < 0)
+    return on[RK_SOLE_HEEL] + on[RK_SOLE_BALL] + on[RK_SOLE_TIP] >= 2;
+  if (j == c->rt->side[side].toe)
+    return on[RK_SOLE_BALL];
+  return on[RK_SOLE_HEEL] && (on[RK_SOLE_BALL] || on[RK_SOLE_TIP]);
+}
+
+/* The contact joints' intervals: the frames their planted sole points hold them still. */
+static void joint_intervals(rk__rt_run *c, size_t frames) {
+  const rk_retargeter *rt = c->rt;
+  rk_retarget_result *res = c->res;
+  g_autofree bool *on = g_new(bool, frames);
+  for (size_t k = 0; k < rt->foot_count; k++) {
+    for (size_t f = 0; f < frames; f++)
+      on[f] = joint_held(c, rt->contact_side[k], rt->contact_joint[k], f);
+    res->contact_joint[k] = rt->contact_joint[k];
+    res->intervals[k] = runs_of(on, frames, 1);
+  }
+}
+
 void rk__rt_find_contacts(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   rk_retarget_result *res = c->res;
   const size_t frames = c->frames;
-  c->src_ground = clip_ground(c);
-  ground_motion(c);
+  c->src_floor = clip_floor(c);
+  res->src_floor = c->src_floor;
   const double H = rt->smap.height;
-  const int min_frames = (int)ceil(c->opts->contact_min_time * c->fps);
+  const int min_frames = MAX(1, (int)ceil(c->opts->contact_min_time * c->fps));
   const bool plant = !res->in_place || c->opts->root_motion;
-  g_autofree double *h = g_new(double, frames);
-  g_autofree rk_vec3 *p = g_new(rk_vec3, frames);
-  for (size_t k = 0; k < rt->foot_count; k++) {
-    for (size_t f = 0; f < frames; f++) {
-      p[f] = c->src_p[f * RK__RT_MAX_FEET + k];
-      h[f] = p[f].y - c->src_ground;
+  /* Per sole point and frame: low (near the ground) and still (3D speed: a heel lifting off
+   * rises). */
+  g_autofree bool *low = g_new(bool, frames * RK__RT_SOLE_SLOTS);
+  g_autofree bool *on = g_new(bool, frames);
+  for (size_t f = 0; f < frames; f++)
+    for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
+      low[f * RK__RT_SOLE_SLOTS + k] =
+          SOLE(c->src_pts, f, k).y - c->src_floor <= c->opts->contact_height * H;
+  for (int side = 0; side < 2; side++) {
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      const size_t k = (size_t)(side * RK__RT_POINTS + p);
+      for (size_t f = 0; f < frames; f++)
+        on[f] = plant && low[f * RK__RT_SOLE_SLOTS + k] && is_still(c, k, f);
+      res->points[side][p] = runs_of(on, frames, min_frames);
+      trim_ends(c, k, res->points[side][p], min_frames);
+      res->sole_joint[side][p] = c->tsole[side]->joint[p];
     }
-    res->contact_joint[k] = rt->feet[k].tgt;
-    res->intervals[k] = detect_contacts(
-        h, p, frames, c->fps,
-        plant ? rt->feet[k].src_rest_height + c->opts->contact_height * H : -INFINITY,
-        c->opts->contact_speed * H, min_frames > 1 ? min_frames : 1);
+    /* Sliding: low but no point planted. */
+    for (size_t f = 0; f < frames; f++) {
+      bool any_low = false, any_planted = false;
+      for (int p = 0; p < RK__RT_POINTS; p++) {
+        any_low |= low[f * RK__RT_SOLE_SLOTS + (size_t)(side * RK__RT_POINTS + p)];
+        any_planted |= rk__rt_in_intervals(res->points[side][p], (int)f);
+      }
+      on[f] = plant && any_low && !any_planted;
+    }
+    res->slides[side] = runs_of_copy(on, frames, min_frames);
+    for (size_t f = 0; f < frames; f++)
+      res->phase[f * 2 + (size_t)side] = (guint8)phase_at(c, side, f, low);
   }
+  joint_intervals(c, frames);
 }
 
 /* ---- pins ------------------------------------------------------------------------------------ */
 
-/* The pin of interval iv of contact joint k: its median transferred position horizontally (per
- * axis: robust to the lift-off and touch-down frames a threshold lets into the interval), its
- * height by contact. axis has room for the interval's frames. */
-static rk_vec3 interval_pin(const rk__rt_run *c, size_t k, const rk_contact_interval *iv,
+/* The pin of interval iv of sole point p of a side: the transferred target point's median place
+ * horizontally (per axis: robust to the first and last frames), on the floor. axis has room for
+ * the interval's frames. */
+static rk_vec3 interval_pin(const rk__rt_run *c, int side, int p, const rk_contact_interval *iv,
                             double *axis) {
-  const rk_retargeter *rt = c->rt;
-  const rk_vec3 *fk = c->res->fk_positions;
-  const size_t nf = rt->foot_count;
+  const size_t k = (size_t)(side * RK__RT_POINTS + p);
   const size_t len = (size_t)(iv->last - iv->first + 1);
-  double med[3];
-  for (int a = 0; a < 3; a++) {
+  double med[2];
+  for (int a = 0; a < 2; a++) {
     for (size_t u = 0; u < len; u++) {
-      rk_vec3 p = fk[((size_t)iv->first + u) * nf + k];
-      axis[u] = a == 0 ? p.x : a == 1 ? p.y : p.z;
+      const rk_vec3 q = SOLE(c->tgt_pts, (size_t)iv->first + u, k);
+      axis[u] = a == 0 ? q.x : q.z;
     }
     med[a] = rk__median(axis, len);
   }
-  /* Height by contact: the target's sole (its foot's lowest point, in the transferred
-   * orientation) stands as far above the target's ground as the source's sole above the
-   * clip's ground, scaled: a foot on the ground stays on it, a step stays a step, a heel
-   * raised in the source stays raised. */
-  const size_t side = (size_t)rt->feet[k].side;
-  for (size_t u = 0; u < len; u++)
-    axis[u] = c->src_sole[2 * ((size_t)iv->first + u) + side] - c->src_ground;
-  const double clearance = fmax(0.0, rk__median(axis, len));
-  for (size_t u = 0; u < len; u++) {
-    const size_t f = (size_t)iv->first + u;
-    axis[u] = fk[f * nf + k].y - c->tgt_sole[2 * f + side];
-  }
-  const double above_sole = rk__median(axis, len);
-  med[1] = c->tgt_ground + rt->scale * clearance + above_sole;
-  return rk_vec3_make(med[0], med[1], med[2]);
+  /* On the floor, as high above it as the point stands above the foot's lowest point at rest (a
+   * flat foot stands as its rest shape has it, its mesh touching the floor). */
+  return rk_vec3_make(med[0], c->tgt_floor + c->tsole[side]->rest[p].y - c->tlow[side], med[1]);
 }
 
-/* A foot planted by its ankle and its toes at once is one rigid body: where a toe interval
- * overlaps an ankle interval, the toe pin is put at the bone's length from the ankle pin (along
- * their mean direction) so that both pins can hold. */
-static void fit_toe_pins(rk__rt_run *c, size_t kt) {
-  const rk_retargeter *rt = c->rt;
-  const rk_retarget_result *res = c->res;
-  const size_t nf = rt->foot_count;
-  size_t ka = 0;
-  while (ka < nf && rt->feet[ka].bone != rt->feet[kt].bone - 1)
-    ka++;
-  if (ka == nf)
-    return;
-  const double len = rk_vec3_norm(rk_vec3_sub(rt->pt0[rt->feet[kt].tgt], rt->pt0[rt->feet[ka].tgt]));
-  for (guint i = 0; i < res->intervals[kt]->len; i++) {
-    const rk_contact_interval *it = &g_array_index(res->intervals[kt], rk_contact_interval, i);
-    int best = -1, best_overlap = 0;
-    for (guint a = 0; a < res->intervals[ka]->len; a++) {
-      const rk_contact_interval *ia = &g_array_index(res->intervals[ka], rk_contact_interval, a);
-      int overlap = MIN(it->last, ia->last) - MAX(it->first, ia->first) + 1;
-      if (overlap > best_overlap) {
-        best_overlap = overlap;
-        best = (int)a;
-      }
+/* An interval of one sole point, for ordering a foot's intervals by their start. */
+typedef struct pin_ref {
+  int point, first, last;
+  rk_vec3 *pin;
+} pin_ref;
+
+static gint by_start(gconstpointer a, gconstpointer b) {
+  const pin_ref *x = a, *y = b;
+  return x->first != y->first ? (x->first > y->first) - (x->first < y->first) : x->point - y->point;
+}
+
+/* The turn about the vertical (as cos, sin) that takes horizontal direction `from` onto `to`. */
+static void turn_of(rk_vec3 from, rk_vec3 to, double *cs, double *sn) {
+  const double a = atan2(to.x, to.z) - atan2(from.x, from.z);
+  *cs = cos(a);
+  *sn = sin(a);
+}
+
+/* v (horizontal) turned by (cs, sn) about the vertical. */
+static rk_vec3 turned(rk_vec3 v, double cs, double sn) {
+  return rk_vec3_make(cs * v.x + sn * v.z, 0, -sn * v.x + cs * v.z);
+}
+
+/* A point planted while other points of its foot already hold is fitted to them: the sole is
+ * rigid (the toes flat), so its pin is where the foot's rest shape puts it, laid onto the
+ * earliest holding pin and turned onto the line to the next one (or onto its own median's
+ * direction). Intervals are taken by start; at the same frame the heel leads the ball, the ball
+ * the tip. */
+static void fit_pins(rk__rt_run *c, int side) {
+  const rk_sole *sole = c->tsole[side];
+  g_autoptr(GArray) refs = g_array_new(FALSE, FALSE, sizeof(pin_ref));
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    for (guint i = 0; i < c->res->points[side][p]->len; i++) {
+      const rk_contact_interval *iv = &g_array_index(c->res->points[side][p], rk_contact_interval, i);
+      pin_ref r = {p, iv->first, iv->last, &g_array_index(c->pins[side][p], rk_vec3, i)};
+      g_array_append_val(refs, r);
     }
-    if (best < 0)
+  g_array_sort(refs, by_start);
+  for (guint i = 0; i < refs->len; i++) {
+    pin_ref *r = &g_array_index(refs, pin_ref, i);
+    const pin_ref *lead[2] = {NULL, NULL};
+    for (guint k = 0; k < i; k++) {
+      const pin_ref *q = &g_array_index(refs, pin_ref, k);
+      if (q->point == r->point || q->last < r->first || (lead[0] && lead[0]->point == q->point))
+        continue;
+      if (!lead[0])
+        lead[0] = q;
+      else if (!lead[1])
+        lead[1] = q;
+    }
+    if (!lead[0])
       continue;
-    rk_vec3 pa = g_array_index(c->pins[ka], rk_vec3, best), *pt = &g_array_index(c->pins[kt], rk_vec3, i);
-    rk_vec3 d = rk_vec3_sub(*pt, pa);
-    if (rk_vec3_norm(d) > 0)
-      *pt = rk_vec3_add(pa, rk_vec3_scale(rk_vec3_normalize(d), len));
+    const rk_vec3 a = *lead[0]->pin, rest_a = sole->rest[lead[0]->point];
+    const rk_vec3 want = lead[1] ? rk_vec3_sub(*lead[1]->pin, a) : rk_vec3_sub(*r->pin, a);
+    const rk_vec3 have = lead[1] ? rk_vec3_sub(sole->rest[lead[1]->point], rest_a)
+                                 : rk_vec3_sub(sole->rest[r->point], rest_a);
+    if (rk_vec3_norm(rk__rt_horizontal(want)) < 1e-9 || rk_vec3_norm(rk__rt_horizontal(have)) < 1e-9)
+      continue;
+    double cs, sn;
+    turn_of(rk__rt_horizontal(have), rk__rt_horizontal(want), &cs, &sn);
+    *r->pin = rk_vec3_add(a, turned(rk__rt_horizontal(rk_vec3_sub(sole->rest[r->point], rest_a)), cs, sn));
+    r->pin->y = a.y + sole->rest[r->point].y - rest_a.y;
   }
 }
 
 void rk__rt_place_pins(rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
   const rk_retarget_result *res = c->res;
   g_autofree double *axis = g_new(double, c->frames);
-  for (size_t k = 0; k < rt->foot_count; k++) {
-    c->pins[k] = g_array_new(FALSE, FALSE, sizeof(rk_vec3));
-    for (guint i = 0; i < res->intervals[k]->len; i++) {
-      rk_vec3 m = interval_pin(c, k, &g_array_index(res->intervals[k], rk_contact_interval, i), axis);
-      g_array_append_val(c->pins[k], m);
+  for (int side = 0; side < 2; side++) {
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      c->pins[side][p] = g_array_new(FALSE, FALSE, sizeof(rk_vec3));
+      for (guint i = 0; i < res->points[side][p]->len; i++) {
+        rk_vec3 m = interval_pin(c, side, p, &g_array_index(res->points[side][p], rk_contact_interval, i),
+                                 axis);
+        g_array_append_val(c->pins[side][p], m);
+      }
     }
+    fit_pins(c, side);
   }
-  for (size_t kt = 0; kt < rt->foot_count; kt++)
-    if (rt->feet[kt].bone == RK_BONE_LEFT_TOES || rt->feet[kt].bone == RK_BONE_RIGHT_TOES)
-      fit_toe_pins(c, kt);
-}
-
-double rk__rt_pin_weight(const rk__rt_run *c, size_t k, int f, int *pin_index) {
-  /* 1 inside an interval, a smoothstep ramp over `blend` frames before and after, 0 elsewhere. */
-  const GArray *iv = c->res->intervals[k];
-  const int blend = c->ik.blend;
-  double best = 0;
-  *pin_index = -1;
-  for (guint i = 0; i < iv->len; i++) {
-    const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
-    double w;
-    if (f >= ci->first && f <= ci->last)
-      w = 1;
-    else if (blend > 0 && f < ci->first && ci->first - f <= blend)
-      w = 1.0 - (double)(ci->first - f) / (blend + 1);
-    else if (blend > 0 && f > ci->last && f - ci->last <= blend)
-      w = 1.0 - (double)(f - ci->last) / (blend + 1);
-    else
-      continue;
-    w = w * w * (3 - 2 * w);
-    if (w > best) {
-      best = w;
-      *pin_index = (int)i;
-    }
-  }
-  return best;
+  /* The sole points the transfer leaves (the plots' FK-only tracks). */
+  memcpy(c->res->sole_fk, c->tgt_pts, c->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
 }

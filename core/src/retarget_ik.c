@@ -1,6 +1,7 @@
-/* Retargeting, IK per frame: goals of the planted (or blending) foot joints, the pelvis when both
- * planted legs cannot reach their pins (the loop through the ground, solved with rigkit/ik.h),
- * analytic two-bone legs and hands, and the closure of the loop on the final pose. */
+/* Retargeting, IK per frame: the feet's goals (retarget_feet.c), the pelvis when planted legs
+ * cannot reach their ankles' goals (the loop through the ground, solved with rigkit/ik.h),
+ * analytic two-bone legs and hands, feet lifted out of the floor, and the closure of the loop on
+ * the final pose. */
 #include "retarget_run.h"
 
 #include <rigkit/error.h>
@@ -82,17 +83,6 @@ bool rk__rt_ik_init(rk__rt_run *c, GError **error) {
   ik->iko.damping = 1e-5; /* warm starts close to the answer (rigkit/ik.h) */
   ik->blend = (int)lround(c->opts->blend_time * c->fps);
   ik->have_prev = false;
-  /* Per side: the foot-joint index (into rt->feet) of the ankle and of the toes, or -1. */
-  for (int side = 0; side < 2; side++)
-    ik->ankle_k[side] = ik->toes_k[side] = -1;
-  for (size_t k = 0; k < rt->foot_count; k++) {
-    rk_bone b = rt->feet[k].bone;
-    int side = b == RK_BONE_RIGHT_FOOT || b == RK_BONE_RIGHT_TOES;
-    if (b == RK_BONE_LEFT_FOOT || b == RK_BONE_RIGHT_FOOT)
-      ik->ankle_k[side] = (int)k;
-    else
-      ik->toes_k[side] = (int)k;
-  }
   rk_ik_problem sizing = ik->prob;
   sizing.loop_count = 2;
   for (int i = 0; i < 2; i++)
@@ -103,76 +93,25 @@ bool rk__rt_ik_init(rk__rt_run *c, GError **error) {
 
 /* ---- one frame ------------------------------------------------------------------------------- */
 
-/* Goals: planted (or blending) foot joints. Inside an interval the goal is the pin; around it the
- * correction the pin makes at the interval's nearest end fades in and out (no correction when
- * the transfer already lands on the pin). */
-static void set_goals(rk__rt_run *c, size_t f) {
-  rk__rt_ik *ik = &c->ik;
-  const rk_retarget_result *res = c->res;
-  const size_t nf = c->rt->foot_count;
-  const rk_vec3 *fk = res->fk_positions;
-  for (size_t k = 0; k < nf; k++) {
-    int pi;
-    ik->goal_w[k] = c->opts->foot_ik ? rk__rt_pin_weight(c, k, (int)f, &pi) : 0.0;
-    if (ik->goal_w[k] <= 0)
-      continue;
-    const rk_contact_interval *iv = &g_array_index(res->intervals[k], rk_contact_interval, pi);
-    const int edge = (int)f < iv->first ? iv->first : (int)f > iv->last ? iv->last : (int)f;
-    rk_vec3 pin = g_array_index(c->pins[k], rk_vec3, pi);
-    rk_vec3 correction = rk_vec3_sub(pin, fk[(size_t)edge * nf + k]);
-    ik->goal_pos[k] = rk_vec3_add(fk[f * nf + k], rk_vec3_scale(correction, ik->goal_w[k]));
-  }
-}
-
-/* Where each ankle must go: its own goal, or shifted with the foot so the toes reach theirs
- * (heel off: the toes hold, the ankle rises with the foot's transferred angle). */
-static void ankle_targets(const rk__rt_run *c, bool has_target[2], bool planted[2],
-                          rk_vec3 target[2]) {
-  const rk_retargeter *rt = c->rt;
-  const rk__rt_ik *ik = &c->ik;
-  for (int side = 0; side < 2; side++) {
-    const int ka = ik->ankle_k[side], kt = ik->toes_k[side];
-    has_target[side] = planted[side] = false;
-    if (ka >= 0 && ik->goal_w[ka] > 0) {
-      target[side] = ik->goal_pos[ka];
-      has_target[side] = true;
-      planted[side] = ik->goal_w[ka] >= 1.0;
-      /* Toes held more firmly than the ankle (heel off): the ankle goes to the nearest point
-       * that keeps the foot's length from the toes' pin, so the foot can pivot onto it. */
-      if (kt >= 0 && ik->goal_w[kt] > ik->goal_w[ka]) {
-        double len = rk_vec3_norm(rk_vec3_sub(rt->pt0[rt->feet[kt].tgt], rt->pt0[rt->feet[ka].tgt]));
-        rk_vec3 d = rk_vec3_sub(target[side], ik->goal_pos[kt]);
-        if (rk_vec3_norm(d) > 0)
-          target[side] = rk_vec3_add(ik->goal_pos[kt], rk_vec3_scale(rk_vec3_normalize(d), len));
-      }
-    } else if (ka >= 0 && kt >= 0 && ik->goal_w[kt] > 0) {
-      rk_vec3 shift = rk_vec3_sub(ik->goal_pos[kt], rk_mat4_get_translation(&c->tgt_models[rt->feet[kt].tgt]));
-      target[side] = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->feet[ka].tgt]), shift);
-      has_target[side] = true;
-    }
-  }
-}
-
 /* Both feet planted close a loop through the ground. When a planted leg cannot reach its pin
  * from the transferred pelvis, the closure equations (rigkit/loop.h) of the planted feet are
  * solved with the pelvis free to translate and those legs free (the body dips or shifts as a
  * person's would); small mismatches never move the pelvis. */
-static bool move_pelvis(rk__rt_run *c, size_t f, const bool has_target[2], const bool planted[2],
-                        const rk_vec3 target[2], GError **error) {
+static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   const rk_retargeter *rt = c->rt;
   rk__rt_ik *ik = &c->ik;
   bool held[2] = {false, false}, reachable = true;
   for (int side = 0; side < 2; side++) {
-    held[side] = has_target[side] &&
-                 (planted[side] || (ik->toes_k[side] >= 0 && ik->goal_w[ik->toes_k[side]] >= 1.0));
+    held[side] = ik->goal[side].active && (ik->goal[side].held || ik->goal[side].lifted);
     if (!held[side])
       continue;
-    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[rt->tmap.joint[u]]);
-    rk_vec3 b = rk_mat4_get_translation(&c->tgt_models[rt->tmap.joint[u + 1]]);
-    rk_vec3 e = rk_mat4_get_translation(&c->tgt_models[rt->tmap.joint[u + 2]]);
-    double reach = rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(e, b));
-    reachable &= rk_vec3_norm(rk_vec3_sub(target[side], a)) < reach * (1.0 - 1e-4);
+    const rk__rt_side *sd = &rt->side[side];
+    rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
+    rk_vec3 b = rk_mat4_get_translation(&c->tgt_models[sd->knee]);
+    rk_vec3 e = rk_mat4_get_translation(&c->tgt_models[sd->foot]);
+    const double thigh = rk_vec3_norm(rk_vec3_sub(b, a)), shin = rk_vec3_norm(rk_vec3_sub(e, b));
+    const double d = rk_vec3_norm(rk_vec3_sub(ik->goal[side].ankle, a));
+    reachable &= d < (thigh + shin) * (1.0 - 1e-4) && d > fabs(thigh - shin) * (1.0 + 1e-4);
   }
   const rk_joint *hips_joint = rk_tree_joint(rt->tree, (size_t)rt->tgt_hips);
   if (reachable || hips_joint->dof_count != 6)
@@ -187,8 +126,8 @@ static bool move_pelvis(rk__rt_run *c, size_t f, const bool has_target[2], const
   for (int side = 0; side < 2; side++) {
     if (!held[side])
       continue;
-    ik->loops[nl++] = (rk_loop){RK_LOOP_POSITION, rt->feet[ik->ankle_k[side]].tgt, rk_mat4_identity(),
-                                -1, rk_mat4_translation(target[side])};
+    ik->loops[nl++] = (rk_loop){RK_LOOP_POSITION, rt->side[side].foot, rk_mat4_identity(), -1,
+                                rk_mat4_translation(ik->goal[side].ankle)};
     for (size_t i = 0; i < rt->leg_count[side]; i++) {
       const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->leg_joints[side][i]);
       for (int d = 0; d < jt->dof_count; d++)
@@ -205,35 +144,67 @@ static bool move_pelvis(rk__rt_run *c, size_t f, const bool has_target[2], const
           "closure %g m", rk_clip_name(c->clip), f, nl, rk_ik_status_name(ir.status),
           ir.iterations, ir.closure_error);
   /* Keep the solved pelvis; the legs are redone analytically below (stable knees). */
+  const double low = rk__rt_body_low(c, c->tgt_models);
   rk_transform pelvis;
   rk_tree_joint_local(rt->tree, (size_t)rt->tgt_hips, ik->q, &pelvis);
   c->tgt_locals[rt->tgt_hips].t = pelvis.t;
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  /* Never into the floor: the pelvis comes back up as far as the body went through it (then the
+   * legs may not reach: counted). */
+  const double depth = fmin(low, c->tgt_floor) - rk__rt_body_low(c, c->tgt_models);
+  if (depth > 0) {
+    const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
+    rk_mat4 inv = rk_mat4_identity();
+    if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+      inv = rk_mat4_identity();
+    const rk_vec3 up = rk_vec3_sub(rk_mat4_transform_point(&inv, rk_vec3_make(0, depth, 0)),
+                                   rk_mat4_transform_point(&inv, rk_vec3_make(0, 0, 0)));
+    c->tgt_locals[rt->tgt_hips].t = rk_vec3_add(c->tgt_locals[rt->tgt_hips].t, up);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
   return true;
 }
 
-/* Legs: analytic two-bone in the bend plane of the transferred pose; then the foot takes its
- * transferred world rotation, or turns about the ankle so its pinned toes hold. */
-static void bend_legs(rk__rt_run *c, const bool has_target[2], const rk_vec3 target[2],
-                      const rk_quat foot_world[2]) {
+/* One leg onto its goal: analytic two-bone in the bend plane of the transferred pose, then the
+ * foot and toes turned as the goal says. */
+static bool place_leg(rk__rt_run *c, int side) {
   const rk_retargeter *rt = c->rt;
-  const rk__rt_ik *ik = &c->ik;
-  for (int side = 0; side < 2; side++) {
-    if (!has_target[side])
-      continue;
-    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    const int foot = rt->tmap.joint[u + 2];
-    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, rt->tmap.joint[u], rt->tmap.joint[u + 1], foot,
-              target[side], pelvis_forward(c));
-    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, foot, foot_world[side]);
+  const rk__rt_side *sd = &rt->side[side];
+  const rk__rt_foot_goal *g = &c->ik.goal[side];
+  const bool reached = bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, sd->upper, sd->knee,
+                                 sd->foot, g->ankle, pelvis_forward(c));
+  set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  if (sd->toe >= 0) {
+    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
     rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-    const int kt = ik->toes_k[side];
-    if (kt >= 0 && ik->goal_w[kt] > 0 && ik->ankle_k[side] >= 0 && ik->goal_w[ik->ankle_k[side]] > 0) {
-      rk_vec3 ap = rk_mat4_get_translation(&c->tgt_models[foot]);
-      rk_vec3 tp = rk_mat4_get_translation(&c->tgt_models[rt->feet[kt].tgt]);
-      rk_quat swing = rk_quat_from_to(rk_vec3_sub(tp, ap), rk_vec3_sub(ik->goal_pos[kt], ap));
-      set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, foot, rk_quat_mul(swing, foot_world[side]));
-      rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
+  return reached;
+}
+
+/* Legs onto their goals; a foot whose mesh then goes through the floor is lifted out of it (a
+ * source foot through its own floor is fixed, not copied). */
+static void place_legs(rk__rt_run *c) {
+  for (int side = 0; side < 2; side++) {
+    rk__rt_foot_goal *g = &c->ik.goal[side];
+    if (!g->active)
+      continue;
+    place_leg(c, side);
+    /* Turned about its held end, then (still through, or held at both ends or none) lifted. */
+    for (int pass = 0; pass < 8 && rk__rt_foot_depth(c, side, g) > 1e-5 * c->rt->tmap.height; pass++) {
+      if (!rk__rt_foot_tilt(c, side, g))
+        break;
+      place_leg(c, side);
+    }
+    /* Lifted by its depth (again while blended vertices, which follow the leg's bend too, are
+     * still through). */
+    for (int pass = 0; pass < 4; pass++) {
+      const double depth = rk__rt_foot_depth(c, side, g);
+      if (depth <= 1e-5 * c->rt->tmap.height)
+        break;
+      g->ankle.y += depth;
+      g->lifted = true;
+      place_leg(c, side);
     }
   }
 }
@@ -262,6 +233,38 @@ static void reach_hands(rk__rt_run *c) {
   }
 }
 
+/* The lowest point (y) of a target joint and its descendants: skinned, else its joints. */
+static double subtree_low(const rk__rt_run *c, int hand) {
+  rk_skin_point p;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, hand, &p))
+    return p.position.y;
+  double low = INFINITY;
+  for (size_t j = (size_t)hand; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)hand); j++)
+    low = fmin(low, c->tgt_models[j].m[13]);
+  return low;
+}
+
+/* Arms and the floor: an arm through it raises its hand by as much, by the arm (analytic
+ * two-bone, the hand keeping its world rotation): the pelvis never lifts for the arms. */
+static void floor_hands(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  for (int side = 0; side < 2; side++) {
+    const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+    const int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
+    if (tu < 0 || tf < 0 || th < 0)
+      continue;
+    const double dy = c->tgt_floor - subtree_low(c, tu);
+    if (dy <= 1e-4 * rt->tmap.height)
+      continue;
+    const rk_quat hand_world = model_rotation(&c->tgt_models[th]);
+    const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
+    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target,
+              rk_vec3_scale(pelvis_forward(c), -1.0));
+    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
+    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  }
+}
+
 /* A planted pair: the closure equations on the final pose, as the tree's q. */
 static void close_loop(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
@@ -271,9 +274,8 @@ static void close_loop(rk__rt_run *c) {
   ik->have_prev = true;
   rk_tree_fk(rt->tree, ik->q, NULL, ik->tree_models);
   for (int side = 0; side < 2; side++) {
-    const int ka = ik->ankle_k[side];
-    rk_loop lp = {RK_LOOP_POSITION, rt->feet[ka].tgt, rk_mat4_identity(), -1,
-                  rk_mat4_translation(ik->goal_pos[ka])};
+    rk_loop lp = {RK_LOOP_POSITION, rt->side[side].foot, rk_mat4_identity(), -1,
+                  rk_mat4_translation(ik->goal[side].ankle)};
     double r[3];
     rk_loop_residual(rt->tree, &lp, ik->tree_models, r);
     c->tally.closure_max = fmax(c->tally.closure_max, sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
@@ -281,22 +283,43 @@ static void close_loop(rk__rt_run *c) {
   c->tally.loop_frames++;
 }
 
+/* Whether a held foot's ankle missed its goal (the leg too short for it). */
+static bool held_missed(const rk__rt_run *c) {
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    const rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]);
+    if (g->active && (g->held || g->lifted) &&
+        rk_vec3_norm(rk_vec3_sub(a, g->ankle)) > 1e-4 * c->rt->tmap.height)
+      return true;
+  }
+  return false;
+}
+
 bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
-  const rk_retargeter *rt = c->rt;
-  rk_quat foot_world[2] = {rk_quat_identity(), rk_quat_identity()};
-  for (int side = 0; side < 2; side++)
-    if (c->ik.ankle_k[side] >= 0)
-      foot_world[side] = c->tgt_world[rt->feet[c->ik.ankle_k[side]].tgt];
-  set_goals(c, f);
-  bool has_target[2], planted[2];
-  rk_vec3 target[2];
-  ankle_targets(c, has_target, planted, target);
-  if (!move_pelvis(c, f, has_target, planted, target, error))
+  const rk_vec3 hips = rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]);
+  rk__rt_feet_goals(c, f);
+  if (!move_pelvis(c, f, error))
     return false;
-  bend_legs(c, has_target, target, foot_world);
+  place_legs(c);
+  /* A foot turned or lifted out of the floor may have moved its ankle out of reach: the pelvis
+   * again, then the legs; still out of reach, the frame is counted. */
+  if (held_missed(c)) {
+    if (!move_pelvis(c, f, error))
+      return false;
+    place_legs(c);
+    c->res->unreachable_frames += held_missed(c);
+  }
+  /* How far the legs moved the pelvis (the hip bob is the source's elsewhere). */
+  const double moved = rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]), hips));
+  if (moved > 1e-6 * c->rt->tmap.height) {
+    c->res->pelvis_frames++;
+    c->res->pelvis_max = fmax(c->res->pelvis_max, moved);
+  }
   if (c->opts->hand_ik)
     reach_hands(c);
-  if (planted[0] && planted[1])
+  if (c->opts->foot_ik)
+    floor_hands(c);
+  if (c->ik.goal[0].active && c->ik.goal[0].held && c->ik.goal[1].active && c->ik.goal[1].held)
     close_loop(c);
   return true;
 }

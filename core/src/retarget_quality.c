@@ -116,18 +116,23 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
   const rk_retargeter *rt = c->rt;
   const size_t nf = rt->foot_count;
   rk__rt_tally *t = &c->tally;
-  /* Pin errors (fully planted frames) and heights after IK. */
-  for (size_t k = 0; k < nf; k++) {
-    rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->feet[k].tgt]);
-    c->res->heights_ik[f * nf + k] = p.y - c->tgt_ground;
-    if (c->ik.goal_w[k] >= 1.0) {
-      double e = 1000.0 * rk_vec3_norm(rk_vec3_sub(p, c->ik.goal_pos[k]));
+  for (size_t k = 0; k < nf; k++)
+    c->res->heights_ik[f * nf + k] = c->tgt_models[rt->contact_joint[k]].m[13] - rt->tmap.ground;
+  /* Sole points as written, and the errors of the fully planted ones against their pins. */
+  for (int side = 0; side < 2; side++) {
+    rk_vec3 *pts = c->res->sole_ik + f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS;
+    rk_sole_at(c->tsole[side], c->tgt_models, pts);
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    for (int p = 0; g->active && p < RK__RT_POINTS; p++) {
+      if (g->w[p] < 1.0)
+        continue;
+      const double e = 1000.0 * rk_vec3_norm(rk_vec3_sub(pts[p], g->pin[p]));
       t->goal_err_sum += e;
       t->goal_err_n++;
       t->goal_err_max = fmax(t->goal_err_max, e);
       if (e > 1.0)
-        g_debug("retarget '%s' frame %zu: %s misses its pin by %.3f mm", rk_clip_name(c->clip), f,
-                rk_skeleton_joint_name(rt->tgt, (size_t)rt->feet[k].tgt), e);
+        g_debug("retarget '%s' frame %zu: the %s %s misses its pin by %.3f mm", rk_clip_name(c->clip),
+                f, side ? "right" : "left", p == RK_SOLE_HEEL ? "heel" : p == RK_SOLE_BALL ? "ball" : "toe tip", e);
     }
   }
   /* Knees bent backwards in the pelvis' facing. */
@@ -150,31 +155,43 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
   }
 }
 
-void rk__rt_finish_quality(rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
-  rk_retarget_result *res = c->res;
-  const size_t nf = rt->foot_count;
-  const rk__rt_tally *t = &c->tally;
-  /* On the baked clip (what gets written), and the FK-only figures beside it. */
-  const char *names[RK__RT_MAX_FEET] = {NULL};
-  rk_foot_contacts fcs[RK__RT_MAX_FEET] = {{0}};
-  for (size_t k = 0; k < nf; k++) {
-    names[k] = rk_skeleton_joint_name(rt->tgt, (size_t)rt->feet[k].tgt);
-    fcs[k] = rk__rt_contacts(res, k);
-  }
-  rk_retarget_measure(rt->tgt, res->clip, c->fps, names, fcs, nf, &res->quality);
+/* Skate of the planted sole points in pts (frames x RK__RT_SOLE_SLOTS): their horizontal drift
+ * from each interval's first frame, mean and max (mm), and the frames with any point planted. */
+static void sole_skate(const rk_retarget_result *res, const rk_vec3 *pts, rk_retarget_quality *q) {
   double sum = 0, mx = 0;
   size_t cnt = 0;
-  for (size_t k = 0; k < nf; k++)
-    skate_of(res->fk_positions + k, nf, res->intervals[k], &sum, &cnt, &mx);
-  res->quality_fk.foot_skate_mean_mm = cnt ? sum / (double)cnt : 0;
-  res->quality_fk.foot_skate_max_mm = mx;
-  res->quality_fk.contact_frames = res->quality.contact_frames;
+  g_autofree bool *any = g_new0(bool, res->frames);
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      const GArray *iv = res->points[side][p];
+      skate_of(pts + side * RK__RT_POINTS + p, RK__RT_SOLE_SLOTS, iv, &sum, &cnt, &mx);
+      for (guint i = 0; i < iv->len; i++)
+        for (int f = g_array_index(iv, rk_contact_interval, i).first;
+             f <= g_array_index(iv, rk_contact_interval, i).last; f++)
+          any[f] = true;
+    }
+  q->foot_skate_mean_mm = cnt ? sum / (double)cnt : 0;
+  q->foot_skate_max_mm = mx;
+  q->contact_frames = 0;
+  for (size_t f = 0; f < res->frames; f++)
+    q->contact_frames += any[f];
+}
+
+void rk__rt_finish_quality(rk__rt_run *c) {
+  rk_retarget_result *res = c->res;
+  const rk__rt_tally *t = &c->tally;
+  /* The planted sole points as written, and as the transfer alone leaves them. */
+  sole_skate(res, res->sole_ik, &res->quality);
+  sole_skate(res, res->sole_fk, &res->quality_fk);
   res->quality.ik_goal_error_mean_mm = t->goal_err_n ? t->goal_err_sum / (double)t->goal_err_n : 0;
   res->quality.ik_goal_error_max_mm = t->goal_err_max;
   res->quality.loop_closure_residual_max_mm = 1000.0 * t->closure_max;
   res->quality.joint_limit_violations = t->limit_violations;
   res->quality.loop_frames = t->loop_frames;
+  res->quality.lifted_frames = res->lifted_frames;
+  res->quality.pelvis_frames = res->pelvis_frames;
+  res->quality.pelvis_max_mm = 1000.0 * res->pelvis_max;
+  res->quality.unreachable_frames = res->unreachable_frames;
   if (t->limb_n > 0) {
     res->quality.limb_direction_median_deg = rk__median_upper(t->limb_angles, t->limb_n);
   }

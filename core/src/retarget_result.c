@@ -13,9 +13,13 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *c) {
   res->frames = frames;
   res->fps = c->fps;
   res->contact_count = nf;
+  res->foot_ik = c->opts->foot_ik;
   res->heights_fk = g_new(double, frames * (nf ? nf : 1));
   res->heights_ik = g_new(double, frames * (nf ? nf : 1));
   res->fk_positions = g_new(rk_vec3, frames * (nf ? nf : 1));
+  res->sole_fk = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
+  res->sole_ik = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
+  res->phase = g_new0(guint8, frames * 2);
   return res;
 }
 
@@ -96,6 +100,17 @@ void rk_retarget_result_free(rk_retarget_result *r) {
   for (int i = 0; i < RK__RT_MAX_FEET; i++)
     if (r->intervals[i])
       g_array_unref(r->intervals[i]);
+  for (int side = 0; side < 2; side++) {
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      if (r->points[side][p])
+        g_array_unref(r->points[side][p]);
+    if (r->slides[side])
+      g_array_unref(r->slides[side]);
+  }
+  g_free(r->sole_fk);
+  g_free(r->lift);
+  g_free(r->sole_ik);
+  g_free(r->phase);
   g_free(r->heights_fk);
   g_free(r->heights_ik);
   g_free(r->fk_positions);
@@ -118,6 +133,10 @@ size_t rk_retarget_result_frames(const rk_retarget_result *r) {
 
 double rk_retarget_result_fps(const rk_retarget_result *r) {
   return r->fps;
+}
+
+double rk_retarget_result_ground_offset(const rk_retarget_result *r) {
+  return r->ground_offset;
 }
 
 size_t rk_retarget_result_contact_count(const rk_retarget_result *r) {
@@ -148,6 +167,37 @@ const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after
 
 const rk_vec3 *rk_retarget_result_fk_positions(const rk_retarget_result *r) {
   return r->fk_positions;
+}
+
+static const char *const phase_names[RK_FOOT_PHASES] = {"swing", "heel-strike", "flat",
+                                                        "toe-off", "pivot", "slide"};
+
+const char *rk_foot_phase_name(rk_foot_phase phase) {
+  return (unsigned)phase < RK_FOOT_PHASES ? phase_names[phase] : "?";
+}
+
+rk_foot_phase rk_retarget_result_phase(const rk_retarget_result *r, int side, size_t frame) {
+  return side >= 0 && side < 2 && frame < r->frames ? (rk_foot_phase)r->phase[frame * 2 + (size_t)side]
+                                                   : RK_FOOT_SWING;
+}
+
+rk_foot_contacts rk_retarget_result_sole_contacts(const rk_retarget_result *r, int side,
+                                                  rk_sole_point point) {
+  rk_foot_contacts fc = {-1, 0, NULL};
+  if (side >= 0 && side < 2 && (unsigned)point < RK__RT_POINTS && r->points[side][point]) {
+    fc.joint = r->sole_joint[side][point];
+    fc.count = r->points[side][point]->len;
+    fc.intervals = (const rk_contact_interval *)(void *)r->points[side][point]->data;
+  }
+  return fc;
+}
+
+const rk_vec3 *rk_retarget_result_soles(const rk_retarget_result *r, bool after_ik) {
+  return after_ik ? r->sole_ik : r->sole_fk;
+}
+
+double rk_retarget_result_floor(const rk_retarget_result *r) {
+  return r->tgt_floor;
 }
 
 /* ---- the output asset ------------------------------------------------------------------------ */

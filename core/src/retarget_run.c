@@ -22,22 +22,61 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k) {
   return fc;
 }
 
+bool rk__rt_in_intervals(const GArray *iv, int f) {
+  for (guint i = 0; iv && i < iv->len; i++) {
+    const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+    if (f >= ci->first && f <= ci->last)
+      return true;
+  }
+  return false;
+}
+
+double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
+  double best = 0;
+  *index = -1;
+  for (guint i = 0; iv && i < iv->len; i++) {
+    const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+    double w;
+    if (f >= ci->first && f <= ci->last)
+      w = 1;
+    else if (blend > 0 && f < ci->first && ci->first - f <= blend)
+      w = 1.0 - (double)(ci->first - f) / (blend + 1);
+    else if (blend > 0 && f > ci->last && f - ci->last <= blend)
+      w = 1.0 - (double)(f - ci->last) / (blend + 1);
+    else
+      continue;
+    w = w * w * (3 - 2 * w);
+    if (w > best) {
+      best = w;
+      *index = (int)i;
+    }
+  }
+  return best;
+}
+
 void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_locals, g_free);
   g_clear_pointer(&c->src_models, g_free);
   g_clear_pointer(&c->src_world, g_free);
   g_clear_pointer(&c->src_cache_q, g_free);
   g_clear_pointer(&c->src_cache_p, g_free);
+  g_clear_pointer(&c->src_cache_d, g_free);
+  g_clear_pointer(&c->src_moves, g_free);
+  g_clear_pointer(&c->hips_lift, g_free);
   g_clear_pointer(&c->tgt_cache, g_free);
   g_clear_pointer(&c->tgt_world_cache, g_free);
   g_clear_pointer(&c->tgt_world, g_free);
   g_clear_pointer(&c->tgt_locals, g_free);
   g_clear_pointer(&c->tgt_models, g_free);
-  g_clear_pointer(&c->src_p, g_free);
-  g_clear_pointer(&c->src_sole, g_free);
-  g_clear_pointer(&c->tgt_sole, g_free);
-  for (size_t k = 0; k < RK__RT_MAX_FEET; k++)
-    g_clear_pointer(&c->pins[k], g_array_unref);
+  g_clear_pointer(&c->src_pts, g_free);
+  g_clear_pointer(&c->tgt_pts, g_free);
+  g_clear_pointer(&c->tgt_body, g_free);
+  g_clear_pointer(&c->lift, g_free);
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      g_clear_pointer(&c->pins[side][p], g_array_unref);
+      g_clear_pointer(&c->edges[side][p], g_array_unref);
+    }
   g_clear_pointer(&c->ik.q, g_free);
   g_clear_pointer(&c->ik.q_fk, g_free);
   g_clear_pointer(&c->ik.q_prev, g_free);

@@ -1,21 +1,29 @@
 /* Internal: the retargeter, its result and the state of one run (retarget_run.c), shared by the
- * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), ground and
- * contacts (retarget_contacts.c), IK (retarget_ik.c), the baked result (retarget_result.c) and
- * quality (retarget_quality.c). The passes call down this list and into this header only, never
- * back up: retarget.c -> quality -> result -> ik -> contacts -> transfer -> run. */
+ * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), the source's
+ * contacts and pins (retarget_contacts.c), the ground offset and the floor under the body
+ * (retarget_floor.c), the feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked
+ * result (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
+ * (retarget_match.c) is made once when the retargeter is built. The passes call down this list
+ * and into this header only, never back up: retarget.c -> quality -> result -> ik -> feet ->
+ * floor -> contacts -> transfer -> run, and retarget.c -> match. What a person sees in an
+ * output (retarget_output.c) and the verdict on it (retarget_verdict.c) read a finished result
+ * through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
 #define RK_RETARGET_RUN_H
 
 #include <rigkit/ik.h>
 #include <rigkit/loop.h>
 #include <rigkit/retarget.h>
+#include <rigkit/skin.h>
 #include <rigkit/tree.h>
 
 /* How a target joint is driven. */
 typedef enum rk__rt_rule_kind {
   RK__RULE_REST,      /* keeps its rest local rotation */
-  RK__RULE_ROTATION,  /* world rotation relative to rest, from the source joint */
-  RK__RULE_DIRECTION, /* bone direction from the source bone, twist from the source's rotation */
+  RK__RULE_ROTATION,  /* world rotation relative to rest, from the source joint (every joint
+                         with a counterpart, canonical or not) */
+  RK__RULE_DIRECTION, /* bone direction from the source bone, twist from the source's rotation
+                         (canonical limb and spine bones whose rest directions differ) */
 } rk__rt_rule_kind;
 
 typedef struct rk__rt_rule {
@@ -25,14 +33,22 @@ typedef struct rk__rt_rule {
   int tgt_child; /* DIRECTION: target joint at the far end of the bone */
 } rk__rt_rule;
 
-/* A foot joint that may be planted: source and target joints. */
+/* Target joints that report contacts (per side the foot, then the toes when mapped). */
 #define RK__RT_MAX_FEET 4
-typedef struct rk__rt_foot {
-  rk_bone bone;
-  int src, tgt;
-  int side;               /* 0 left, 1 right */
-  double src_rest_height; /* above the source's rest ground */
-} rk__rt_foot;
+/* Sole points per foot (heel, ball, tip) and their slots in per-frame arrays: side * 3 + point. */
+#define RK__RT_POINTS RK_SOLE_POINTS
+#define RK__RT_SOLE_SLOTS (2 * RK__RT_POINTS)
+
+/* One foot of the two rigs (0 left, 1 right). */
+typedef struct rk__rt_side {
+  rk_sole src, tgt;        /* sole points: the source's from its bones, the target's from its
+                              meshes (or bones) */
+  rk_sole tgt_bones;       /* the target's from its bones (options.soles = bones) */
+  double low, low_bones;   /* the foot's lowest point at rest: of its mesh (else its sole), of
+                              its bones' sole */
+  int upper, knee, foot;   /* target leg joints */
+  int toe;                 /* target toe joint or -1 */
+} rk__rt_side;
 
 struct rk_retargeter {
   rk_skeleton *src, *tgt;
@@ -43,11 +59,23 @@ struct rk_retargeter {
   rk_quat *qt0;  /* target rest world rotations */
   rk_vec3 *pt0;  /* target rest world positions */
   rk_quat align; /* turns the source's facing onto the target's (about the up axis) */
-  double scale;  /* target hip height / source hip height */
+  double scale;  /* target leg length / source leg length */
+  int *match;    /* target joint -> its counterpart in the source, or -1 (retarget_match.c) */
+  size_t matched_joints;
+  double *tgt_wscale; /* target rest world scale per joint (uniform part) */
   rk__rt_rule *rules;
   int src_hips, tgt_hips;
-  rk__rt_foot feet[RK__RT_MAX_FEET];
-  size_t foot_count;
+  rk__rt_side side[2];
+  int contact_joint[RK__RT_MAX_FEET]; /* target joints reporting contacts: foot, toe per side */
+  int contact_side[RK__RT_MAX_FEET];
+  size_t foot_count;                  /* how many */
+  rk_skin_support *skin;  /* the target's skinned meshes (no vertices without meshes) */
+  double tgt_floor;       /* the target's floor: its soles' rest height (0 for a mesh's within
+                             1% of the height from it) */
+  double tgt_floor_bones; /* the same from the soles of its bones */
+  bool meshes;            /* both soles come from meshes */
+  int *body_joints;       /* target joints outside the feet: the body the floor holds */
+  size_t body_count;
   rk_tree *tree;      /* the target as a mechanism: hips free, everything else as built */
   int *leg_joints[2]; /* target joints (links) from upper leg to toes (or foot), per side */
   size_t leg_count[2];
@@ -62,12 +90,28 @@ struct rk_retarget_result {
   double fps;
   size_t contact_count;
   int contact_joint[RK__RT_MAX_FEET];
-  GArray *intervals[RK__RT_MAX_FEET]; /* rk_contact_interval */
+  GArray *intervals[RK__RT_MAX_FEET]; /* rk_contact_interval: any point of the joint planted */
+  GArray *points[2][RK__RT_POINTS];   /* rk_contact_interval: each sole point's planted frames */
+  int sole_joint[2][RK__RT_POINTS];   /* the target joint each sole point moves with */
+  rk_sole tsole[2], ssole[2];         /* the soles the run used: target's, source's */
+  GArray *slides[2];                  /* rk_contact_interval: a foot low and moving (sliding) */
+  guint8 *phase;                      /* frames x 2: rk_foot_phase */
   rk_retarget_quality quality, quality_fk;
   double *heights_fk, *heights_ik; /* frames x contact_count */
   rk_vec3 *fk_positions;           /* frames x contact_count: the transferred pose, before IK */
+  rk_vec3 *sole_fk, *sole_ik;      /* frames x RK__RT_SOLE_SLOTS: sole points before/after IK */
   rk_vec3 ground_velocity;         /* source space, units per second */
   bool in_place;
+  double ground_offset;            /* the one vertical offset of the target's hips (metres) */
+  double src_floor;                /* the clip's ground (source units) */
+  double tgt_floor;                /* the target's floor (metres) */
+  rk_vec3 travel;                  /* velocity added to the source (source units per second) */
+  size_t lifted_frames;            /* frames the body was lifted off the floor */
+  double *lift;                    /* per frame, how much (metres), or NULL when never */
+  bool foot_ik;                    /* made with foot IK */
+  size_t pelvis_frames;            /* frames the pelvis moved so the legs reach their pins */
+  double pelvis_max;               /* and the most it moved (metres) */
+  size_t unreachable_frames;       /* frames a pin stayed out of reach */
 };
 
 /* Key storage of the baked clip, per frame and joint. */
@@ -77,6 +121,17 @@ typedef struct rk__rt_keys {
   double *trans; /* frames * nt * 3 */
   bool *rot_used, *trans_used;
 } rk__rt_keys;
+
+/* What the feet want at the current frame (retarget_feet.c), per side. */
+typedef struct rk__rt_foot_goal {
+  bool active;              /* the leg is solved this frame */
+  bool held;                /* a sole point is fully planted: the leg must reach */
+  bool lifted;              /* lifted out of the floor: the leg must reach too */
+  rk_vec3 ankle;            /* where the ankle goes */
+  rk_quat foot, toe;        /* world rotations of the foot and the toe joint */
+  double w[RK__RT_POINTS];  /* how firmly each sole point holds its pin (0..1) */
+  rk_vec3 pin[RK__RT_POINTS];
+} rk__rt_foot_goal;
 
 /* The IK of one run: the target tree's problem and its state from frame to frame. */
 typedef struct rk__rt_ik {
@@ -90,10 +145,7 @@ typedef struct rk__rt_ik {
   rk_ik_options iko;
   rk_ik_ws *ws;
   int blend;                  /* frames of blending into and out of a pin */
-  int ankle_k[2], toes_k[2];  /* per side: index into rt->feet of the ankle and the toes, or -1 */
-  /* The current frame's goals of the foot joints, read by the quality figures. */
-  rk_vec3 goal_pos[RK__RT_MAX_FEET];
-  double goal_w[RK__RT_MAX_FEET];
+  rk__rt_foot_goal goal[2];   /* the current frame's, read by the quality figures */
 } rk__rt_ik;
 
 /* Running sums of the quality figures measured frame by frame. */
@@ -103,6 +155,12 @@ typedef struct rk__rt_tally {
   double *limb_angles; /* frames * 8 */
   size_t limb_n;
 } rk__rt_tally;
+
+/* The ankle correction at the two ends of a planted interval (retarget_feet.c), faded in before
+ * it and out after it. */
+typedef struct rk__rt_edge {
+  rk_vec3 first, last;
+} rk__rt_edge;
 
 /* One run (one thread): the clip, the options, per-frame scratch and what the passes hand on. */
 typedef struct rk__rt_run {
@@ -120,9 +178,12 @@ typedef struct rk__rt_run {
    * cached (src_cache_q/p: frames x rt->src_used), else of the current frame only. */
   rk_quat *src_cache_q;
   rk_vec3 *src_cache_p;
+  rk_vec3 *src_cache_d; /* world displacement of each used joint by its animated translation */
+  bool *src_moves;      /* per source joint: the clip animates its translation (hips aside) */
   bool cached;
   const rk_quat *cur_q; /* the current frame's slice */
   const rk_vec3 *cur_p;
+  const rk_vec3 *cur_d;
   double cur_t;
   size_t cur_f;
   rk_transform *tgt_cache;  /* transferred target locals per frame (cached runs) */
@@ -130,15 +191,22 @@ typedef struct rk__rt_run {
   rk_quat *tgt_world;
   rk_transform *tgt_locals;
   rk_mat4 *tgt_models;
-  double src_ground; /* the clip's ground (retarget_contacts.c) */
-  double tgt_ground;
-  rk_vec3 travel; /* velocity added to the source (in-place clips with root_motion) */
-  /* Per frame: the source's foot joints (frames x RK__RT_MAX_FEET, travel included once known)
-   * and per side the lowest point of each foot (the ankle's subtree), source and transferred
-   * target (frames x 2). */
-  rk_vec3 *src_p;
-  double *src_sole, *tgt_sole;
-  GArray *pins[RK__RT_MAX_FEET]; /* rk_vec3 per contact interval */
+  double src_floor;     /* the clip's ground (retarget_contacts.c), source units */
+  double tgt_floor;     /* the target's floor */
+  const rk_sole *tsole[2];     /* the target's soles this run uses (meshes or bones) */
+  double tlow[2];              /* and each foot's lowest point at rest */
+  const rk_skin_support *skin; /* the target's meshes, or NULL (bones only) */
+  double ground_offset; /* added to the target hips' height (0 until the ground pass sets it) */
+  double *lift;         /* per frame: the pelvis lift that keeps the body above the floor */
+  rk_vec3 *hips_lift;   /* per cached frame: the hips' local translation that lifts them 1 m */
+  rk_vec3 travel;       /* velocity added to the source (in-place clips with root_motion) */
+  /* Per frame: the sole points of the source (travel included once known) and of the
+   * transferred target (frames x RK__RT_SOLE_SLOTS), the lowest point of the target's body
+   * outside the feet (frames). */
+  rk_vec3 *src_pts, *tgt_pts;
+  double *tgt_body;
+  GArray *pins[2][RK__RT_POINTS];  /* rk_vec3 per interval of res->points */
+  GArray *edges[2][RK__RT_POINTS]; /* rk__rt_edge per interval of res->points */
   rk__rt_ik ik;
   rk__rt_tally tally;
   rk__rt_keys keys;
@@ -156,37 +224,81 @@ rk_vec3 rk__rt_src_pos(const rk__rt_run *run, int j);
 double rk__rt_frame_time(const rk__rt_run *run, size_t f);
 /* Frames [first, last] of contact joint k's planted intervals (borrowed from the result). */
 rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
+/* Whether frame f lies in one of the intervals (rk_contact_interval) of iv. */
+bool rk__rt_in_intervals(const GArray *iv, int f);
+/* How firmly frame f belongs to the intervals of iv: 1 inside one, a smoothstep ramp over
+ * `blend` frames before and after, 0 elsewhere; *index the interval (-1 when none). */
+double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
 /* Frees everything a run allocated (NULL-safe fields). */
 void rk__rt_run_clear(rk__rt_run *run);
+
+/* ---- retarget_match.c ---- */
+/* Fills t2s (one entry per target joint) with each target joint's counterpart in the source or
+ * -1, and returns how many target joints have one. */
+size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
+                    const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
 
 /* ---- retarget_transfer.c ---- */
 /* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget). */
 void rk__rt_transfer_init(rk__rt_run *run);
-/* Samples every frame of the source: its foot joints (src_p) and soles (src_sole). */
+/* Samples every frame of the source: its sole points (src_pts, without travel). */
 void rk__rt_scan_source(rk__rt_run *run);
-/* Transfers every frame: caches the poses, the FK-only foot joints (res->fk_positions, heights)
- * and the target's soles (tgt_sole). */
+/* Transfers every frame: caches the poses, the FK-only foot joints (res->fk_positions, heights),
+ * the target's sole points (tgt_pts) and the lowest point of its body (tgt_body). */
 void rk__rt_transfer_all(rk__rt_run *run);
-/* Makes frame f the current frame with its transferred target pose. */
+/* Makes frame f the current frame with its transferred target pose (ground offset and lift
+ * included). */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
+/* Raises what the transfer recorded of frame f by dy (metres): the FK-only foot joints and sole
+ * points, the body's lowest point (the pose itself is raised where it is made). */
+void rk__rt_raise_frame(rk__rt_run *run, size_t f, double dy);
+/* Lifts the transferred target of every frame by `offset` (metres; the ground offset): the
+ * cached poses and what rk__rt_raise_frame raises. */
+void rk__rt_shift_ground(rk__rt_run *run, double offset);
+/* The lowest point (y) of the target's body outside the feet in models: skinned, or its joints
+ * without meshes. */
+double rk__rt_body_low(const rk__rt_run *run, const rk_mat4 *models);
 
 /* ---- retarget_contacts.c ---- */
-/* The clip's ground, the ground's own velocity (in-place cycles, travel with root_motion) and
- * the contact intervals of every foot joint. */
+/* The clip's ground from its planted sole points, the ground's own velocity (in-place cycles,
+ * travel with root_motion), the planted intervals of every sole point (low and still), the
+ * slides (low and moving), the phases and the contact joints' intervals. */
 void rk__rt_find_contacts(rk__rt_run *run);
-/* Pins of every contact interval, the toes' fitted to their ankle's. */
+/* Pins of every planted interval: the transferred target point's median place on the floor, a
+ * point planted while another of its foot holds fitted to it at the foot's own distance. */
 void rk__rt_place_pins(rk__rt_run *run);
-/* Pin weight of contact joint k at frame f and *pin_index, the interval it belongs to. */
-double rk__rt_pin_weight(const rk__rt_run *run, size_t k, int f, int *pin_index);
+
+/* ---- retarget_floor.c ---- */
+/* The ground offset of the clip (none with ground = keep): the one lift of the target's hips
+ * that stands its soles on its floor where the source's stand on the clip's ground (median over
+ * the planted frames), applied to the transferred frames. */
+void rk__rt_fit_ground(rk__rt_run *run);
+/* The body over the floor (with foot IK): per frame, the pelvis lift (smooth over blend_time)
+ * that keeps the lowest point of the body outside the feet above the floor. */
+void rk__rt_fit_floor(rk__rt_run *run);
+
+/* ---- retarget_feet.c ---- */
+/* The ankle corrections at the ends of every planted interval (from the exact solve there). */
+void rk__rt_feet_prepare(rk__rt_run *run);
+/* What each foot wants at frame f (the current frame, transferred pose): ik->goal. */
+void rk__rt_feet_goals(rk__rt_run *run, size_t f);
+/* How far (m, >= 0) the mesh of side's foot is below the floor in the current models, a slight
+ * dip of the toes' mesh at the crease of a foot the goal holds at its toes aside. */
+double rk__rt_foot_depth(const rk__rt_run *run, int side, const rk__rt_foot_goal *g);
+/* A foot held at one end (the heel, or the ball and tip) whose mesh goes through the floor in
+ * the current models: turns the goal (foot, toes and ankle) about the held pin so that its lowest
+ * point comes up to the floor; false when that does not apply. */
+bool rk__rt_foot_tilt(const rk__rt_run *run, int side, rk__rt_foot_goal *g);
 
 /* ---- retarget_ik.c ---- */
 /* Sets up the IK of a run; false with error when its workspace cannot be made. */
 bool rk__rt_ik_init(rk__rt_run *run, GError **error);
-/* Solves frame f (the current frame): pelvis, legs, hands, and the loop's closure. */
+/* Solves frame f (the current frame): pelvis, legs, feet, hands, and the loop's closure. */
 bool rk__rt_solve_frame(rk__rt_run *run, size_t f, GError **error);
 
 /* ---- retarget_quality.c ---- */
-/* Adds frame f's figures: pin errors, heights after IK, knees, limb directions. */
+/* Adds frame f's figures: pin errors, sole points and heights after IK, knees, limb
+ * directions. */
 void rk__rt_measure_frame(rk__rt_run *run, size_t f);
 /* The result's quality and FK-only quality, once the clip is baked. */
 void rk__rt_finish_quality(rk__rt_run *run);

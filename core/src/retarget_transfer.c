@@ -1,6 +1,7 @@
 /* Retargeting, pose transfer: sampling the source clip and turning each source pose into the
- * target's (rotations, bone directions, root motion at the right height), with the per-frame
- * caches that let a run sample and transfer every frame once. */
+ * target's (rotations, bone directions, translations, root motion at the right height), with the
+ * per-frame caches that let a run sample and transfer every frame once; the sole points of both
+ * rigs and the lowest point of the target's body at every frame. */
 #include "retarget_run.h"
 
 #include <rigkit/fk.h>
@@ -14,13 +15,21 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames, nt = rt->nt;
   /* Sample and transfer each frame once when the per-frame caches fit the budget. */
-  const size_t per_frame =
-      rt->src_used * (sizeof(rk_quat) + sizeof(rk_vec3)) + nt * (sizeof(rk_transform) + sizeof(rk_quat));
+  const size_t per_frame = rt->src_used * (sizeof(rk_quat) + 2 * sizeof(rk_vec3)) +
+                           nt * (sizeof(rk_transform) + sizeof(rk_quat)) + sizeof(rk_vec3);
   c->cached =
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
   c->src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
   c->src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
+  c->src_cache_d = g_new0(rk_vec3, slices * rt->src_used + 1);
+  c->hips_lift = c->cached ? g_new(rk_vec3, frames) : NULL;
+  /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
+  c->src_moves = g_new0(bool, rt->ns);
+  for (size_t j = 0; j < rt->ns; j++)
+    c->src_moves[j] = rt->src_slot[j] >= 0 && (int)j != rt->src_hips &&
+                      rk_skeleton_parent(rt->src, j) >= 0 &&
+                      rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
   c->tgt_cache = c->cached ? g_new(rk_transform, frames * nt) : NULL;
   c->tgt_world_cache = c->cached ? g_new(rk_quat, frames * nt) : NULL;
   c->src_locals = g_new(rk_transform, rt->ns);
@@ -29,10 +38,22 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->tgt_world = g_new(rk_quat, nt);
   c->tgt_locals = g_new(rk_transform, nt);
   c->tgt_models = g_new(rk_mat4, nt);
-  c->tgt_ground = rt->tmap.ground;
-  c->src_p = g_new(rk_vec3, frames * RK__RT_MAX_FEET);
-  c->src_sole = g_new(double, frames * 2);
-  c->tgt_sole = g_new(double, frames * 2);
+  /* The target's soles and body from its meshes, unless it has none or the options say bones. */
+  const bool meshes = rt->meshes && c->opts->soles != RK_RETARGET_SOLES_BONES;
+  for (int side = 0; side < 2; side++) {
+    c->tsole[side] = meshes ? &rt->side[side].tgt : &rt->side[side].tgt_bones;
+    c->tlow[side] = meshes ? rt->side[side].low : rt->side[side].low_bones;
+  }
+  c->skin = meshes ? rt->skin : NULL;
+  c->tgt_floor = meshes ? rt->tgt_floor : rt->tgt_floor_bones;
+  c->res->tgt_floor = c->tgt_floor;
+  for (int side = 0; side < 2; side++) {
+    c->res->tsole[side] = *c->tsole[side];
+    c->res->ssole[side] = rt->side[side].src;
+  }
+  c->src_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
+  c->tgt_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
+  c->tgt_body = g_new(double, frames);
 }
 
 /* ---- sampling -------------------------------------------------------------------------------- */
@@ -52,10 +73,16 @@ static void sample_source(rk__rt_run *c, size_t f) {
     if (slot >= 0) {
       c->src_cache_q[base + (size_t)slot] = c->src_world[j];
       c->src_cache_p[base + (size_t)slot] = rk_mat4_get_translation(&c->src_models[j]);
+      /* How far the joint's animated translation moves it from where its rest offset would. */
+      if (c->src_moves[j])
+        c->src_cache_d[base + (size_t)slot] = rk_vec3_sub(
+            c->src_cache_p[base + (size_t)slot],
+            rk_mat4_transform_point(&c->src_models[p], rk_skeleton_rest(rt->src, j)->t));
     }
   }
   c->cur_q = c->src_cache_q + base;
   c->cur_p = c->src_cache_p + base;
+  c->cur_d = c->src_cache_d + base;
   c->cur_t = t;
   c->cur_f = f;
 }
@@ -65,6 +92,7 @@ static void load_source(rk__rt_run *c, size_t f) {
   if (c->cached) {
     c->cur_q = c->src_cache_q + f * c->rt->src_used;
     c->cur_p = c->src_cache_p + f * c->rt->src_used;
+    c->cur_d = c->src_cache_d + f * c->rt->src_used;
     c->cur_t = rk__rt_frame_time(c, f);
     c->cur_f = f;
   } else {
@@ -77,24 +105,24 @@ static rk_quat src_rot(const rk__rt_run *c, int j) {
   return c->cur_q[c->rt->src_slot[j]];
 }
 
-/* Lowest point (y) of the subtree of `ankle` in models. */
-static double sole_of(const rk_skeleton *s, const rk_mat4 *models, int ankle) {
-  double sole = INFINITY;
-  for (size_t j = (size_t)ankle; j < rk_skeleton_subtree_end(s, (size_t)ankle); j++)
-    sole = fmin(sole, models[j].m[13]);
-  return sole;
-}
-
 void rk__rt_scan_source(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
-  const int ankle[2] = {rt->smap.joint[RK_BONE_LEFT_FOOT], rt->smap.joint[RK_BONE_RIGHT_FOOT]};
   for (size_t f = 0; f < c->frames; f++) {
     sample_source(c, f);
-    for (size_t k = 0; k < rt->foot_count; k++)
-      c->src_p[f * RK__RT_MAX_FEET + k] = rk__rt_src_pos(c, rt->feet[k].src);
     for (int side = 0; side < 2; side++)
-      c->src_sole[2 * f + (size_t)side] = sole_of(rt->src, c->src_models, ankle[side]);
+      rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
   }
+}
+
+double rk__rt_body_low(const rk__rt_run *c, const rk_mat4 *models) {
+  const rk_retargeter *rt = c->rt;
+  rk_skin_point p;
+  if (c->skin && rk_skin_lowest(c->skin, models, rt->body_joints, rt->body_count, &p))
+    return p.position.y;
+  double low = INFINITY;
+  for (size_t i = 0; i < rt->body_count; i++)
+    low = fmin(low, models[rt->body_joints[i]].m[13]);
+  return low;
 }
 
 /* ---- transfer -------------------------------------------------------------------------------- */
@@ -124,6 +152,19 @@ static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transfo
   return w;
 }
 
+/* The local translation of target joint j (its parent's world rotation current): its rest
+ * offset plus its counterpart's animated displacement, turned onto the target's facing and
+ * scaled. */
+static rk_vec3 transfer_translation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
+  const rk_retargeter *rt = c->rt;
+  const int s = rt->rules[j].src, p = rk_skeleton_parent(rt->tgt, j);
+  if (rt->rules[j].kind == RK__RULE_REST || p < 0 || !c->src_moves[s])
+    return rest[j].t;
+  const rk_vec3 d = rk_vec3_scale(rk_quat_rotate(rt->align, c->cur_d[rt->src_slot[s]]), rt->scale);
+  const rk_vec3 local = rk_quat_rotate(rk_quat_conj(c->tgt_world[p]), d);
+  return rk_vec3_add(rest[j].t, rk_vec3_scale(local, 1.0 / rt->tgt_wscale[p]));
+}
+
 /* Target pose for the current source pose: locals and models. */
 static void transfer_pose(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
@@ -134,34 +175,26 @@ static void transfer_pose(rk__rt_run *c) {
     c->tgt_locals[j] = rest[j];
     c->tgt_locals[j].r =
         p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
+    c->tgt_locals[j].t = transfer_translation(c, j, rest);
   }
-  /* Root motion: the hips follow the source's horizontally, scaled by the hip heights; their
-   * height puts the target's lower sole as far above its ground as the source's lower sole above
-   * the clip's ground (scaled, never below it), so the legs keep the source's directions and the
-   * feet neither float nor sink whatever the two rigs' leg proportions. */
+  /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
+   * the legs; their height is the source's, scaled, plus the clip's one ground offset, so the
+   * hip bob is the source's. */
   const int sh = rt->src_hips, th = rt->tgt_hips;
-  rk_vec3 ds = rk__rt_horizontal(rk_vec3_sub(rk__rt_src_pos(c, sh), rt->ps0[sh]));
+  const rk_vec3 hips = rk__rt_src_pos(c, sh);
+  rk_vec3 ds = rk__rt_horizontal(rk_vec3_sub(hips, rt->ps0[sh]));
   rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(rt->align, ds), rt->scale);
-  rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x,
-                              c->tgt_ground + rt->scale * (rk__rt_src_pos(c, sh).y - c->src_ground),
-                              rt->pt0[th].z + dh.z);
+  const double lift = c->ground_offset + (c->lift ? c->lift[c->cur_f] : 0.0);
+  rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x, rt->scale * hips.y + lift, rt->pt0[th].z + dh.z);
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
   rk_mat4 inv = rk_mat4_identity();
   if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
     inv = rk_mat4_identity();
   c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-  /* Never below the ground: a source sole dipping under the clip's typical ground (a toe at
-   * push-off, capture noise) leaves the target's sole on its ground. */
-  const double src_clear =
-      fmax(0.0, fmin(c->src_sole[2 * c->cur_f], c->src_sole[2 * c->cur_f + 1]) - c->src_ground);
-  double sole = INFINITY;
-  for (int side = 0; side < 2; side++)
-    sole = fmin(sole, sole_of(rt->tgt, c->tgt_models,
-                              rt->tmap.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT]));
-  want.y += c->tgt_ground + rt->scale * src_clear - sole;
-  c->tgt_locals[th].t = rk_mat4_transform_point(&inv, want);
+  if (c->hips_lift)
+    c->hips_lift[c->cur_f] = rk_vec3_sub(rk_mat4_transform_point(&inv, rk_vec3_make(0, 1, 0)),
+                                         rk_mat4_transform_point(&inv, rk_vec3_make(0, 0, 0)));
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
 }
 
@@ -169,7 +202,6 @@ void rk__rt_transfer_all(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t nt = rt->nt, nf = rt->foot_count;
   rk_retarget_result *res = c->res;
-  const int ankle[2] = {rt->tmap.joint[RK_BONE_LEFT_FOOT], rt->tmap.joint[RK_BONE_RIGHT_FOOT]};
   for (size_t f = 0; f < c->frames; f++) {
     load_source(c, f);
     transfer_pose(c);
@@ -178,12 +210,37 @@ void rk__rt_transfer_all(rk__rt_run *c) {
       memcpy(c->tgt_world_cache + f * nt, c->tgt_world, nt * sizeof(rk_quat));
     }
     for (int side = 0; side < 2; side++)
-      c->tgt_sole[2 * f + (size_t)side] = sole_of(rt->tgt, c->tgt_models, ankle[side]);
+      rk_sole_at(c->tsole[side], c->tgt_models, c->tgt_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
+    c->tgt_body[f] = rk__rt_body_low(c, c->tgt_models);
     for (size_t k = 0; k < nf; k++) {
-      const rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->feet[k].tgt]);
+      const rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->contact_joint[k]]);
       res->fk_positions[f * nf + k] = p;
-      res->heights_fk[f * nf + k] = p.y - c->tgt_ground;
+      res->heights_fk[f * nf + k] = p.y - rt->tmap.ground;
     }
+  }
+}
+
+void rk__rt_raise_frame(rk__rt_run *c, size_t f, double dy) {
+  const size_t nf = c->rt->foot_count;
+  for (size_t k = 0; k < nf; k++) {
+    c->res->fk_positions[f * nf + k].y += dy;
+    c->res->heights_fk[f * nf + k] = c->res->fk_positions[f * nf + k].y - c->rt->tmap.ground;
+  }
+  for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
+    c->tgt_pts[f * RK__RT_SOLE_SLOTS + k].y += dy;
+  c->tgt_body[f] += dy;
+}
+
+void rk__rt_shift_ground(rk__rt_run *c, double offset) {
+  const rk_retargeter *rt = c->rt;
+  c->ground_offset = offset;
+  c->res->ground_offset = offset;
+  for (size_t f = 0; f < c->frames; f++) {
+    if (c->cached) {
+      rk_transform *hips = &c->tgt_cache[f * rt->nt + (size_t)rt->tgt_hips];
+      hips->t = rk_vec3_add(hips->t, rk_vec3_scale(c->hips_lift[f], offset));
+    }
+    rk__rt_raise_frame(c, f, offset);
   }
 }
 
@@ -193,9 +250,12 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
     transfer_pose(c);
     return;
   }
-  /* The transferred pose from the cache: locals, world rotations and models. */
-  const size_t nt = c->rt->nt;
+  /* The transferred pose from the cache: locals (the body's lift added), world rotations and
+   * models. */
+  const size_t nt = c->rt->nt, th = (size_t)c->rt->tgt_hips;
   memcpy(c->tgt_locals, c->tgt_cache + f * nt, nt * sizeof(rk_transform));
   memcpy(c->tgt_world, c->tgt_world_cache + f * nt, nt * sizeof(rk_quat));
+  if (c->lift)
+    c->tgt_locals[th].t = rk_vec3_add(c->tgt_locals[th].t, rk_vec3_scale(c->hips_lift[f], c->lift[f]));
   rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
 }

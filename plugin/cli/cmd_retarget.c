@@ -186,12 +186,12 @@ static void print_count(GString *s, gint64 v, int width) {
 /* The summary table on stdout: one line per clip, in input order. */
 static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outcome *out) {
   GString *s = g_string_new(NULL);
-  g_string_append(s, "status  frames contacts  skate FK mm  skate mm  goal mm  closure mm  "
-                     "limits  clip -> output\n");
+  g_string_append(s, "status  verdict  frames contacts  skate FK mm  skate mm  goal mm  "
+                     "closure mm  limits  clip -> output\n");
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++) {
       const rk__rt_entry *e = g_ptr_array_index(inputs[i].entries, k);
-      g_string_append_printf(s, "%-6s", e->error ? "error" : "ok");
+      g_string_append_printf(s, "%-6s  %-7s", e->error ? "error" : "ok", e->verdict ? e->verdict : "-");
       print_count(s, e->frames, 7);
       print_count(s, e->contact_frames, 8);
       print_number(s, e->skate_fk_max_mm, 13, 2);
@@ -235,7 +235,7 @@ static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outco
 /* The command line as parsed (the strings owned here). */
 typedef struct args {
   char *target, *map, *out, *out_dir, *report, *fps_text, *reduce_text, *plot, *shard, *format,
-      *clip, *files_from;
+      *clip, *files_from, *ground;
   gboolean no_ik, hands, root_motion, print_map, resume, no_progress;
   int jobs;
   rk__cli_import src_imp, tgt_imp;
@@ -249,7 +249,8 @@ typedef struct args {
 
 static void args_clear(args *a) {
   char **strings[] = {&a->target, &a->map, &a->out, &a->out_dir, &a->report, &a->fps_text,
-                      &a->reduce_text, &a->plot, &a->shard, &a->format, &a->clip, &a->files_from};
+                      &a->reduce_text, &a->plot, &a->shard, &a->format, &a->clip, &a->files_from,
+                      &a->ground};
   for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
   rk__cli_import_clear(&a->src_imp);
@@ -288,6 +289,11 @@ static int parse_args(args *a, int argc, char **argv) {
        "Make in-place cycles (treadmill clips) travel so their feet can plant; without it an "
        "in-place clip keeps no planted feet",
        NULL},
+      {"ground", 0, 0, G_OPTION_ARG_STRING, &a->ground,
+       "auto (default): one height offset per clip stands the character's soles on its floor "
+       "where the source's soles stand on theirs (reported as ground_offset_mm); keep: the "
+       "source's heights, scaled, untouched",
+       "MODE"},
       {"fps", 0, 0, G_OPTION_ARG_STRING, &a->fps_text,
        "Output frame rate (default: the source clip's)", "F"},
       {"reduce", 0, 0, G_OPTION_ARG_STRING, &a->reduce_text,
@@ -376,6 +382,8 @@ static int check_args(args *a) {
     return rk__cli_usage(CMD, "-j must be at least 1, not %d", a->jobs);
   if (a->shard && !parse_shard(a->shard, &a->shard_k, &a->shard_n))
     return rk__cli_usage(CMD, "--shard must be K/N with 1 <= K <= N, not '%s'", a->shard);
+  if (a->ground && strcmp(a->ground, "auto") && strcmp(a->ground, "keep"))
+    return rk__cli_usage(CMD, "--ground must be auto or keep, not '%s'", a->ground);
   if (a->format_wanted == (rk_export_format)-1)
     return rk__cli_usage(CMD, "--format must be glb, gltf, bvh or fbx, not '%s'", a->format);
   if (a->out) {
@@ -412,6 +420,8 @@ static int load_settings(const args *a, rk__rt_config *cfg, rk_profile **profile
     cfg->ropts.hand_ik = true;
   if (a->root_motion)
     cfg->ropts.root_motion = true;
+  if (a->ground)
+    cfg->ropts.ground = strcmp(a->ground, "keep") ? RK_RETARGET_GROUND_AUTO : RK_RETARGET_GROUND_KEEP;
   if (a->no_ik && a->hands)
     return rk__cli_usage(CMD, "--no-ik and --hands exclude each other");
   return RK_EXIT_OK;
@@ -421,6 +431,7 @@ static int load_settings(const args *a, rk__rt_config *cfg, rk_profile **profile
 static void load_target(const args *a, rk__rt_config *cfg) {
   g_autoptr(GError) e = NULL;
   cfg->target_path = a->target;
+  cfg->target_import = a->tgt_io;
   cfg->target = rk_import_file(a->target, &a->tgt_io, &e);
   if (!cfg->target) {
     cfg->target_error = g_strdup_printf("target: %s", e->message);

@@ -151,8 +151,7 @@ static rig *rig_for(batch *b, rk_skeleton *s) {
     if (!rk_profile_map_rig(b->cfg->profile, s, RK_PROFILE_SOURCE, &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
     } else {
-      r->rt = rk_retargeter_new(s, &r->map, rk_asset_skeleton(b->cfg->target), &b->cfg->target_map,
-                                &e);
+      r->rt = rk_retargeter_new_onto(s, &r->map, b->cfg->target, &b->cfg->target_map, &e);
       if (!r->rt)
         r->error = g_strdup(e->message);
     }
@@ -163,21 +162,6 @@ static rig *rig_for(batch *b, rk_skeleton *s) {
 }
 
 /* How the written output is read back: as its writer says it wrote it. */
-static rk_import_options readback_options(const rk__rt_config *cfg, const char *output) {
-  rk_export_readback rb;
-  rk_export_readback_of(output, &cfg->export_opts, &rb);
-  rk_import_options o = RK_IMPORT_OPTIONS_INIT;
-  o.skip_meshes = true;
-  if (!rb.self_describing) {
-    o.format = rk_export_format_name(rb.format);
-    o.unit_scale = rb.metres_per_unit;
-    o.up_axis = rb.up_axis;
-    if (rb.bvh_root_absolute)
-      o.bvh_root_offset = RK_BVH_ROOT_OFFSET_REPLACE;
-  }
-  return o;
-}
-
 /* Whether outputs are edits of the target's own glTF document (a glTF/GLB character written as
  * glTF/GLB: everything but its animations goes out as it came in) rather than exports of the
  * asset model. */
@@ -187,6 +171,26 @@ static bool edits_target_document(const rk__rt_config *cfg) {
   return tf && (!strcmp(tf, "glb") || !strcmp(tf, "gltf")) &&
          (of == RK_EXPORT_GLB || of == RK_EXPORT_GLTF);
 }
+
+static rk_import_options readback_options(const rk__rt_config *cfg, const char *output) {
+  rk_export_readback rb;
+  rk_export_readback_of(output, &cfg->export_opts, &rb);
+  rk_import_options o = RK_IMPORT_OPTIONS_INIT; /* meshes too: measured as a person sees them */
+  if (edits_target_document(cfg)) {
+    /* The target's own document, in its own units and axes: read back as the target was. */
+    o = cfg->target_import;
+    o.skip_meshes = false;
+    o.format = NULL;
+  } else if (!rb.self_describing) {
+    o.format = rk_export_format_name(rb.format);
+    o.unit_scale = rb.metres_per_unit;
+    o.up_axis = rb.up_axis;
+    if (rb.bvh_root_absolute)
+      o.bvh_root_offset = RK_BVH_ROOT_OFFSET_REPLACE;
+  }
+  return o;
+}
+
 
 /* The files an export wrote, as the writer lists them (a .gltf has its .bin, an edited document
  * the files it refers to). */
@@ -214,12 +218,22 @@ typedef struct clip_job {
   size_t keys;        /* keys written */
   GPtrArray *files;   /* char*: the files written, the plot included */
   rk_asset *back;     /* the written output read back */
-  rk_retarget_quality measured;
+  double limb_median_deg;
   double planted_mean, planted_max;
+  rk_retarget_look look;          /* what a person sees in the output */
+  double *foot_low;               /* per frame and foot: its lowest point in the output */
+  rk_vec3 *soles;                 /* per frame: the output's sole points */
+  GArray *warnings;               /* rk_retarget_warning */
+  rk_retarget_verdict verdict;
+  rk_retarget_pose_error pose; /* worst_joint -1: not computable */
   char *plot;
 } clip_job;
 
 static void clip_job_clear(clip_job *j) {
+  g_free(j->foot_low);
+  g_free(j->soles);
+  if (j->warnings)
+    g_array_unref(j->warnings);
   rk_retarget_result_free(j->r);
   g_ptr_array_unref(j->notes);
   if (j->files)
@@ -315,48 +329,70 @@ static char *read_back(clip_job *j) {
   return bad;
 }
 
-/* Writes the plot of a clip: the FK-only foot tracks of the result, the output's from the file
- * read back (out_positions, frame-major); the path, or NULL with error. */
-static char *write_plot(const clip_job *j, const rk_vec3 *out_positions, GError **error) {
+/* The planted sole points' largest horizontal drift (mm) of one foot at each frame from their
+ * contacts' first frames in soles (frames x 6), NAN where none is planted. */
+static void foot_drift(const rk_retarget_result *r, int side, const rk_vec3 *soles, double *out) {
+  const size_t frames = rk_retarget_result_frames(r);
+  for (size_t f = 0; f < frames; f++)
+    out[f] = NAN;
+  for (int p = 0; p < RK_SOLE_POINTS; p++) {
+    const rk_foot_contacts fc = rk_retarget_result_sole_contacts(r, side, (rk_sole_point)p);
+    for (size_t i = 0; i < fc.count; i++) {
+      const size_t k = (size_t)(side * RK_SOLE_POINTS + p), a = (size_t)fc.intervals[i].first;
+      for (size_t f = a; f <= (size_t)fc.intervals[i].last && f < frames; f++) {
+        const rk_vec3 d = rk_vec3_sub(soles[f * 6 + k], soles[a * 6 + k]);
+        const double mm = 1000.0 * hypot(d.x, d.z);
+        out[f] = isnan(out[f]) ? mm : fmax(out[f], mm);
+      }
+    }
+  }
+}
+
+/* Writes the plot of a clip: per foot, its sole as the transfer leaves it and the written
+ * output's (its mesh, read back); the path, or NULL with error. */
+static char *write_plot(const clip_job *j, GError **error) {
   const rk__rt_config *cfg = j->b->cfg;
   const rk_retarget_result *r = j->r;
-  const rk_skeleton *ts = rk_asset_skeleton(cfg->target);
-  const size_t frames = rk_retarget_result_frames(r), nc = rk_retarget_result_contact_count(r);
-  const rk_vec3 *fk = rk_retarget_result_fk_positions(r);
-  g_autofree rk__rt_plot_track *tracks = g_new0(rk__rt_plot_track, nc ? nc : 1);
-  g_autofree rk_mat4 *rest = g_new(rk_mat4, rk_skeleton_joint_count(ts));
-  rk_skeleton_rest_models(ts, rest);
-  g_autofree rk_vec3 *pfk_k = g_new(rk_vec3, frames * (nc ? nc : 1));
-  g_autofree rk_vec3 *pik_k = g_new(rk_vec3, frames * (nc ? nc : 1));
-  for (size_t k = 0; k < nc; k++) {
-    rk_foot_contacts fc = rk_retarget_result_contacts(r, k);
-    tracks[k].joint = rk_skeleton_joint_name(ts, (size_t)fc.joint);
-    tracks[k].intervals = fc.intervals;
-    tracks[k].interval_count = fc.count;
-    tracks[k].rest_height = rk_mat4_get_translation(&rest[fc.joint]).y - cfg->target_map.ground;
-    for (size_t f = 0; f < frames; f++) { /* per-track arrays */
-      pfk_k[k * frames + f] = fk[f * nc + k];
-      pik_k[k * frames + f] = out_positions[f * nc + k];
+  const size_t frames = rk_retarget_result_frames(r), n = frames ? frames : 1;
+  const rk_vec3 *fk = rk_retarget_result_soles(r, false);
+  rk__rt_plot_track tracks[2];
+  g_autofree double *series = g_new(double, 8 * n);
+  g_autofree guint8 *phase = g_new(guint8, 2 * n);
+  char *labels[2];
+  for (int side = 0; side < 2; side++) {
+    double *low_fk = series + (size_t)side * 4 * n, *low_ik = low_fk + n, *d_fk = low_ik + n,
+           *d_ik = d_fk + n;
+    guint8 *ph = phase + (size_t)side * n;
+    for (size_t f = 0; f < frames; f++) {
+      low_fk[f] = fmin(fk[f * 6 + (size_t)side * 3].y,
+                       fmin(fk[f * 6 + (size_t)side * 3 + 1].y, fk[f * 6 + (size_t)side * 3 + 2].y));
+      low_ik[f] = j->foot_low[f * 2 + (size_t)side];
+      ph[f] = (guint8)rk_retarget_result_phase(r, side, f);
     }
-    tracks[k].fk = pfk_k + k * frames;
-    tracks[k].ik = pik_k + k * frames;
+    foot_drift(r, side, fk, d_fk);
+    foot_drift(r, side, j->soles, d_ik);
+    const int foot = rk_retarget_result_sole_contacts(r, side, RK_SOLE_HEEL).joint;
+    labels[side] = g_strdup_printf("%s foot (%s)", side ? "right" : "left",
+                                   rk_skeleton_joint_name(rk_asset_skeleton(cfg->target), (size_t)foot));
+    tracks[side] = (rk__rt_plot_track){labels[side], low_fk, low_ik, d_fk, d_ik, ph};
   }
   g_autofree char *src_base = g_path_get_basename(j->source);
   g_autofree char *out_base = g_path_get_basename(j->output);
   g_autofree char *title = g_strdup_printf("%s, clip '%s' -> %s", src_base,
                                            rk_clip_name(j->src_clip), out_base);
-  const rk_retarget_quality *q = rk_retarget_result_quality(r);
-  rk__rt_plot p = {title,
-                   frames,
-                   rk_retarget_result_fps(r),
-                   cfg->target_map.ground,
-                   tracks,
-                   nc,
-                   rk_retarget_result_quality_fk(r)->foot_skate_max_mm,
-                   j->measured.foot_skate_max_mm,
-                   q->ik_goal_error_max_mm,
-                   q->joint_limit_violations};
+  GString *codes = g_string_new(NULL);
+  for (guint i = 0; i < j->warnings->len; i++)
+    g_string_append_printf(codes, "%s%s", i ? ", " : "",
+                           g_array_index(j->warnings, rk_retarget_warning, i).code);
+  rk__rt_plot p = {title, frames, rk_retarget_result_fps(r), rk_retarget_result_floor(r), tracks, 2,
+                   rk_retarget_verdict_name(j->verdict), codes->str,
+                   rk_retarget_result_quality_fk(r)->foot_skate_max_mm, j->look.skate_max_mm,
+                   rk_retarget_result_quality(r)->ik_goal_error_max_mm,
+                   j->look.planted_low_median_mm, j->look.foot_pitch_p95_deg};
   g_autofree char *svg = rk__rt_plot_svg(&p);
+  g_string_free(codes, TRUE);
+  g_free(labels[0]);
+  g_free(labels[1]);
   g_autofree char *stem = rk__rt_stem(j->output);
   g_autofree char *name = g_strconcat(stem, ".svg", NULL);
   char *path = g_build_filename(cfg->plot_dir, name, NULL);
@@ -370,32 +406,29 @@ static char *write_plot(const clip_job *j, const rk_vec3 *out_positions, GError 
   return path;
 }
 
-/* Measures the output read back (skate, limb directions, planted heights) and plots it (--plot);
- * NULL or why the plot failed. */
+/* Measures the output read back with its meshes (what a person sees, the pose error, limb
+ * directions, planted joints' heights), judges it, and plots it (--plot); NULL or why the plot
+ * failed. */
 static char *measure_output(clip_job *j) {
   const rk__rt_config *cfg = j->b->cfg;
   const rk_retargeter *rt = j->rg->rt;
-  const rk_skeleton *ts = rk_asset_skeleton(cfg->target);
   const rk_skeleton *bs = rk_asset_skeleton(j->back);
   const rk_clip *bc = rk_asset_clip(j->back, 0);
-  const size_t nc = rk_retarget_result_contact_count(j->r);
-  g_autofree const char **names = g_new(const char *, nc ? nc : 1);
-  g_autofree rk_foot_contacts *fcs = g_new(rk_foot_contacts, nc ? nc : 1);
-  for (size_t c = 0; c < nc; c++) {
-    fcs[c] = rk_retarget_result_contacts(j->r, c);
-    names[c] = rk_skeleton_joint_name(ts, (size_t)fcs[c].joint);
-  }
-  rk_retarget_measure(bs, bc, rk_retarget_result_fps(j->r), names, fcs, nc, &j->measured);
-  j->measured.limb_direction_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
+  const size_t frames = rk_retarget_result_frames(j->r);
+  j->limb_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
+  j->pose = (rk_retarget_pose_error){NAN, NAN, -1, -1, NAN};
+  const bool pose = rk_retarget_measure_pose(rt, j->r, j->src_clip, bs, bc, &j->pose);
+  j->foot_low = g_new(double, 2 * (frames ? frames : 1));
+  j->soles = g_new(rk_vec3, 6 * (frames ? frames : 1));
+  rk_retarget_measure_look(rt, j->r, j->src_clip, j->back, &j->look, j->foot_low, j->soles);
+  j->warnings = rk_retarget_judge(rt, j->r, &j->look, pose ? &j->pose : NULL, &j->verdict);
   j->planted_mean = j->planted_max = NAN;
-  if (nc == 0 && !cfg->plot_dir)
-    return NULL;
   g_autofree rk_vec3 *positions = rk_retarget_contact_positions(rt, j->r, bs, bc);
   rk_retarget_planted_height(rt, j->r, bs, positions, &j->planted_mean, &j->planted_max);
   if (!cfg->plot_dir)
     return NULL;
   g_autoptr(GError) e = NULL;
-  j->plot = write_plot(j, positions, &e);
+  j->plot = write_plot(j, &e);
   if (!j->plot)
     return g_strdup(e->message);
   g_ptr_array_add(j->files, g_strdup(j->plot));
@@ -407,12 +440,21 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
   rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
-  e->skate_mean_mm = j->measured.foot_skate_mean_mm;
-  e->skate_max_mm = j->measured.foot_skate_max_mm;
-  e->limb_direction_median_deg = j->measured.limb_direction_median_deg;
+  e->skate_mean_mm = j->look.skate_mean_mm;
+  e->skate_max_mm = j->look.skate_max_mm;
+  e->low_median_mm = j->look.planted_low_median_mm;
+  e->low_min_mm = j->look.planted_low_min_mm;
+  e->low_max_mm = j->look.planted_low_max_mm;
+  e->penetration_mm = j->look.penetration_mm;
+  e->pitch_p95_deg = j->look.foot_pitch_p95_deg;
+  e->pitch_max_deg = j->look.foot_pitch_max_deg;
+  rk__rt_entry_set_verdict(e, j->verdict, j->warnings);
+  e->limb_direction_median_deg = j->limb_median_deg;
   e->planted_height_mean_mm = j->planted_mean;
   e->planted_height_max_mm = j->planted_max;
-  e->contact_frames = (gint64)j->measured.contact_frames;
+  e->pose_error_median_mm = j->pose.median_mm;
+  e->pose_error_max_mm = j->pose.max_mm;
+  e->contact_frames = (gint64)rk_retarget_result_quality(j->r)->contact_frames;
   e->duration_s = rk_clip_duration(rk_asset_clip(j->back, 0));
   e->keys = (gint64)j->keys;
   e->plot = g_strdup(j->plot);

@@ -28,6 +28,8 @@ typedef struct rk__rt_config {
   const rk_profile *profile;  /* its contents, or NULL */
   rk_retarget_options ropts;  /* [settings] of the profile, then the command line */
   rk_import_options source_import; /* --unit --up --root-offset --source-format */
+  rk_import_options target_import; /* --target-unit --target-up ... (an edit of the target's
+                                      document reads back as the target did) */
   rk_export_options export_opts;   /* format resolved (never AUTO) */
   const char *ext;                 /* output extension with its dot (".glb") */
   double reduce_tol;               /* --reduce in metres, < 0 = no reduction */
@@ -47,6 +49,11 @@ typedef struct rk__rt_entry_contact {
   char *joint;
   GArray *intervals; /* rk_contact_interval, output frames */
 } rk__rt_entry_contact;
+
+/** One warning of a report entry (rk_retarget_judge's). */
+typedef struct rk__rt_entry_warning {
+  char *code, *message;
+} rk__rt_entry_warning;
 
 /** What the report says about one clip, typed until it is written (a journal line, the report):
  * absent values are NULL strings, -1 counts and NAN numbers (null in JSON). Figures measured on
@@ -71,8 +78,16 @@ typedef struct rk__rt_entry {
   double skate_fk_mean_mm, skate_fk_max_mm;
   double limb_direction_median_deg;
   double planted_height_mean_mm, planted_height_max_mm; /* vs the rest height, while planted */
+  double pose_error_median_mm, pose_error_max_mm; /* identity-style, where the rigs correspond */
+  double low_median_mm, low_min_mm, low_max_mm;   /* planted feet's mesh above the floor */
+  double penetration_mm;                          /* the body through the floor */
+  double pitch_p95_deg, pitch_max_deg;            /* foot pitch against the source's */
+  gint64 lifted_frames, pelvis_frames, unreachable_frames;
+  char *verdict;          /* rk_retarget_verdict_name, NULL when the clip failed */
+  GPtrArray *warnings;    /* rk__rt_entry_warning* */
   gint64 contact_frames;
   int in_place;           /* the clip is an in-place cycle: 0, 1, -1 = unknown */
+  double ground_offset_mm; /* the one height offset of the target's hips */
   double ground_speed_m_s;
   double duration_s;      /* of the output clip as read back */
   gint64 keys;            /* keys written */
@@ -122,6 +137,8 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
  * ground's motion. */
 void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
                              const rk_retarget_result *r, size_t mapped_joints);
+/** Sets an entry's verdict and copies the warnings (rk_retarget_warning) of rk_retarget_judge. */
+void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings);
 /** Report entry of a clip that failed, with `error` (NULL: "failed"). clip_name/output may be
  * NULL; clip_index -1 for a failure of the whole file. */
 rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
@@ -155,13 +172,17 @@ void rk__rt_journal_free(rk__rt_journal *j);
 
 /* ---- plots (retarget_plot.c) ------------------------------------------------------------------ */
 
-/** Per-frame world positions of one contact joint of a clip, and its planted intervals. */
+/** One foot of a plot: the lowest point of its sole over time, how its planted points drift,
+ * its phases. */
 typedef struct rk__rt_plot_track {
-  const char *joint;
-  const rk_vec3 *fk, *ik;                /* frames positions each: FK-only and written output */
-  double rest_height;                    /* the joint's rest height above the ground */
-  const rk_contact_interval *intervals;
-  size_t interval_count;
+  const char *label;                /* e.g. "left foot (LeftFoot)" */
+  const double *low_fk, *low_ik;    /* per frame, y (metres): the lowest sole point as the transfer
+                                       leaves it; the lowest point of the written output's foot
+                                       (its mesh) */
+  const double *drift_fk, *drift_ik; /* per frame, mm: the planted points' largest horizontal drift
+                                        from their contacts' first frames (NAN when none is
+                                        planted) */
+  const guint8 *phase;              /* per frame: rk_foot_phase */
 } rk__rt_plot_track;
 
 /** What one plot shows. */
@@ -169,16 +190,20 @@ typedef struct rk__rt_plot {
   const char *title;     /* e.g. "walk.bvh: clip 'walk' -> RiggedFigure.glb" */
   size_t frames;
   double fps;
-  double ground;         /* height (y) of the target's ground */
+  double floor;          /* height (y) of the target's floor */
   const rk__rt_plot_track *tracks;
   size_t track_count;
+  const char *verdict;   /* rk_retarget_verdict_name */
+  const char *warnings;  /* the warnings' codes, comma-separated ("" when none) */
   double skate_fk_max_mm, skate_ik_max_mm, goal_error_max_mm; /* for the caption */
-  size_t limit_violations;
+  double planted_low_median_mm, foot_pitch_p95_deg;
 } rk__rt_plot;
 
-/** SVG text of a plot: per contact joint, height above ground over time (FK-only dashed, output
- * solid) and horizontal drift from each contact's first frame, contact intervals shaded. The
- * caller frees it. Deterministic (fixed decimals, no locale). */
+/** SVG text of a plot: per foot, the height of its sole's lowest point above the floor over time
+ * (FK-only dashed, the written output's mesh solid, the floor a red line) and the drift of its
+ * planted points, shaded by phase (heel strike, flat, toe-off, pivot, slide); the caption gives
+ * the verdict and the warnings. The caller frees it. Deterministic (fixed decimals, no
+ * locale). */
 char *rk__rt_plot_svg(const rk__rt_plot *p);
 
 #endif

@@ -16,10 +16,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
 /* ---- entries ---------------------------------------------------------------------------------- */
+
+static void warning_free(gpointer p) {
+  rk__rt_entry_warning *w = p;
+  g_free(w->code);
+  g_free(w->message);
+  g_free(w);
+}
 
 rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, const char *clip_name,
                                int clip_index, const char *output) {
@@ -33,6 +41,11 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
   e->fps = e->skate_mean_mm = e->skate_max_mm = e->goal_error_mean_mm = e->goal_error_max_mm = NAN;
   e->closure_max_mm = e->skate_fk_mean_mm = e->skate_fk_max_mm = e->limb_direction_median_deg = NAN;
   e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
+  e->ground_offset_mm = e->pose_error_median_mm = e->pose_error_max_mm = NAN;
+  e->low_median_mm = e->low_min_mm = e->low_max_mm = e->penetration_mm = NAN;
+  e->pitch_p95_deg = e->pitch_max_deg = NAN;
+  e->lifted_frames = e->pelvis_frames = e->unreachable_frames = -1;
+  e->warnings = g_ptr_array_new_with_free_func(warning_free);
   e->duration_s = e->seconds = NAN;
   e->in_place = -1;
   e->notes = g_ptr_array_new_with_free_func(g_free);
@@ -75,6 +88,22 @@ void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
   const rk_vec3 gv = rk_retarget_result_ground_velocity(r, &in_place);
   e->in_place = in_place;
   e->ground_speed_m_s = hypot(gv.x, gv.z);
+  e->ground_offset_mm = 1000.0 * rk_retarget_result_ground_offset(r);
+  e->lifted_frames = (gint64)q->lifted_frames;
+  e->pelvis_frames = (gint64)q->pelvis_frames;
+  e->unreachable_frames = (gint64)q->unreachable_frames;
+}
+
+void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings) {
+  g_free(e->verdict);
+  e->verdict = g_strdup(rk_retarget_verdict_name(verdict));
+  for (guint i = 0; i < warnings->len; i++) {
+    const rk_retarget_warning *w = &g_array_index(warnings, rk_retarget_warning, i);
+    rk__rt_entry_warning *o = g_new(rk__rt_entry_warning, 1);
+    o->code = g_strdup(w->code);
+    o->message = g_strdup(w->message);
+    g_ptr_array_add(e->warnings, o);
+  }
 }
 
 rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
@@ -97,6 +126,8 @@ void rk__rt_entry_free(rk__rt_entry *e) {
   if (e->contacts)
     g_ptr_array_unref(e->contacts);
   g_free(e->plot);
+  g_free(e->verdict);
+  g_ptr_array_unref(e->warnings);
   g_ptr_array_unref(e->notes);
   g_free(e);
 }
@@ -124,13 +155,19 @@ static void set_string_or_null(JsonObject *o, const char *name, const char *v) {
     json_object_set_null_member(o, name);
 }
 
-/* {"mean": a, "max": b} or {"max": b}; NAN gives nulls. */
-static void set_pair(JsonObject *o, const char *name, double mean, double max, bool with_mean) {
+/* {first_name: a, "max": b} or {"max": b} (first_name NULL); NAN gives nulls. */
+static void set_figure(JsonObject *o, const char *name, const char *first_name, double first,
+                       double max) {
   JsonObject *p = json_object_new();
-  if (with_mean)
-    set_number(p, "mean", mean);
+  if (first_name)
+    set_number(p, first_name, first);
   set_number(p, "max", max);
   json_object_set_object_member(o, name, p);
+}
+
+/* {"mean": a, "max": b} or {"max": b}; NAN gives nulls. */
+static void set_pair(JsonObject *o, const char *name, double mean, double max, bool with_mean) {
+  set_figure(o, name, with_mean ? "mean" : NULL, mean, max);
 }
 
 /* An entry as the report and the journal write it: the same members in the same order for every
@@ -144,6 +181,16 @@ static JsonObject *entry_to_json(const rk__rt_entry *e) {
   set_string_or_null(o, "output", e->output);
   json_object_set_string_member(o, "status", e->error ? "error" : "ok");
   set_string_or_null(o, "error", e->error);
+  set_string_or_null(o, "verdict", e->verdict);
+  JsonArray *warnings = json_array_new();
+  for (guint i = 0; i < e->warnings->len; i++) {
+    const rk__rt_entry_warning *w = g_ptr_array_index(e->warnings, i);
+    JsonObject *wo = json_object_new();
+    json_object_set_string_member(wo, "code", w->code);
+    json_object_set_string_member(wo, "message", w->message);
+    json_array_add_object_element(warnings, wo);
+  }
+  json_object_set_array_member(o, "warnings", warnings);
   set_count(o, "frames", e->frames);
   set_number(o, "fps", e->fps);
   set_count(o, "mapped_joints", e->mapped_joints);
@@ -172,12 +219,24 @@ static JsonObject *entry_to_json(const rk__rt_entry *e) {
   set_pair(o, "foot_skate_fk_mm", e->skate_fk_mean_mm, e->skate_fk_max_mm, true);
   set_number(o, "limb_direction_median_deg", e->limb_direction_median_deg);
   set_pair(o, "planted_height_error_mm", e->planted_height_mean_mm, e->planted_height_max_mm, true);
+  set_figure(o, "pose_error_mm", "median", e->pose_error_median_mm, e->pose_error_max_mm);
+  JsonObject *low = json_object_new();
+  set_number(low, "median", e->low_median_mm);
+  set_number(low, "min", e->low_min_mm);
+  set_number(low, "max", e->low_max_mm);
+  json_object_set_object_member(o, "mesh_lowest_planted_mm", low);
+  set_number(o, "floor_penetration_mm", e->penetration_mm);
+  set_figure(o, "foot_pitch_deg", "p95", e->pitch_p95_deg, e->pitch_max_deg);
+  set_count(o, "lifted_frames", e->lifted_frames);
+  set_count(o, "pelvis_frames", e->pelvis_frames);
+  set_count(o, "unreachable_frames", e->unreachable_frames);
   set_count(o, "contact_frames", e->contact_frames);
   if (e->in_place >= 0)
     json_object_set_boolean_member(o, "in_place", e->in_place);
   else
     json_object_set_null_member(o, "in_place");
   set_number(o, "ground_speed_m_s", e->ground_speed_m_s);
+  set_number(o, "ground_offset_mm", e->ground_offset_mm);
   set_number(o, "duration_s", e->duration_s);
   set_count(o, "keys", e->keys);
   set_string_or_null(o, "plot", e->plot);
@@ -208,6 +267,11 @@ static gint64 get_count(JsonObject *o, const char *name) {
 static JsonObject *get_object(JsonObject *o, const char *name) {
   JsonNode *n = json_object_get_member(o, name);
   return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static JsonArray *get_array(JsonObject *o, const char *name) {
+  JsonNode *n = json_object_get_member(o, name);
+  return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 }
 
 static char *get_string(JsonObject *o, const char *name) {
@@ -246,43 +310,90 @@ static GPtrArray *get_contacts(JsonObject *o) {
   return contacts;
 }
 
+/* The figures an entry writes as members of a member ({"mean": .., "max": ..}), where they go. */
+static const struct {
+  const char *member, *sub;
+  size_t offset;
+} nested[] = {
+    {"foot_skate_mm", "mean", offsetof(rk__rt_entry, skate_mean_mm)},
+    {"foot_skate_mm", "max", offsetof(rk__rt_entry, skate_max_mm)},
+    {"ik_goal_error_mm", "mean", offsetof(rk__rt_entry, goal_error_mean_mm)},
+    {"ik_goal_error_mm", "max", offsetof(rk__rt_entry, goal_error_max_mm)},
+    {"loop_closure_residual_mm", "max", offsetof(rk__rt_entry, closure_max_mm)},
+    {"foot_skate_fk_mm", "mean", offsetof(rk__rt_entry, skate_fk_mean_mm)},
+    {"foot_skate_fk_mm", "max", offsetof(rk__rt_entry, skate_fk_max_mm)},
+    {"planted_height_error_mm", "mean", offsetof(rk__rt_entry, planted_height_mean_mm)},
+    {"planted_height_error_mm", "max", offsetof(rk__rt_entry, planted_height_max_mm)},
+    {"pose_error_mm", "median", offsetof(rk__rt_entry, pose_error_median_mm)},
+    {"pose_error_mm", "max", offsetof(rk__rt_entry, pose_error_max_mm)},
+    {"mesh_lowest_planted_mm", "median", offsetof(rk__rt_entry, low_median_mm)},
+    {"mesh_lowest_planted_mm", "min", offsetof(rk__rt_entry, low_min_mm)},
+    {"mesh_lowest_planted_mm", "max", offsetof(rk__rt_entry, low_max_mm)},
+    {"foot_pitch_deg", "p95", offsetof(rk__rt_entry, pitch_p95_deg)},
+    {"foot_pitch_deg", "max", offsetof(rk__rt_entry, pitch_max_deg)},
+};
+
+/* The counts (gint64) and numbers (double) an entry writes as members of its own. */
+static const struct {
+  const char *member;
+  bool count;
+  size_t offset;
+} flat[] = {
+    {"frames", true, offsetof(rk__rt_entry, frames)},
+    {"fps", false, offsetof(rk__rt_entry, fps)},
+    {"mapped_joints", true, offsetof(rk__rt_entry, mapped_joints)},
+    {"joint_limit_violations", true, offsetof(rk__rt_entry, limit_violations)},
+    {"limb_direction_median_deg", false, offsetof(rk__rt_entry, limb_direction_median_deg)},
+    {"floor_penetration_mm", false, offsetof(rk__rt_entry, penetration_mm)},
+    {"lifted_frames", true, offsetof(rk__rt_entry, lifted_frames)},
+    {"pelvis_frames", true, offsetof(rk__rt_entry, pelvis_frames)},
+    {"unreachable_frames", true, offsetof(rk__rt_entry, unreachable_frames)},
+    {"contact_frames", true, offsetof(rk__rt_entry, contact_frames)},
+    {"ground_speed_m_s", false, offsetof(rk__rt_entry, ground_speed_m_s)},
+    {"ground_offset_mm", false, offsetof(rk__rt_entry, ground_offset_mm)},
+    {"duration_s", false, offsetof(rk__rt_entry, duration_s)},
+    {"keys", true, offsetof(rk__rt_entry, keys)},
+    {"seconds", false, offsetof(rk__rt_entry, seconds)},
+};
+
 /* An entry read back from a journal line (as entry_to_json wrote it). */
 static rk__rt_entry *entry_from_json(JsonObject *o) {
   rk__rt_entry *e = g_new0(rk__rt_entry, 1);
-  e->source = get_string(o, "source");
-  e->clip = get_string(o, "clip");
+  char **strings[] = {&e->source, &e->clip, &e->target, &e->output, &e->error, &e->verdict, &e->plot};
+  static const char *const string_members[] = {"source", "clip", "target", "output", "error",
+                                               "verdict", "plot"};
+  for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+    *strings[i] = get_string(o, string_members[i]);
+  for (size_t i = 0; i < G_N_ELEMENTS(flat); i++) {
+    void *slot = (char *)e + flat[i].offset;
+    if (flat[i].count)
+      *(gint64 *)slot = get_count(o, flat[i].member);
+    else
+      *(double *)slot = get_number(o, flat[i].member);
+  }
   e->clip_index = (int)get_count(o, "clip_index");
-  e->target = get_string(o, "target");
-  e->output = get_string(o, "output");
-  e->error = get_string(o, "error");
-  e->frames = get_count(o, "frames");
-  e->fps = get_number(o, "fps");
-  e->mapped_joints = get_count(o, "mapped_joints");
+  for (size_t i = 0; i < G_N_ELEMENTS(nested); i++)
+    *(double *)(void *)((char *)e + nested[i].offset) =
+        get_number(get_object(o, nested[i].member), nested[i].sub);
   e->contacts = get_contacts(o);
-  e->skate_mean_mm = get_number(get_object(o, "foot_skate_mm"), "mean");
-  e->skate_max_mm = get_number(get_object(o, "foot_skate_mm"), "max");
-  e->goal_error_mean_mm = get_number(get_object(o, "ik_goal_error_mm"), "mean");
-  e->goal_error_max_mm = get_number(get_object(o, "ik_goal_error_mm"), "max");
-  e->closure_max_mm = get_number(get_object(o, "loop_closure_residual_mm"), "max");
-  e->limit_violations = get_count(o, "joint_limit_violations");
-  e->skate_fk_mean_mm = get_number(get_object(o, "foot_skate_fk_mm"), "mean");
-  e->skate_fk_max_mm = get_number(get_object(o, "foot_skate_fk_mm"), "max");
-  e->limb_direction_median_deg = get_number(o, "limb_direction_median_deg");
-  e->planted_height_mean_mm = get_number(get_object(o, "planted_height_error_mm"), "mean");
-  e->planted_height_max_mm = get_number(get_object(o, "planted_height_error_mm"), "max");
-  e->contact_frames = get_count(o, "contact_frames");
+  e->warnings = g_ptr_array_new_with_free_func(warning_free);
+  JsonArray *wa = get_array(o, "warnings");
+  for (guint i = 0; wa && i < json_array_get_length(wa); i++) {
+    JsonNode *en = json_array_get_element(wa, i);
+    JsonObject *wo = JSON_NODE_HOLDS_OBJECT(en) ? json_node_get_object(en) : NULL;
+    if (!wo)
+      continue;
+    rk__rt_entry_warning *w = g_new(rk__rt_entry_warning, 1);
+    w->code = get_string(wo, "code");
+    w->message = get_string(wo, "message");
+    g_ptr_array_add(e->warnings, w);
+  }
   JsonNode *ip = json_object_get_member(o, "in_place");
   e->in_place = ip && JSON_NODE_HOLDS_VALUE(ip) ? json_node_get_boolean(ip) : -1;
-  e->ground_speed_m_s = get_number(o, "ground_speed_m_s");
-  e->duration_s = get_number(o, "duration_s");
-  e->keys = get_count(o, "keys");
-  e->plot = get_string(o, "plot");
   e->notes = g_ptr_array_new_with_free_func(g_free);
-  JsonNode *nn = json_object_get_member(o, "notes");
-  JsonArray *notes = nn && JSON_NODE_HOLDS_ARRAY(nn) ? json_node_get_array(nn) : NULL;
+  JsonArray *notes = get_array(o, "notes");
   for (guint i = 0; notes && i < json_array_get_length(notes); i++)
     g_ptr_array_add(e->notes, g_strdup(json_array_get_string_element(notes, i)));
-  e->seconds = get_number(o, "seconds");
   return e;
 }
 
@@ -308,6 +419,8 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
   set_number(opts, "contact_min_time", cfg->ropts.contact_min_time);
   set_number(opts, "blend_time", cfg->ropts.blend_time);
   json_object_set_int_member(opts, "ik_iterations", cfg->ropts.ik_iterations);
+  json_object_set_string_member(opts, "ground",
+                                cfg->ropts.ground == RK_RETARGET_GROUND_KEEP ? "keep" : "auto");
   if (cfg->reduce_tol >= 0)
     set_number(opts, "reduce_m", cfg->reduce_tol);
   else

@@ -186,6 +186,8 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
                               .settings = RK_PLUGIN_SETTINGS_INIT};
   d.settings.root_motion = 1; /* as the Blender run */
   d.settings.fps = fps;
+  /* The add-on hands the plugin the armature with the figure's mesh (target_meshes): the soles
+   * come from the mesh on both sides, as from the asset here. */
   rk_plugin_session *ps = NULL;
   cr_assert_eq(rk->session_new(&d, &ps, msg, sizeof msg), RK_PLUGIN_OK, "%s", msg);
   cr_assert_eq(rk->session_run(ps, msg, sizeof msg), RK_PLUGIN_OK, "%s", msg);

@@ -107,24 +107,42 @@ check(act["rigkit_character_vertices"] == skinned > 0,
       "%d of the character's %d vertices passed" % (act["rigkit_character_vertices"], skinned))
 
 # Blender's own evaluation of the skin: the lowest vertex of the character against the floor
-# (z = 0) at every frame, as tests/blender/look.py measures it.
+# (z = 0) at every frame, as tests/blender/look.py measures it. The plugin had the character's
+# mesh with the armature, so its soles are what it stands on.
 depsgraph = bpy.context.evaluated_depsgraph_get()
+
+
+def lowest_vertex(o):
+    """The lowest world z of a mesh object's evaluated (skinned) vertices."""
+    ev = o.evaluated_get(depsgraph)
+    me = ev.to_mesh()
+    co = np.empty(3 * len(me.vertices))
+    me.vertices.foreach_get("co", co)
+    m = np.array(o.matrix_world)
+    low = float(((co.reshape(-1, 3) @ m[:3, :3].T) + m[:3, 3])[:, 2].min())
+    ev.to_mesh_clear()
+    return low
+
+
 lows = []
 for f in range(1, act["rigkit_frames"] + 1):
     scene.frame_set(f)
-    low = math.inf
-    for o in scene.objects:
-        if o.type == 'MESH':
-            ev = o.evaluated_get(depsgraph)
-            me = ev.to_mesh()
-            co = np.empty(3 * len(me.vertices))
-            me.vertices.foreach_get("co", co)
-            m = np.array(o.matrix_world)
-            low = min(low, float(((co.reshape(-1, 3) @ m[:3, :3].T) + m[:3, 3])[:, 2].min()))
-            ev.to_mesh_clear()
-    lows.append(low)
+    lows.append(min(lowest_vertex(o) for o in scene.objects if o.type == 'MESH'))
+check(min(lows) > -0.005 and abs(float(np.median(lows))) < 0.002,
+      "the skinned mesh goes %.1f mm through the floor (median of the frames' lowest %.1f mm)"
+      % (-min(lows) * 1e3, float(np.median(lows)) * 1e3))
 say("the skinned mesh in Blender's evaluation: lowest point %.1f mm from the floor over the walk "
     "(median of the frames' lowest %.1f mm)" % (min(lows) * 1e3, float(np.median(lows)) * 1e3))
+# Soles from the bones instead: the mesh is no longer what stands on the floor.
+bpy.ops.rigkit.retarget_clip(filepath=walk, root_motion='ON', soles='BONES', action_name="bones")
+check("soles=bones" in arm.animation_data.action["rigkit_settings_text"], "soles not passed")
+bone_lows = []
+for f in range(1, act["rigkit_frames"] + 1):
+    scene.frame_set(f)
+    bone_lows.append(min(lowest_vertex(o) for o in scene.objects if o.type == 'MESH'))
+say("with soles from the bones: lowest point %.1f mm (median %.1f mm)"
+    % (min(bone_lows) * 1e3, float(np.median(bone_lows)) * 1e3))
+arm.animation_data.action = act
 
 # ---- the source unit and the profile's settings reach the plugin -------------------------------
 bpy.ops.rigkit.retarget_clip(filepath=walk, root_motion='ON', source_unit='CM',

@@ -29,7 +29,8 @@ static void expect_refused(const char *text, int code, const char *const *parts)
 
 Test(profile, settings_apply_over_the_options_and_absent_keys_keep_theirs) {
   g_autoptr(rk_profile) p =
-      load_ok("# comment\n[settings]\nfps = 30 \nfoot_ik=false\nroot_motion=1\nik_iterations=12\n");
+      load_ok("# comment\n[settings]\nfps = 30 \nfoot_ik=false\nroot_motion=1\nik_iterations=12\n"
+              "ground=keep\n");
   cr_assert_str_eq(rk_profile_name(p), "my.map");
   rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
   o.contact_height = 0.07;
@@ -38,6 +39,7 @@ Test(profile, settings_apply_over_the_options_and_absent_keys_keep_theirs) {
   cr_assert_not(o.foot_ik);
   cr_assert(o.root_motion);
   cr_assert_eq(o.ik_iterations, 12);
+  cr_assert_eq(o.ground, RK_RETARGET_GROUND_KEEP);
   rk_assert_near(o.contact_height, 0.07, 0);
   rk_profile_apply_settings(NULL, &o);
   rk_assert_near(o.fps, 30, 0);
@@ -59,6 +61,10 @@ Test(profile, every_mistake_is_refused_naming_file_group_and_key) {
   expect_refused("[settings]\nik_iterations=2.5\n", RK_ERROR_INVALID, PARTS("not a whole number"));
   expect_refused("[settings]\nhand_ik=maybe\n", RK_ERROR_INVALID,
                  PARTS("hand_ik = maybe", "not a boolean"));
+  expect_refused("[settings]\nground=floor\n", RK_ERROR_INVALID,
+                 PARTS("ground = floor", "must be auto or keep"));
+  expect_refused("[settings]\nsoles=mesh\n", RK_ERROR_INVALID,
+                 PARTS("soles = mesh", "must be auto or bones"));
   expect_refused("[target]\nleft_foot=Foot\\q\n", RK_ERROR_INVALID,
                  PARTS("[target] left_foot: the value has an invalid escape sequence"));
   expect_refused("[settings]\nfps=30\\\n", RK_ERROR_INVALID,
@@ -92,16 +98,19 @@ static void expect_same_options(const rk_retarget_options *a, const rk_retarget_
   cr_assert(a->fps == b->fps && a->foot_ik == b->foot_ik && a->hand_ik == b->hand_ik &&
             a->root_motion == b->root_motion && a->contact_height == b->contact_height &&
             a->contact_speed == b->contact_speed && a->contact_min_time == b->contact_min_time &&
-            a->blend_time == b->blend_time && a->ik_iterations == b->ik_iterations);
+            a->blend_time == b->blend_time && a->ik_iterations == b->ik_iterations &&
+            a->ground == b->ground && a->soles == b->soles);
 }
 
 Test(profile, settings_text_reads_back_to_the_same_options) {
   rk_retarget_options a = RK_RETARGET_OPTIONS_INIT;
   g_autofree char *deflt = rk_profile_settings_text(&a);
   cr_assert_str_eq(deflt, "[settings]\nfps=0\nfoot_ik=true\nhand_ik=false\nroot_motion=false\n"
-                          "contact_height=0.03\ncontact_speed=0.15\ncontact_min_time=0.06\n"
-                          "blend_time=0.1\nik_iterations=30\n");
+                          "contact_height=0.01\ncontact_speed=0.04\ncontact_min_time=0.06\n"
+                          "blend_time=0.1\nik_iterations=30\nground=auto\nsoles=auto\n");
   a.fps = 1.0 / 3.0;
+  a.ground = RK_RETARGET_GROUND_KEEP;
+  a.soles = RK_RETARGET_SOLES_BONES;
   a.hand_ik = true;
   a.contact_speed = 0.1 + 0.2;
   a.blend_time = 1e-7;

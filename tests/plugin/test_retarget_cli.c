@@ -9,7 +9,9 @@
 static const char *const kEntryFields[] = {
     "source", "target", "output", "status", "error", "frames", "fps", "mapped_joints", "contacts",
     "foot_skate_mm", "ik_goal_error_mm", "loop_closure_residual_mm", "joint_limit_violations",
-    "seconds"};
+    "seconds", "verdict", "warnings", "mesh_lowest_planted_mm", "floor_penetration_mm",
+    "foot_pitch_deg", "pose_error_mm", "ground_offset_mm", "lifted_frames", "pelvis_frames",
+    "unreachable_frames"};
 
 /* Every field a report entry promises (README.md, "Retargeting") is present with its type; an ok
  * entry has numbers everywhere. */
@@ -28,6 +30,20 @@ static void check_entry_fields(JsonObject *c) {
   }
   cr_assert_null(rt_str(c, "error"));
   cr_assert_not_null(rt_str(c, "output"));
+  const char *verdict = rt_str(c, "verdict");
+  cr_assert(verdict && (!strcmp(verdict, "clean") || !strcmp(verdict, "check") ||
+                        !strcmp(verdict, "failed")),
+            "verdict %s", verdict);
+  JsonArray *warnings = json_object_get_array_member(c, "warnings");
+  for (guint i = 0; i < json_array_get_length(warnings); i++) {
+    JsonObject *w = json_array_get_object_element(warnings, i);
+    cr_assert_not_null(rt_str(w, "code"));
+    cr_assert_not_null(rt_str(w, "message"));
+  }
+  cr_assert_eq(!strcmp(verdict, "clean"), json_array_get_length(warnings) == 0,
+               "clean exactly when nothing warns");
+  rt_num(c, "ground_offset_mm", NULL);
+  rt_num(c, "floor_penetration_mm", NULL);
   cr_assert_geq(rt_num(c, "frames", NULL), 1);
   cr_assert_gt(rt_num(c, "fps", NULL), 0);
   cr_assert_geq(rt_num(c, "mapped_joints", NULL), 8);

@@ -1,58 +1,117 @@
 #!/bin/sh
-# Retargeting quality on every shared clip, measured on the written outputs (rigkit retarget's
-# report), printed as the Markdown table of tests/bench/README.md "Retargeting quality".
-# Usage: tests/retarget/quality.sh [BUILD_DIR]   (default build; needs python3)
+# Retargeting quality before and after: every bundled and generated clip onto RiggedFigure and the
+# characters built in Blender on the clips' skeletons (and the Fox with its hind-legs map),
+# retargeted by two builds and measured alike, on the written outputs read back with their
+# meshes, by this build's rk_retarget_measure (tests/retarget/measure.c). Prints a Markdown table:
+# per clip and target, before -> after, the identity-style pose error (where the rigs correspond),
+# the planted feet's lowest mesh point (median; worst), the feet's pitch against the source's
+# (95th percentile), the planted points' skate, each build's own pin error, and the verdict.
+#
+#   tests/retarget/quality.sh [BUILD_DIR [BEFORE_BUILD_DIR [CLIP[:UNIT]...]]]
+#
+# Defaults: build, and no before build (then only this build's figures, "-" before). Extra
+# clips (e.g. local mocap files, UNIT as `rigkit --unit`) go onto RiggedFigure and the two
+# Blender characters. Needs python3.
 set -eu
 build=${1:-build}
+before=${2:-}
+[ "$#" -ge 2 ] && shift 2 || shift "$#"
 src=$(cd "$(dirname "$0")/../.." && pwd)
-cli="$build/bin/rigkit"
 data="$src/tests/data"
+gen="$data/generated"
 maps="$src/samples/maps"
+measure="$build/bin/rk_retarget_measure"
+[ -x "$measure" ] || { echo "quality.sh: no $measure (build the tests)" >&2; exit 2; }
+[ -n "$before" ] && [ ! -x "$before/bin/rigkit" ] && { echo "quality.sh: no $before/bin/rigkit" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
-run() { # NAME TARGET CLIP [OPTIONS...]
-  name=$1 target=$2 clip=$3
-  shift 3
+
+# out BUILD TAG TARGET CLIP OPTS...: retargets with BUILD's rigkit; prints the output path.
+out() {
+  b=$1 tag=$2 target=$3 clip=$4
+  shift 4
+  d="$tmp/$tag$n"
+  "$b/bin/rigkit" retarget --target "$target" --out-dir "$d" --report "$d.json" --no-progress "$@" \
+    "$clip" >/dev/null 2>&1 || true
+  stem=$(basename "$clip" | sed 's/\.[^.]*$//')
+  ls "$d"/"$stem".* 2>/dev/null | grep -v '\.svg$' | head -n 1
+}
+
+# row NAME TARGET CLIP MEASURE_OPTS -- RETARGET_OPTS...
+row() {
+  name=$1 target=$2 clip=$3 mopts=$4
+  shift 5
   n=$((n + 1))
-  "$cli" retarget --target "$target" --out-dir "$tmp/out$n" --report "$tmp/r$n.json" "$@" "$clip" \
-    >/dev/null 2>&1 || true
-  python3 - "$tmp/r$n.json" "$name" "$*" "$src/" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))["clips"][0]
-name, opts = sys.argv[2], sys.argv[3].replace(sys.argv[4], "") or "-"
-if c["status"] != "ok":
-    print(f"| {name} | `{opts}` | error: {c['error']} |" + " |" * 9)
-    sys.exit(0)
-f = lambda v, d=3: "-" if v is None else f"{v:.{d}f}"
-joints = sum(len(v) for v in c["contacts"].values())
-print(f"| {name} | `{opts}` | {c['frames']} | {c['contact_frames']} ({joints} intervals) "
-      f"| {f(c['foot_skate_fk_mm']['max'], 2)} | {f(c['foot_skate_mm']['max'], 4)} "
-      f"| {f(c['ik_goal_error_mm']['max'], 4)} | {f(c['loop_closure_residual_mm']['max'], 4)} "
-      f"| {c['joint_limit_violations']} | {f(c['limb_direction_median_deg'], 4)} "
-      f"| {f(c['planted_height_error_mm']['max'], 2)} |")
+  after_out=$(out "$build" a "$target" "$clip" "$@")
+  before_out=
+  [ -n "$before" ] && before_out=$(out "$before" b "$target" "$clip" "$@")
+  # shellcheck disable=SC2086
+  a=$([ -n "$after_out" ] && "$measure" --target "$target" $mopts "$clip" "$after_out" 2>/dev/null || echo '{}')
+  b='{}'
+  # An output of the starting point: written in metres whatever the target's unit.
+  # shellcheck disable=SC2086
+  [ -n "$before_out" ] && b=$("$measure" --target "$target" $(echo " $mopts" | sed 's/ --output-unit [^ ]*//') \
+    "$clip" "$before_out" 2>/dev/null || echo '{}')
+  python3 - "$name" "$*" "$b" "$a" "$tmp/b$n.json" "$tmp/a$n.json" "$src/" <<'PY'
+import json, os, sys
+name, opts, b, a, rb, ra, root = sys.argv[1:8]
+b, a = json.loads(b), json.loads(a)
+def rep(path):
+    try:
+        c = json.load(open(path))["clips"][0]
+        return c if c["status"] == "ok" else None
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+rb, ra = rep(rb), rep(ra)
+def f(v, d=1):
+    return "-" if v is None else f"{v:.{d}f}"
+def pair(key, d=1):
+    return f"{f(b.get(key), d)} → {f(a.get(key), d)}"
+def goal(r):
+    return None if r is None else r["ik_goal_error_mm"]["max"]
+opts = opts.replace(root, "") or "-"
+verdict = ra.get("verdict", "-") if ra else "error"
+frames = ra["frames"] if ra else "-"
+print(f"| {name} | `{opts}` | {frames} | {pair('pose_error_max_mm')} | {pair('low_median_mm')} "
+      f"| {pair('low_min_mm')} | {pair('pitch_p95_deg')} | {pair('skate_max_mm', 2)} "
+      f"| {f(goal(rb), 2)} → {f(goal(ra), 2)} | {verdict} |")
 PY
 }
-# The walk's motion lines looped to 900 frames (37.5 s): a long clip with many steps.
-python3 - "$data/makehuman_walk1.bvh" "$tmp/walk_900.bvh" <<'PY'
-import sys
-src = open(sys.argv[1]).read().splitlines()
-i = next(k for k, l in enumerate(src) if l.strip().startswith("Frames:"))
-frames = [f for f in src[i + 2:] if f.strip()]
-out = src[:i] + ["Frames: 900", src[i + 1]] + [frames[k % len(frames)] for k in range(900)]
-open(sys.argv[2], "w").write("\n".join(out) + "\n")
-PY
-echo "| clip -> target | options | frames | contact frames | skate FK-only max mm | skate max mm (output) | IK goal error max mm | closure max mm | limit violations | limb direction median deg | planted height error max mm |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
-run "MakeHuman walk -> RiggedFigure" "$data/RiggedFigure.glb" "$data/makehuman_walk1.bvh"
-run "MakeHuman walk -> RiggedFigure" "$data/RiggedFigure.glb" "$data/makehuman_walk1.bvh" --root-motion
-run "MakeHuman walk -> RiggedFigure" "$data/RiggedFigure.glb" "$data/makehuman_walk1.bvh" --root-motion --hands
-run "MakeHuman walk -> RiggedFigure" "$data/RiggedFigure.glb" "$data/makehuman_walk1.bvh" --root-motion --reduce 0.001
-run "MakeHuman walk -> RiggedFigure" "$data/RiggedFigure.glb" "$data/makehuman_walk1.bvh" --root-motion --no-ik
-run "MakeHuman walk looped to 900 frames -> RiggedFigure" "$data/RiggedFigure.glb" "$tmp/walk_900.bvh" --root-motion
-run "MakeHuman walk looped to 900 frames -> MakeHuman (BVH)" "$data/makehuman_walk1.bvh" "$tmp/walk_900.bvh" --root-motion
-run "MakeHuman walk -> MakeHuman (itself, BVH)" "$data/makehuman_walk1.bvh" "$data/makehuman_walk1.bvh" --root-motion
-run "MakeHuman walk -> Fox hind legs" "$data/Fox.glb" "$data/makehuman_walk1.bvh" --root-motion --target-unit cm --map "$maps/fox_hind_legs.map"
-run "RiggedFigure clip0 -> MakeHuman (BVH)" "$data/makehuman_walk1.bvh" "$data/RiggedFigure.glb"
-run "RiggedFigure clip0 -> RiggedFigure (itself)" "$data/RiggedFigure.glb" "$data/RiggedFigure.glb"
-run "RiggedFigure clip0 -> Fox hind legs" "$data/Fox.glb" "$data/RiggedFigure.glb" --target-unit cm --map "$maps/fox_hind_legs.map"
+
+echo "| clip -> target | options | frames | identity error max mm | planted mesh lowest mm (median) | planted mesh lowest mm (worst) | foot pitch off source p95 deg | skate max mm | pin error max mm (own) | verdict |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+rf="$data/RiggedFigure.glb" cc="$gen/cmu_char.glb" mc="$gen/mh_char.glb"
+for t in "RiggedFigure:$rf" "cmu_char:$cc" "mh_char:$mc"; do
+  tn=${t%%:*} tf=${t#*:}
+  row "MakeHuman walk -> $tn" "$tf" "$data/makehuman_walk1.bvh" "--root-motion" -- --root-motion
+done
+row "MakeHuman walk -> Fox hind legs" "$data/Fox.glb" "$data/makehuman_walk1.bvh" \
+  "--root-motion --target-unit cm --output-unit cm --map $maps/fox_hind_legs.map" -- \
+  --root-motion --target-unit cm --map "$maps/fox_hind_legs.map"
+for c in walk hop turn shuffle floor; do
+  for t in "RiggedFigure:$rf" "cmu_char:$cc" "mh_char:$mc"; do
+    tn=${t%%:*} tf=${t#*:}
+    row "cmu_$c -> $tn" "$tf" "$gen/cmu_$c.bvh" "--unit cmu" -- --unit cmu
+  done
+done
+for c in walk floor; do
+  for t in "RiggedFigure:$rf" "mh_char:$mc"; do
+    tn=${t%%:*} tf=${t#*:}
+    row "mh_$c -> $tn" "$tf" "$gen/mh_$c.bvh" "" --
+  done
+done
+row "cmu_walk -> cmu_char (no IK)" "$cc" "$gen/cmu_walk.bvh" "--unit cmu" -- --unit cmu --no-ik
+row "mh_walk -> mh_char (no IK)" "$mc" "$gen/mh_walk.bvh" "" -- --no-ik
+for extra in "$@"; do
+  clip=${extra%%:*} unit=
+  [ "$clip" != "$extra" ] && unit=${extra#*:}
+  for t in "RiggedFigure:$rf" "cmu_char:$cc" "mh_char:$mc"; do
+    tn=${t%%:*} tf=${t#*:}
+    if [ -n "$unit" ]; then
+      row "$(basename "$clip") -> $tn" "$tf" "$clip" "--unit $unit" -- --unit "$unit"
+    else
+      row "$(basename "$clip") -> $tn" "$tf" "$clip" "" --
+    fi
+  done
+done

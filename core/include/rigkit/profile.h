@@ -5,7 +5,8 @@
  *   [source], [target]  bone=joint lines (bone names of rigkit/humanoid.h) that override or
  *                       complete the automatic mapping of that rig; an empty value unmaps the bone;
  *   [settings]          fps, foot_ik, hand_ik, root_motion, contact_height, contact_speed,
- *                       contact_min_time, blend_time, ik_iterations (rk_retarget_options).
+ *                       contact_min_time, blend_time, ik_iterations, ground = auto | keep,
+ *                       soles = auto | bones (rk_retarget_options).
  * Loading checks everything a file can get wrong without a rig, with one set of messages that
  * name the file, the group and the key: unknown groups, bones and settings, keys and values that
  * are not UTF-8 text or hold invalid escapes, and every settings value. Joint names are checked

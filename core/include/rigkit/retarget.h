@@ -6,36 +6,67 @@
  * the target's kinematic tree and IK workspaces. It is immutable once built: one retargeter serves
  * any number of clips, on any number of threads at once (each run allocates its own scratch).
  *
- * Per output frame (at the source's rate or options.fps):
- *  1. pose transfer: limbs and spine segments (upper/lower arm and leg, clavicle, spine, chest,
- *     neck) take the source's bone directions, with the twist of the source's world rotation
- *     (relative to its rest) carried over and never invented; hips, feet, toes, hands and head take
- *     the source's world rotation relative to its own rest; unmapped joints keep their rest;
- *  2. root motion: the hips follow the source's hips scaled by the hip-height ratio, heights
- *     measured from each rig's ground (the target neither floats nor sinks);
- *  3. contacts: foot joints (ankles and toes) of the source that are low (within
- *     contact_height * source height of their rest height above the clip's ground) and slow
- *     (horizontal speed below contact_speed * source height per second) for at least
- *     contact_min_time are planted; an in-place cycle (the stance feet slide back at a common
- *     speed: a treadmill) has no planted feet unless root_motion makes it travel;
- *  4. IK: each planted target foot joint is pinned at its median transferred position over its
- *     contact, at the height that puts the target's sole as far above its ground as the
- *     source's sole (scaled); the correction fades in and out over blend_time around it; when both feet are planted they close a loop through
- *     the ground and the pelvis translates to keep both; optional hand goals follow the source's
- *     hands relative to the shoulders, scaled by arm length. Solved per frame with rigkit/ik.h,
- *     starting from the transferred pose, within the target tree's limits.
+ * Every target joint gets a counterpart in the source or none: the canonical bones of the two maps,
+ * then every other joint by name (normalised: case, separators, namespaces, sides) where the
+ * topology agrees, joints between two matched ones in order, and subtrees below matched joints by
+ * shape (rk_retargeter_counterpart). Per output frame (at the source's rate or options.fps):
+ *  1. pose transfer: every joint with a counterpart takes its world rotation relative to its own
+ *     rest, turned onto the target's facing (independent of bone axes and rolls); canonical limb
+ *     and spine bones whose rest directions differ between the rigs (an A-pose onto a T-pose)
+ *     take the source's bone directions instead, with the twist of that rotation carried over and
+ *     never invented; animated translations of non-root joints carry over as world displacements
+ *     (turned and scaled); joints without a counterpart keep their rest;
+ *  2. root motion: the hips follow the source's hips turned and scaled by the ratio of leg lengths,
+ *     their heights the source's scaled plus one ground offset per clip (options.ground), so the
+ *     hip bob is the source's. A clip onto a character built on its own skeleton comes back
+ *     unchanged;
+ *  3. contacts: per foot, three sole points (heel, ball, toe tip: rigkit/skin.h), the source's from
+ *     its bones; a point is planted while it is low (within contact_height * source height of the
+ *     clip's ground, which is where the planted points stand) AND still (slower than
+ *     contact_speed * source height per second) for at least contact_min_time: a foot that slides
+ *     or pivots keeps its motion. Per frame a foot is in a phase (rk_foot_phase): heel strike,
+ *     flat, toe-off, pivot, slide (low and moving: kept on the floor, never held) or swing. An
+ *     in-place cycle (the stance feet slide back at a common speed: a treadmill) has no planted
+ *     feet unless root_motion makes it travel;
+ *  4. the floor: one ground offset per clip stands the target's soles (from its skinned meshes
+ *     with rk_retargeter_new_onto, else its bones) on its floor where the source's stand on the
+ *     clip's ground; with foot IK, a frame whose body (everything outside the feet: hands, knees,
+ *     seat) would go through the floor lifts the pelvis, smoothly over blend_time;
+ *  5. IK: each planted point is pinned at its transferred median place on the floor; the foot is
+ *     a rigid sole: it keeps the source's orientation (from rest), lies flat when heel and ball
+ *     hold, turns about the ball with its toes flat when the heel rises (toe-off), about the heel
+ *     at heel strike; the ankle follows, the leg reaches it with analytic two-bone IK, and the
+ *     correction fades in and out over blend_time around each contact. A foot whose mesh goes
+ *     through the floor is turned about its held end or lifted; a leg that cannot reach moves
+ *     the pelvis (both feet planted close a loop through the ground, solved with rigkit/ik.h).
+ *     Optional hand goals follow the source's hands relative to the shoulders, scaled by arm
+ *     length.
  *
  * The options can come from a profile's [settings] (rigkit/profile.h).
  *
+ * Measuring a result as a person sees it, on the written output read back with its meshes:
+ * rk_retarget_measure_look (planted soles against the floor, the body through it, the feet's pitch
+ * against the source's, skate of the planted points), rk_retarget_measure_pose (the identity-style
+ * error where the rigs correspond) and rk_retarget_judge (a verdict and warnings from all the
+ * figures).
+ *
  * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_contact_interval, rk_foot_contacts,
- *        rk_retarget_quality, rk_retargeter_new, rk_retargeter_free, rk_retargeter_source,
- *        rk_retargeter_target, rk_retargeter_mapped_joints, rk_retargeter_run,
- *        rk_retarget_result_free, rk_retarget_result_clip, rk_retarget_result_take_clip,
- *        rk_retarget_result_frames, rk_retarget_result_fps, rk_retarget_result_contact_count,
+ *        rk_retarget_quality, rk_retarget_ground, rk_retarget_soles, rk_retargeter_new,
+ *        rk_retargeter_new_onto,
+ *        rk_retargeter_free,
+ *        rk_retargeter_source, rk_retargeter_target, rk_retargeter_mapped_joints,
+ *        rk_retargeter_counterpart, rk_retargeter_run, rk_retarget_result_free,
+ *        rk_retarget_result_clip, rk_retarget_result_take_clip, rk_retarget_result_frames,
+ *        rk_retarget_result_fps, rk_retarget_result_ground_offset, rk_retarget_result_contact_count,
  *        rk_retarget_result_contacts, rk_retarget_result_quality, rk_retarget_result_quality_fk,
- *        rk_retarget_result_ground_velocity, rk_retarget_result_heights,
+ *        rk_retarget_result_ground_velocity, rk_foot_phase, RK_FOOT_PHASES, rk_foot_phase_name,
+ *        rk_retarget_result_phase, rk_retarget_result_sole_contacts, rk_retarget_result_soles,
+ *        rk_retarget_result_floor, rk_retarget_result_heights,
  *        rk_retarget_result_fk_positions, rk_retarget_output_asset, rk_retarget_measure,
- *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction
+ *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction,
+ *        rk_retarget_pose_error, rk_retarget_measure_pose, rk_retarget_look,
+ *        rk_retarget_measure_look, rk_retarget_verdict, rk_retarget_verdict_name,
+ *        rk_retarget_warning, rk_retarget_judge
  */
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
@@ -44,30 +75,56 @@
 #include <rigkit/clip.h>
 #include <rigkit/humanoid.h>
 #include <rigkit/skeleton.h>
+#include <rigkit/skin.h>
 
 G_BEGIN_DECLS
+
+/** How the target's hips are placed vertically (rk_retarget_options.ground). */
+typedef enum rk_retarget_ground {
+  RK_RETARGET_GROUND_AUTO, /* the source's hip heights, scaled, plus one offset per clip that
+                              stands the target's soles on its floor where the source's soles
+                              stand on the clip's ground (rk_retarget_result_ground_offset) */
+  RK_RETARGET_GROUND_KEEP, /* the source's hip heights, scaled, untouched (both floors y = 0) */
+} rk_retarget_ground;
+
+/** Where the target's soles and the lowest points of its body come from
+ * (rk_retarget_options.soles). */
+typedef enum rk_retarget_soles {
+  RK_RETARGET_SOLES_AUTO,  /* its skinned meshes when it has them (rk_retargeter_new_onto), else
+                              its bones */
+  RK_RETARGET_SOLES_BONES, /* its bones (rigkit/skin.h, rk_sole_from_bones), meshes or not */
+} rk_retarget_soles;
 
 /** Retargeting options (start from RK_RETARGET_OPTIONS_INIT). */
 typedef struct rk_retarget_options {
   double fps;              /* output frame rate; 0 = the source clip's (or 30 when it has none) */
   bool foot_ik;            /* pin planted feet (default true) */
   bool hand_ik;            /* hand goals from the source, scaled by arm length (default false) */
-  double contact_height;   /* fraction of the source's height (default 0.03) */
-  double contact_speed;    /* fraction of the source's height per second (default 0.15) */
+  double contact_height;   /* a sole point is low within this fraction of the source's height
+                              above the clip's ground (default 0.01) */
+  double contact_speed;    /* and still below this fraction of the source's height per second
+                              (default 0.04) */
   double contact_min_time; /* seconds (default 0.06) */
   double blend_time;       /* seconds to blend into and out of a pin (default 0.1) */
   int ik_iterations;       /* most solver iterations per frame (default 30) */
   bool root_motion;        /* in-place clips (the stance feet slide back: a treadmill) travel by
                               the ground's speed so their feet can be planted (default false:
                               an in-place clip stays in place and has no planted feet) */
+  rk_retarget_ground ground; /* vertical placement of the hips (default AUTO) */
+  rk_retarget_soles soles;   /* where the target's soles come from (default AUTO) */
   size_t cache_bytes;      /* memory a run may keep to sample and transfer each frame once
                               (0 = 256 MiB; about 2-10 KB per frame); a clip that needs more is
                               sampled again in each pass: slower, same result */
 } rk_retarget_options;
 
-#define RK_RETARGET_OPTIONS_INIT {0.0, true, false, 0.03, 0.15, 0.06, 0.1, 30, false, 0}
+#define RK_RETARGET_OPTIONS_INIT \
+  {0.0, true, false, 0.01, 0.04, 0.06, 0.1, 30, false, RK_RETARGET_GROUND_AUTO, \
+   RK_RETARGET_SOLES_AUTO, 0}
 
-/** Frames [first, last] (inclusive, output frames) during which a foot joint is planted. */
+/** Frames [first, last] (inclusive, output frames) during which a foot joint (or a sole point) is
+ * planted. A joint is planted while its planted sole points hold it still: the toes by the ball,
+ * the foot by the heel with the ball or tip (rk_retarget_result_sole_contacts lists the points'
+ * own intervals). */
 typedef struct rk_contact_interval {
   int first, last;
 } rk_contact_interval;
@@ -79,18 +136,40 @@ typedef struct rk_foot_contacts {
   const rk_contact_interval *intervals; /* borrowed */
 } rk_foot_contacts;
 
+/** The phase of a foot's contact with the floor at a frame, as the source's sole shows it: its
+ * points (heel, ball, tip: rigkit/skin.h) planted where they are low and still. */
+typedef enum rk_foot_phase {
+  RK_FOOT_SWING,       /* off the floor */
+  RK_FOOT_HEEL_STRIKE, /* the heel planted, the ball not (yet) */
+  RK_FOOT_FLAT,        /* the heel and the ball (or tip) planted */
+  RK_FOOT_TOE_OFF,     /* the ball or tip planted, the heel raised */
+  RK_FOOT_PIVOT,       /* one end planted, the other low and sweeping about it */
+  RK_FOOT_SLIDE,       /* low and moving, nothing planted: kept on the floor, not held */
+  RK_FOOT_PHASES
+} rk_foot_phase;
+
+/** Static name of a phase ("swing", "heel-strike", "flat", "toe-off", "pivot", "slide"), "?" out
+ * of range. */
+RK_API const char *rk_foot_phase_name(rk_foot_phase phase);
+
 /** Quality figures of a retargeted clip (millimetres, counts). */
 typedef struct rk_retarget_quality {
-  double foot_skate_mean_mm, foot_skate_max_mm; /* horizontal drift of planted joints from their
-                                                   position at each interval's first frame */
-  double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted joints vs their pins */
+  double foot_skate_mean_mm, foot_skate_max_mm; /* horizontal drift of planted points from their
+                                                   position at each interval's first frame (a
+                                                   result's: its sole points; rk_retarget_measure:
+                                                   the joints it is given) */
+  double ik_goal_error_mean_mm, ik_goal_error_max_mm; /* planted sole points vs their pins */
   double loop_closure_residual_max_mm;          /* both feet planted: closure equations */
   size_t joint_limit_violations;                /* (frame, knee) pairs bent backwards, the
                                                    humanoid profile's anatomical limit (the target
                                                    tree of an animation rig declares no other) */
   double limb_direction_median_deg;             /* target limb directions vs the source's */
-  size_t contact_frames;                        /* frames with at least one planted joint */
+  size_t contact_frames;                        /* frames with at least one planted point */
   size_t loop_frames;                           /* frames where both feet closed the loop */
+  size_t lifted_frames;     /* frames the pelvis was lifted to keep the body above the floor */
+  size_t pelvis_frames;     /* frames the pelvis moved so that planted legs reach their pins */
+  double pelvis_max_mm;     /* the most it moved */
+  size_t unreachable_frames; /* frames a planted leg could not reach even so */
 } rk_retarget_quality;
 
 typedef struct rk_retargeter rk_retargeter;
@@ -103,6 +182,14 @@ typedef struct rk_retarget_result rk_retarget_result;
 RK_API rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_map *source_map,
                                         rk_skeleton *target, const rk_humanoid_map *target_map,
                                         GError **error);
+/** rk_retargeter_new onto a character: the target is the asset's skeleton, and its skinned meshes
+ * (rigkit/skin.h) give its soles (heel, ball, tip) and the lowest points of its body, which
+ * otherwise come from its bones. Fails as rk_retargeter_new, and with RK_ERROR_INVALID (prefixed
+ * "target meshes: ") when a mesh does not belong to the skeleton. The caller frees the result
+ * with rk_retargeter_free. */
+RK_API rk_retargeter *rk_retargeter_new_onto(rk_skeleton *source, const rk_humanoid_map *source_map,
+                                             const rk_asset *target,
+                                             const rk_humanoid_map *target_map, GError **error);
 /** Frees a retargeter; NULL is a no-op. */
 RK_API void rk_retargeter_free(rk_retargeter *rt);
 /** The source skeleton (borrowed). */
@@ -111,6 +198,10 @@ RK_API const rk_skeleton *rk_retargeter_source(const rk_retargeter *rt);
 RK_API const rk_skeleton *rk_retargeter_target(const rk_retargeter *rt);
 /** Number of canonical bones mapped in both rigs. */
 RK_API size_t rk_retargeter_mapped_joints(const rk_retargeter *rt);
+/** The source joint that drives target joint `target_joint` (its counterpart: the canonical bones
+ * of the two maps, every other joint matched by name and topology), or -1 when it has none (it
+ * keeps its rest rotation) or is out of range. */
+RK_API int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint);
 
 /** Retargets a clip of the source skeleton (its joint count must match): the result holds the
  * baked target clip (one key per output frame, named after the source clip), the contacts and the
@@ -130,6 +221,9 @@ RK_API rk_clip *rk_retarget_result_take_clip(rk_retarget_result *r);
 RK_API size_t rk_retarget_result_frames(const rk_retarget_result *r);
 /** Output frame rate. */
 RK_API double rk_retarget_result_fps(const rk_retarget_result *r);
+/** The clip's ground offset: the one height (metres, target space) added to the target's hips
+ * at every frame on top of the source's scaled heights; 0 with RK_RETARGET_GROUND_KEEP. */
+RK_API double rk_retarget_result_ground_offset(const rk_retarget_result *r);
 /** Number of target joints with contact intervals, and each one's intervals (borrowed). */
 RK_API size_t rk_retarget_result_contact_count(const rk_retarget_result *r);
 RK_API rk_foot_contacts rk_retarget_result_contacts(const rk_retarget_result *r, size_t i);
@@ -141,6 +235,20 @@ RK_API const rk_retarget_quality *rk_retarget_result_quality_fk(const rk_retarge
  * velocity of its low foot joints) and, through *in_place (optional), whether that makes the clip
  * an in-place cycle (the ground slides faster than 10% of the source's height per second). */
 RK_API rk_vec3 rk_retarget_result_ground_velocity(const rk_retarget_result *r, bool *in_place);
+/** The phase of foot `side` (0 left, 1 right) at output frame `frame`; RK_FOOT_SWING out of
+ * range. */
+RK_API rk_foot_phase rk_retarget_result_phase(const rk_retarget_result *r, int side, size_t frame);
+/** The planted intervals of one sole point of foot `side` (joint: the target joint the point
+ * moves with; borrowed intervals); an empty list out of range. */
+RK_API rk_foot_contacts rk_retarget_result_sole_contacts(const rk_retarget_result *r, int side,
+                                                         rk_sole_point point);
+/** Per-frame positions (target model space) of the target's sole points, as the transfer leaves
+ * them (after_ik false) or as written (true): frames * 6 entries, per frame left heel, ball, tip,
+ * then right (borrowed). */
+RK_API const rk_vec3 *rk_retarget_result_soles(const rk_retarget_result *r, bool after_ik);
+/** The height (y, metres) of the target's floor: where its soles stand at rest, 0 when that is
+ * within 1% of its height. */
+RK_API double rk_retarget_result_floor(const rk_retarget_result *r);
 /** Per-frame heights above the target's ground of each contact joint, before and after IK
  * (frames * contact_count entries each, frame-major), for plots. */
 RK_API const double *rk_retarget_result_heights(const rk_retarget_result *r, bool after_ik);
@@ -187,6 +295,84 @@ RK_API bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarge
 RK_API double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
                                          const rk_clip *source_clip, const rk_skeleton *skeleton,
                                          const rk_clip *clip);
+
+/** How far the joints of a clip of the target stand from where the source's joints put them, for
+ * rigs that correspond joint for joint (a clip onto a character built on its own skeleton). */
+typedef struct rk_retarget_pose_error {
+  double median_mm, max_mm; /* over every frame and joint */
+  int worst_joint;          /* joint of the measured skeleton at the largest error */
+  int worst_frame;          /* output frame of the largest error */
+  double body_max_mm;       /* the largest outside the legs, at frames the floor did not lift
+                               the body: what foot IK leaves alone */
+} rk_retarget_pose_error;
+
+/** Identity-style pose error of a clip of the target (e.g. the written output read back, joints
+ * found by name) against the source clip, at every frame of the result: each joint's world
+ * position against its counterpart's, turned onto the target's facing and scaled as the hips
+ * are, with the result's ground offset (and travel) added. Computable only when every target
+ * joint has a counterpart and the two rest poses agree (each joint within 0.5% of the target's
+ * height of its counterpart, relative to the hips); returns false otherwise, leaving *out alone.
+ * Never fails. */
+RK_API bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result *r,
+                                     const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                     const rk_clip *clip, rk_retarget_pose_error *out);
+
+/** What a person sees in a clip of the target, measured on its skinned meshes (millimetres at the
+ * character's scale, degrees; NAN where nothing could be measured). */
+typedef struct rk_retarget_look {
+  double planted_low_median_mm; /* the lowest point of a planted foot's mesh above the floor,
+                                   median over the planted feet and frames (< 0: through it) */
+  double planted_low_min_mm;    /* the deepest of those (the worst penetration while planted) */
+  double planted_low_max_mm;    /* the highest (the worst float while planted) */
+  double penetration_mm;        /* the deepest the body (planted feet aside) goes through the
+                                   floor at any frame, >= 0 */
+  double foot_pitch_p95_deg;    /* how far each foot's pitch (heel to ball, from rest) differs
+                                   from the source's: 95th percentile over feet and frames */
+  double foot_pitch_max_deg;
+  double skate_mean_mm, skate_max_mm; /* horizontal drift of the planted sole points from each
+                                         contact's first frame */
+  size_t planted_frames;        /* frames with a planted foot */
+  bool meshes;                  /* measured on meshes (else on the sole points alone) */
+} rk_retarget_look;
+
+/** Measures what a person sees in `output` (a clip of the target with its meshes: e.g. the
+ * written output read back with them; joints found by name): the result's contacts, floor and
+ * soles, the source clip for the feet's pitch. foot_low (NULL, or frames * 2 doubles) receives
+ * each foot's lowest point per frame (y, metres: its mesh, else its sole points), soles (NULL, or
+ * frames * 6) the sole points as rk_retarget_result_soles orders them. Without meshes the sole
+ * points stand in for them. Never fails: what cannot be measured stays NAN. */
+RK_API void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,
+                                     const rk_clip *source_clip, const rk_asset *output,
+                                     rk_retarget_look *out, double *foot_low, rk_vec3 *soles);
+
+/** The verdict on a retargeted clip. */
+typedef enum rk_retarget_verdict {
+  RK_RETARGET_CLEAN,  /* every figure within its bounds */
+  RK_RETARGET_CHECK,  /* something a person may see: look at it */
+  RK_RETARGET_FAILED, /* something a person will see */
+} rk_retarget_verdict;
+
+/** Static name of a verdict ("clean", "check", "failed"), "?" out of range. */
+RK_API const char *rk_retarget_verdict_name(rk_retarget_verdict verdict);
+
+/** One finding of rk_retarget_judge. */
+typedef struct rk_retarget_warning {
+  const char *code;            /* static: "mesh-through-floor", "feet-float", "body-through-floor",
+                                  "foot-pitch", "skate", "goal-missed", "leg-cannot-reach",
+                                  "hip-bob-changed", "all-frames-planted", "pose-error",
+                                  "implausible-scale" */
+  rk_retarget_verdict severity;
+  char *message;               /* owned by the array (freed with it) */
+} rk_retarget_warning;
+
+/** Judges a retargeted clip from all its figures: the result's own (pins, reach, contacts, scale),
+ * what a person sees in the output (look, NULL: not measured) and the identity-style pose error
+ * (pose, NULL: not computable), against one table of bounds at the character's scale. Returns a
+ * new array of rk_retarget_warning (the caller frees it with g_array_unref) and the verdict,
+ * the worst severity found, through *verdict. Never fails. */
+RK_API GArray *rk_retarget_judge(const rk_retargeter *rt, const rk_retarget_result *r,
+                                 const rk_retarget_look *look, const rk_retarget_pose_error *pose,
+                                 rk_retarget_verdict *verdict);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retargeter, rk_retargeter_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retarget_result, rk_retarget_result_free)

@@ -272,7 +272,11 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     g_prefix_error(&e, "target %s: ", s->target_label);
     goto gerror;
   }
-  s->rt = rk_retargeter_new(src_skel, &s->smap, s->target, &s->tmap, &e);
+  /* A target asset's meshes (an opened target's, or a host skeleton's target_meshes) give its
+   * soles and body; a host skeleton without meshes has its bones only. */
+  s->rt = s->target_asset
+              ? rk_retargeter_new_onto(src_skel, &s->smap, s->target_asset->asset, &s->tmap, &e)
+              : rk_retargeter_new(src_skel, &s->smap, s->target, &s->tmap, &e);
   if (!s->rt) {
     g_prefix_error(&e, "retarget %s onto %s: ", s->source_label, s->target_label);
     goto gerror;

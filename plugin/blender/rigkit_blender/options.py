@@ -59,14 +59,15 @@ class RetargetOptions:
                                              "works with 'rigkit retarget --map'")
     use_contact_height: BoolProperty(name="Contact height", default=False,
                                      description="Set the profile's contact_height")
-    contact_height: FloatProperty(name="Contact height", default=0.03, min=0.0, max=1.0,
-                                  description="A foot is low when within this fraction of the "
-                                              "source's height of its rest height (rigkit: 0.03)")
+    contact_height: FloatProperty(name="Contact height", default=0.01, min=0.0, max=1.0,
+                                  description="A sole point is low within this fraction of the "
+                                              "source's height above the clip's ground "
+                                              "(rigkit: 0.01)")
     use_contact_speed: BoolProperty(name="Contact speed", default=False,
                                     description="Set the profile's contact_speed")
-    contact_speed: FloatProperty(name="Contact speed", default=0.15, min=0.0, max=100.0,
-                                 description="A foot is still below this fraction of the "
-                                             "source's height per second (rigkit: 0.15)")
+    contact_speed: FloatProperty(name="Contact speed", default=0.04, min=0.0, max=100.0,
+                                 description="And still below this fraction of the source's "
+                                             "height per second (rigkit: 0.04)")
     use_contact_min_time: BoolProperty(name="Contact min time", default=False,
                                        description="Set the profile's contact_min_time")
     contact_min_time: FloatProperty(name="Contact min time (s)", default=0.06, min=0.0,
@@ -79,6 +80,16 @@ class RetargetOptions:
                                     description="Set the profile's ik_iterations")
     ik_iterations: IntProperty(name="IK iterations", default=30, min=1, max=1000,
                                description="Most solver iterations per frame (rigkit: 30)")
+    ground: EnumProperty(name="Ground", default='DEFAULT', items=[
+        ('DEFAULT', "Profile / default", "The profile's ground, else Auto"),
+        ('AUTO', "Auto", "The source's hip heights, scaled, plus one offset per clip that stands "
+         "the character's soles on the floor"),
+        ('KEEP', "Keep", "The source's hip heights, scaled, untouched")])
+    soles: EnumProperty(name="Soles", default='DEFAULT', items=[
+        ('DEFAULT', "Profile / default", "The profile's soles, else Auto"),
+        ('AUTO', "Auto", "From the character's skinned meshes (passed with the armature), else "
+         "its bones"),
+        ('BONES', "Bones", "From the bones, meshes or not")])
     source_unit: EnumProperty(name="Source unit", items=_UNIT_ITEMS, default='AUTO',
                               description="The unit of the source's numbers (rigkit retarget "
                                           "--unit)")
@@ -97,9 +108,13 @@ class RetargetOptions:
         return self.source_metres_per_unit if self.source_unit == 'CUSTOM' else UNITS[self.source_unit]
 
     def settings_text(self):
-        """The ticked profile keys as [settings] lines for the plugin's settings_text."""
-        return "".join("%s=%s\n" % (key, repr(getattr(self, prop)))
-                       for key, prop in PROFILE_KEYS if getattr(self, "use_" + prop))
+        """The ticked profile keys, and Ground and Soles when set, as [settings] lines for the
+        plugin's settings_text."""
+        lines = ["%s=%s\n" % (key, repr(getattr(self, prop)))
+                 for key, prop in PROFILE_KEYS if getattr(self, "use_" + prop)]
+        lines += ["%s=%s\n" % (key, getattr(self, key).lower()) for key in ("ground", "soles")
+                  if getattr(self, key) != 'DEFAULT']
+        return "".join(lines)
 
     def settings(self, context):
         """blender_io.Settings for the plugin's session."""
@@ -133,6 +148,8 @@ class RetargetOptions:
             sub = row.row()
             sub.enabled = getattr(self, "use_" + prop)
             sub.prop(self, prop)
+        box.prop(self, "ground")
+        box.prop(self, "soles")
         layout.prop(self, "contact_markers")
         layout.prop(self, "set_frame_range")
 

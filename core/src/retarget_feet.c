@@ -1,0 +1,250 @@
+/* Retargeting, the feet as rigid soles: per frame, where each target ankle goes and how the foot
+ * and toes turn so that the planted sole points (heel, ball, tip) hold their pins. The foot keeps
+ * the source's orientation (its rotation from rest) except where the floor decides: heel and
+ * ball planted, the sole lies flat; the ball planted, the toes lie flat and the foot turns about
+ * them as the source's heel rises; the heel planted alone, the foot turns about it. Around a
+ * contact the ankle's correction at the contact's end fades in and out; a sliding foot is kept on
+ * the floor, not held. */
+#include "retarget_run.h"
+
+/* Sole slot k of frame f of a per-frame sole array. */
+#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
+
+static const rk_vec3 up = {0, 1, 0};
+
+/* R with the tilt it has from joint j's rest taken out (the yaw kept): flat as at rest. */
+static rk_quat flatten(const rk_retargeter *rt, int j, rk_quat r) {
+  const rk_vec3 u = rk_quat_rotate(rk_quat_mul(r, rk_quat_conj(rt->qt0[j])), up);
+  return rk_quat_normalize(rk_quat_mul(rk_quat_from_to(u, up), r));
+}
+
+/* Rotation by weight w of the way from a to b. */
+static rk_quat toward(rk_quat a, rk_quat b, double w) {
+  return w >= 1 ? b : w <= 0 ? a : rk_quat_slerp(a, b, w);
+}
+
+/* The side's sole points with the ankle at `ankle` and the foot and toes turned to rf and rt_,
+ * the toe joint where the transferred pose holds it relative to the foot. */
+static void sole_points(const rk__rt_run *c, int side, rk_vec3 ankle, rk_quat rf, rk_quat rt_,
+                        rk_vec3 out[RK__RT_POINTS]) {
+  const rk_retargeter *rt = c->rt;
+  const rk__rt_side *sd = &rt->side[side];
+  const rk_mat4 *m = c->tgt_models;
+  const rk_quat rf0 = c->tgt_world[sd->foot];
+  const rk_vec3 a0 = rk_mat4_get_translation(&m[sd->foot]);
+  rk_vec3 toe = ankle;
+  if (sd->toe >= 0)
+    toe = rk_vec3_add(ankle, rk_quat_rotate(rk_quat_mul(rf, rk_quat_conj(rf0)),
+                                            rk_vec3_sub(rk_mat4_get_translation(&m[sd->toe]), a0)));
+  for (int p = 0; p < RK__RT_POINTS; p++) {
+    const int j = c->tsole[side]->joint[p];
+    const bool on_toe = j == sd->toe && sd->toe >= 0;
+    const rk_quat r = on_toe ? rt_ : rf, r0 = c->tgt_world[j];
+    const rk_vec3 origin = on_toe ? toe : ankle;
+    /* The point's offset from its joint as the transferred pose holds it, turned to r. */
+    const rk_vec3 held = rk_vec3_sub(rk_mat4_transform_point(&m[j], c->tsole[side]->local[p]),
+                                     rk_mat4_get_translation(&m[j]));
+    out[p] = rk_vec3_add(origin, rk_quat_rotate(rk_quat_mul(r, rk_quat_conj(r0)), held));
+  }
+}
+
+/* The foot's and toes' rotations for the points the goal holds (fully planted: around a contact
+ * the foot turns as the source's does): toes flat while the ball holds, the sole flat and turned
+ * onto its pins while heel and front both hold. */
+static void orient(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
+  const rk_retargeter *rt = c->rt;
+  const rk__rt_side *sd = &rt->side[side];
+  const double heel = g->w[RK_SOLE_HEEL] >= 1, ball = g->w[RK_SOLE_BALL] >= 1,
+               tip = g->w[RK_SOLE_TIP] >= 1;
+  const double flat = fmin(heel, fmax(ball, tip));
+  /* The toes lie flat while the ball holds, or the heel and the tip (the whole sole down). */
+  const double toes_flat = fmax(ball, fmin(heel, tip));
+  g->foot = toward(c->tgt_world[sd->foot], flatten(rt, sd->foot, c->tgt_world[sd->foot]), flat);
+  g->toe = g->foot;
+  if (sd->toe >= 0) {
+    /* Flat toes take the foot's heading as the whole sole comes down (no twist of their own). */
+    const rk_quat with_foot =
+        rk_quat_mul(rk_quat_mul(g->foot, rk_quat_conj(rt->qt0[sd->foot])), rt->qt0[sd->toe]);
+    const rk_quat flat_toe = toward(flatten(rt, sd->toe, c->tgt_world[sd->toe]),
+                                    flatten(rt, sd->toe, with_foot), flat);
+    g->toe = toward(c->tgt_world[sd->toe], flat_toe, toes_flat);
+  }
+  /* Two planted points hold the foot's heading: the line between the firmer pair (heel to front,
+   * or ball to tip) onto their pins' (a turn about the vertical). */
+  const double toes = fmin(ball, tip);
+  const bool heel_pair = flat >= toes;
+  const int a = heel_pair ? RK_SOLE_HEEL : RK_SOLE_BALL;
+  const int b = heel_pair && ball >= tip ? RK_SOLE_BALL : RK_SOLE_TIP;
+  const double hold = heel_pair ? flat : toes;
+  if (hold <= 0)
+    return;
+  rk_vec3 pts[RK__RT_POINTS];
+  sole_points(c, side, rk_vec3_make(0, 0, 0), g->foot, g->toe, pts);
+  const rk_vec3 have = rk__rt_horizontal(rk_vec3_sub(pts[b], pts[a]));
+  const rk_vec3 want = rk__rt_horizontal(rk_vec3_sub(g->pin[b], g->pin[a]));
+  if (rk_vec3_norm(have) < 1e-9 || rk_vec3_norm(want) < 1e-9)
+    return;
+  const rk_quat yaw = toward(rk_quat_identity(), rk_quat_from_to(have, want), hold);
+  g->foot = rk_quat_normalize(rk_quat_mul(yaw, g->foot));
+  g->toe = rk_quat_normalize(rk_quat_mul(yaw, g->toe));
+}
+
+/* The ankle that puts every fully planted point of the goal on its pin (their mean). */
+static bool exact_ankle(const rk__rt_run *c, int side, const rk__rt_foot_goal *g, rk_vec3 *ankle) {
+  const rk_vec3 a0 = rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]);
+  rk_vec3 pts[RK__RT_POINTS], sum = rk_vec3_make(0, 0, 0);
+  sole_points(c, side, a0, g->foot, g->toe, pts);
+  int n = 0;
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    if (g->w[p] >= 1) {
+      sum = rk_vec3_add(sum, rk_vec3_sub(g->pin[p], pts[p]));
+      n++;
+    }
+  if (n)
+    *ankle = rk_vec3_add(a0, rk_vec3_scale(sum, 1.0 / n));
+  return n > 0;
+}
+
+/* The goal of one side at frame f without the fades (weights, pins, rotations, the exact ankle
+ * when a point is fully planted). */
+static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS]) {
+  for (int p = 0; p < RK__RT_POINTS; p++) {
+    const GArray *iv = c->res->points[side][p];
+    g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &index[p]);
+    g->pin[p] = index[p] >= 0 ? g_array_index(c->pins[side][p], rk_vec3, index[p]) : rk_vec3_make(0, 0, 0);
+  }
+  orient(c, side, g);
+  g->ankle = rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]);
+  g->held = exact_ankle(c, side, g, &g->ankle);
+}
+
+void rk__rt_feet_prepare(rk__rt_run *c) {
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      const GArray *iv = c->res->points[side][p];
+      c->edges[side][p] = g_array_sized_new(FALSE, TRUE, sizeof(rk__rt_edge), iv->len);
+      g_array_set_size(c->edges[side][p], iv->len);
+      if (!c->opts->foot_ik)
+        continue;
+      for (guint i = 0; i < iv->len; i++) {
+        const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+        rk__rt_edge *e = &g_array_index(c->edges[side][p], rk__rt_edge, i);
+        for (int end = 0; end < 2; end++) {
+          const size_t f = (size_t)(end ? ci->last : ci->first);
+          rk__rt_pose_frame(c, f);
+          rk__rt_foot_goal g;
+          int index[RK__RT_POINTS];
+          hold(c, side, f, &g, index);
+          const rk_vec3 d = rk_vec3_sub(g.ankle, rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]));
+          *(end ? &e->last : &e->first) = d;
+        }
+      }
+    }
+}
+
+/* A sliding foot kept on the floor: where its lowest sole point floats higher above the floor than
+ * the source's (scaled) by more than half the contact height, it comes down to that (by weight
+ * w); through the floor it is lifted anyway. */
+static void keep_on_floor(const rk__rt_run *c, int side, size_t f, double w, rk__rt_foot_goal *g) {
+  double src = INFINITY, have = INFINITY;
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    src = fmin(src, SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y);
+  rk_vec3 pts[RK__RT_POINTS];
+  sole_points(c, side, g->ankle, g->foot, g->toe, pts);
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    have = fmin(have, pts[p].y);
+  const double want = c->tgt_floor + c->rt->scale * fmax(0.0, src - c->src_floor) +
+                      0.5 * c->opts->contact_height * c->rt->tmap.height;
+  if (have > want)
+    g->ankle.y += w * (want - have);
+}
+
+void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
+  for (int side = 0; side < 2; side++) {
+    rk__rt_foot_goal *g = &c->ik.goal[side];
+    g->active = g->held = g->lifted = false;
+    if (!c->opts->foot_ik)
+      continue;
+    int index[RK__RT_POINTS];
+    hold(c, side, f, g, index);
+    if (!g->held) {
+      /* Fading in or out: the ankle's correction at the nearest end of the firmest contact. */
+      int best = -1;
+      for (int p = 0; p < RK__RT_POINTS; p++)
+        if (g->w[p] > 0 && (best < 0 || g->w[p] > g->w[best]))
+          best = p;
+      if (best >= 0) {
+        const rk_contact_interval *ci =
+            &g_array_index(c->res->points[side][best], rk_contact_interval, index[best]);
+        const rk__rt_edge *e = &g_array_index(c->edges[side][best], rk__rt_edge, index[best]);
+        g->ankle = rk_vec3_add(g->ankle, rk_vec3_scale((int)f < ci->first ? e->first : e->last, g->w[best]));
+      }
+    }
+    int si;
+    const double ws = rk__rt_interval_weight(c->res->slides[side], (int)f, c->ik.blend, &si);
+    if (ws > 0 && !g->held)
+      keep_on_floor(c, side, f, ws, g);
+    g->active = true;
+  }
+}
+
+/* The lowest point of side's foot (its mesh, else its sole points) in the current models, and
+ * the joint it moves with. */
+static rk_vec3 foot_low(const rk__rt_run *c, int side, int *joint) {
+  const rk_retargeter *rt = c->rt;
+  rk_skin_point p;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, rt->side[side].foot, &p)) {
+    *joint = p.joint;
+    return p.position;
+  }
+  rk_vec3 pts[RK__RT_POINTS];
+  rk_sole_at(c->tsole[side], c->tgt_models, pts);
+  int k = 0;
+  for (int q = 1; q < RK__RT_POINTS; q++)
+    if (pts[q].y < pts[k].y)
+      k = q;
+  *joint = c->tsole[side]->joint[k];
+  return pts[k];
+}
+
+double rk__rt_foot_depth(const rk__rt_run *c, int side, const rk__rt_foot_goal *g) {
+  int joint;
+  const double depth = fmax(0.0, c->tgt_floor - foot_low(c, side, &joint).y);
+  /* A held foot's mesh, blended where it bends (the crease, the ankle), may dip through by 0.2%
+   * of the height: the pins hold. */
+  const bool held = g->w[RK_SOLE_HEEL] >= 1 || g->w[RK_SOLE_BALL] >= 1 || g->w[RK_SOLE_TIP] >= 1;
+  return held && depth <= 0.002 * c->rt->tmap.height ? 0.0 : depth;
+}
+
+bool rk__rt_foot_tilt(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  int held = -1, joint;
+  for (int p = RK__RT_POINTS - 1; p >= 0; p--)
+    if (g->w[p] >= 1)
+      held = p;
+  const bool front = g->w[RK_SOLE_BALL] >= 1 || g->w[RK_SOLE_TIP] >= 1;
+  if (held < 0 || (g->w[RK_SOLE_HEEL] >= 1 && front))
+    return false;
+  const rk_vec3 q = foot_low(c, side, &joint);
+  /* Held at the toes and through the floor behind them: the foot turns about the toe joint, the
+   * toes stay flat. Held at the heel, or through the floor with the toes: the whole foot turns
+   * about its held pin. */
+  const bool foot_only = front && sd->toe >= 0 &&
+                         !rk_skeleton_is_ancestor(c->rt->tgt, (size_t)sd->toe, (size_t)joint);
+  const rk_vec3 pivot = foot_only ? rk_mat4_get_translation(&c->tgt_models[sd->toe]) : g->pin[held];
+  const rk_vec3 r = rk_vec3_sub(q, pivot), along = rk__rt_horizontal(r);
+  const double d = rk_vec3_norm(along), h = c->tgt_floor - pivot.y;
+  const double radius = rk_vec3_norm(r);
+  if (c->tgt_floor - q.y <= 0 || d < 1e-6 || fabs(h) >= radius)
+    return false;
+  /* The turn about the horizontal line through the pivot, across the lowest point's direction,
+   * that brings that point to the floor: d sin(a) + dy cos(a) = h. */
+  const rk_vec3 axis = rk_vec3_normalize(rk_vec3_cross(along, rk_vec3_make(0, 1, 0)));
+  const double angle = asin(h / radius) - atan2(r.y, d);
+  const rk_quat turn = rk_quat_from_axis_angle(axis, angle);
+  g->foot = rk_quat_normalize(rk_quat_mul(turn, g->foot));
+  if (!foot_only)
+    g->toe = rk_quat_normalize(rk_quat_mul(turn, g->toe));
+  g->ankle = rk_vec3_add(pivot, rk_quat_rotate(turn, rk_vec3_sub(g->ankle, pivot)));
+  return true;
+}

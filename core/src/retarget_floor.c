@@ -1,0 +1,81 @@
+/* Retargeting, the floor: the clip's one ground offset (the target's soles on its floor where the
+ * source's stand on the clip's ground) and, frame by frame, the lift of the pelvis that keeps the
+ * body (hands, knees, seat: everything outside the feet) from going through the floor. */
+#include "retarget_run.h"
+#include "stats.h"
+
+/* Sole slot k of frame f of a per-frame sole array. */
+#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
+
+/* The lowest of a side's sole points at frame f. */
+static double sole_low(const rk_vec3 *pts, size_t f, int side) {
+  double y = INFINITY;
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    y = fmin(y, SOLE(pts, f, side * RK__RT_POINTS + p).y);
+  return y;
+}
+
+/* Whether a sole point of side is planted at frame f. */
+static bool side_planted(const rk__rt_run *c, int side, size_t f) {
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    if (rk__rt_in_intervals(c->res->points[side][p], (int)f))
+      return true;
+  return false;
+}
+
+void rk__rt_fit_ground(rk__rt_run *c) {
+  if (c->opts->ground == RK_RETARGET_GROUND_KEEP)
+    return;
+  const rk_retargeter *rt = c->rt;
+  /* Per flat foot and frame (heel and ball planted: the soles of both rigs lie on their floors
+   * whatever their shapes; else per planted foot): how far the target's sole must rise to stand
+   * as far above its floor as the source's sole above the clip's ground (scaled). Without a
+   * planted frame (a jump, an in-place cycle), the lower sole of every frame. */
+  g_autofree double *lift = g_new(double, 2 * c->frames);
+  size_t n = 0;
+  for (int pass = 0; pass < 2 && n == 0; pass++)
+    for (size_t f = 0; f < c->frames; f++)
+      for (int side = 0; side < 2; side++)
+        if (pass ? side_planted(c, side, f) : c->res->phase[f * 2 + (size_t)side] == RK_FOOT_FLAT)
+          lift[n++] = c->tgt_floor + rt->scale * (sole_low(c->src_pts, f, side) - c->src_floor) -
+                      sole_low(c->tgt_pts, f, side);
+  if (n == 0)
+    for (size_t f = 0; f < c->frames; f++) {
+      const double s = fmin(sole_low(c->src_pts, f, 0), sole_low(c->src_pts, f, 1));
+      const double t = fmin(sole_low(c->tgt_pts, f, 0), sole_low(c->tgt_pts, f, 1));
+      lift[n++] = c->tgt_floor + rt->scale * (s - c->src_floor) - t;
+    }
+  rk__rt_shift_ground(c, n ? rk__median(lift, n) : 0.0);
+}
+
+void rk__rt_fit_floor(rk__rt_run *c) {
+  /* Pose transfer only (no IK): the body where the transfer puts it. */
+  const size_t frames = c->frames;
+  /* How far the body goes through the floor, then a smooth envelope over it: each frame's
+   * depth held and faded out over blend_time on either side (never less than the depth). */
+  g_autofree double *depth = g_new(double, frames);
+  bool any = false;
+  for (size_t f = 0; f < frames; f++) {
+    depth[f] = fmax(0.0, c->tgt_floor - c->tgt_body[f]);
+    any |= depth[f] > 0;
+  }
+  if (!any || !c->opts->foot_ik)
+    return;
+  const int blend = MAX(1, (int)lround(c->opts->blend_time * c->fps));
+  c->lift = g_new0(double, frames);
+  for (size_t f = 0; f < frames; f++) {
+    if (depth[f] <= 0)
+      continue;
+    const size_t a = f > (size_t)blend ? f - (size_t)blend : 0;
+    const size_t b = MIN(frames - 1, f + (size_t)blend);
+    for (size_t g = a; g <= b; g++) {
+      const double u = 1.0 - fabs((double)g - (double)f) / (blend + 1);
+      c->lift[g] = fmax(c->lift[g], depth[f] * u * u * (3 - 2 * u));
+    }
+  }
+  for (size_t f = 0; f < frames; f++) {
+    c->res->lifted_frames += c->lift[f] > 0;
+    rk__rt_raise_frame(c, f, c->lift[f]);
+  }
+  c->res->lift = g_memdup2(c->lift, frames * sizeof(double));
+}

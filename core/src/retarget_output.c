@@ -1,0 +1,266 @@
+/* Retargeting, what a person sees in an output: figures measured on a clip of the target (the
+ * written output read back), against the source clip. */
+#include "retarget_run.h"
+#include "stats.h"
+
+#include <rigkit/fk.h>
+
+#include <string.h>
+
+/* Where the source's joint positions put a target joint: turned onto the target's facing and
+ * scaled about the hips horizontally, scaled heights plus the ground offset. */
+static rk_vec3 expected_position(const rk_retargeter *rt, const rk_retarget_result *r, rk_vec3 src) {
+  const rk_vec3 d = rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(src, rt->ps0[rt->src_hips])),
+                                  rt->scale);
+  const rk_vec3 h = rt->pt0[rt->tgt_hips];
+  return rk_vec3_make(h.x + d.x, rt->scale * src.y + r->ground_offset, h.z + d.z);
+}
+
+/* Whether every target joint has a counterpart standing where it does at rest (relative to the
+ * hips, within 0.5% of the target's height). */
+static bool rests_agree(const rk_retargeter *rt) {
+  if (rt->matched_joints != rt->nt)
+    return false;
+  const rk_vec3 sh = rt->ps0[rt->src_hips], th = rt->pt0[rt->tgt_hips];
+  for (size_t j = 0; j < rt->nt; j++) {
+    const rk_vec3 want =
+        rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(rt->ps0[rt->match[j]], sh)), rt->scale);
+    if (rk_vec3_norm(rk_vec3_sub(want, rk_vec3_sub(rt->pt0[j], th))) > 0.005 * rt->tmap.height)
+      return false;
+  }
+  return true;
+}
+
+bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result *r,
+                              const rk_clip *source_clip, const rk_skeleton *skeleton,
+                              const rk_clip *clip, rk_retarget_pose_error *out) {
+  const size_t n = rk_skeleton_joint_count(skeleton), frames = r->frames;
+  if (!rests_agree(rt) || frames == 0 || rk_clip_joint_count(clip) != n ||
+      rk_clip_joint_count(source_clip) != rt->ns)
+    return false;
+  /* Each measured joint's counterpart in the source, through the target joint of its name. */
+  g_autofree int *src = g_new(int, n);
+  size_t used = 0;
+  for (size_t j = 0; j < n; j++) {
+    const int t = rk_skeleton_find_joint(rt->tgt, rk_skeleton_joint_name(skeleton, j));
+    src[j] = t >= 0 ? rt->match[t] : -1;
+    used += src[j] >= 0;
+  }
+  if (used == 0)
+    return false;
+  g_autofree rk_transform *sl = g_new(rk_transform, rt->ns), *ol = g_new(rk_transform, n);
+  g_autofree rk_mat4 *sm = g_new(rk_mat4, rt->ns), *om = g_new(rk_mat4, n);
+  g_autofree double *err = g_new(double, frames * used);
+  const double dur = rk_clip_duration(source_clip);
+  rk_retarget_pose_error e = {0, 0, -1, -1, 0};
+  /* The legs: joints at or below either upper leg. */
+  g_autofree bool *leg = g_new0(bool, n);
+  for (size_t j = 0; j < n; j++)
+    for (int side = 0; side < 2; side++) {
+      const int up = rk_skeleton_find_joint(skeleton, rk_skeleton_joint_name(rt->tgt, (size_t)rt->side[side].upper));
+      leg[j] |= up >= 0 && rk_skeleton_is_ancestor(skeleton, (size_t)up, j);
+    }
+  size_t ne = 0;
+  for (size_t f = 0; f < frames; f++) {
+    const double t = fmin((double)f / r->fps, dur);
+    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), t, sl, rt->ns);
+    rk_fk_models(rt->src, sl, sm);
+    rk_clip_sample_frame(clip, rk_skeleton_rest_locals(skeleton), r->fps, f, ol, n);
+    rk_fk_models(skeleton, ol, om);
+    const rk_vec3 travel = rk_vec3_scale(r->travel, t);
+    for (size_t j = 0; j < n; j++) {
+      if (src[j] < 0)
+        continue;
+      const rk_vec3 p = rk_vec3_add(rk_mat4_get_translation(&sm[src[j]]), travel);
+      const double d =
+          1000.0 * rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&om[j]), expected_position(rt, r, p)));
+      err[ne++] = d;
+      if (!leg[j] && !(r->lift && r->lift[f] > 0))
+        e.body_max_mm = fmax(e.body_max_mm, d);
+      if (d > e.max_mm) {
+        e.max_mm = d;
+        e.worst_joint = (int)j;
+        e.worst_frame = (int)f;
+      }
+    }
+  }
+  e.median_mm = rk__median(err, ne);
+  *out = e;
+  return true;
+}
+
+/* ---- what a person sees -------------------------------------------------------------------- */
+
+/* The joints of a measured skeleton for the result's soles and feet (found by the target's
+ * names), the body without each foot, and the measured clip's state per frame. */
+typedef struct look_ctx {
+  const rk_retargeter *rt;
+  const rk_retarget_result *r;
+  const rk_skeleton *skel;
+  rk_skin_support *skin;           /* the output's meshes, or NULL */
+  rk_sole sole[2];                 /* the target's soles on the measured skeleton */
+  int foot[2];
+  int *body[4];                    /* joints outside: no foot, the left, the right, both feet */
+  size_t body_n[4];
+  double rest_pitch[2], src_rest_pitch[2];
+} look_ctx;
+
+/* The pitch (radians, up positive) of a foot from its heel to its ball. */
+static double pitch_of(const rk_vec3 *pts) {
+  const rk_vec3 d = rk_vec3_sub(pts[RK_SOLE_BALL], pts[RK_SOLE_HEEL]);
+  return atan2(d.y, rk_vec3_norm(rk__rt_horizontal(d)));
+}
+
+/* The measured skeleton's joints for the result's soles and the body lists; false when a foot
+ * joint is missing. */
+static bool look_init(look_ctx *x) {
+  const size_t n = rk_skeleton_joint_count(x->skel);
+  for (int side = 0; side < 2; side++) {
+    x->sole[side] = x->r->tsole[side];
+    for (int p = 0; p < RK_SOLE_POINTS; p++) {
+      const int j = rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(x->rt->tgt, (size_t)x->r->tsole[side].joint[p]));
+      if (j < 0)
+        return false;
+      x->sole[side].joint[p] = j;
+    }
+    x->foot[side] = rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(x->rt->tgt, (size_t)x->r->tsole[side].foot));
+    if (x->foot[side] < 0)
+      return false;
+    x->rest_pitch[side] = pitch_of(x->r->tsole[side].rest);
+    x->src_rest_pitch[side] = pitch_of(x->r->ssole[side].rest);
+  }
+  for (int m = 0; m < 4; m++) {
+    x->body[m] = g_new(int, n);
+    for (size_t j = 0; j < n; j++) {
+      const bool left = (m & 1) && rk_skeleton_is_ancestor(x->skel, (size_t)x->foot[0], j);
+      const bool right = (m & 2) && rk_skeleton_is_ancestor(x->skel, (size_t)x->foot[1], j);
+      if (!left && !right)
+        x->body[m][x->body_n[m]++] = (int)j;
+    }
+  }
+  return true;
+}
+
+static void look_clear(look_ctx *x) {
+  rk_skin_support_free(x->skin);
+  for (int m = 0; m < 4; m++)
+    g_free(x->body[m]);
+}
+
+/* The lowest point (y) among joints[n] at models: skinned, else the joints themselves. */
+static double lowest_of(const look_ctx *x, const rk_mat4 *models, const int *joints, size_t n) {
+  rk_skin_point p;
+  if (x->skin && rk_skin_lowest(x->skin, models, joints, n, &p))
+    return p.position.y;
+  double low = INFINITY;
+  for (size_t i = 0; i < n; i++)
+    low = fmin(low, models[joints[i]].m[13]);
+  return low;
+}
+
+/* The lowest point (y) of a foot at models: its mesh, else its sole points. */
+static double foot_lowest(const look_ctx *x, const rk_mat4 *models, int side, const rk_vec3 *pts) {
+  rk_skin_point p;
+  if (x->skin && rk_skin_lowest_subtree(x->skin, models, x->foot[side], &p))
+    return p.position.y;
+  return fmin(pts[0].y, fmin(pts[1].y, pts[2].y));
+}
+
+/* Skate of the planted sole points of the measured clip (pts: frames x 6). */
+static void look_skate(const rk_retarget_result *r, const rk_vec3 *pts, rk_retarget_look *out) {
+  double sum = 0, mx = 0;
+  size_t n = 0;
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK_SOLE_POINTS; p++) {
+      const GArray *iv = r->points[side][p];
+      for (guint i = 0; i < iv->len; i++) {
+        const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+        const rk_vec3 p0 = pts[(size_t)ci->first * RK__RT_SOLE_SLOTS + (size_t)(side * 3 + p)];
+        for (int f = ci->first; f <= ci->last; f++) {
+          const double d = 1000.0 * rk_vec3_norm(rk__rt_horizontal(
+                                        rk_vec3_sub(pts[(size_t)f * RK__RT_SOLE_SLOTS + (size_t)(side * 3 + p)], p0)));
+          sum += d, n++, mx = fmax(mx, d);
+        }
+      }
+    }
+  out->skate_mean_mm = n ? sum / (double)n : 0.0; /* nothing planted: nothing slid */
+  out->skate_max_mm = mx;
+}
+
+/* The figures of every frame: planted feet's lowest points, the body's, the pitches, and the
+ * sole points (pts) for the skate. */
+static void look_frames(const look_ctx *x, const rk_clip *source_clip, const rk_clip *clip,
+                        rk_vec3 *pts, GArray *low, GArray *pitch, rk_retarget_look *out,
+                        double *foot_low) {
+  const rk_retargeter *rt = x->rt;
+  const rk_retarget_result *r = x->r;
+  const size_t n = rk_skeleton_joint_count(x->skel);
+  g_autofree rk_transform *ol = g_new(rk_transform, n), *sl = g_new(rk_transform, rt->ns);
+  g_autofree rk_mat4 *om = g_new(rk_mat4, n), *sm = g_new(rk_mat4, rt->ns);
+  const double dur = rk_clip_duration(source_clip), floor_y = r->tgt_floor;
+  double depth = 0;
+  for (size_t f = 0; f < r->frames; f++) {
+    rk_clip_sample_frame(clip, rk_skeleton_rest_locals(x->skel), r->fps, f, ol, n);
+    rk_fk_models(x->skel, ol, om);
+    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), fmin((double)f / r->fps, dur), sl, rt->ns);
+    rk_fk_models(rt->src, sl, sm);
+    int planted = 0;
+    for (int side = 0; side < 2; side++) {
+      rk_vec3 *tp = pts + f * RK__RT_SOLE_SLOTS + (size_t)side * 3, sp[RK_SOLE_POINTS];
+      rk_sole_at(&x->sole[side], om, tp);
+      rk_sole_at(&r->ssole[side], sm, sp);
+      const double y = foot_lowest(x, om, side, tp);
+      if (foot_low)
+        foot_low[f * 2 + (size_t)side] = y;
+      bool on = false;
+      for (int p = 0; p < RK_SOLE_POINTS; p++)
+        on |= rk__rt_in_intervals(r->points[side][p], (int)f);
+      if (on) {
+        const double mm = 1000.0 * (y - floor_y);
+        g_array_append_val(low, mm);
+        planted |= 1 << side;
+      }
+      const double d = fabs((pitch_of(tp) - x->rest_pitch[side]) - (pitch_of(sp) - x->src_rest_pitch[side])) / RK_DEG;
+      if (isfinite(d))
+        g_array_append_val(pitch, d);
+    }
+    out->planted_frames += planted != 0;
+    depth = fmax(depth, floor_y - lowest_of(x, om, x->body[planted], x->body_n[planted]));
+  }
+  out->penetration_mm = 1000.0 * fmax(0.0, depth);
+}
+
+void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,
+                              const rk_clip *source_clip, const rk_asset *output,
+                              rk_retarget_look *out, double *foot_low, rk_vec3 *soles) {
+  *out = (rk_retarget_look){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, false};
+  look_ctx x = {.rt = rt, .r = r, .skel = rk_asset_skeleton(output)};
+  const rk_clip *clip = rk_asset_clip_count(output) ? rk_asset_clip(output, 0) : NULL;
+  if (!clip || r->frames == 0 || rk_clip_joint_count(clip) != rk_skeleton_joint_count(x.skel) ||
+      rk_clip_joint_count(source_clip) != rt->ns || !look_init(&x)) {
+    look_clear(&x);
+    return;
+  }
+  x.skin = rk_asset_mesh_count(output) ? rk_skin_support_from_asset(output, NULL) : NULL;
+  out->meshes = x.skin && rk_skin_support_vertex_count(x.skin, -1) > 0;
+  g_autofree rk_vec3 *pts = g_new(rk_vec3, r->frames * RK__RT_SOLE_SLOTS);
+  g_autoptr(GArray) low = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) pitch = g_array_new(FALSE, FALSE, sizeof(double));
+  look_frames(&x, source_clip, clip, pts, low, pitch, out, foot_low);
+  if (low->len) {
+    double *v = (double *)(void *)low->data;
+    out->planted_low_median_mm = rk__median(v, low->len); /* sorts v */
+    out->planted_low_min_mm = v[0];
+    out->planted_low_max_mm = v[low->len - 1];
+  }
+  if (pitch->len) {
+    double *v = (double *)(void *)pitch->data;
+    rk__median(v, pitch->len);
+    out->foot_pitch_p95_deg = v[(size_t)floor(0.95 * (double)(pitch->len - 1))];
+    out->foot_pitch_max_deg = v[pitch->len - 1];
+  }
+  look_skate(r, pts, out);
+  if (soles)
+    memcpy(soles, pts, r->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
+  look_clear(&x);
+}
