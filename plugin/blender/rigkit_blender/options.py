@@ -29,6 +29,13 @@ PROFILE_KEYS = [("contact_height", "contact_height"), ("contact_speed", "contact
                 ("ik_iterations", "ik_iterations")]
 
 
+def _profile_choice(name, choices):
+    """An enum property of a profile [settings] key: the profile's value (else rigkit's default,
+    the first choice) or one of the choices."""
+    return EnumProperty(name=name, default='DEFAULT', items=[
+        ('DEFAULT', "Profile / default", "The profile's value, else %s" % choices[0][1])] + choices)
+
+
 def tri_state(value):
     return {'DEFAULT': abi.DEFAULT, 'ON': 1, 'OFF': 0}[value]
 
@@ -80,13 +87,11 @@ class RetargetOptions:
                                     description="Set the profile's ik_iterations")
     ik_iterations: IntProperty(name="IK iterations", default=30, min=1, max=1000,
                                description="Most solver iterations per frame (rigkit: 30)")
-    ground: EnumProperty(name="Ground", default='DEFAULT', items=[
-        ('DEFAULT', "Profile / default", "The profile's ground, else Auto"),
+    ground: _profile_choice("Ground", [
         ('AUTO', "Auto", "The source's hip heights, scaled, plus one offset per clip that stands "
          "the character's soles on the floor"),
         ('KEEP', "Keep", "The source's hip heights, scaled, untouched")])
-    soles: EnumProperty(name="Soles", default='DEFAULT', items=[
-        ('DEFAULT', "Profile / default", "The profile's soles, else Auto"),
+    soles: _profile_choice("Soles", [
         ('AUTO', "Auto", "From the character's skinned meshes (passed with the armature), else "
          "its bones"),
         ('BONES', "Bones", "From the bones, meshes or not")])
