@@ -111,6 +111,7 @@ rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, c
                                  double seconds) {
   rk__rt_entry *e = rk__rt_entry_new(cfg, source, clip_name, clip_index, output);
   e->error = g_strdup(error ? error : "failed");
+  e->verdict = g_strdup(rk_retarget_verdict_name(RK_RETARGET_FAILED));
   e->seconds = seconds;
   return e;
 }
