@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_import.h"
 #include "retarget_batch.h"
+#include "retarget_html.h"
 #include "retarget_preflight.h"
 
 #include <errno.h>
@@ -236,7 +237,7 @@ static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outco
 /* The command line as parsed (the strings owned here). */
 typedef struct args {
   char *target, *map, *out, *out_dir, *report, *fps_text, *reduce_text, *plot, *shard, *format,
-      *clip, *files_from, *ground, *fail_on;
+      *clip, *files_from, *ground, *fail_on, *html;
   gboolean no_ik, hands, root_motion, print_map, resume, no_progress, recursive;
   int jobs;
   rk__cli_import src_imp, tgt_imp;
@@ -252,7 +253,7 @@ typedef struct args {
 static void args_clear(args *a) {
   char **strings[] = {&a->target, &a->map, &a->out, &a->out_dir, &a->report, &a->fps_text,
                       &a->reduce_text, &a->plot, &a->shard, &a->format, &a->clip, &a->files_from,
-                      &a->ground, &a->fail_on};
+                      &a->ground, &a->fail_on, &a->html};
   for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
   rk__cli_import_clear(&a->src_imp);
@@ -283,6 +284,11 @@ static int parse_args(args *a, int argc, char **argv) {
        "Write a JSON report: one entry per clip with its status, contacts and quality measured on "
        "the written output",
        "FILE.json"},
+      {"html", 0, 0, G_OPTION_ARG_FILENAME, &a->html,
+       "Write one self-contained review page for the batch (no network): the clips in a table "
+       "sortable and filterable by verdict, each with a player (source and target side by side, "
+       "contacts and foot heights on a timeline)",
+       "FILE.html"},
       {"no-ik", 0, 0, G_OPTION_ARG_NONE, &a->no_ik, "Pose transfer only: no foot or hand IK", NULL},
       {"hands", 0, 0, G_OPTION_ARG_NONE, &a->hands,
        "Also solve hand goals (the source's hands relative to the shoulders, scaled by arm length)",
@@ -561,7 +567,8 @@ static int preflight(const args *a, const rk__rt_config *cfg, const rk__rt_input
   if (!rk__rt_can_write(CMD, "--out-dir", a->out_dir, true) ||
       !rk__rt_can_write(CMD, "--plot", a->plot, true) ||
       !rk__rt_can_write(CMD, "--out", a->out, false) ||
-      !rk__rt_can_write(CMD, "--report", a->report, false))
+      !rk__rt_can_write(CMD, "--report", a->report, false) ||
+      !rk__rt_can_write(CMD, "--html", a->html, false))
     return RK_EXIT_USAGE;
   for (size_t i = 0; i < n; i++) {
     g_autofree char *out = rk__rt_output_path(cfg, inputs[i].path, NULL, 1);
@@ -606,6 +613,13 @@ static int run_batch(const args *a, const rk__rt_config *cfg, rk__rt_input *inpu
       report_failed = true;
     }
   }
+  if (a->html) {
+    g_autoptr(GError) e = NULL;
+    if (!rk__rt_html_write(cfg, a->html, inputs, n_inputs, &outcome, &e)) {
+      rk__cli_fail(CMD, e);
+      report_failed = true;
+    }
+  }
   print_table(inputs, n_inputs, &outcome);
   if (report_failed)
     outcome.failed++;
@@ -645,6 +659,7 @@ int rk__cmd_retarget(int argc, char **argv) {
     cfg.out_file = a.out;
     cfg.out_dir = a.out_dir;
     cfg.plot_dir = a.plot;
+    cfg.html_path = a.html;
     cfg.resume = a.resume;
     cfg.shard = a.shard;
     cfg.jobs = a.jobs > 0 ? a.jobs : (int)g_get_num_processors();

@@ -2,6 +2,7 @@
  * retarget, reduce (optional), export atomically, read the output back and measure it, plot
  * (optional), journal. See retarget_batch.h. */
 #include "retarget_batch.h"
+#include "retarget_html.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -463,6 +464,13 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   for (guint i = 0; i < j->notes->len; i++)
     g_ptr_array_add(e->notes, g_strdup(g_ptr_array_index(j->notes, i)));
   e->seconds = seconds;
+  if (cfg->html_path) {
+    const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
+                                 rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
+                                 rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
+                                 rk_retarget_result_floor(j->r), j->foot_low};
+    e->motion = rk__rt_html_motion(&hc);
+  }
   g_ptr_array_add(j->files, NULL);
   g_autoptr(GError) err = NULL;
   if (!rk__rt_journal_append(j->b->journal, j->source, (int)j->index, j->clip_name, e,

@@ -130,6 +130,7 @@ void rk__rt_entry_free(rk__rt_entry *e) {
   g_free(e->verdict);
   g_ptr_array_unref(e->warnings);
   g_ptr_array_unref(e->notes);
+  g_free(e->motion);
   g_free(e);
 }
 
@@ -173,7 +174,7 @@ static void set_pair(JsonObject *o, const char *name, double mean, double max, b
 
 /* An entry as the report and the journal write it: the same members in the same order for every
  * clip (null where a failed clip has no value). */
-static JsonObject *entry_to_json(const rk__rt_entry *e) {
+JsonObject *rk__rt_entry_json(const rk__rt_entry *e) {
   JsonObject *o = json_object_new();
   json_object_set_string_member(o, "source", e->source);
   set_string_or_null(o, "clip", e->clip);
@@ -357,7 +358,7 @@ static const struct {
     {"seconds", false, offsetof(rk__rt_entry, seconds)},
 };
 
-/* An entry read back from a journal line (as entry_to_json wrote it). */
+/* An entry read back from a journal line (as rk__rt_entry_json wrote it). */
 static rk__rt_entry *entry_from_json(JsonObject *o) {
   rk__rt_entry *e = g_new0(rk__rt_entry, 1);
   char **strings[] = {&e->source, &e->clip, &e->target, &e->output, &e->error, &e->verdict, &e->plot};
@@ -432,7 +433,7 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
   JsonArray *clips = json_array_new();
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++)
-      json_array_add_object_element(clips, entry_to_json(g_ptr_array_index(inputs[i].entries, k)));
+      json_array_add_object_element(clips, rk__rt_entry_json(g_ptr_array_index(inputs[i].entries, k)));
   json_object_set_array_member(root, "clips", clips);
   JsonObject *sum = json_object_new();
   json_object_set_int_member(sum, "clips", (gint64)out->clips);
@@ -690,7 +691,7 @@ bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index
     json_array_add_object_element(fa, f);
   }
   json_object_set_array_member(o, "files", fa);
-  json_object_set_object_member(o, "entry", entry_to_json(entry));
+  json_object_set_object_member(o, "entry", rk__rt_entry_json(entry));
   size_t len = 0;
   g_autofree char *text = rk_json_object_to_text(o, false, &len);
   g_autofree char *line = g_strconcat(text, "\n", NULL);
