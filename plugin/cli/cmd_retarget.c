@@ -2,8 +2,10 @@
  * [--no-ik] [-j N] CLIP...`: retargets every clip of every CLIP file onto the target character
  * with foot (and hand) IK, writes one output per clip (the target's meshes and skin carrying the
  * retargeted clip only), measures each output as written, and ends with a summary table and a
- * JSON report. One bad clip never stops the batch; exit code 1 when any clip failed, 2 on bad
- * usage, 128 + signal number when SIGINT/SIGTERM stopped it (`--resume` completes the rest).
+ * JSON report (and --html, a review page). One bad clip never stops the batch; exit code 1 when
+ * any clip failed (or has a verdict --fail-on names), 2 on bad usage or a batch mistake found
+ * before any clip runs (retarget_preflight.c), 128 + signal number when SIGINT/SIGTERM stopped it
+ * (`--resume` completes the rest).
  * See README.md, "Retargeting", for the options, the map file, sharding and resuming. */
 #include "cli.h"
 #include "cli_import.h"
