@@ -335,19 +335,24 @@ int rk_asset_joint_source_node(const rk_asset *a, size_t joint) {
   return a->source_nodes[joint];
 }
 
+static void add_note_v(rk_asset *a, bool repair, const char *format, va_list ap) {
+  const guint i = a->notes->len;
+  g_ptr_array_add(a->notes, g_strdup_vprintf(format, ap));
+  if (repair)
+    g_array_append_val(a->repairs, i);
+}
+
 void rk_asset_add_note(rk_asset *a, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  g_ptr_array_add(a->notes, g_strdup_vprintf(format, ap));
+  add_note_v(a, false, format, ap);
   va_end(ap);
 }
 
 void rk_asset_add_repair(rk_asset *a, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  const guint i = a->notes->len;
-  g_ptr_array_add(a->notes, g_strdup_vprintf(format, ap));
-  g_array_append_val(a->repairs, i);
+  add_note_v(a, true, format, ap);
   va_end(ap);
 }
 

@@ -97,11 +97,16 @@ static const struct setting {
     {"soles", SETTING_SOLES, offsetof(rk_retarget_options, soles), 0, 1},
 };
 
-static const struct setting *find_setting(const char *key) {
+/* Index of the setting named key, -1 when there is none. */
+static int find_setting(const char *key) {
   for (size_t i = 0; i < G_N_ELEMENTS(settings); i++)
     if (!strcmp(settings[i].key, key))
-      return &settings[i];
-  return NULL;
+      return (int)i;
+  return -1;
+}
+
+static const char *setting_name(int i) {
+  return (size_t)i < G_N_ELEMENTS(settings) ? settings[i].key : NULL;
 }
 
 /* Parses text as setting st into opts; NULL on success, else why it is refused (g_free). */
@@ -139,35 +144,53 @@ static char *parse_setting(const struct setting *st, const char *text, rk_retarg
   return NULL;
 }
 
-/* Reads the [settings] group of kf (named `name`) into opts; false with the first error. */
-static bool read_settings(GKeyFile *kf, const char *name, rk_retarget_options *opts,
-                          GError **error) {
-  static const char *const group = "settings";
-  g_auto(GStrv) keys = group_keys(kf, name, group, error);
+/* A group whose every key names one entry of a table (a setting, a quality code). */
+typedef struct keyed_group {
+  const char *group, *what;           /* "settings", "key" (for messages) */
+  int (*find)(const char *key);       /* the entry's index, -1 when unknown */
+  const char *(*name)(int index);     /* the entry's key, NULL past the last */
+  char *(*parse)(int index, const char *text, void *into); /* NULL, or why text is refused */
+} keyed_group;
+
+/* Reads group g of kf (named `name`) into `into`; false with the first error. */
+static bool read_keyed(GKeyFile *kf, const char *name, const keyed_group *g, void *into,
+                       GError **error) {
+  g_auto(GStrv) keys = group_keys(kf, name, g->group, error);
   if (!keys)
     return false;
   for (size_t i = 0; keys[i]; i++) {
-    const struct setting *st = find_setting(keys[i]);
-    if (!st) {
+    const int k = g->find(keys[i]);
+    if (k < 0) {
       GString *known = g_string_new(NULL);
-      for (size_t k = 0; k < G_N_ELEMENTS(settings); k++)
-        g_string_append_printf(known, "%s%s", k ? ", " : "", settings[k].key);
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown key (keys: %s)", name,
-                  group, keys[i], known->str);
+      for (int n = 0; g->name(n); n++)
+        g_string_append_printf(known, "%s%s", n ? ", " : "", g->name(n));
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown %s (%ss: %s)", name,
+                  g->group, keys[i], g->what, g->what, known->str);
       g_string_free(known, TRUE);
       return false;
     }
-    g_autofree char *text = read_value(kf, name, group, keys[i], error);
+    g_autofree char *text = read_value(kf, name, g->group, keys[i], error);
     if (!text)
       return false;
-    g_autofree char *why = parse_setting(st, text, opts);
+    g_autofree char *why = g->parse(k, text, into);
     if (why) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, group, keys[i],
-                  text, why);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, g->group,
+                  keys[i], text, why);
       return false;
     }
   }
   return true;
+}
+
+static char *parse_setting_at(int i, const char *text, void *opts) {
+  return parse_setting(&settings[i], text, opts);
+}
+
+/* Reads the [settings] group of kf (named `name`) into opts; false with the first error. */
+static bool read_settings(GKeyFile *kf, const char *name, rk_retarget_options *opts,
+                          GError **error) {
+  static const keyed_group g = {"settings", "key", find_setting, setting_name, parse_setting_at};
+  return read_keyed(kf, name, &g, opts, error);
 }
 
 char *rk_profile_settings_text(const rk_retarget_options *opts) {
@@ -205,8 +228,9 @@ bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
 /* ---- [quality] ------------------------------------------------------------------------------- */
 
 /* Parses a [quality] value, "CHECK" or "CHECK FAILED" (FAILED a number or "none": never), into
- * code c of b; NULL on success, else why it is refused (g_free). */
-static char *parse_bounds(const char *text, int c, rk_quality_bounds *b) {
+ * code c of the rk_quality_bounds `into`; NULL on success, else why it is refused (g_free). */
+static char *parse_bounds(int c, const char *text, void *into) {
+  rk_quality_bounds *b = into;
   g_auto(GStrv) words = g_strsplit_set(text, " \t,", -1);
   double v[2] = {b->check[c], b->failed[c]};
   size_t n = 0;
@@ -234,34 +258,15 @@ static char *parse_bounds(const char *text, int c, rk_quality_bounds *b) {
   return NULL;
 }
 
+static const char *quality_name(int c) {
+  return rk_quality_code_name((rk_quality_code)c);
+}
+
 /* Reads the [quality] group of kf (named `name`) into b; false with the first error. */
 static bool read_quality(GKeyFile *kf, const char *name, rk_quality_bounds *b, GError **error) {
-  static const char *const group = "quality";
-  g_auto(GStrv) keys = group_keys(kf, name, group, error);
-  if (!keys)
-    return false;
-  for (size_t i = 0; keys[i]; i++) {
-    const int c = rk_quality_code_parse(keys[i]);
-    if (c < 0) {
-      GString *known = g_string_new(NULL);
-      for (int k = 0; k < RK_QUALITY_CODES; k++)
-        g_string_append_printf(known, "%s%s", k ? ", " : "", rk_quality_code_name((rk_quality_code)k));
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown code (codes: %s)", name,
-                  group, keys[i], known->str);
-      g_string_free(known, TRUE);
-      return false;
-    }
-    g_autofree char *text = read_value(kf, name, group, keys[i], error);
-    if (!text)
-      return false;
-    g_autofree char *why = parse_bounds(text, c, b);
-    if (why) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, group, keys[i],
-                  text, why);
-      return false;
-    }
-  }
-  return true;
+  static const keyed_group g = {"quality", "code", rk_quality_code_parse, quality_name,
+                                parse_bounds};
+  return read_keyed(kf, name, &g, b, error);
 }
 
 /* ---- [source] and [target] ------------------------------------------------------------------- */

@@ -124,19 +124,24 @@ rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw) {
   return m;
 }
 
+static void raw_note_v(rk__raw_asset *raw, bool repair, const char *format, va_list ap) {
+  const guint i = raw->notes->len;
+  g_ptr_array_add(raw->notes, g_strdup_vprintf(format, ap));
+  if (repair)
+    g_array_append_val(raw->repairs, i);
+}
+
 void rk__raw_note(rk__raw_asset *raw, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  g_ptr_array_add(raw->notes, g_strdup_vprintf(format, ap));
+  raw_note_v(raw, false, format, ap);
   va_end(ap);
 }
 
 void rk__raw_repair(rk__raw_asset *raw, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  const guint i = raw->notes->len;
-  g_ptr_array_add(raw->notes, g_strdup_vprintf(format, ap));
-  g_array_append_val(raw->repairs, i);
+  raw_note_v(raw, true, format, ap);
   va_end(ap);
 }
 

@@ -5,34 +5,13 @@
 #include "../plugin/retarget_test.h"
 
 /* Runs `rigkit retarget` onto target with extra arguments (NULL-terminated, the clips among
- * them); the report in dir, its first entry in *entry (the parser returned holds it). */
+ * them, as paths); the report in dir, its first entry in *entry (the parser returned holds it). */
 static JsonParser *run(const char *dir, const char *target, const char *const *more,
                        int expect_code, JsonObject **entry) {
-  g_autofree char *tfile = rt_data(target);
-  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
   g_autofree char *out = g_build_filename(dir, "out", NULL);
-  g_autoptr(GPtrArray) args = g_ptr_array_new();
-  const char *fixed[] = {"retarget", "--target", tfile, "--out-dir", out, "--report", report,
-                         "--no-progress"};
-  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
-    g_ptr_array_add(args, (gpointer)fixed[i]);
-  for (size_t i = 0; more[i]; i++)
-    g_ptr_array_add(args, (gpointer)more[i]);
-  g_ptr_array_add(args, NULL);
-  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
-  cr_assert_eq(r.code, expect_code, "%s%s", r.out, r.err);
-  rt_cli_clear(&r);
-  JsonParser *parser = NULL;
-  *entry = rt_clip(rt_json(report, &parser), 0);
+  JsonParser *parser = rt_run_report(dir, out, target, more, NULL, expect_code, NULL);
+  *entry = rt_clip(json_node_get_object(json_parser_get_root(parser)), 0);
   return parser;
-}
-
-static bool warns(JsonObject *c, const char *code) {
-  JsonArray *w = json_object_get_array_member(c, "warnings");
-  for (guint i = 0; i < json_array_get_length(w); i++)
-    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
-      return true;
-  return false;
 }
 
 /* A member (or member.sub) as a number, NAN when null. */
@@ -76,7 +55,7 @@ Test(retarget_verdict, each_code_warns_exactly_when_its_figure_exceeds_its_bound
     for (size_t i = 0; i < G_N_ELEMENTS(rules); i++) {
       const double v = rules[i].sign * figure(c, rules[i].member, rules[i].sub);
       const bool above = isfinite(v) && v > 0;
-      cr_assert_eq(warns(c, rules[i].code), above, "%s: %s = %g", ik_modes[m], rules[i].code, v);
+      cr_assert_eq(rt_warns(c, rules[i].code), above, "%s: %s = %g", ik_modes[m], rules[i].code, v);
       warned += above;
     }
     cr_assert_str_eq(rt_str(c, "verdict"), warned ? "check" : "clean", "never failed: none");
@@ -94,7 +73,7 @@ Test(retarget_verdict, import_repairs_warn_and_fail_on_sets_the_exit_status) {
   const char *check[] = {"--map", crafted_map, "--fail-on", "check", bvh, NULL};
   JsonObject *c = NULL;
   g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", check, 1, &c);
-  cr_assert(warns(c, "import-repaired"));
+  cr_assert(rt_warns(c, "import-repaired"));
   cr_assert_str_eq(rt_str(c, "verdict"), "check");
   const char *failed[] = {"--map", crafted_map, "--fail-on", "failed", bvh, NULL};
   g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", failed, 0, &c);
@@ -107,7 +86,7 @@ Test(retarget_verdict, import_repairs_warn_and_fail_on_sets_the_exit_status) {
   cr_assert(g_file_set_contents(map, accepting, -1, NULL));
   const char *accept[] = {"--map", map, "--fail-on", "check", bvh, NULL};
   g_autoptr(JsonParser) p3 = run(dir, "RiggedFigure.glb", accept, 0, &c);
-  cr_assert_not(warns(c, "import-repaired"));
+  cr_assert_not(rt_warns(c, "import-repaired"));
   cr_assert_str_eq(rt_str(c, "verdict"), "clean");
   rt_rmtree(dir);
 }
@@ -120,7 +99,7 @@ Test(retarget_verdict, implausible_scale_and_errors_are_failed) {
   const char *wrong[] = {"--unit", "m", "--fail-on", "failed", walk, NULL};
   JsonObject *c = NULL;
   g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", wrong, 1, &c);
-  cr_assert(warns(c, "implausible-scale"));
+  cr_assert(rt_warns(c, "implausible-scale"));
   cr_assert_str_eq(rt_str(c, "verdict"), "failed");
   const char *plain[] = {"--unit", "m", walk, NULL};
   g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", plain, 0, &c);
