@@ -73,6 +73,7 @@ typedef struct rk__rt_entry {
   gint64 frames;          /* output frames */
   double fps;
   gint64 mapped_joints;   /* canonical bones mapped in both rigs */
+  double source_height_m, target_height_m; /* the rigs' rest heights (the verdict's scale) */
   GPtrArray *contacts;    /* rk__rt_entry_contact*, joints with intervals; NULL = no result */
   double skate_mean_mm, skate_max_mm;
   double goal_error_mean_mm, goal_error_max_mm;

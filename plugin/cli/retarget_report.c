@@ -43,7 +43,7 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
   e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
   e->ground_offset_mm = e->pose_error_median_mm = e->pose_error_max_mm = NAN;
   e->low_median_mm = e->low_min_mm = e->low_max_mm = e->penetration_mm = NAN;
-  e->pitch_p95_deg = e->pitch_max_deg = NAN;
+  e->pitch_p95_deg = e->pitch_max_deg = e->source_height_m = e->target_height_m = NAN;
   e->lifted_frames = e->pelvis_frames = e->unreachable_frames = -1;
   e->warnings = g_ptr_array_new_with_free_func(warning_free);
   e->duration_s = e->seconds = NAN;
@@ -196,6 +196,8 @@ JsonObject *rk__rt_entry_json(const rk__rt_entry *e) {
   set_count(o, "frames", e->frames);
   set_number(o, "fps", e->fps);
   set_count(o, "mapped_joints", e->mapped_joints);
+  set_number(o, "source_height_m", e->source_height_m);
+  set_number(o, "target_height_m", e->target_height_m);
   if (e->contacts) {
     JsonObject *contacts = json_object_new();
     for (guint k = 0; k < e->contacts->len; k++) {
@@ -344,6 +346,8 @@ static const struct {
     {"frames", true, offsetof(rk__rt_entry, frames)},
     {"fps", false, offsetof(rk__rt_entry, fps)},
     {"mapped_joints", true, offsetof(rk__rt_entry, mapped_joints)},
+    {"source_height_m", false, offsetof(rk__rt_entry, source_height_m)},
+    {"target_height_m", false, offsetof(rk__rt_entry, target_height_m)},
     {"joint_limit_violations", true, offsetof(rk__rt_entry, limit_violations)},
     {"limb_direction_median_deg", false, offsetof(rk__rt_entry, limb_direction_median_deg)},
     {"floor_penetration_mm", false, offsetof(rk__rt_entry, penetration_mm)},

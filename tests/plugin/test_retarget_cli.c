@@ -12,7 +12,7 @@ static const char *const kEntryFields[] = {
     "foot_skate_mm", "ik_goal_error_mm", "loop_closure_residual_mm", "joint_limit_violations",
     "seconds", "verdict", "warnings", "mesh_lowest_planted_mm", "floor_penetration_mm",
     "foot_pitch_deg", "pose_error_mm", "ground_offset_mm", "lifted_frames", "pelvis_frames",
-    "unreachable_frames"};
+    "unreachable_frames", "source_height_m", "target_height_m"};
 
 /* Every field a report entry promises (README.md, "Retargeting") is present with its type; an ok
  * entry has numbers everywhere. */
@@ -235,6 +235,8 @@ Test(retarget_cli, walk_onto_rigged_figure_with_root_motion_is_clean) {
   cr_assert_eq(rt_num(c, "frames", NULL), 14);
   cr_assert_eq(rt_num(c, "fps", NULL), 24);
   cr_assert_eq(rt_num(c, "mapped_joints", NULL), 19);
+  const double th = rt_num(c, "target_height_m", NULL), sh = rt_num(c, "source_height_m", NULL);
+  cr_assert(th > 0.5 && th < 3 && sh > 0.5 && sh < 3, "heights %g m, %g m", th, sh);
   /* Quality (measured on the written file): planted feet skate at most 5 mm and less than without
    * IK, pins and the loop within 1 mm, no knee bent backwards, limbs within 10 degrees. */
   cr_log_info("walk -> RiggedFigure --root-motion: skate FK %.3f mm -> %.4f mm, goal error %.4f mm, "

@@ -100,6 +100,7 @@ Test(retarget_verdict, implausible_scale_and_errors_are_failed) {
   JsonObject *c = NULL;
   g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", wrong, 1, &c);
   cr_assert(rt_warns(c, "implausible-scale"));
+  cr_assert_gt(rt_num(c, "source_height_m", NULL), 10 * 1.75, "a person taken for a giant");
   cr_assert_str_eq(rt_str(c, "verdict"), "failed");
   const char *plain[] = {"--unit", "m", walk, NULL};
   g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", plain, 0, &c);
