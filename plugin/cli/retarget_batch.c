@@ -531,9 +531,16 @@ static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool re
                                       : g_strdup(in->path);
   if (entry->error)
     say_locked(b, "rigkit retarget: %s: %s", what, entry->error);
-  else if (!resumed)
+  else if (!resumed) {
     for (guint i = 0; i < entry->notes->len; i++)
       say_locked(b, "rigkit retarget: note: %s: %s", what, (const char *)g_ptr_array_index(entry->notes, i));
+    /* A file repaired on import is news about the file, not a figure: said as it happens. */
+    for (guint i = 0; i < entry->warnings->len; i++) {
+      const rk__rt_entry_warning *w = g_ptr_array_index(entry->warnings, i);
+      if (!strcmp(w->code, rk_quality_code_name(RK_QUALITY_IMPORT_REPAIRED)))
+        say_locked(b, "rigkit retarget: warning: %s: %s", what, w->message);
+    }
+  }
   g_cond_broadcast(&b->changed);
   g_mutex_unlock(&b->lock);
 }

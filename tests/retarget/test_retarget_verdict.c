@@ -75,6 +75,16 @@ Test(retarget_verdict, import_repairs_warn_and_fail_on_sets_the_exit_status) {
   g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", check, 1, &c);
   cr_assert(rt_warns(c, "import-repaired"));
   cr_assert_str_eq(rt_str(c, "verdict"), "check");
+  /* The repair is said on stderr as the clip finishes, naming the file. */
+  g_autofree char *out = g_build_filename(dir, "out", NULL);
+  g_autofree char *fig = rt_data("RiggedFigure.glb");
+  const char *args[] = {"retarget", "--target", fig, "--map", crafted_map, "--out-dir", out,
+                        bvh, NULL};
+  cli_run r = rt_cli(NULL, args);
+  cr_assert(strstr(r.err, "warning: ") && strstr(r.err, "human_yup_m_frames_long.bvh") &&
+                strstr(r.err, "header declares 5 frames"),
+            "%s", r.err);
+  rt_cli_clear(&r);
   const char *failed[] = {"--map", crafted_map, "--fail-on", "failed", bvh, NULL};
   g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", failed, 0, &c);
   cr_assert_str_eq(rt_str(c, "verdict"), "check");
