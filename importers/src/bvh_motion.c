@@ -99,8 +99,8 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
             only_ws_after = false;
         if (n < cols && (last || only_ws_after)) {
           g_array_set_size(data, base);
-          rk__raw_note(raw, "last frame line has %zu of %zu values (truncated file?): dropped", n,
-                       cols);
+          rk__raw_repair(raw, "last frame line has %zu of %zu values (truncated file?): dropped",
+                         n, cols);
           break;
         }
         g_array_unref(data);
@@ -123,8 +123,8 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
   if (cols == 0)
     frames = (size_t)b->declared_frames;
   if ((gint64)frames != b->declared_frames)
-    rk__raw_note(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
-                 b->declared_frames, frames, frames);
+    rk__raw_repair(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
+                   b->declared_frames, frames, frames);
   if (frames == 0 && b->declared_frames > 0) {
     g_array_unref(data);
     g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
