@@ -290,11 +290,10 @@ static char *write_output(clip_job *j) {
     clip = rk_clip_copy(rk_retarget_result_clip(j->r));
   }
   if (edits_target_document(cfg)) {
-    g_autoptr(rk_clip) owned = clip;
     j->keys = rk_clip_key_count_total(clip);
-    if (!rk_gltf_edit_write(cfg->target_path, cfg->target, clip, j->output, &e))
-      return g_strdup_printf("export failed: %s", e->message);
-    return NULL;
+    const bool ok = rk_gltf_edit_write(cfg->target_path, cfg->target, clip, j->output, &e);
+    rk_clip_free(clip);
+    return ok ? NULL : g_strdup_printf("export failed: %s", e->message);
   }
   const bool meshes = cfg->export_opts.format != RK_EXPORT_BVH;
   g_autoptr(rk_asset) out = rk_retarget_output_asset(ts, meshes ? cfg->target : NULL, clip, &e);
