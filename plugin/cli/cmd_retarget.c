@@ -566,11 +566,12 @@ static int preflight(const args *a, const rk__rt_config *cfg, const rk__rt_input
     fprintf(stderr, "rigkit " CMD ": %s\n", cfg->target_error);
     return RK_EXIT_USAGE;
   }
-  if (!rk__rt_can_write(CMD, "--out-dir", a->out_dir, true) ||
-      !rk__rt_can_write(CMD, "--plot", a->plot, true) ||
-      !rk__rt_can_write(CMD, "--out", a->out, false) ||
-      !rk__rt_can_write(CMD, "--report", a->report, false) ||
-      !rk__rt_can_write(CMD, "--html", a->html, false))
+  const char *made[] = {a->out_dir ? a->out_dir : a->plot, a->plot, NULL};
+  if (!rk__rt_can_write(CMD, "--out-dir", a->out_dir, true, NULL) ||
+      !rk__rt_can_write(CMD, "--plot", a->plot, true, NULL) ||
+      !rk__rt_can_write(CMD, "--out", a->out, false, made) ||
+      !rk__rt_can_write(CMD, "--report", a->report, false, made) ||
+      !rk__rt_can_write(CMD, "--html", a->html, false, made))
     return RK_EXIT_USAGE;
   for (size_t i = 0; i < n; i++) {
     g_autofree char *out = rk__rt_output_path(cfg, inputs[i].path, NULL, 1);

@@ -83,7 +83,19 @@ static char *existing_ancestor(const char *path) {
   return up;
 }
 
-bool rk__rt_can_write(const char *cmd, const char *option, const char *path, bool dir) {
+/* True when dir names one of the NULL-terminated made directories (after canonicalisation). */
+static bool is_made(const char *dir, const char *const *made) {
+  g_autofree char *d = g_canonicalize_filename(dir, NULL);
+  for (size_t i = 0; made && made[i]; i++) {
+    g_autofree char *m = g_canonicalize_filename(made[i], NULL);
+    if (!strcmp(d, m))
+      return true;
+  }
+  return false;
+}
+
+bool rk__rt_can_write(const char *cmd, const char *option, const char *path, bool dir,
+                      const char *const *made) {
   if (!path)
     return true;
   g_autofree char *where = NULL;
@@ -96,6 +108,8 @@ bool rk__rt_can_write(const char *cmd, const char *option, const char *path, boo
   } else {
     /* A directory is created with its parents; a file's directory must be there. */
     where = dir ? existing_ancestor(path) : g_path_get_dirname(path);
+    if (!dir && !g_file_test(where, G_FILE_TEST_EXISTS) && is_made(where, made))
+      return true; /* its directory is --out-dir or --plot, created before anything is written */
     if (!g_file_test(where, G_FILE_TEST_IS_DIR))
       why = dir ? "is not a directory" : "is not an existing directory";
     else if (access(where, W_OK | X_OK) != 0)

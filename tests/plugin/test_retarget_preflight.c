@@ -95,6 +95,25 @@ Test(retarget_preflight, unwritable_outputs_are_batch_mistakes) {
   files_clear(&f);
 }
 
+Test(retarget_preflight, reports_and_pages_may_go_into_the_directories_the_run_creates) {
+  /* `--out-dir out --report out/report.json` on a fresh checkout: out does not exist yet. */
+  files f = files_new();
+  g_autofree char *report = g_build_filename(f.out, "report.json", NULL);
+  g_autofree char *page = g_build_filename(f.out, "review.html", NULL);
+  g_autofree char *plots = g_build_filename(f.dir, "plots", NULL);
+  g_autofree char *plot_report = g_build_filename(plots, "report.json", NULL);
+  const char *a1[] = {"retarget", "--target", f.fig, "--root-motion", "--out-dir", f.out,
+                      "--report", report, "--html", page, f.walk, NULL};
+  expect_ok(a1);
+  cr_assert(g_file_test(report, G_FILE_TEST_IS_REGULAR));
+  cr_assert(g_file_test(page, G_FILE_TEST_IS_REGULAR));
+  const char *a2[] = {"retarget", "--target", f.fig, "--root-motion", "--out-dir", f.out,
+                      "--plot", plots, "--report", plot_report, f.walk, NULL};
+  expect_ok(a2);
+  cr_assert(g_file_test(plot_report, G_FILE_TEST_IS_REGULAR));
+  files_clear(&f);
+}
+
 Test(retarget_preflight, colliding_outputs_and_bad_jobs_are_batch_mistakes) {
   files f = files_new();
   g_autofree char *sub = copies(&f, "sub", (const char *const[]){"makehuman_walk1.bvh", NULL});
