@@ -8,11 +8,14 @@
  * build made (RK_SAMPLE_PLUGIN; a bare "librigkit_plugin.so" would be searched by the dynamic
  * loader). The character is handed to the plugin the way a host hands over its own
  * armature: as arrays of names, parents and rest transforms in the host's space (here Z-up
- * centimetres), and the keys come back in that space. Exit code 0 on success, 1 on any failure
+ * centimetres), and the keys come back in that space. Then the other direction (ABI 2): those
+ * keys on the host's armature become the source of a second retarget (asset_from_host), as a
+ * host retargets an animation already in its scene. Exit code 0 on success, 1 on any failure
  * (with the plugin's message). */
 #include <rigkit/plugin.h>
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,64 @@ static int fail(const char *what, const rk_plugin_api *rk, int status, const cha
   fprintf(stderr, "host_retarget: %s failed (%s): %s\n", what, rk ? rk->status_name(status) : "?",
           err);
   return 1;
+}
+
+/* The host's armature with its keys t, q (LOCAL, frame-major, in `host` space) as the source of a
+ * retarget onto `character`: prints how far the root lands from where the keys put it. */
+static int retarget_host_keys(const rk_plugin_api *rk, const rk_plugin_skeleton *armature,
+                              rk_plugin_space host, const rk_plugin_result *r, const float *t,
+                              const float *q, const char *char_path) {
+  char err[512] = "";
+  const rk_plugin_host_clip keys = {.skeleton = armature,
+                                    .space = host,
+                                    .keys = RK_PLUGIN_KEYS_LOCAL,
+                                    .frame_count = r->frames,
+                                    .fps = r->fps,
+                                    .translations = t,
+                                    .rotations = q,
+                                    .name = "walk on the armature",
+                                    .label = "armature"};
+  rk_plugin_asset *src = NULL, *character = NULL;
+  int st = rk->asset_from_host(&keys, &src, err, sizeof err);
+  if (st)
+    return fail("taking the armature's keys", rk, st, err);
+  if ((st = rk->asset_open_file(char_path, NULL, &character, err, sizeof err)))
+    return fail("opening the character", rk, st, err);
+  rk_plugin_asset_info ai;
+  rk->asset_info(character, &ai, err, sizeof err);
+  printf("character read %s (%u joints, %u mesh)\n",
+         ai.isolated ? "in the import helper process" : "in this process", ai.joint_count,
+         ai.mesh_count);
+  rk_plugin_session_desc desc = {.source = src, .target_asset = character, .space = host,
+                                 .settings = RK_PLUGIN_SETTINGS_INIT};
+  desc.settings.root_motion = 1;
+  rk_plugin_session *s = NULL;
+  if ((st = rk->session_new(&desc, &s, err, sizeof err)) || (st = rk->session_run(s, err, sizeof err)))
+    return fail("retargeting the armature's keys", rk, st, err);
+  rk_plugin_result again;
+  rk->session_result(s, &again, err, sizeof err);
+  const uint32_t n = armature->joint_count;
+  float *t2 = malloc((size_t)again.frames * n * 3 * sizeof *t2);
+  if (!t2 || again.frames != r->frames)
+    return 1;
+  if ((st = rk->session_keys(s, RK_PLUGIN_KEYS_LOCAL, 0, again.frames, t2, NULL, NULL, err,
+                             sizeof err)))
+    return fail("reading keys", rk, st, err);
+  /* The armature is the character: its own path comes back (the root is joint 0 of both; Z is
+   * up, and the height may move by the one ground offset rigkit fits per clip). */
+  double worst = 0;
+  for (uint32_t f = 0; f < again.frames; f++) {
+    const float *a = t2 + (size_t)f * n * 3, *b = t + (size_t)f * n * 3;
+    worst = fmax(worst, hypot(a[0] - b[0], a[1] - b[1]));
+  }
+  printf("the armature's keys as the source: %u frames at %g fps, %u bones mapped, %s's path "
+         "within %.2f cm of its own keys\n",
+         again.frames, again.fps, again.mapped_bones, armature->names[0], worst);
+  free(t2);
+  rk->session_close(s);
+  rk->asset_close(src);
+  rk->asset_close(character);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -129,6 +190,8 @@ int main(int argc, char **argv) {
       printf(" [%d, %d]", iv[2 * k], iv[2 * k + 1]);
     printf("\n");
   }
+  if (retarget_host_keys(rk, &armature, host, &r, t, q, char_path))
+    return 1;
   rk->session_close(s);
   free(t), free(q), free(names), free(parents), free(rest);
   dlclose(so);

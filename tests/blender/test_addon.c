@@ -2,8 +2,10 @@
  * the MakeHuman walk onto RiggedFigure's armature through the operator, checks the Action and
  * exports GLB and BVH with Blender's exporters; here rigkit re-reads those exports and compares
  * them with the positions Blender evaluated, measures the planted feet on them, and checks that
- * Blender's pose is the pose the plugin computes on the same files without Blender. Skipped, with
- * a message saying how to enable it, when blender is not installed. */
+ * Blender's pose is the pose the plugin computes on the same files without Blender.
+ * test_operators.py checks the operators (kept Actions, contacts, batches, an armature as the
+ * source, a crashing import). Skipped, with a message saying how to enable it, when blender is
+ * not installed. */
 #include "rk_test.h"
 
 #include <rigkit/importers.h>
@@ -63,32 +65,22 @@ static int joint(const rk_asset *a, const char *name, const char *file) {
   return j;
 }
 
-Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
+/* Runs an add-on test script in a headless Blender with the add-on zip, the test data and
+ * dir/out; prints the script's "BLENDER ADDON" lines and the run's time, fails the test when the
+ * script fails. Skips the test without Blender. Returns the out folder (g_free it). */
+static char *run_addon_script(const char *script, const char *dir) {
   g_autofree char *blender = find_blender();
   if (!blender)
     cr_skip("blender not found: install Debian's blender and python3-numpy (CI does, see "
             ".ci/deps.sh) or set RK_BLENDER to run the headless Blender add-on test");
   cr_assert(g_file_test(RK_ADDON_ZIP, G_FILE_TEST_EXISTS),
             "%s is missing: build the blender-addon target", RK_ADDON_ZIP);
-  g_autofree char *dir = g_dir_make_tmp("rk_addon_XXXXXX", NULL);
   g_autofree char *scripts = g_build_filename(dir, "user_scripts", NULL);
-  g_autofree char *out_dir = g_build_filename(dir, "out", NULL);
+  char *out_dir = g_build_filename(dir, "out", NULL);
   g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "BLENDER_USER_SCRIPTS", scripts, TRUE);
-  const char *argv[] = {blender,
-                        "-b",
-                        "--factory-startup",
-                        "--python-exit-code",
-                        "1",
-                        "--python",
-                        RK_ADDON_SCRIPT,
-                        "--",
-                        "--zip",
-                        RK_ADDON_ZIP,
-                        "--data",
-                        RK_TEST_DATA_DIR,
-                        "--out",
-                        out_dir,
-                        NULL};
+  const char *argv[] = {blender, "-b",   "--factory-startup", "--python-exit-code", "1",
+                        "--python", script, "--", "--zip", RK_ADDON_ZIP,
+                        "--data", RK_TEST_DATA_DIR, "--out", out_dir, NULL};
   g_autofree char *out = NULL, *err = NULL;
   int status = 0;
   g_autoptr(GError) e = NULL;
@@ -106,6 +98,13 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
   cr_assert(g_spawn_check_wait_status(status, NULL), "the Blender add-on test failed:\n%s\n%s\n%s",
             ours->str, out, err);
   g_string_free(ours, TRUE);
+  return out_dir;
+}
+
+Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
+  g_autofree char *dir = g_dir_make_tmp("rk_addon_XXXXXX", NULL);
+  g_autofree char *out_dir = run_addon_script(RK_ADDON_SCRIPT, dir);
+  g_autoptr(GError) e = NULL;
 
   /* The manifest: Blender's evaluated positions at a few frames. */
   g_autofree char *manifest = g_build_filename(out_dir, "manifest.json", NULL);
@@ -187,8 +186,8 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
                               .settings = RK_PLUGIN_SETTINGS_INIT};
   d.settings.root_motion = 1; /* as the Blender run */
   d.settings.fps = fps;
-  /* Blender hands the add-on an armature, no meshes: the figure's soles from its bones here too. */
-  d.profile_text = "[settings]\nsoles=bones\n";
+  /* The add-on hands the plugin the armature with the figure's mesh (target_meshes): the soles
+   * come from the mesh on both sides, as from the asset here. */
   rk_plugin_session *ps = NULL;
   cr_assert_eq(rk->session_new(&d, &ps, msg, sizeof msg), RK_PLUGIN_OK, "%s", msg);
   cr_assert_eq(rk->session_run(ps, msg, sizeof msg), RK_PLUGIN_OK, "%s", msg);
@@ -259,5 +258,13 @@ Test(blender_addon, retargets_through_the_operator_and_the_exports_read_back) {
   printf("BLENDER ADDON rigkit re-read %s: %zu joints (%zu bones), %zu frames, relative heights "
          "within %.3f mm, horizontal distances within %.3f mm\n",
          bvh, nb, bvh_bones, rk_clip_frame_count(bc), worst_h * 1e3, worst_d * 1e3);
+  rm_tree(dir);
+}
+
+/* What the operators keep, batches, an armature as the source, a crashing import: the checks are
+ * in test_operators.py. */
+Test(blender_addon, operators_keep_their_actions_batch_take_armatures_and_survive_crashes) {
+  g_autofree char *dir = g_dir_make_tmp("rk_addon_ops_XXXXXX", NULL);
+  g_autofree char *out_dir = run_addon_script(RK_ADDON_OPERATORS_SCRIPT, dir);
   rm_tree(dir);
 }

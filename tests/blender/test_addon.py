@@ -9,8 +9,6 @@
 # Run: blender -b --factory-startup --python-exit-code 1 --python test_addon.py -- \
 #        --zip build/rigkit_blender-0.1.0.zip --data tests/data --out OUT_DIR
 # (BLENDER_USER_SCRIPTS should point to a scratch directory: the add-on is installed there.)
-import argparse
-import builtins
 import json
 import math
 import os
@@ -20,56 +18,18 @@ import time
 import bpy
 from mathutils import Vector
 
-# Debian's Blender 3.4 with Python 3.11 and numpy >= 1.24 (shims for Blender's own importers,
-# not the add-on): the glTF importer uses the removed numpy.bool alias, the BVH importer opens
-# files in the removed 'rU' mode.
-import numpy as np
-np.bool = bool  # a plain assignment: reading numpy.bool first would warn
-import io_anim_bvh.import_bvh as _import_bvh
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from addon_common import (all_keys, check, fail, heads, install_addon, load_character,  # noqa: E402
+                          new_scene, parse_args, say, transform_curves)
+import numpy as np  # noqa: E402
 
-
-def _open_without_u(file, mode="r", *args, **kwargs):
-    return builtins.open(file, mode.replace("U", ""), *args, **kwargs)
-
-
-_import_bvh.open = _open_without_u
-
-
-def say(msg):
-    print("BLENDER ADDON " + msg, flush=True)
-
-
-def fail(msg):
-    print("BLENDER ADDON FAILED: " + msg, flush=True)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-ap = argparse.ArgumentParser()
-ap.add_argument("--zip", required=True)
-ap.add_argument("--data", required=True)
-ap.add_argument("--out", required=True)
-args = ap.parse_args(argv)
+args = parse_args()
 walk = os.path.join(args.data, "makehuman_walk1.bvh")
 figure = os.path.join(args.data, "RiggedFigure.glb")
-os.makedirs(args.out, exist_ok=True)
 
 # ---- install and enable the add-on from the zip ----------------------------------------------
-bpy.ops.wm.read_factory_settings(use_empty=True)
-t0 = time.perf_counter()
-bpy.ops.preferences.addon_install(filepath=os.path.abspath(args.zip), overwrite=True)
-bpy.ops.preferences.addon_enable(module="rigkit_blender")
-load_s = time.perf_counter() - t0
-import rigkit_blender  # noqa: E402  (installed just above)
-
+rigkit_blender, load_s = install_addon(args.zip)
 plugin = rigkit_blender._state["plugin"]
-check(plugin is not None,
-      "the add-on did not load its library: %s" % rigkit_blender._state["error"])
 check(os.path.dirname(plugin.path) == os.path.dirname(rigkit_blender.__file__),
       "library loaded from %s, not from the add-on's folder" % plugin.path)
 say("loaded rigkit %s from %s" % (plugin.version, plugin.path))
@@ -78,48 +38,8 @@ check(bpy.types.RIGKIT_PT_retarget.bl_space_type == 'VIEW_3D'
       and bpy.types.RIGKIT_PT_retarget.bl_region_type == 'UI', "the panel is not in the N panel")
 
 
-def new_scene():
-    # Empty scene, same preferences (read_factory_settings would disable the add-on).
-    bpy.ops.wm.read_homefile(use_empty=True)
-    scene = bpy.context.scene
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-    return scene
-
-
-def load_character():
-    new_scene()
-    scene = bpy.context.scene
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-    res = bpy.ops.import_scene.gltf(filepath=figure)
-    check("FINISHED" in res, "glTF import of %s: %s" % (figure, res))
-    arms = [o for o in scene.objects if o.type == 'ARMATURE']
-    check(len(arms) == 1, "%d armatures in %s" % (len(arms), figure))
-    arm = arms[0]
-    for o in scene.objects:
-        o.select_set(o == arm)
-    bpy.context.view_layer.objects.active = arm
-    return scene, arm
-
-
-def heads(scene, arm, frame, names=None):
-    """World heads of pose bones at a scene frame."""
-    scene.frame_set(int(frame), subframe=frame - int(frame))
-    mw = arm.matrix_world
-    return {pb.name: tuple(mw @ pb.head) for pb in arm.pose.bones
-            if names is None or pb.name in names}
-
-
-def all_keys(action):
-    cos = []
-    for fc in action.fcurves:
-        a = np.empty(2 * len(fc.keyframe_points), dtype=np.float64)
-        fc.keyframe_points.foreach_get("co", a)
-        cos.append(a)
-    return np.concatenate(cos) if cos else np.empty(0)
-
-
 # ---- retarget through the operator ------------------------------------------------------------
-scene, arm = load_character()
+scene, arm = load_character(figure)
 rest_heads = {b.name: tuple(arm.matrix_world @ b.head_local) for b in arm.data.bones}
 ground = min(h[2] for h in rest_heads.values())
 t0 = time.perf_counter()
@@ -139,7 +59,9 @@ check((scene.frame_start, scene.frame_end) == (1, 14),
       "scene range %d..%d" % (scene.frame_start, scene.frame_end))
 bones = [b.name for b in arm.data.bones]
 keyed = {}
-for fc in act.fcurves:
+# The bones' transform curves (the Action also holds the "rigkit contacts" channel, checked in
+# test_operators.py).
+for fc in transform_curves(act):
     keyed.setdefault(fc.group.name, set()).add((fc.data_path.rsplit(".", 1)[1], fc.array_index))
     check(len(fc.keyframe_points) == frames, "%s[%d]: %d keys" % (fc.data_path, fc.array_index,
                                                                   len(fc.keyframe_points)))
@@ -195,7 +117,7 @@ check(res == {'FINISHED'}, "reduced: %s" % res)
 red = arm.animation_data.action
 check(red.name == "walk_reduced" and tuple(red.frame_range) == (1.0, 14.0), "reduced action %s %s"
       % (red.name, tuple(red.frame_range)))
-nkeys = sum(len(fc.keyframe_points) for fc in red.fcurves)
+nkeys = sum(len(fc.keyframe_points) for fc in transform_curves(red))
 check(nkeys < len(bones) * 7 * frames, "reduction kept all %d keys" % nkeys)
 dev = 0.0
 for f in range(1, frames + 1):

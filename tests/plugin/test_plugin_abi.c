@@ -103,6 +103,7 @@ Test(plugin_abi, struct_sizes_and_status_names) {
   cr_assert_eq(rk->struct_size("rk_plugin_settings"), sizeof(rk_plugin_settings));
   cr_assert_eq(rk->struct_size("rk_plugin_session_desc"), sizeof(rk_plugin_session_desc));
   cr_assert_eq(rk->struct_size("rk_plugin_result"), sizeof(rk_plugin_result));
+  cr_assert_eq(rk->struct_size("rk_plugin_host_clip"), sizeof(rk_plugin_host_clip));
   cr_assert_eq(rk->struct_size("rk_skeleton"), 0);
   cr_assert_eq(rk->struct_size(NULL), 0);
   cr_assert_str_eq(rk->status_name(RK_PLUGIN_OK), "ok");
@@ -110,6 +111,8 @@ Test(plugin_abi, struct_sizes_and_status_names) {
   cr_assert_str_eq(rk->status_name(RK_PLUGIN_ERR_MAPPING), "mapping");
   cr_assert_str_eq(rk->status_name(RK_PLUGIN_ERR_ARGUMENT), "argument");
   cr_assert_str_eq(rk->status_name(RK_PLUGIN_ERR_CAPACITY), "capacity");
+  cr_assert_str_eq(rk->status_name(RK_PLUGIN_ERR_CRASHED), "crashed");
+  cr_assert_str_eq(rk->status_name(14), "unknown");
   cr_assert_str_eq(rk->status_name(-3), "unknown");
   cr_assert_str_eq(rk->status_name(999), "unknown");
 }
@@ -156,6 +159,8 @@ Test(plugin_abi, null_arguments_return_argument_errors) {
   cr_assert_eq(rk->session_map_text(NULL, err, sizeof err, NULL, err, sizeof err),
                RK_PLUGIN_ERR_ARGUMENT);
   cr_assert_eq(rk->session_export(NULL, "/tmp/x.glb", err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
+  cr_assert_eq(rk->asset_from_host(NULL, &a, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
+  cr_assert_null(a);
   cr_assert_eq(rk->asset_close(NULL), RK_PLUGIN_OK);
   cr_assert_eq(rk->session_close(NULL), RK_PLUGIN_OK);
 }

@@ -1,5 +1,6 @@
 /* The C sample host (samples/host_retarget.c) runs in CI: it dlopens librigkit_plugin.so,
- * retargets the MakeHuman walk onto RiggedFigure through the ABI and prints what it got. */
+ * retargets the MakeHuman walk onto RiggedFigure through the ABI and prints what it got, then
+ * retargets those keys, given as the host armature's own (asset_from_host), onto the figure. */
 #include "rk_test.h"
 
 #define SAMPLE RK_BINARY_DIR "/bin/sample_host_retarget"
@@ -25,7 +26,7 @@ Test(plugin_abi_sample, retargets_the_bundled_walk_onto_the_figure) {
   int code = run_sample(NULL, &out, &err);
   printf("%s", out);
   cr_assert_eq(code, 0, "exit %d\n%s\n%s", code, out, err);
-  cr_assert(strstr(out, "rigkit plugin " RK_VERSION_STRING ", ABI 1"), "%s", out);
+  cr_assert(strstr(out, "rigkit plugin " RK_VERSION_STRING ", ABI 2"), "%s", out);
   cr_assert(strstr(out, "clip 'makehuman_walk1': 0.542 s, 14 frames at 24 fps"), "%s", out);
   cr_assert(strstr(out, "retargeted: 14 frames at 24 fps, 19 joints"), "%s", out);
   cr_assert(strstr(out, "frame  13  torso_joint_1"), "%s", out);
@@ -34,6 +35,15 @@ Test(plugin_abi_sample, retargets_the_bundled_walk_onto_the_figure) {
   const char *fs = strstr(out, "foot skate max ");
   cr_assert(fs);
   cr_assert_lt(g_ascii_strtod(fs + strlen("foot skate max "), NULL), 1.0, "%s", out);
+  /* The character (a GLB, read by Assimp) came through the helper process; the armature's keys
+   * retargeted onto the armature's own character give its keys back. */
+  cr_assert(strstr(out, "character read in the import helper process (19 joints, 1 mesh)"), "%s",
+            out);
+  const char *own = "the armature's keys as the source: 14 frames at 24 fps, 19 bones mapped, "
+                    "torso_joint_1's path within ";
+  const char *back = strstr(out, own);
+  cr_assert(back, "%s", out);
+  cr_assert_lt(g_ascii_strtod(back + strlen(own), NULL), 0.05, "%s", out);
 }
 
 Test(plugin_abi_sample, reports_a_missing_clip_and_a_missing_plugin) {

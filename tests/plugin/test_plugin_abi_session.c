@@ -2,6 +2,7 @@
  * walk onto RiggedFigure given as an asset or as a host skeleton in another space and joint order,
  * the two key forms, reduced tracks, contacts, profiles (text and file, the [settings], [source]
  * and [target] groups), exports read back, and sessions on several threads. */
+#include "glb_json.h"
 #include "plugin_fixture.h"
 
 #include <rigkit/importers.h>
@@ -320,15 +321,18 @@ Test(plugin_session, contacts_are_target_joints_with_frame_intervals) {
 
 /* ---- profiles ------------------------------------------------------------------------------- */
 
-static int try_profile(const char *path, const char *text, rk_plugin_settings st, char *err,
-                       size_t size, rk_plugin_result *out) {
+/* The walk onto the figure with a profile (file or text), settings_text (ABI 2) and typed
+ * settings; *out receives the result of a successful run. */
+static int try_settings(const char *path, const char *text, const char *settings_text,
+                        rk_plugin_settings st, char *err, size_t size, rk_plugin_result *out) {
   rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
   rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
   rk_plugin_session_desc d = {.source = clip,
                               .target_asset = fig,
                               .profile_path = path,
                               .profile_text = text,
-                              .settings = st};
+                              .settings = st,
+                              .settings_text = settings_text};
   rk_plugin_session *s = NULL;
   int rc = rk->session_new(&d, &s, err, size);
   if (rc == RK_PLUGIN_OK) {
@@ -340,6 +344,11 @@ static int try_profile(const char *path, const char *text, rk_plugin_settings st
   rk->asset_close(clip);
   rk->asset_close(fig);
   return rc;
+}
+
+static int try_profile(const char *path, const char *text, rk_plugin_settings st, char *err,
+                       size_t size, rk_plugin_result *out) {
+  return try_settings(path, text, NULL, st, err, size, out);
 }
 
 Test(plugin_session, the_profile_settings_apply_and_the_host_overrides_them) {
@@ -383,6 +392,46 @@ Test(plugin_session, the_profile_settings_apply_and_the_host_overrides_them) {
   cr_assert_eq(from_file.frames, 17);
   g_unlink(path);
   g_rmdir(dir);
+}
+
+Test(plugin_session, settings_text_lies_over_the_profile_and_under_the_typed_settings) {
+  char err[512] = "";
+  const rk_plugin_settings deflt = RK_PLUGIN_SETTINGS_INIT;
+  rk_plugin_result r;
+  /* fps: the walk is 0.5417 s long; the profile says 30, the text 48, the typed field 12. */
+  cr_assert_eq(try_settings(NULL, "[settings]\nfps=30\n", "fps=48", deflt, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(r.frames, 27);
+  rk_plugin_settings typed = deflt;
+  typed.fps = 12;
+  cr_assert_eq(try_settings(NULL, "[settings]\nfps=30\n", "fps=48", typed, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(r.frames, 8);
+  /* Keys the text does not name keep the profile's. */
+  cr_assert_eq(try_settings(NULL, "[settings]\nfps=30\nroot_motion=true\n", "foot_ik=false\n",
+                                 deflt, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  cr_assert_eq(r.frames, 17);
+  cr_assert_gt(r.foot_skate_max_mm, 5.0, "the text turned IK off");
+  /* Several keys, with comments and blank lines, and no profile at all. */
+  cr_assert_eq(try_settings(NULL, NULL, "# from the add-on\ncontact_height=0.05\n\nik_iterations=5\n",
+                                 deflt, err, sizeof err, &r),
+               RK_PLUGIN_OK, "%s", err);
+  /* Refused, naming settings_text: an unknown key, a bad value, a group, a line that is no key. */
+  const struct {
+    const char *text;
+    int status;
+    const char *says;
+  } bad[] = {{"speed=3", RK_PLUGIN_ERR_INVALID, "speed"},
+             {"foot_ik=maybe", RK_PLUGIN_ERR_INVALID, "foot_ik"},
+             {"fps=-2", RK_PLUGIN_ERR_INVALID, "fps"},
+             {"[source]\nhips=Hips", RK_PLUGIN_ERR_INVALID, "[source]"},
+             {"fps", RK_PLUGIN_ERR_PARSE, "fps"}};
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    cr_assert_eq(try_settings(NULL, NULL, bad[i].text, deflt, err, sizeof err, NULL), bad[i].status,
+                 "%s: %s", bad[i].text, err);
+    cr_assert(strstr(err, "settings_text") && strstr(err, bad[i].says), "%s: %s", bad[i].text, err);
+  }
 }
 
 Test(plugin_session, bad_profiles_name_the_file_group_and_key) {
@@ -453,6 +502,41 @@ Test(plugin_session, the_profile_maps_bones_and_rescues_a_rig_the_automatic_map_
   rk->asset_close(clip);
   rk->asset_close(fig);
   rk->asset_close(fox);
+}
+
+Test(plugin_session, a_gltf_character_exports_as_it_came_in) {
+  /* The Fox's texture, image and binary data survive: the export edits its own document. */
+  rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
+  rk_plugin_asset *fox = plugin_open("Fox.glb");
+  rk_plugin_session_desc d = {.source = clip,
+                              .target_asset = fox,
+                              .profile_text = RK_TEST_FOX_HIND_LEGS_MAP,
+                              .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session *s = plugin_run(&d);
+  g_autofree char *dir = g_dir_make_tmp("rk_plugin_XXXXXX", NULL);
+  g_autofree char *glb = g_build_filename(dir, "fox_walk.glb", NULL);
+  char err[512] = "";
+  cr_assert_eq(rk->session_export(s, glb, err, sizeof err), RK_PLUGIN_OK, "%s", err);
+  g_autofree char *src = rk_test_data("Fox.glb");
+  g_autoptr(JsonParser) pin = NULL, pout = NULL;
+  g_autoptr(GBytes) bin_in = NULL, bin_out = NULL;
+  JsonObject *in = glb_json(src, &pin, &bin_in), *o = glb_json(glb, &pout, &bin_out);
+  const char *kept[] = {"images", "textures", "materials", "samplers", "meshes", "skins"};
+  for (size_t i = 0; i < G_N_ELEMENTS(kept); i++)
+    cr_assert(json_node_equal(json_object_get_member(in, kept[i]),
+                              json_object_get_member(o, kept[i])),
+              "'%s' changed", kept[i]);
+  gsize nin = 0, nout = 0;
+  const guint8 *din = g_bytes_get_data(bin_in, &nin), *dout = g_bytes_get_data(bin_out, &nout);
+  cr_assert_gt(nout, nin, "the clip's keys are appended");
+  cr_assert(memcmp(din, dout, nin) == 0, "the input's buffer bytes are kept");
+  JsonArray *anims = json_object_get_array_member(o, "animations");
+  cr_assert_eq(json_array_get_length(anims), 1, "the fox's own clips are replaced by the walk");
+  rk->session_close(s);
+  rk->asset_close(clip);
+  rk->asset_close(fox);
+  g_unlink(glb);
+  g_rmdir(dir);
 }
 
 /* ---- lifetime, memory, export, threads ------------------------------------------------------ */
@@ -640,6 +724,138 @@ Test(plugin_session, sessions_on_several_threads_match_one_thread) {
   }
   for (int i = 0; i < 5; i++)
     plugin_keys_clear(&jobs[i].keys);
+  host_skeleton_clear(&h);
+  rk->asset_close(clip);
+  rk->asset_close(fig);
+}
+
+/* RiggedFigure's meshes as a host holds them beside its skeleton h (host order, h.order[i] = the
+ * asset's joint of host joint i): positions in Z-up centimetres, joints in the host's order. */
+typedef struct host_meshes {
+  rk_plugin_mesh *m;
+  size_t count;
+  GPtrArray *arrays; /* what they point into */
+} host_meshes;
+
+static host_meshes host_meshes_of(const rk_asset *a, const host_skeleton *h) {
+  const size_t nj = h->k.joint_count;
+  g_autofree uint16_t *host_of = g_new(uint16_t, nj);
+  for (uint32_t i = 0; i < nj; i++)
+    host_of[h->order[i]] = (uint16_t)i;
+  host_meshes hm = {g_new0(rk_plugin_mesh, rk_asset_mesh_count(a)), rk_asset_mesh_count(a),
+                    g_ptr_array_new_with_free_func(g_free)};
+  for (size_t k = 0; k < hm.count; k++) {
+    const rk_mesh_data *d = rk_mesh_data_get(rk_asset_mesh(a, k));
+    float *pos = g_new(float, 3 * d->vertex_count);
+    uint16_t *joints = g_new(uint16_t, 4 * d->vertex_count);
+    for (size_t v = 0; v < d->vertex_count; v++) {
+      const float *p = d->positions + 3 * v; /* Y-up metres -> Z-up centimetres */
+      pos[3 * v] = p[0] * 100, pos[3 * v + 1] = -p[2] * 100, pos[3 * v + 2] = p[1] * 100;
+      for (int c = 0; c < 4; c++)
+        joints[4 * v + c] = host_of[d->joints[4 * v + c]];
+    }
+    g_ptr_array_add(hm.arrays, pos), g_ptr_array_add(hm.arrays, joints);
+    hm.m[k] = (rk_plugin_mesh){.name = d->name,
+                               .vertex_count = (uint32_t)d->vertex_count,
+                               .index_count = (uint32_t)d->index_count,
+                               .positions = pos,
+                               .indices = d->indices,
+                               .joints = joints,
+                               .weights = d->weights};
+  }
+  return hm;
+}
+
+static void host_meshes_clear(host_meshes *hm) {
+  g_free(hm->m);
+  g_ptr_array_unref(hm->arrays);
+}
+
+Test(plugin_session, a_host_skeleton_with_its_meshes_exports_the_character) {
+  g_autofree char *fig_path = rk_test_data("RiggedFigure.glb");
+  g_autoptr(GError) e = NULL;
+  g_autoptr(rk_asset) ref = rk_import_file(fig_path, NULL, &e);
+  cr_assert(ref, "%s", e ? e->message : "");
+  rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
+  rk_plugin_asset *fig = plugin_open("RiggedFigure.glb");
+  host_skeleton h = host_skeleton_from(fig, blender_cm, true);
+  host_meshes hm = host_meshes_of(ref, &h);
+  rk_plugin_session_desc d = walk_onto(clip, fig);
+  d.target_asset = NULL;
+  d.target_skeleton = &h.k;
+  d.space = blender_cm;
+  d.target_meshes = hm.m;
+  d.target_mesh_count = (uint32_t)hm.count;
+  rk_plugin_session *s = plugin_run(&d);
+  g_autofree char *dir = g_dir_make_tmp("rk_plugin_XXXXXX", NULL);
+  g_autofree char *glb = g_build_filename(dir, "host_with_meshes.glb", NULL);
+  char err[512] = "";
+  cr_assert_eq(rk->session_export(s, glb, err, sizeof err), RK_PLUGIN_OK, "%s", err);
+  g_autoptr(rk_asset) back = rk_import_file(glb, NULL, &e);
+  cr_assert(back, "%s", e ? e->message : "");
+  cr_assert_eq(rk_asset_mesh_count(back), rk_asset_mesh_count(ref));
+  const rk_mesh_data *x = rk_mesh_data_get(rk_asset_mesh(ref, 0));
+  const rk_mesh_data *y = rk_mesh_data_get(rk_asset_mesh(back, 0));
+  cr_assert_eq(y->vertex_count, x->vertex_count);
+  cr_assert_eq(y->index_count, x->index_count);
+  double worst = 0;
+  size_t same_joint = 0;
+  for (size_t v = 0; v < x->vertex_count; v++) {
+    for (int c = 0; c < 3; c++)
+      worst = fmax(worst, fabs(x->positions[3 * v + c] - y->positions[3 * v + c]));
+    /* The heaviest joint of each vertex, by name (the written skeleton has its own order). */
+    int bx = 0, by = 0;
+    for (int k = 1; k < 4; k++) {
+      bx = x->weights[4 * v + k] > x->weights[4 * v + bx] ? k : bx;
+      by = y->weights[4 * v + k] > y->weights[4 * v + by] ? k : by;
+    }
+    same_joint += !strcmp(rk_skeleton_joint_name(rk_asset_skeleton(ref), x->joints[4 * v + bx]),
+                          rk_skeleton_joint_name(rk_asset_skeleton(back), y->joints[4 * v + by]));
+  }
+  cr_assert(worst < 1e-5, "vertices %g m from the character's", worst);
+  cr_assert_eq(same_joint, x->vertex_count, "%zu of %zu vertices on the same joint", same_joint,
+               x->vertex_count);
+  rk->session_close(s);
+
+  /* Refused: meshes without a host skeleton, a count without meshes, and broken meshes. */
+  rk_plugin_session *none = NULL;
+  rk_plugin_session_desc bad = d;
+  bad.target_skeleton = NULL;
+  bad.target_asset = fig;
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
+  cr_assert(strstr(err, "target_mesh_count"), "%s", err);
+  bad = d;
+  bad.target_meshes = NULL;
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
+  rk_plugin_mesh broken = hm.m[0];
+  bad = d;
+  bad.target_meshes = &broken;
+  bad.target_mesh_count = 1;
+  broken.positions = NULL;
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
+  cr_assert(strstr(err, "target mesh 0") && strstr(err, "no positions"), "%s", err);
+  broken = hm.m[0];
+  broken.weights = NULL;
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_ARGUMENT);
+  broken = hm.m[0];
+  const uint16_t saved = ((uint16_t *)broken.joints)[5];
+  ((uint16_t *)broken.joints)[5] = 19;
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_INVALID);
+  cr_assert(strstr(err, "target mesh 0") && strstr(err, "vertex 1"), "%s", err);
+  ((uint16_t *)broken.joints)[5] = saved;
+  const float p0 = broken.positions[4];
+  ((float *)broken.positions)[4] = NAN;
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_INVALID);
+  cr_assert(strstr(err, "non-finite"), "%s", err);
+  ((float *)broken.positions)[4] = p0;
+  broken.index_count = 3;
+  broken.indices = (const uint32_t[]){0, 1, 100000};
+  cr_assert_eq(rk->session_new(&bad, &none, err, sizeof err), RK_PLUGIN_ERR_INVALID);
+  cr_assert(strstr(err, "index 100000"), "%s", err);
+  cr_assert_null(none);
+  g_unlink(glb);
+  g_rmdir(dir);
+  host_meshes_clear(&hm);
   host_skeleton_clear(&h);
   rk->asset_close(clip);
   rk->asset_close(fig);

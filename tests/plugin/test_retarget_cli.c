@@ -2,6 +2,7 @@
  * root motion), RiggedFigure's clip onto the MakeHuman rig (BVH in, BVH out), the Fox (refused,
  * then mapped by samples/maps/fox_hind_legs.map); outputs read back with rigkit and Assimp; the
  * report's fields; bad inputs that fail one clip and let the batch go on; usage errors. */
+#include "glb_json.h"
 #include "retarget_test.h"
 
 #include <rigkit/fk.h>
@@ -637,24 +638,6 @@ Test(retarget_cli, fbx_output) {
   check_with_assimp(out, 19);
   rt_cli_clear(&r);
   rt_rmtree(dir);
-}
-
-/* The JSON chunk of a GLB file, parsed (the caller unrefs the parser). */
-static JsonObject *glb_json(const char *path, JsonParser **parser, GBytes **bin) {
-  gsize len = 0;
-  g_autofree char *bytes = NULL;
-  cr_assert(g_file_get_contents(path, &bytes, &len, NULL), "%s", path);
-  cr_assert_geq(len, 20u);
-  guint32 jlen;
-  memcpy(&jlen, bytes + 12, 4);
-  cr_assert_leq(20u + jlen, len);
-  *parser = json_parser_new();
-  cr_assert(json_parser_load_from_data(*parser, bytes + 20, jlen, NULL), "%s: JSON chunk", path);
-  guint32 blen = 0;
-  if (20u + jlen + 8u <= len)
-    memcpy(&blen, bytes + 20 + jlen, 4);
-  *bin = g_bytes_new(bytes + 20 + jlen + 8, blen);
-  return json_node_get_object(json_parser_get_root(*parser));
 }
 
 Test(retarget_cli, a_gltf_character_goes_out_as_it_came_in) {

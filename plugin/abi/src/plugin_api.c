@@ -1,5 +1,5 @@
-/* The entry point of librigkit_plugin.so, the version check, the handle registry, error text and
- * the host-space conversions shared by assets and sessions. */
+/* The entry point of librigkit_plugin.so, the version check, the ABI 2 table, the handle
+ * registry, error text and the host-space conversions shared by assets and sessions. */
 #include "plugin_internal.h"
 
 #include <stdarg.h>
@@ -52,7 +52,7 @@ G_STATIC_ASSERT(RK_PLUGIN_ERR_CANCELLED - RK_PLUGIN_ERR_FAILED ==
                 RK_ERROR_CANCELLED - RK_ERROR_FAILED);
 G_STATIC_ASSERT(RK_ERROR_N_CODES == 9);
 
-static const char *status_name(int status) {
+const char *rk__plugin_status_name(int status) {
   switch (status) {
   case RK_PLUGIN_OK:
     return "ok";
@@ -62,6 +62,8 @@ static const char *status_name(int status) {
     return "state";
   case RK_PLUGIN_ERR_CAPACITY:
     return "capacity";
+  case RK_PLUGIN_ERR_CRASHED:
+    return "crashed";
   default:
     if (status >= RK_PLUGIN_ERR_FAILED && status <= RK_PLUGIN_ERR_CANCELLED)
       return rk_error_code_name(status - RK_PLUGIN_ERR_FAILED);
@@ -69,7 +71,7 @@ static const char *status_name(int status) {
   }
 }
 
-static size_t struct_size(const char *name) {
+size_t rk__plugin_struct_size(const char *name) {
   if (!name)
     return 0;
 #define RK__SIZE(t)                                                                                \
@@ -85,6 +87,8 @@ static size_t struct_size(const char *name) {
   RK__SIZE(rk_plugin_settings)
   RK__SIZE(rk_plugin_session_desc)
   RK__SIZE(rk_plugin_result)
+  RK__SIZE(rk_plugin_host_clip)
+  RK__SIZE(rk_plugin_mesh)
 #undef RK__SIZE
   return 0;
 }
@@ -171,26 +175,14 @@ void rk__plugin_from_canonical(const rk_transform *x, const rk_plugin_space *spa
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
-static const rk_plugin_api api_v1 = {
+static const rk_plugin_api api_v2 = {
     .info = {RK_PLUGIN_ABI_VERSION, sizeof(rk_plugin_api), RK_VERSION_STRING, ""},
-    .status_name = status_name,
-    .struct_size = struct_size,
+    RK__PLUGIN_API_SHARED,
+    .struct_size = rk__plugin_struct_size,
     .asset_open_file = rk__plugin_asset_open_file,
     .asset_open_memory = rk__plugin_asset_open_memory,
-    .asset_close = rk__plugin_asset_close,
-    .asset_info = rk__plugin_asset_info,
-    .asset_clip = rk__plugin_asset_clip,
-    .asset_joints = rk__plugin_asset_joints,
     .session_new = rk__plugin_session_new,
-    .session_close = rk__plugin_session_close,
-    .session_run = rk__plugin_session_run,
-    .session_result = rk__plugin_session_result,
-    .session_joints = rk__plugin_session_joints,
-    .session_keys = rk__plugin_session_keys,
-    .session_track = rk__plugin_session_track,
-    .session_contact = rk__plugin_session_contact,
-    .session_map_text = rk__plugin_session_map_text,
-    .session_export = rk__plugin_session_export,
+    .asset_from_host = rk__plugin_asset_from_host,
 };
 
 /* The refusal of the last mismatched request, per thread (a query reads its own thread's). */
@@ -199,12 +191,14 @@ static _Thread_local rk_plugin_api query_result;
 
 RK_PLUGIN_EXPORT const rk_plugin_api *rk_plugin_get_api(uint32_t abi_version) {
   if (abi_version == RK_PLUGIN_ABI_VERSION)
-    return &api_v1;
+    return &api_v2;
+  if (abi_version == 1)
+    return rk__plugin_api_v1();
   if (abi_version != RK_PLUGIN_ABI_QUERY) {
     g_snprintf(refusal, sizeof refusal,
-               "rigkit plugin %s implements plugin ABI %u, but the host asked for ABI %u: "
-               "rebuild the host against this rigkit's rigkit/plugin.h, or load a rigkit plugin "
-               "built for ABI %u",
+               "rigkit plugin %s implements plugin ABI %u (and still serves ABI 1), but the host "
+               "asked for ABI %u: rebuild the host against this rigkit's rigkit/plugin.h, or load "
+               "a rigkit plugin built for ABI %u",
                RK_VERSION_STRING, RK_PLUGIN_ABI_VERSION, abi_version, abi_version);
     return NULL;
   }
@@ -214,7 +208,8 @@ RK_PLUGIN_EXPORT const rk_plugin_api *rk_plugin_get_api(uint32_t abi_version) {
   query_result.info.rigkit_version = RK_VERSION_STRING;
   if (!refusal[0])
     g_snprintf(refusal, sizeof refusal,
-               "rigkit plugin %s implements plugin ABI %u (no request was refused on this thread)",
+               "rigkit plugin %s implements plugin ABI %u and 1 (no request was refused on this "
+               "thread)",
                RK_VERSION_STRING, RK_PLUGIN_ABI_VERSION);
   query_result.info.message = refusal;
   return &query_result;

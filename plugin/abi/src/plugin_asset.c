@@ -1,4 +1,5 @@
-/* Assets through the plugin ABI: import from a path or bytes, list clips and joints. */
+/* Assets through the plugin ABI: import from a path or bytes (in the host's process or the
+ * helper's), list clips and joints. */
 #include "plugin_internal.h"
 
 #include <rigkit/importers.h>
@@ -32,19 +33,67 @@ static int import_options(const rk_plugin_import_options *in, rk_import_options 
   if (in->format && !*in->format)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "import options: format is empty (NULL = detect)");
+  if (in->isolation < RK_PLUGIN_ISOLATION_AUTO || in->isolation > RK_PLUGIN_ISOLATION_ALWAYS)
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "import options: isolation = %d: must be RK_PLUGIN_ISOLATION_AUTO (0), "
+                           "_NONE (1) or _ALWAYS (2)",
+                           (int)in->isolation);
+  if (in->bvh_root_offset < RK_PLUGIN_BVH_ROOT_OFFSET_AUTO ||
+      in->bvh_root_offset > RK_PLUGIN_BVH_ROOT_OFFSET_REPLACE)
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "import options: bvh_root_offset = %d: must be "
+                           "RK_PLUGIN_BVH_ROOT_OFFSET_AUTO (0), _ADD (1) or _REPLACE (2)",
+                           (int)in->bvh_root_offset);
+  static const rk_bvh_root_offset readings[] = {
+      RK_BVH_ROOT_OFFSET_AUTO, RK_BVH_ROOT_OFFSET_ADD, RK_BVH_ROOT_OFFSET_REPLACE};
   out->format = in->format;
   out->unit_scale = in->metres_per_unit;
   out->up_axis = in->bvh_up_axis;
+  out->bvh_root_offset = readings[in->bvh_root_offset];
   return RK_PLUGIN_OK;
 }
 
-static int wrap(rk_asset *asset, rk_plugin_asset **out) {
+rk_plugin_asset *rk__plugin_asset_wrap(rk_asset *asset, bool isolated) {
   rk_plugin_asset *a = g_new0(rk_plugin_asset, 1);
   a->kind = RK__PLUGIN_ASSET;
   a->refs = 1;
   a->asset = asset;
+  a->isolated = isolated;
   rk__plugin_register(a, RK__PLUGIN_ASSET);
-  *out = a;
+  return a;
+}
+
+/* Whether a file goes to the helper process: AUTO sends every format but rigkit's own BVH and DH
+ * readers (by the options' format, else the name's extension, as the importer decides). */
+static bool isolate(const rk_plugin_import_options *opts, const char *name) {
+  const int32_t mode = opts ? opts->isolation : RK_PLUGIN_ISOLATION_AUTO;
+  if (mode != RK_PLUGIN_ISOLATION_AUTO)
+    return mode == RK_PLUGIN_ISOLATION_ALWAYS;
+  const char *format = opts && opts->format ? opts->format : rk_import_format_from_path(name);
+  return !format || (strcmp(format, "bvh") != 0 && strcmp(format, "dh") != 0);
+}
+
+/* Imports path, or the bytes named path, where the options say; wraps the asset into *out. */
+static int open_asset(const char *path, const void *data, size_t size,
+                      const rk_plugin_import_options *opts, rk_plugin_asset **out, char *err,
+                      size_t err_size) {
+  rk_import_options o;
+  int st = import_options(opts, &o, err, err_size);
+  if (st != RK_PLUGIN_OK)
+    return st;
+  rk_asset *asset = NULL;
+  const bool isolated = isolate(opts, path);
+  if (isolated) {
+    st = rk__plugin_import_isolated(path, data, size, opts, &asset, err, err_size);
+    if (st != RK_PLUGIN_OK)
+      return st;
+  } else {
+    g_autoptr(GError) e = NULL;
+    asset = data ? rk_import_memory(data, size, path, &o, &e) : rk_import_file(path, &o, &e);
+    if (!asset)
+      return rk__plugin_fail_gerror(err, err_size, e);
+  }
+  *out = rk__plugin_asset_wrap(asset, isolated);
   return RK_PLUGIN_OK;
 }
 
@@ -56,15 +105,7 @@ int rk__plugin_asset_open_file(const char *path, const rk_plugin_import_options 
   if (!path || !*path)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "asset_open_file: the path is NULL or empty");
-  rk_import_options o;
-  int st = import_options(opts, &o, err, err_size);
-  if (st != RK_PLUGIN_OK)
-    return st;
-  g_autoptr(GError) e = NULL;
-  rk_asset *asset = rk_import_file(path, &o, &e);
-  if (!asset)
-    return rk__plugin_fail_gerror(err, err_size, e);
-  return wrap(asset, out);
+  return open_asset(path, NULL, 0, opts, out, err, err_size);
 }
 
 int rk__plugin_asset_open_memory(const void *data, size_t size, const char *name,
@@ -77,15 +118,7 @@ int rk__plugin_asset_open_memory(const void *data, size_t size, const char *name
   if (!data || size == 0)
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "asset_open_memory: %s: no bytes (data NULL or size 0)", label);
-  rk_import_options o;
-  int st = import_options(opts, &o, err, err_size);
-  if (st != RK_PLUGIN_OK)
-    return st;
-  g_autoptr(GError) e = NULL;
-  rk_asset *asset = rk_import_memory(data, size, label, &o, &e);
-  if (!asset)
-    return rk__plugin_fail_gerror(err, err_size, e);
-  return wrap(asset, out);
+  return open_asset(label, data, size, opts, out, err, err_size);
 }
 
 int rk__plugin_asset_close(rk_plugin_asset *asset) {
@@ -116,6 +149,7 @@ int rk__plugin_asset_info(const rk_plugin_asset *asset, rk_plugin_asset_info *ou
   out->joint_count = (uint32_t)rk_skeleton_joint_count(rk_asset_skeleton(a));
   out->clip_count = (uint32_t)rk_asset_clip_count(a);
   out->mesh_count = (uint32_t)rk_asset_mesh_count(a);
+  out->isolated = asset->isolated;
   out->format = rk_asset_source_format(a) ? rk_asset_source_format(a) : "";
   out->path = rk_asset_source_path(a) ? rk_asset_source_path(a) : "";
   out->unit = rk_asset_unit_name(a) ? rk_asset_unit_name(a) : "m";

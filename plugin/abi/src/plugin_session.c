@@ -3,13 +3,15 @@
 #include "plugin_internal.h"
 
 #include <rigkit/exporters.h>
+#include <rigkit/gltf_edit.h>
 
 #include <string.h>
 
 struct rk_plugin_session {
   rk__plugin_kind kind;
   rk_plugin_asset *source;       /* reference: keeps the source skeleton and clip alive */
-  rk_plugin_asset *target_asset; /* reference, or NULL for a host skeleton */
+  rk_plugin_asset *target_asset; /* reference (to an opened target, or the session's own around
+                                    a host skeleton with meshes), or NULL */
   const rk_clip *clip;           /* borrowed from source */
   rk_skeleton *target;           /* canonical target skeleton (own reference) */
   size_t nt;
@@ -87,84 +89,26 @@ static int check_settings(const rk_plugin_settings *st, char *err, size_t err_si
   return RK_PLUGIN_OK;
 }
 
-/* Builds the canonical target skeleton from the host's arrays; fills the host <-> skeleton maps. */
-static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_skeleton *k, char *err,
+/* Builds the canonical target skeleton from the host's arrays; fills the host <-> skeleton maps;
+ * with target meshes, the session's own target asset around them. */
+static int build_host_skeleton(rk_plugin_session *s, const rk_plugin_session_desc *desc, char *err,
                                size_t err_size) {
-  if (k->joint_count == 0 || k->joint_count > RK_SKELETON_MAX_JOINTS)
-    return rk__plugin_fail(
-        err, err_size, k->joint_count ? RK_PLUGIN_ERR_LIMIT : RK_PLUGIN_ERR_INVALID,
-        "target skeleton: %u joints (must be 1 to %u)", k->joint_count, RK_SKELETON_MAX_JOINTS);
-  if (!k->names || !k->parents || !k->rest)
-    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
-                           "target skeleton: names, parents and rest are required (%s is NULL)",
-                           !k->names     ? "names"
-                           : !k->parents ? "parents"
-                                         : "rest");
-  const size_t n = k->joint_count;
-  for (size_t i = 0; i < n; i++) {
-    const char *name = k->names[i];
-    if (!name || !*name)
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint %zu has %s name", i,
-                             name ? "an empty" : "a NULL");
-    if (strnlen(name, RK_SKELETON_MAX_NAME + 1) > RK_SKELETON_MAX_NAME)
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_LIMIT,
-                             "target skeleton: joint %zu: name longer than %d bytes", i,
-                             RK_SKELETON_MAX_NAME);
-    if (!g_utf8_validate(name, -1, NULL))
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint %zu: name is not valid UTF-8", i);
-    const int32_t p = k->parents[i];
-    if (p < -1 || p >= (int32_t)n || p == (int32_t)i)
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint '%s' (%zu): parent %d is out of range "
-                             "(-1 or 0..%zu, not itself)",
-                             name, i, (int)p, n - 1);
-    const float *x = k->rest + i * RK_PLUGIN_TRS_FLOATS;
-    for (int c = 0; c < RK_PLUGIN_TRS_FLOATS; c++)
-      if (!isfinite(x[c]))
-        return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                               "target skeleton: joint '%s': rest value %d is not finite", name, c);
-    const double qn =
-        sqrt((double)x[3] * x[3] + (double)x[4] * x[4] + (double)x[5] * x[5] + (double)x[6] * x[6]);
-    if (qn < 1e-6)
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint '%s': rest rotation (%g, %g, %g, %g) is not "
-                             "a quaternion",
-                             name, x[3], x[4], x[5], x[6]);
-    if (fabsf(x[7]) < 1e-9f || fabsf(x[8]) < 1e-9f || fabsf(x[9]) < 1e-9f)
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
-                             "target skeleton: joint '%s': rest scale (%g, %g, %g) has a zero",
-                             name, x[7], x[8], x[9]);
-    if (k->flags && (k->flags[i] & ~(uint32_t)RK_PLUGIN_JOINT_END_SITE))
-      return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
-                             "target skeleton: joint '%s': unknown flags 0x%x", name,
-                             (unsigned)k->flags[i]);
+  rk__plugin_host_rig rig;
+  int st = rk__plugin_host_rig_build(desc->target_skeleton, &s->space, s->mpu, "target skeleton",
+                                     &rig, err, err_size);
+  if (st != RK_PLUGIN_OK)
+    return st;
+  if (desc->target_mesh_count &&
+      (st = rk__plugin_host_target(desc, &rig, s->mpu, &s->target_asset, err, err_size))) {
+    rk__plugin_host_rig_clear(&rig);
+    return st;
   }
-  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
-  for (size_t i = 0; i < n; i++) {
-    const bool root = k->parents[i] < 0;
-    rk_transform rest =
-        rk__plugin_to_canonical(k->rest + i * RK_PLUGIN_TRS_FLOATS, &s->space, s->mpu, root);
-    unsigned fl = (k->flags && (k->flags[i] & RK_PLUGIN_JOINT_END_SITE)) ? RK_SKELETON_END_SITE : 0;
-    rk_skeleton_builder_add_joint(b, k->names[i], k->parents[i], &rest, fl);
-  }
-  s->host_to_skel = g_new(int, n);
-  g_autoptr(GError) e = NULL;
-  s->target = rk_skeleton_builder_build(b, s->host_to_skel, &e);
-  if (!s->target) {
-    g_prefix_error(&e, "target skeleton: ");
-    return rk__plugin_fail_gerror(err, err_size, e);
-  }
-  s->nt = n;
-  s->skel_to_host = g_new(int, n);
-  s->host_parents = g_new(int32_t, n);
-  s->host_flags = g_new(uint32_t, n);
-  for (size_t i = 0; i < n; i++) {
-    s->skel_to_host[s->host_to_skel[i]] = (int)i;
-    s->host_parents[i] = k->parents[i];
-    s->host_flags[i] = k->flags ? k->flags[i] : 0;
-  }
+  s->target = rig.skeleton; /* the session takes over the rig's arrays */
+  s->nt = rig.n;
+  s->host_to_skel = rig.host_to_skel;
+  s->skel_to_host = rig.skel_to_host;
+  s->host_parents = rig.host_parents;
+  s->host_flags = rig.host_flags;
   return RK_PLUGIN_OK;
 }
 
@@ -205,6 +149,11 @@ static int check_desc(const rk_plugin_session_desc *desc, double *mpu, char *err
   if (desc->target_asset && !rk__plugin_is_live(desc->target_asset, RK__PLUGIN_ASSET))
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_new: desc.target_asset is not an open asset handle");
+  if (desc->target_mesh_count && (!desc->target_meshes || !desc->target_skeleton))
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
+                           "session_new: desc.target_mesh_count = %u needs desc.target_meshes and "
+                           "desc.target_skeleton (an opened target has its own meshes)",
+                           desc->target_mesh_count);
   if (desc->profile_path && desc->profile_text)
     return rk__plugin_fail(
         err, err_size, RK_PLUGIN_ERR_ARGUMENT,
@@ -224,19 +173,49 @@ static int check_desc(const rk_plugin_session_desc *desc, double *mpu, char *err
   return RK_PLUGIN_OK;
 }
 
-/* The retargeting options: defaults, the profile's [settings], then the host's settings. */
-static rk_retarget_options session_options(const rk_profile *profile, const rk_plugin_settings *st) {
-  rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
-  rk_profile_apply_settings(profile, &o);
-  if (st->foot_ik != RK_PLUGIN_DEFAULT)
-    o.foot_ik = st->foot_ik;
-  if (st->hand_ik != RK_PLUGIN_DEFAULT)
-    o.hand_ik = st->hand_ik;
-  if (st->root_motion != RK_PLUGIN_DEFAULT)
-    o.root_motion = st->root_motion;
-  if (st->fps > 0)
-    o.fps = st->fps;
-  return o;
+/* Applies desc.settings_text, the body of a [settings] group, over *o (nothing when NULL). */
+static int apply_settings_text(const char *text, rk_retarget_options *o, char *err,
+                               size_t err_size) {
+  if (!text)
+    return RK_PLUGIN_OK;
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_autofree char *group = g_strconcat("[settings]\n", text, NULL);
+  g_autoptr(GError) e = NULL;
+  if (!g_key_file_load_from_data(kf, group, (gsize)-1, G_KEY_FILE_NONE, &e)) {
+    g_prefix_error(&e, "settings_text: ");
+    return rk__plugin_fail_gerror(err, err_size, e);
+  }
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+  if (groups[1])
+    return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_INVALID,
+                           "settings_text: [%s]: only the keys of [settings] belong here (bone "
+                           "maps go into the profile)",
+                           groups[1]);
+  if (!rk_retarget_options_from_keyfile(o, kf, "settings_text", &e))
+    return rk__plugin_fail_gerror(err, err_size, e);
+  return RK_PLUGIN_OK;
+}
+
+/* The retargeting options: defaults, the profile's [settings], settings_text, then the host's
+ * typed settings. */
+static int session_options(const rk_profile *profile, const rk_plugin_session_desc *desc,
+                           rk_retarget_options *o, char *err, size_t err_size) {
+  const rk_retarget_options defaults = RK_RETARGET_OPTIONS_INIT;
+  *o = defaults;
+  rk_profile_apply_settings(profile, o);
+  int st = apply_settings_text(desc->settings_text, o, err, err_size);
+  if (st != RK_PLUGIN_OK)
+    return st;
+  const rk_plugin_settings *set = &desc->settings;
+  if (set->foot_ik != RK_PLUGIN_DEFAULT)
+    o->foot_ik = set->foot_ik;
+  if (set->hand_ik != RK_PLUGIN_DEFAULT)
+    o->hand_ik = set->hand_ik;
+  if (set->root_motion != RK_PLUGIN_DEFAULT)
+    o->root_motion = set->root_motion;
+  if (set->fps > 0)
+    o->fps = set->fps;
+  return RK_PLUGIN_OK;
 }
 
 int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
@@ -267,7 +246,10 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
   s->source = rk__plugin_asset_ref((rk_plugin_asset *)desc->source);
   s->clip = rk_asset_clip(src, desc->source_clip);
   s->source_label = label_of(desc->source);
-  s->opts = session_options(profile, &desc->settings);
+  if ((st = session_options(profile, desc, &s->opts, err, err_size)) != RK_PLUGIN_OK) {
+    session_free(s);
+    return st;
+  }
   s->reduce_tol = desc->settings.reduce_tolerance_m;
 
   if (desc->target_asset) {
@@ -276,7 +258,7 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     use_asset_skeleton(s);
   } else {
     s->target_label = g_strdup("(host skeleton)");
-    if ((st = build_host_skeleton(s, desc->target_skeleton, err, err_size)) != RK_PLUGIN_OK) {
+    if ((st = build_host_skeleton(s, desc, err, err_size)) != RK_PLUGIN_OK) {
       session_free(s);
       return st;
     }
@@ -291,7 +273,8 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     g_prefix_error(&e, "target %s: ", s->target_label);
     goto gerror;
   }
-  /* A target asset's meshes give its soles and body; a host skeleton has its bones only. */
+  /* A target asset's meshes (an opened target's, or a host skeleton's target_meshes) give its
+   * soles and body; a host skeleton without meshes has its bones only. */
   s->rt = s->target_asset
               ? rk_retargeter_new_onto(src_skel, &s->smap, s->target_asset->asset, &s->tmap, &e)
               : rk_retargeter_new(src_skel, &s->smap, s->target, &s->tmap, &e);
@@ -607,6 +590,18 @@ int rk__plugin_session_map_text(const rk_plugin_session *s, char *text, size_t t
   return RK_PLUGIN_OK;
 }
 
+/* True when the target was read from a glTF/GLB file that is still there and path asks for
+ * glTF/GLB: the export then edits that document instead of rebuilding it from rigkit's model. */
+static bool edits_own_document(const rk_asset *target, const char *path) {
+  const char *f = target ? rk_asset_source_format(target) : NULL;
+  const char *src = target ? rk_asset_source_path(target) : NULL;
+  if (!f || (strcmp(f, "glb") && strcmp(f, "gltf")) || !src || !*src ||
+      !g_file_test(src, G_FILE_TEST_IS_REGULAR))
+    return false;
+  return g_str_has_suffix(path, ".glb") || g_str_has_suffix(path, ".gltf") ||
+         g_str_has_suffix(path, ".GLB") || g_str_has_suffix(path, ".GLTF");
+}
+
 int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char *err,
                               size_t err_size) {
   int st = check_session(s, "session_export", true, err, err_size);
@@ -616,9 +611,17 @@ int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_export: the path is NULL or empty");
   g_autoptr(GError) e = NULL;
-  rk_clip *clip = rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result));
-  g_autoptr(rk_asset) out = rk_retarget_output_asset(
-      s->target, s->target_asset ? s->target_asset->asset : NULL, clip, &e);
+  const rk_clip *keys = s->reduced ? s->reduced : rk_retarget_result_clip(s->result);
+  const rk_asset *ta = s->target_asset ? s->target_asset->asset : NULL;
+  if (edits_own_document(ta, path)) {
+    /* A glTF character goes out as it came in (textures, extensions, extras): its own document
+     * with the clip as its animation. */
+    if (!rk_gltf_edit_write(rk_asset_source_path(ta), ta, keys, path, &e))
+      return rk__plugin_fail_gerror(err, err_size, e);
+    return RK_PLUGIN_OK;
+  }
+  rk_clip *clip = rk_clip_copy(keys);
+  g_autoptr(rk_asset) out = rk_retarget_output_asset(s->target, ta, clip, &e);
   if (!out)
     return rk__plugin_fail_gerror(err, err_size, e);
   if (!rk_export_file(out, path, NULL, &e))

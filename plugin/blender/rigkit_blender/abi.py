@@ -1,4 +1,4 @@
-# ctypes bindings of rigkit's plugin ABI (plugin/abi/include/rigkit/plugin.h, ABI version 1).
+# ctypes bindings of rigkit's plugin ABI (plugin/abi/include/rigkit/plugin.h, ABI version 2).
 #
 # No Blender import here: the module works in any Python 3 with numpy, so it can be tested and
 # used outside Blender. The structures mirror the header field by field; load() checks every
@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 ABI_QUERY = 0
 TRS_FLOATS = 10
 DEFAULT = -1
@@ -23,8 +23,16 @@ CHANNEL_ROTATION = 1
 CHANNEL_SCALE = 2
 JOINT_END_SITE = 1
 
+ISOLATION_AUTO = 0    # glTF/GLB/FBX in the helper process, BVH/DH in this one
+ISOLATION_NONE = 1
+ISOLATION_ALWAYS = 2
+BVH_ROOT_OFFSET_AUTO = 0     # the reading that puts the feet on the ground (rigkit's choice)
+BVH_ROOT_OFFSET_ADD = 1      # root position = OFFSET + channels
+BVH_ROOT_OFFSET_REPLACE = 2  # root position = channels (Blender's own BVH importer's reading)
+
 OK = 0
 ERR_CAPACITY = 12
+ERR_CRASHED = 13  # the import helper process died on the file; this process is unaffected
 
 LIBRARY_NAME = "librigkit_plugin.so"
 
@@ -43,12 +51,12 @@ class Space(ctypes.Structure):
 
 class ImportOptions(ctypes.Structure):
     _fields_ = [("format", _c_char_p), ("metres_per_unit", ctypes.c_double),
-                ("bvh_up_axis", _c_char_p)]
+                ("bvh_up_axis", _c_char_p), ("isolation", _i32), ("bvh_root_offset", _i32)]
 
 
 class AssetInfo(ctypes.Structure):
     _fields_ = [("joint_count", _u32), ("clip_count", _u32), ("mesh_count", _u32),
-                ("reserved", _u32), ("format", _c_char_p), ("path", _c_char_p),
+                ("isolated", _u32), ("format", _c_char_p), ("path", _c_char_p),
                 ("unit", _c_char_p), ("metres_per_unit", ctypes.c_double),
                 ("up_axis", _c_char_p)]
 
@@ -69,11 +77,26 @@ class Settings(ctypes.Structure):
                 ("fps", ctypes.c_double), ("reduce_tolerance_m", ctypes.c_double)]
 
 
+class Mesh(ctypes.Structure):
+    _fields_ = [("name", _c_char_p), ("vertex_count", _u32), ("index_count", _u32),
+                ("positions", _f32p), ("indices", _u32p),
+                ("joints", ctypes.POINTER(ctypes.c_uint16)), ("weights", _f32p)]
+
+
 class SessionDesc(ctypes.Structure):
     _fields_ = [("source", ctypes.c_void_p), ("source_clip", _u32), ("reserved", _u32),
                 ("target_asset", ctypes.c_void_p), ("target_skeleton", ctypes.POINTER(Skeleton)),
                 ("space", Space), ("profile_path", _c_char_p), ("profile_text", _c_char_p),
-                ("settings", Settings)]
+                ("settings", Settings), ("settings_text", _c_char_p),
+                ("target_meshes", ctypes.POINTER(Mesh)), ("target_mesh_count", _u32),
+                ("reserved2", _u32)]
+
+
+class HostClip(ctypes.Structure):
+    _fields_ = [("skeleton", ctypes.POINTER(Skeleton)), ("space", Space), ("keys", _i32),
+                ("frame_count", _u32), ("fps", ctypes.c_double), ("translations", _f32p),
+                ("rotations", _f32p), ("scales", _f32p), ("name", _c_char_p),
+                ("label", _c_char_p)]
 
 
 class Result(ctypes.Structure):
@@ -134,6 +157,8 @@ class Api(ctypes.Structure):
         ("session_map_text", _fn(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, _size_t,
                                  ctypes.POINTER(_size_t), *_ERR)),
         ("session_export", _fn(ctypes.c_int, ctypes.c_void_p, _c_char_p, *_ERR)),
+        ("asset_from_host", _fn(ctypes.c_int, ctypes.POINTER(HostClip),
+                                ctypes.POINTER(ctypes.c_void_p), *_ERR)),
     ]
 
 
@@ -141,7 +166,7 @@ _STRUCTS = {"rk_plugin_api": Api, "rk_plugin_info": Info, "rk_plugin_space": Spa
             "rk_plugin_import_options": ImportOptions, "rk_plugin_asset_info": AssetInfo,
             "rk_plugin_clip_info": ClipInfo, "rk_plugin_skeleton": Skeleton,
             "rk_plugin_settings": Settings, "rk_plugin_session_desc": SessionDesc,
-            "rk_plugin_result": Result}
+            "rk_plugin_result": Result, "rk_plugin_host_clip": HostClip, "rk_plugin_mesh": Mesh}
 
 
 class RigkitError(Exception):
@@ -197,9 +222,13 @@ class Plugin:
         return ctypes.create_string_buffer(1024)
 
     # ---- assets ----
-    def open_file(self, path, fmt=None, metres_per_unit=0.0, bvh_up_axis=None):
+    def open_file(self, path, fmt=None, metres_per_unit=0.0, bvh_up_axis=None,
+                  isolation=ISOLATION_AUTO, bvh_root_offset=BVH_ROOT_OFFSET_AUTO):
+        """The file as an Asset; glTF/GLB/FBX are read in the helper process by default, so an
+        importer crash is a RigkitError (status ERR_CRASHED), not the end of this process."""
         o = ImportOptions(fmt.encode() if fmt else None, metres_per_unit,
-                          bvh_up_axis.encode() if bvh_up_axis else None)
+                          bvh_up_axis.encode() if bvh_up_axis else None, isolation,
+                          bvh_root_offset)
         h = ctypes.c_void_p()
         err = self._err()
         self._check(self.api.asset_open_file(os.fsencode(path), ctypes.byref(o),
@@ -214,10 +243,29 @@ class Plugin:
                                                ctypes.byref(h), err, len(err)), err)
         return Asset(self, h)
 
+    def from_host(self, skeleton, space, fps, translations=None, rotations=None, scales=None,
+                  form=KEYS_LOCAL, name=None, label=None):
+        """An Asset holding one clip given as host data: skeleton a HostSkeleton (rest in
+        `space`), translations [frames, joints, 3], rotations [frames, joints, 4] (x, y, z, w),
+        scales [frames, joints, 3] (each may be None: the rest) in `form`, at fps."""
+        arrays = [None if a is None else np.ascontiguousarray(a, dtype=np.float32)
+                  for a in (translations, rotations, scales)]
+        frames = next((a.shape[0] for a in arrays if a is not None), 1)
+        c = HostClip(ctypes.pointer(skeleton.struct), Space(space[0], space[1]), form, frames,
+                     fps, *[None if a is None else _f32(a) for a in arrays],
+                     name.encode() if name else None, label.encode() if label else None)
+        h = ctypes.c_void_p()
+        err = self._err()
+        self._check(self.api.asset_from_host(ctypes.byref(c), ctypes.byref(h), err, len(err)), err)
+        return Asset(self, h)
+
     def session(self, source, clip_index, target=None, skeleton=None, space=(UP_Y, 1.0),
                 profile_path=None, profile_text=None, foot_ik=DEFAULT, hand_ik=DEFAULT,
-                root_motion=DEFAULT, fps=0.0, reduce_tolerance_m=0.0):
-        """Builds a session: target is an Asset, or skeleton a HostSkeleton in `space`."""
+                root_motion=DEFAULT, fps=0.0, reduce_tolerance_m=0.0, settings_text=None,
+                meshes=()):
+        """Builds a session: target is an Asset, or skeleton a HostSkeleton in `space` with its
+        character's `meshes` (HostMesh); settings_text holds [settings] keys over the
+        profile's ("contact_height=0.05")."""
         d = SessionDesc()
         d.source = source.handle
         d.source_clip = clip_index
@@ -228,6 +276,10 @@ class Plugin:
         d.profile_path = os.fsencode(profile_path) if profile_path else None
         d.profile_text = profile_text.encode() if profile_text else None
         d.settings = Settings(foot_ik, hand_ik, root_motion, 0, fps, reduce_tolerance_m)
+        d.settings_text = settings_text.encode() if settings_text else None
+        structs = (Mesh * len(meshes))(*[m.struct for m in meshes]) if meshes else None
+        d.target_meshes = ctypes.cast(structs, ctypes.POINTER(Mesh)) if structs else None
+        d.target_mesh_count = len(meshes)
         h = ctypes.c_void_p()
         err = self._err()
         self._check(self.api.session_new(ctypes.byref(d), ctypes.byref(h), err, len(err)), err)
@@ -282,6 +334,24 @@ class HostSkeleton:
                                self._parents.ctypes.data_as(_i32p),
                                _f32(self._rest),
                                None if self._flags is None else self._flags.ctypes.data_as(_u32p))
+
+
+class HostMesh:
+    """A host target's skinned mesh: positions (n x 3, in the session's space), triangle indices
+    (or None), joints (n x 4, host skeleton order) and weights (n x 4), or neither."""
+
+    def __init__(self, name, positions, indices=None, joints=None, weights=None):
+        self._name = name.encode("utf-8")
+        self._pos = np.ascontiguousarray(positions, dtype=np.float32).reshape(-1, 3)
+        self._idx = None if indices is None else np.ascontiguousarray(indices, dtype=np.uint32)
+        self._j = None if joints is None else np.ascontiguousarray(joints, dtype=np.uint16)
+        self._w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float32)
+        self.struct = Mesh(self._name, len(self._pos), 0 if self._idx is None else len(self._idx),
+                           _f32(self._pos),
+                           None if self._idx is None else self._idx.ctypes.data_as(_u32p),
+                           None if self._j is None else
+                           self._j.ctypes.data_as(ctypes.POINTER(ctypes.c_uint16)),
+                           None if self._w is None else _f32(self._w))
 
 
 class Session:

@@ -15,11 +15,20 @@
  * ---- Version policy ---------------------------------------------------------------------------
  * RK_PLUGIN_ABI_VERSION numbers this header. Any change to a struct, an enum value or a function
  * signature below, including appending a function to rk_plugin_api, makes a new number. A plugin
- * serves exactly the ABI versions it was built for (today one: 1); rk_plugin_get_api(v) for any
- * other v returns NULL and records why. The first four fields of rk_plugin_api (rk_plugin_info)
- * are frozen: they keep this layout in every ABI version, so a host of any version can call
- * rk_plugin_get_api(RK_PLUGIN_ABI_QUERY) and read the plugin's ABI version, rigkit version and
- * the refusal message. That query result has every function pointer NULL.
+ * serves exactly the ABI versions it was built for; rk_plugin_get_api(v) for any other v returns
+ * NULL and records why. The first four fields of rk_plugin_api (rk_plugin_info) are frozen: they
+ * keep this layout in every ABI version, so a host of any version can call
+ * rk_plugin_get_api(RK_PLUGIN_ABI_QUERY) and read the plugin's newest ABI version, rigkit version
+ * and the refusal message. That query result has every function pointer NULL.
+ *
+ * This plugin serves ABI 2 (this header) and ABI 1. ABI 2 appended asset_from_host (a source
+ * clip given as the host's own skeleton and keys, rk_plugin_host_clip), added
+ * rk_plugin_import_options.isolation (imports read by Assimp run in a helper process) and
+ * .bvh_root_offset, rk_plugin_asset_info.isolated, rk_plugin_session_desc.settings_text and
+ * .target_meshes (rk_plugin_mesh: a host target's skinned meshes) and RK_PLUGIN_ERR_CRASHED. A host built against ABI 1 gets ABI 1's table: the same functions
+ * without the appended one, struct_size answering ABI 1's sizes, its smaller import options and
+ * session descriptions read as ABI 1 wrote them, and every import in its own process, as
+ * ABI 1 did.
  *
  * ---- Errors -----------------------------------------------------------------------------------
  * Every function that can fail returns an int status (rk_plugin_status: 0 = RK_PLUGIN_OK) and
@@ -68,10 +77,21 @@
  * Times: key frames are numbered from 0 at the session's output rate (rk_plugin_result.fps);
  * frame f is at f / fps seconds after the clip's start.
  *
+ * ---- Imports in a helper process --------------------------------------------------------------
+ * glTF/GLB and FBX files are read by Assimp, which can abort the process on some malformed files.
+ * By default (RK_PLUGIN_ISOLATION_AUTO) asset_open_file and asset_open_memory therefore import
+ * those formats in a separate process, rigkit-import-helper (built with the plugin), which reads
+ * the file with the same importers and hands the asset (skeleton, clips, meshes, provenance) back
+ * over a pipe; a crash there becomes RK_PLUGIN_ERR_CRASHED with a message naming the file, and
+ * the host keeps running. The helper is looked up as $RIGKIT_IMPORT_HELPER, then beside
+ * librigkit_plugin.so, then in the directory it was installed to; it is started with posix_spawn
+ * (no fork of the host's threads). BVH and DH tables are read by rigkit's own readers, which never
+ * abort, in the host's process.
+ *
  * Index (members of rk_plugin_api): info, status_name, struct_size, asset_open_file,
  *   asset_open_memory, asset_close, asset_info, asset_clip, asset_joints, session_new,
  *   session_close, session_run, session_result, session_joints, session_keys, session_track,
- *   session_contact, session_map_text, session_export
+ *   session_contact, session_map_text, session_export, asset_from_host
  */
 #ifndef RIGKIT_PLUGIN_H
 #define RIGKIT_PLUGIN_H
@@ -84,7 +104,7 @@ extern "C" {
 #endif
 
 /** The ABI this header describes. */
-#define RK_PLUGIN_ABI_VERSION 1u
+#define RK_PLUGIN_ABI_VERSION 2u
 /** Pass to rk_plugin_get_api to get the frozen rk_plugin_info of any plugin (never NULL). */
 #define RK_PLUGIN_ABI_QUERY 0u
 /** The name of the only exported symbol, for dlsym / GetProcAddress. */
@@ -109,7 +129,25 @@ typedef enum rk_plugin_status {
   RK_PLUGIN_ERR_ARGUMENT = 10, /* a NULL pointer, unknown or closed handle, index out of range */
   RK_PLUGIN_ERR_STATE = 11,    /* e.g. reading keys of a session that has not run */
   RK_PLUGIN_ERR_CAPACITY = 12, /* a caller array is too small (the message says how large) */
+  RK_PLUGIN_ERR_CRASHED = 13,  /* the import helper process died on the file (e.g. Assimp
+                                  aborted): the file is refused, the host is unaffected */
 } rk_plugin_status;
+
+/** How a BVH root OFFSET combines with the root's position channels: readers disagree, so a clip
+ * imported by another program (e.g. Blender) is matched by naming its reading. */
+typedef enum rk_plugin_bvh_root_offset {
+  RK_PLUGIN_BVH_ROOT_OFFSET_AUTO = 0,    /* the reading that puts the feet on the ground plane */
+  RK_PLUGIN_BVH_ROOT_OFFSET_ADD = 1,     /* position = OFFSET + channels */
+  RK_PLUGIN_BVH_ROOT_OFFSET_REPLACE = 2, /* position = channels (Blender's and Assimp's reading) */
+} rk_plugin_bvh_root_offset;
+
+/** Where a file is imported (rk_plugin_import_options.isolation). */
+typedef enum rk_plugin_isolation {
+  RK_PLUGIN_ISOLATION_AUTO = 0,   /* formats read by Assimp (glTF, GLB, FBX) in the helper
+                                     process, BVH and DH tables in the host's */
+  RK_PLUGIN_ISOLATION_NONE = 1,   /* every format in the host's process (ABI 1's behaviour) */
+  RK_PLUGIN_ISOLATION_ALWAYS = 2, /* every format in the helper process */
+} rk_plugin_isolation;
 
 /** Up axis of a host space. */
 typedef enum rk_plugin_up {
@@ -149,6 +187,8 @@ typedef struct rk_plugin_import_options {
   const char *format;      /* "bvh", "gltf", "glb", "fbx", "dh"; NULL = from content/extension */
   double metres_per_unit;  /* 0 = from the file, or detected from the skeleton's height (BVH) */
   const char *bvh_up_axis; /* BVH: the file's up axis ("Y", "Z", ...); NULL = detected */
+  int32_t isolation;       /* rk_plugin_isolation (ABI 2) */
+  int32_t bvh_root_offset; /* rk_plugin_bvh_root_offset (ABI 2) */
 } rk_plugin_import_options;
 
 /** What an asset holds. Strings are borrowed (valid until the asset is closed). */
@@ -156,8 +196,8 @@ typedef struct rk_plugin_asset_info {
   uint32_t joint_count;
   uint32_t clip_count;
   uint32_t mesh_count;
-  uint32_t reserved;
-  const char *format;     /* "bvh", "glb", ... */
+  uint32_t isolated;      /* 1 when the file was read in the helper process (ABI 2) */
+  const char *format;     /* "bvh", "glb", ..., "host" for asset_from_host */
   const char *path;       /* the path or in-memory name it was opened from */
   const char *unit;       /* unit of the file ("cm", "dm", "m", ...) */
   double metres_per_unit; /* the scale applied to reach metres */
@@ -173,8 +213,9 @@ typedef struct rk_plugin_clip_info {
   uint32_t reserved;
 } rk_plugin_clip_info;
 
-/** A target skeleton given by the host (e.g. its armature). Joints may come in any order (parents
- * need not precede children); the plugin keeps the host's order in everything it returns. */
+/** A skeleton given by the host (e.g. its armature): a session's target, or a host clip's rig.
+ * Joints may come in any order (parents need not precede children); the plugin keeps the host's
+ * order in everything it returns. */
 typedef struct rk_plugin_skeleton {
   uint32_t joint_count; /* 1 .. 65535 */
   uint32_t reserved;
@@ -201,6 +242,40 @@ typedef struct rk_plugin_settings {
 #define RK_PLUGIN_SETTINGS_INIT                                                                    \
   { RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, RK_PLUGIN_DEFAULT, 0, 0.0, 0.0 }
 
+/** A skinned mesh of a host's target (ABI 2), e.g. a Blender armature's character: its rest
+ * vertices let the retarget find the character's soles and lowest points, and session_export
+ * writes it. */
+typedef struct rk_plugin_mesh {
+  const char *name;       /* used in messages; NULL = "" */
+  uint32_t vertex_count;  /* 1 .. 2^26 */
+  uint32_t index_count;   /* a multiple of 3 (triangles), 0 without indices */
+  const float *positions; /* vertex_count * 3 at bind time, in the session's space and in the
+                             frame the target skeleton's roots are placed in (for Blender: world
+                             positions over the armature's object scale) */
+  const uint32_t *indices; /* index_count indices into the vertices, or NULL */
+  const uint16_t *joints;  /* vertex_count * 4 joints in the target skeleton's (host) order, or
+                              NULL for a mesh that no joint moves */
+  const float *weights;    /* vertex_count * 4, >= 0 (normalised by the plugin); with joints */
+} rk_plugin_mesh;
+
+/** A source clip given by the host (asset_from_host): its own skeleton and a key per frame, e.g.
+ * an armature's action sampled at the scene's rate. ABI 2. */
+typedef struct rk_plugin_host_clip {
+  const rk_plugin_skeleton *skeleton; /* the joints (any order), rest poses in `space`; checked
+                                         like a target skeleton */
+  rk_plugin_space space;              /* space of the rest poses and of the keys */
+  int32_t keys;                       /* rk_plugin_keys: LOCAL or REST_RELATIVE values below */
+  uint32_t frame_count;               /* frames, 1 .. 2^24; frame f is at f / fps seconds */
+  double fps;                         /* the frames' rate, > 0 */
+  const float *translations; /* frame_count * joint_count * 3, frame-major in the skeleton's
+                                order, or NULL: every joint keeps its rest translation */
+  const float *rotations;    /* frame_count * joint_count * 4 (x, y, z, w), or NULL (rest) */
+  const float *scales;       /* frame_count * joint_count * 3, or NULL (rest) */
+  const char *name;          /* the clip's name; NULL = "host clip" */
+  const char *label;         /* names the asset in messages and asset_info.path (e.g. the
+                                host's object name); NULL = "(host)" */
+} rk_plugin_host_clip;
+
 /** What session_new builds. Exactly one of target_asset and target_skeleton is set. At most one
  * of profile_path and profile_text is set: a GLib key file with optional groups [source] and
  * [target] (canonical bone = joint name, overriding the automatic humanoid mapping of that rig)
@@ -208,7 +283,8 @@ typedef struct rk_plugin_settings {
  * contact_min_time, blend_time, ik_iterations), read by the same rigkit functions as the CLI;
  * any other group is refused (a misspelt group would otherwise be ignored). Each rig is mapped
  * automatically, then its group overrides bones; a rig the automatic mapping refuses (e.g. a
- * quadruped) is mapped by its group alone. */
+ * quadruped) is mapped by its group alone. The options are rigkit's defaults, then the profile's
+ * [settings], then settings_text, then the fields of settings that are set. */
 typedef struct rk_plugin_session_desc {
   const rk_plugin_asset *source; /* the clip's asset (required) */
   uint32_t source_clip;          /* clip index in source */
@@ -219,6 +295,14 @@ typedef struct rk_plugin_session_desc {
   const char *profile_path; /* profile key file, or NULL */
   const char *profile_text; /* profile key file contents, or NULL */
   rk_plugin_settings settings;
+  const char *settings_text; /* key=value lines with the keys of a profile's [settings] group
+                                (e.g. "contact_height=0.05\nik_iterations=20"), over the
+                                profile's; checked like a profile, messages name "settings_text";
+                                NULL = none (ABI 2) */
+  const rk_plugin_mesh *target_meshes; /* with target_skeleton: its character's meshes, read
+                                          during session_new only (ABI 2); NULL = none */
+  uint32_t target_mesh_count;
+  uint32_t reserved2;
 } rk_plugin_session_desc;
 
 /** Figures of a session that has run. */
@@ -251,7 +335,7 @@ typedef struct rk_plugin_info {
                                  on the calling thread was refused (or that none was) */
 } rk_plugin_info;
 
-/** The function table (ABI version 1). Static: never freed, valid while the .so is loaded. */
+/** The function table (ABI version 2). Static: never freed, valid while the .so is loaded. */
 typedef struct rk_plugin_api {
   rk_plugin_info info;
 
@@ -261,9 +345,11 @@ typedef struct rk_plugin_api {
    * was compiled, or 0 for an unknown name: bindings check their own layouts against it. */
   size_t (*struct_size)(const char *struct_name);
 
-  /** Imports a file (glTF/GLB, FBX, BVH, DH table) into a new asset in *out (opts may be NULL).
-   * Fails with IO, PARSE, UNSUPPORTED, INVALID or LIMIT, the message starting with the path.
-   * The host closes the asset with asset_close. */
+  /** Imports a file (glTF/GLB, FBX, BVH, DH table) into a new asset in *out (opts may be NULL),
+   * in the helper process as opts->isolation says (see "Imports in a helper process"). Fails
+   * with IO, PARSE, UNSUPPORTED, INVALID or LIMIT, the message starting with the path; CRASHED
+   * when the helper process died on the file; IO when the helper cannot be found or started
+   * (the message names where it was looked for). The host closes the asset with asset_close. */
   int (*asset_open_file)(const char *path, const rk_plugin_import_options *opts,
                          rk_plugin_asset **out, char *err, size_t err_size);
   /** Same from size bytes (read during the call only); name is used in messages and, without
@@ -291,8 +377,9 @@ typedef struct rk_plugin_api {
   /** Builds a retarget session (maps both rigs onto rigkit's humanoid profile, applies the
    * profile, prepares the retargeter) into *out; nothing is computed per frame yet. Fails with
    * ARGUMENT (bad desc), IO/PARSE/INVALID/NOT_FOUND (profile), INVALID/LIMIT (target skeleton:
-   * duplicate or empty names, parent cycles, non-finite rest) or MAPPING (a rig is not a
-   * humanoid and the profile does not map it). The host closes it with session_close. */
+   * duplicate or empty names, parent cycles, non-finite rest; target meshes: a missing or
+   * non-finite position, an index or joint out of range, naming the mesh) or MAPPING (a rig is
+   * not a humanoid and the profile does not map it). The host closes it with session_close. */
   int (*session_new)(const rk_plugin_session_desc *desc, rk_plugin_session **out, char *err,
                      size_t err_size);
   /** Releases a session; NULL is a no-op, an unknown handle gives RK_PLUGIN_ERR_ARGUMENT. */
@@ -334,11 +421,24 @@ typedef struct rk_plugin_api {
    * (optional) receives the full length + 1. Works before a run. */
   int (*session_map_text)(const rk_plugin_session *session, char *text, size_t text_size,
                           size_t *needed, char *err, size_t err_size);
-  /** Writes the target (its meshes and skin when it came from an asset) with the retargeted
-   * clip (reduced when a tolerance was set) to path, format from the extension (.glb, .gltf,
-   * .bvh): for hosts without their own exporter. Leaves no partial file on failure. */
+  /** Writes the target (its meshes and skin when it came from an asset or with target_meshes)
+   * with the retargeted clip (reduced when a tolerance was set) to path, format from the
+   * extension (.glb, .gltf, .bvh): for hosts without their own exporter. A target read from a
+   * glTF/GLB file that is still there, written as .glb/.gltf, goes out as its own document with
+   * the clip as its animation (textures, extensions and extras kept; INVALID when the file
+   * changed since it was opened). Leaves no partial file on failure. */
   int (*session_export)(const rk_plugin_session *session, const char *path, char *err,
                         size_t err_size);
+
+  /* ---- ABI 2 ---- */
+  /** Builds a source asset from the host's own skeleton and keys (one clip, named clip->name, at
+   * clip->fps), e.g. an armature's animation, for session_new's desc.source. The arrays are read
+   * during the call only; the host closes the asset with asset_close. Fails with ARGUMENT (clip,
+   * out or skeleton NULL, keys or space out of range, fps not finite and positive, frame_count
+   * 0 or above 2^24), the target-skeleton checks (INVALID, LIMIT) on clip->skeleton, or INVALID
+   * naming the joint and frame of a non-finite value, a zero rotation or a zero scale. */
+  int (*asset_from_host)(const rk_plugin_host_clip *clip, rk_plugin_asset **out, char *err,
+                         size_t err_size);
 } rk_plugin_api;
 
 /** Type of the entry point, for dlsym. */
@@ -350,11 +450,11 @@ typedef const rk_plugin_api *(*rk_plugin_get_api_fn)(uint32_t abi_version);
 #define RK_PLUGIN_EXPORT
 #endif
 
-/** The entry point. Returns the function table when abi_version equals the plugin's ABI version
- * (RK_PLUGIN_ABI_VERSION of its build); for RK_PLUGIN_ABI_QUERY, a table holding only the frozen
- * rk_plugin_info (function pointers NULL) whose message says why this thread's last request was
- * refused; for any other version, NULL (the host then queries for the message). Never fails
- * otherwise; thread-safe. */
+/** The entry point. Returns the function table of abi_version when the plugin serves it (2, the
+ * RK_PLUGIN_ABI_VERSION of its build, and 1, see the version policy); for RK_PLUGIN_ABI_QUERY, a
+ * table holding only the frozen rk_plugin_info (function pointers NULL) whose message says why
+ * this thread's last request was refused; for any other version, NULL (the host then queries for
+ * the message). Never fails otherwise; thread-safe. */
 RK_PLUGIN_EXPORT const rk_plugin_api *rk_plugin_get_api(uint32_t abi_version);
 
 #ifdef __cplusplus
