@@ -463,8 +463,11 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   e->seconds = seconds;
   g_ptr_array_add(j->files, NULL);
   g_autoptr(GError) err = NULL;
+  /* A glTF output read back carries its bytes' SHA-256: the journal need not read them again. */
   if (!rk__rt_journal_append(j->b->journal, j->source, (int)j->index, j->clip_name, e,
-                             (const char *const *)j->files->pdata, &err)) {
+                             (const char *const *)j->files->pdata,
+                             rk_asset_source_path(j->back), rk_asset_source_digest(j->back),
+                             &err)) {
     g_mutex_lock(&j->b->lock);
     say_locked(j->b, "rigkit retarget: warning: %s (--resume will redo this clip)", err->message);
     g_mutex_unlock(&j->b->lock);
