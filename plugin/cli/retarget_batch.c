@@ -284,16 +284,18 @@ static char *write_output(clip_job *j) {
     if (!clip)
       return g_strdup_printf("key reduction failed: %s", e->message);
     rk_clip_set_name(clip, j->clip_name);
-  } else {
-    clip = rk_clip_copy(rk_retarget_result_clip(j->r));
   }
   if (edits_target_document(cfg)) {
+    /* The editor only reads the clip: the result's own, unless reduced (no copy of every key). */
     g_autoptr(rk_clip) owned = clip;
-    j->keys = rk_clip_key_count_total(clip);
-    if (!rk_gltf_edit_write(cfg->target_path, cfg->target, clip, j->output, &e))
+    const rk_clip *written = clip ? clip : rk_retarget_result_clip(j->r);
+    j->keys = rk_clip_key_count_total(written);
+    if (!rk_gltf_edit_write(cfg->target_path, cfg->target, written, j->output, &e))
       return g_strdup_printf("export failed: %s", e->message);
     return NULL;
   }
+  if (!clip)
+    clip = rk_clip_copy(rk_retarget_result_clip(j->r)); /* the output asset takes it */
   const bool meshes = cfg->export_opts.format != RK_EXPORT_BVH;
   g_autoptr(rk_asset) out = rk_retarget_output_asset(ts, meshes ? cfg->target : NULL, clip, &e);
   if (!out)
