@@ -143,8 +143,8 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
           if (!rk__bvh_is_space(*r))
             only_ws_after = false;
         if (n < cols && (last || only_ws_after)) {
-          rk__raw_note(raw, "last frame line has %zu of %zu values (truncated file?): dropped", n,
-                       cols);
+          rk__raw_repair(raw, "last frame line has %zu of %zu values (truncated file?): dropped",
+                         n, cols);
           break;
         }
         g_free(data.v);
@@ -168,8 +168,8 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
   if (cols == 0)
     frames = (size_t)b->declared_frames;
   if ((gint64)frames != b->declared_frames)
-    rk__raw_note(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
-                 b->declared_frames, frames, frames);
+    rk__raw_repair(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
+                   b->declared_frames, frames, frames);
   if (frames == 0 && b->declared_frames > 0) {
     g_free(data.v);
     g_set_error(error, RK_ERROR, RK_ERROR_PARSE,

@@ -2,6 +2,7 @@
  * retarget, reduce (optional), export atomically, read the output back and measure it, plot
  * (optional), journal. See retarget_batch.h. */
 #include "retarget_batch.h"
+#include "retarget_html.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -210,6 +211,7 @@ static GPtrArray *written_files(const rk__rt_config *cfg, const char *output) {
 typedef struct clip_job {
   batch *b;
   const rig *rg;
+  const rk_asset *src; /* the source file as imported (its repairs) */
   const rk_clip *src_clip;
   const char *source, *output, *clip_name;
   size_t index;
@@ -447,7 +449,8 @@ static char *measure_output(clip_job *j) {
   rk_retarget_measure_look(rt, j->r, j->src_clip, j->back, &j->look, j->foot_low, j->soles);
   if (t)
     g_thread_join(t);
-  j->warnings = rk_retarget_judge(rt, j->r, &j->look, side.pose ? &j->pose : NULL, &j->verdict);
+  const rk_retarget_judge_input in = {&j->look, side.pose ? &j->pose : NULL, j->src, &cfg->bounds};
+  j->warnings = rk_retarget_judge(rt, j->r, &in, &j->verdict);
   j->planted_mean = j->planted_max = NAN;
   g_autofree rk_vec3 *positions = side.positions;
   rk_retarget_planted_height(rt, j->r, bs, positions, &j->planted_mean, &j->planted_max);
@@ -466,6 +469,7 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
   rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
+  rk_retargeter_heights(j->rg->rt, &e->source_height_m, &e->target_height_m);
   e->skate_mean_mm = j->look.skate_mean_mm;
   e->skate_max_mm = j->look.skate_max_mm;
   e->low_median_mm = j->look.planted_low_median_mm;
@@ -487,6 +491,13 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   for (guint i = 0; i < j->notes->len; i++)
     g_ptr_array_add(e->notes, g_strdup(g_ptr_array_index(j->notes, i)));
   e->seconds = seconds;
+  if (cfg->html_path) {
+    const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
+                                 rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
+                                 rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
+                                 rk_retarget_result_floor(j->r), j->foot_low};
+    e->motion = rk__rt_html_motion(&hc);
+  }
   g_ptr_array_add(j->files, NULL);
   g_autoptr(GError) err = NULL;
   /* A glTF output read back carries its bytes' SHA-256: the journal need not read them again. */
@@ -505,7 +516,7 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
 static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t k,
                               const char *source, const char *output, size_t *frames_out) {
   const gint64 t_start = g_get_monotonic_time();
-  clip_job j = {.b = b, .rg = rg, .src_clip = rk_asset_clip(src, k), .source = source,
+  clip_job j = {.b = b, .rg = rg, .src = src, .src_clip = rk_asset_clip(src, k), .source = source,
                 .output = output, .index = k};
   j.clip_name = rk_clip_name(j.src_clip);
   j.notes = g_ptr_array_new_with_free_func(g_free);
@@ -549,9 +560,16 @@ static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool re
                                       : g_strdup(in->path);
   if (entry->error)
     say_locked(b, "rigkit retarget: %s: %s", what, entry->error);
-  else if (!resumed)
+  else if (!resumed) {
     for (guint i = 0; i < entry->notes->len; i++)
       say_locked(b, "rigkit retarget: note: %s: %s", what, (const char *)g_ptr_array_index(entry->notes, i));
+    /* A file repaired on import is news about the file, not a figure: said as it happens. */
+    for (guint i = 0; i < entry->warnings->len; i++) {
+      const rk__rt_entry_warning *w = g_ptr_array_index(entry->warnings, i);
+      if (!strcmp(w->code, rk_quality_code_name(RK_QUALITY_IMPORT_REPAIRED)))
+        say_locked(b, "rigkit retarget: warning: %s: %s", what, w->message);
+    }
+  }
   g_cond_broadcast(&b->changed);
   g_mutex_unlock(&b->lock);
 }

@@ -196,4 +196,41 @@ static inline void rt_copy(const char *from, const char *to) {
   cr_assert(g_file_set_contents(to, data, (gssize)n, NULL), "cannot write %s", to);
 }
 
+/* Whether a report entry warns with `code`. */
+static inline bool rt_warns(JsonObject *entry, const char *code) {
+  JsonArray *w = json_object_get_array_member(entry, "warnings");
+  for (guint i = 0; i < json_array_get_length(w); i++)
+    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
+      return true;
+  return false;
+}
+
+/* Runs `rigkit retarget --target T --out-dir OUT --report DIR/report.json --no-progress` with more
+ * arguments (as given) and clips (tests/data names), either list NULL-terminated or NULL; T is a
+ * tests/data name. Asserts the exit code; *out (when not NULL) gets stdout. Returns the parser
+ * holding the report (the caller unrefs it). */
+static inline JsonParser *rt_run_report(const char *dir, const char *out_dir, const char *target,
+                                        const char *const *more, const char *const *clips,
+                                        int expect_code, char **out) {
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
+  const char *fixed[] = {"retarget", "--target", NULL, "--out-dir", out_dir, "--report", report,
+                         "--no-progress"};
+  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
+    g_ptr_array_add(args, i == 2 ? rt_data(target) : g_strdup(fixed[i]));
+  for (size_t i = 0; more && more[i]; i++)
+    g_ptr_array_add(args, g_strdup(more[i]));
+  for (size_t i = 0; clips && clips[i]; i++)
+    g_ptr_array_add(args, rt_data(clips[i]));
+  g_ptr_array_add(args, NULL);
+  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
+  cr_assert_eq(r.code, expect_code, "%s%s", r.out, r.err);
+  if (out)
+    *out = g_strdup(r.out);
+  rt_cli_clear(&r);
+  JsonParser *parser = NULL;
+  rt_json(report, &parser);
+  return parser;
+}
+
 #endif

@@ -11,34 +11,10 @@
  * report in dir; returns the parser holding it (the caller unrefs it). */
 static JsonParser *run(const char *dir, const char *target, const char *const *opts,
                        const char *const *clips) {
-  g_autofree char *tfile = rt_data(target);
-  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-  const char *fixed[] = {"retarget", "--target", tfile, "--out-dir", dir, "--report", report,
-                         "--no-progress"};
-  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
-    g_ptr_array_add(args, g_strdup(fixed[i]));
-  for (size_t i = 0; opts[i]; i++)
-    g_ptr_array_add(args, g_strdup(opts[i]));
-  for (size_t i = 0; clips[i]; i++)
-    g_ptr_array_add(args, rt_data(clips[i]));
-  g_ptr_array_add(args, NULL);
-  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
-  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-  cr_assert(strstr(r.out, "verdict"), "the summary table shows the verdict:\n%s", r.out);
-  rt_cli_clear(&r);
-  JsonParser *parser = NULL;
-  rt_json(report, &parser);
+  g_autofree char *out = NULL;
+  JsonParser *parser = rt_run_report(dir, dir, target, opts, clips, 0, &out);
+  cr_assert(strstr(out, "verdict"), "the summary table shows the verdict:\n%s", out);
   return parser;
-}
-
-/* Whether an entry warns with `code`. */
-static bool warns(JsonObject *c, const char *code) {
-  JsonArray *w = json_object_get_array_member(c, "warnings");
-  for (guint i = 0; i < json_array_get_length(w); i++)
-    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
-      return true;
-  return false;
 }
 
 /* The numbers of the issue on every entry of a report. */
@@ -65,9 +41,9 @@ static void check_report(JsonParser *parser, const char *target) {
                   -worst);
     cr_assert_leq(pitch, 20, "%s onto %s: feet pitch %.2f deg off", clip, target, pitch);
     cr_assert_leq(skate, 5, "%s onto %s: planted points slide %.2f mm", clip, target, skate);
-    cr_assert(goal <= 1 || warns(c, "leg-cannot-reach"), "%s onto %s: pins missed by %.2f mm", clip,
+    cr_assert(goal <= 1 || rt_warns(c, "leg-cannot-reach"), "%s onto %s: pins missed by %.2f mm", clip,
               target, goal);
-    cr_assert_eq(warns(c, "mesh-through-floor") || warns(c, "skate") || warns(c, "foot-pitch"),
+    cr_assert_eq(rt_warns(c, "mesh-through-floor") || rt_warns(c, "skate") || rt_warns(c, "foot-pitch"),
                  false, "%s onto %s: the verdict sees what the figures say", clip, target);
   }
 }
@@ -117,7 +93,7 @@ Test(quality, without_ik_the_verdict_sees_the_feet) {
   JsonParser *p = run(dir, "RiggedFigure.glb", no_ik, walk);
   JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(p)), 0);
   cr_assert_str_neq(rt_str(c, "verdict"), "clean");
-  cr_assert(warns(c, "skate") || warns(c, "mesh-through-floor"));
+  cr_assert(rt_warns(c, "skate") || rt_warns(c, "mesh-through-floor"));
   g_object_unref(p);
   rt_rmtree(dir);
 }
