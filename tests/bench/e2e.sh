@@ -31,21 +31,21 @@ if [ $# -eq 0 ]; then
 fi
 before=${BEFORE:+$(cd "$BEFORE" && pwd)/bin/rigkit}
 command -v assimp >/dev/null || { echo "e2e.sh: needs assimp (assimp-utils)" >&2; exit 1; }
-python3 - "$BUILD/bin/rigkit" "${before:-}" "$clip" "$work" "$pairs" "$@" <<'PY'
-import os, statistics, subprocess, sys, time
+python3 - "$here" "$BUILD/bin/rigkit" "${before:-}" "$clip" "$work" "$pairs" "$@" <<'PY'
+import os, statistics, sys
 
-cli, before, clip, work, pairs = sys.argv[1:6]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, sys.argv[1])
+from process_run import timed as run_once
+
+cli, before, clip, work, pairs = sys.argv[2:7]
 pairs = int(pairs)
-targets = sys.argv[6:]
+targets = sys.argv[7:]
 
 def timed(argv):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("e2e.sh: %s failed" % " ".join(argv))
-    return wall * 1e3, ru.ru_maxrss / 1024.0, (ru.ru_utime + ru.ru_stime) * 1e3
+    """(wall ms, peak RSS MB, CPU ms) of one run."""
+    wall, cpu, rss = run_once(argv)
+    return wall * 1e3, rss, cpu * 1e3
 
 def retarget(binary, target, out):
     return [binary, "retarget", "--no-progress", "--target", target, "--out-dir", out, clip]
