@@ -171,10 +171,13 @@ rk__rt_journal *rk__rt_journal_open(const rk__rt_config *cfg, const char *dir, c
 rk__rt_entry *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
                                     const char *clip_name);
 /** Appends a completed clip (its report entry and the files written) and syncs it to disk.
- * Thread-safe. Returns false with error when the journal cannot be written. */
+ * known_path/known_sha256 (or NULLs): a written file whose SHA-256 is already known (the output
+ * as its read-back import digested it), not hashed again. Thread-safe. Returns false with error
+ * when the journal cannot be written. */
 bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
                            const char *clip_name, const rk__rt_entry *entry,
-                           const char *const *files, GError **error);
+                           const char *const *files, const char *known_path,
+                           const char *known_sha256, GError **error);
 /** Path of the journal file. */
 const char *rk__rt_journal_path(const rk__rt_journal *j);
 void rk__rt_journal_free(rk__rt_journal *j);

@@ -665,7 +665,8 @@ rk__rt_entry *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int c
 
 bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
                            const char *clip_name, const rk__rt_entry *entry,
-                           const char *const *files, GError **error) {
+                           const char *const *files, const char *known_path,
+                           const char *known_sha256, GError **error) {
   if (!j)
     return true;
   g_autoptr(JsonObject) o = json_object_new();
@@ -681,7 +682,15 @@ bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index
   JsonArray *fa = json_array_new();
   for (size_t i = 0; files[i]; i++) {
     gint64 fsize = 0;
-    g_autofree char *sha = file_sha256(files[i], &fsize);
+    g_autofree char *sha = NULL;
+    GStatBuf st;
+    if (known_sha256 && known_path && strcmp(files[i], known_path) == 0 &&
+        g_stat(files[i], &st) == 0) {
+      sha = g_strdup(known_sha256);
+      fsize = (gint64)st.st_size;
+    } else {
+      sha = file_sha256(files[i], &fsize);
+    }
     if (!sha) {
       json_array_unref(fa);
       g_set_error(error, RK_ERROR, RK_ERROR_IO, "journal %s: cannot read back %s", j->path,
