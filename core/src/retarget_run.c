@@ -22,20 +22,40 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k) {
   return fc;
 }
 
-bool rk__rt_in_intervals(const GArray *iv, int f) {
-  for (guint i = 0; iv && i < iv->len; i++) {
-    const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
-    if (f >= ci->first && f <= ci->last)
-      return true;
+/* Index of the first interval of iv (in frame order, disjoint) that ends at or after frame f, or
+ * iv->len: a binary search, where a scan per frame made the passes over a long clip quadratic. */
+static guint first_ending_from(const GArray *iv, int f) {
+  guint lo = 0, hi = iv->len;
+  while (lo < hi) {
+    const guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(iv, rk_contact_interval, mid).last < f)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  return false;
+  return lo;
+}
+
+bool rk__rt_in_intervals(const GArray *iv, int f) {
+  if (!iv)
+    return false;
+  /* Later intervals start after this one's end. */
+  const guint i = first_ending_from(iv, f);
+  return i < iv->len && g_array_index(iv, rk_contact_interval, i).first <= f;
 }
 
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   double best = 0;
   *index = -1;
-  for (guint i = 0; iv && i < iv->len; i++) {
+  if (!iv)
+    return best;
+  /* Only intervals within `blend` frames of f weigh anything: from the first ending at f - blend
+   * or later, until one starts after f + blend (the same ones, in the same order, as a scan). */
+  const int reach = MAX(blend, 0);
+  for (guint i = first_ending_from(iv, f - reach); i < iv->len; i++) {
     const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+    if (ci->first - f > reach)
+      break;
     double w;
     if (f >= ci->first && f <= ci->last)
       w = 1;

@@ -224,10 +224,12 @@ rk_vec3 rk__rt_src_pos(const rk__rt_run *run, int j);
 double rk__rt_frame_time(const rk__rt_run *run, size_t f);
 /* Frames [first, last] of contact joint k's planted intervals (borrowed from the result). */
 rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
-/* Whether frame f lies in one of the intervals (rk_contact_interval) of iv. */
+/* Whether frame f lies in one of the intervals (rk_contact_interval) of iv: in frame order and
+ * disjoint, as a run finds them (O(log n)). */
 bool rk__rt_in_intervals(const GArray *iv, int f);
-/* How firmly frame f belongs to the intervals of iv: 1 inside one, a smoothstep ramp over
- * `blend` frames before and after, 0 elsewhere; *index the interval (-1 when none). */
+/* How firmly frame f belongs to the intervals of iv (in frame order, disjoint): 1 inside one, a
+ * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
+ * none). */
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
 /* Frees everything a run allocated (NULL-safe fields). */
 void rk__rt_run_clear(rk__rt_run *run);
