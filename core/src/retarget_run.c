@@ -75,6 +75,8 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
 }
 
 void rk__rt_run_clear(rk__rt_run *c) {
+  g_clear_pointer(&c->src_joints, g_free);
+  g_clear_pointer(&c->src_keys, g_free);
   g_clear_pointer(&c->src_locals, g_free);
   g_clear_pointer(&c->src_models, g_free);
   g_clear_pointer(&c->src_world, g_free);

@@ -170,10 +170,16 @@ typedef struct rk__rt_run {
   double fps, duration;
   size_t frames;
   rk_retarget_result *res;
-  /* Sampling and transfer (retarget_transfer.c). */
+  /* Sampling and transfer (retarget_transfer.c): the source joints the transfer and the soles
+   * read and their ancestors (ascending), sampled with a key cursor; locals, models and world
+   * rotations of the last sampled frame (of those joints only: the other locals stay at rest). */
+  int *src_joints;
+  size_t src_joint_count;
+  uint32_t *src_keys;
+  rk_clip_cursor src_cursor;
   rk_transform *src_locals;
   rk_mat4 *src_models;
-  rk_quat *src_world; /* source world rotations (all joints, of the last sampled frame) */
+  rk_quat *src_world;
   /* The used source joints' world rotations and positions (without travel), per frame when
    * cached (src_cache_q/p: frames x rt->src_used), else of the current frame only. */
   rk_quat *src_cache_q;

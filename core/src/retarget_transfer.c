@@ -4,12 +4,33 @@
  * rigs and the lowest point of the target's body at every frame. */
 #include "retarget_run.h"
 
+#include "fk_pass.h"
+
 #include <rigkit/fk.h>
 
 #include <string.h>
 
 /* Default of rk_retarget_options.cache_bytes. */
 #define RK__RETARGET_CACHE_BYTES ((size_t)256 << 20)
+
+/* The source joints a frame needs: those the transfer reads, those the sole points move with,
+ * and their ancestors; a cursor over the clip's tracks for sampling them in sequence. */
+static void source_joints(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  g_autofree int *ends = g_new(int, rt->ns + 2 * RK__RT_POINTS);
+  size_t n = 0;
+  for (size_t j = 0; j < rt->ns; j++)
+    if (rt->src_slot[j] >= 0)
+      ends[n++] = (int)j;
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      ends[n++] = rt->side[side].src.joint[p];
+  c->src_joints = g_new(int, rt->ns);
+  c->src_joint_count = rk_skeleton_ancestor_closure(rt->src, ends, n, c->src_joints);
+  const size_t tracks = rk_clip_track_count(c->clip);
+  c->src_keys = g_new0(uint32_t, tracks + 1);
+  c->src_cursor = (rk_clip_cursor)RK_CLIP_CURSOR_INIT(c->src_keys, tracks);
+}
 
 void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
@@ -32,7 +53,8 @@ void rk__rt_transfer_init(rk__rt_run *c) {
                       rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
   c->tgt_cache = c->cached ? g_new(rk_transform, frames * nt) : NULL;
   c->tgt_world_cache = c->cached ? g_new(rk_quat, frames * nt) : NULL;
-  c->src_locals = g_new(rk_transform, rt->ns);
+  source_joints(c);
+  c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
@@ -58,16 +80,19 @@ void rk__rt_transfer_init(rk__rt_run *c) {
 
 /* ---- sampling -------------------------------------------------------------------------------- */
 
-/* Samples the source at frame f: the whole pose (src_locals, src_models, src_world) and the used
- * joints' slice (into the cache at f, or the single-frame slice). */
+/* Samples the source at frame f: the joints a frame needs (src_locals, src_models, src_world)
+ * and the used joints' slice (into the cache at f, or the single-frame slice). */
 static void sample_source(rk__rt_run *c, size_t f) {
   const rk_retargeter *rt = c->rt;
   const double t = rk__rt_frame_time(c, f);
-  rk_clip_sample(c->clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
-  rk_fk_models(rt->src, c->src_locals, c->src_models);
+  const int *joints = c->src_joints, *parents = rk_skeleton_parents(rt->src);
+  const size_t n = c->src_joint_count;
+  rk_clip_sample_joints(c->clip, t, joints, n, &c->src_cursor, c->src_locals, rt->ns);
+  rk__fk_pass(parents, c->src_locals, NULL, joints, n, c->src_models);
   const size_t base = c->cached ? f * rt->src_used : 0;
-  for (size_t j = 0; j < rt->ns; j++) {
-    int p = rk_skeleton_parent(rt->src, j);
+  for (size_t u = 0; u < n; u++) {
+    const size_t j = (size_t)joints[u];
+    const int p = parents[j];
     c->src_world[j] = p < 0 ? c->src_locals[j].r : rk_quat_mul(c->src_world[p], c->src_locals[j].r);
     const int slot = rt->src_slot[j];
     if (slot >= 0) {
