@@ -52,9 +52,11 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
     dst[0] = r.x, dst[1] = r.y, dst[2] = r.z, dst[3] = r.w;
     double *tr = &bb->trans[(f * nt + j) * 3];
     tr[0] = c->tgt_locals[j].t.x, tr[1] = c->tgt_locals[j].t.y, tr[2] = c->tgt_locals[j].t.z;
-    if (rk_quat_angle_between(r, trest[j].r) > 1e-9)
+    /* A channel found moving once is kept: no need to measure it again (an acos a joint). */
+    if (!bb->rot_used[j] && rk_quat_angle_between(r, trest[j].r) > 1e-9)
       bb->rot_used[j] = true;
-    if (rk_vec3_norm(rk_vec3_sub(c->tgt_locals[j].t, trest[j].t)) > 1e-9 * c->rt->tmap.height)
+    if (!bb->trans_used[j] &&
+        rk_vec3_norm(rk_vec3_sub(c->tgt_locals[j].t, trest[j].t)) > 1e-9 * c->rt->tmap.height)
       bb->trans_used[j] = true;
   }
 }
