@@ -28,11 +28,9 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *c) {
 void rk__rt_keys_init(rk__rt_run *c) {
   const size_t nt = c->rt->nt;
   rk__rt_keys *bb = &c->keys;
-  bb->times = g_new(double, c->frames);
-  /* Keys on the output grid (the source is sampled at the same times, held past its end). */
+  /* Keys on the output grid (the source is sampled at the same times, held past its end); the
+   * arrays (frames, frames * nt * 4, frames * nt * 3) come from the run's scratch. */
   rk_clip_bake_times(c->duration, c->fps, c->frames, bb->times);
-  bb->rot = g_new(double, c->frames * nt * 4);
-  bb->trans = g_new(double, c->frames * nt * 3);
   bb->rot_used = g_new0(bool, nt);
   bb->trans_used = g_new0(bool, nt);
 }

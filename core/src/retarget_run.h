@@ -82,7 +82,17 @@ struct rk_retargeter {
   size_t mapped;
   int *src_slot;   /* source joint -> index among the joints the transfer reads, or -1 */
   size_t src_used; /* how many */
+  struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
+                                   given back atomically: runs on several threads share rt) */
 };
+
+/* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
+ * is large enough (its pages already mapped: fresh arrays cost a page fault every 4 KB, 12% of a
+ * run) and gives it back when done. */
+typedef struct rk__rt_scratch {
+  size_t capacity, used; /* bytes */
+  unsigned char *data;
+} rk__rt_scratch;
 
 struct rk_retarget_result {
   rk_clip *clip;
@@ -167,6 +177,7 @@ typedef struct rk__rt_run {
   const rk_retargeter *rt;
   const rk_clip *clip;
   const rk_retarget_options *opts;
+  rk__rt_scratch *scratch; /* the block the per-frame arrays below are carved from */
   double fps, duration;
   size_t frames;
   rk_retarget_result *res;
@@ -237,7 +248,15 @@ bool rk__rt_in_intervals(const GArray *iv, int f);
  * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
  * none). */
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
-/* Frees everything a run allocated (NULL-safe fields). */
+/* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
+ * retargeter's spare block when it is large enough. */
+void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
+/* The next `bytes` of the run's scratch (within what was reserved; NULL for 0 bytes). */
+void *rk__rt_scratch_carve(rk__rt_run *run, size_t bytes);
+/* Frees a scratch block (NULL-safe). */
+void rk__rt_scratch_free(rk__rt_scratch *s);
+/* Frees everything a run allocated (NULL-safe fields) and gives its scratch back to the
+ * retargeter. */
 void rk__rt_run_clear(rk__rt_run *run);
 
 /* ---- retarget_match.c ---- */
@@ -247,7 +266,8 @@ size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
                     const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
 
 /* ---- retarget_transfer.c ---- */
-/* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget). */
+/* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget) and
+ * carves every per-frame array of the run, the keys' too, from its scratch block. */
 void rk__rt_transfer_init(rk__rt_run *run);
 /* Samples every frame of the source: its sole points (src_pts, without travel). */
 void rk__rt_scan_source(rk__rt_run *run);
@@ -314,7 +334,7 @@ void rk__rt_finish_quality(rk__rt_run *run);
 /* ---- retarget_result.c ---- */
 /* A new result for the run's frames and contact joints. */
 rk_retarget_result *rk__rt_result_new(const rk__rt_run *run);
-/* Allocates the key storage of every frame. */
+/* Sets up the key storage of every frame (its arrays carved by rk__rt_transfer_init). */
 void rk__rt_keys_init(rk__rt_run *run);
 /* Stores frame f's pose as keys. */
 void rk__rt_key_frame(rk__rt_run *run, size_t f);

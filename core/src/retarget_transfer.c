@@ -41,18 +41,35 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->cached =
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
-  c->src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
-  c->src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
-  c->src_cache_d = g_new0(rk_vec3, slices * rt->src_used + 1);
-  c->hips_lift = c->cached ? g_new(rk_vec3, frames) : NULL;
+  /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
+   * target caches, the sole points and body heights, the keys (rk__rt_keys_init). */
+  const size_t bytes[] = {
+      (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
+      (slices * rt->src_used + 1) * sizeof(rk_vec3), c->cached ? frames * sizeof(rk_vec3) : 0,
+      c->cached ? frames * nt * sizeof(rk_transform) : 0, c->cached ? frames * nt * sizeof(rk_quat) : 0,
+      frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
+      frames * sizeof(double), frames * sizeof(double), frames * nt * 4 * sizeof(double),
+      frames * nt * 3 * sizeof(double)};
+  rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
+  c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
+  c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
+  /* Read only where written: for the joints the clip moves (src_moves). */
+  c->src_cache_d = rk__rt_scratch_carve(c, bytes[2]);
+  c->hips_lift = rk__rt_scratch_carve(c, bytes[3]);
+  c->tgt_cache = rk__rt_scratch_carve(c, bytes[4]);
+  c->tgt_world_cache = rk__rt_scratch_carve(c, bytes[5]);
+  c->src_pts = rk__rt_scratch_carve(c, bytes[6]);
+  c->tgt_pts = rk__rt_scratch_carve(c, bytes[7]);
+  c->tgt_body = rk__rt_scratch_carve(c, bytes[8]);
+  c->keys.times = rk__rt_scratch_carve(c, bytes[9]);
+  c->keys.rot = rk__rt_scratch_carve(c, bytes[10]);
+  c->keys.trans = rk__rt_scratch_carve(c, bytes[11]);
   /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
   c->src_moves = g_new0(bool, rt->ns);
   for (size_t j = 0; j < rt->ns; j++)
     c->src_moves[j] = rt->src_slot[j] >= 0 && (int)j != rt->src_hips &&
                       rk_skeleton_parent(rt->src, j) >= 0 &&
                       rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
-  c->tgt_cache = c->cached ? g_new(rk_transform, frames * nt) : NULL;
-  c->tgt_world_cache = c->cached ? g_new(rk_quat, frames * nt) : NULL;
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
@@ -73,9 +90,6 @@ void rk__rt_transfer_init(rk__rt_run *c) {
     c->res->tsole[side] = *c->tsole[side];
     c->res->ssole[side] = rt->side[side].src;
   }
-  c->src_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
-  c->tgt_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
-  c->tgt_body = g_new(double, frames);
 }
 
 /* ---- sampling -------------------------------------------------------------------------------- */
