@@ -46,10 +46,10 @@ static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *model
     return false;
   const rk_quat wa = model_rotation(&models[a]), wb = model_rotation(&models[b]);
   set_world_rotation(s, locals, models, a, rk_quat_mul(job.start_rotation, wa));
-  rk_fk_models(s, locals, models);
+  rk__rt_fk_subtree(s, locals, models, a);
   set_world_rotation(s, locals, models, b,
                      rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
-  rk_fk_models(s, locals, models);
+  rk__rt_fk_subtree(s, locals, models, b);
   return job.reached;
 }
 
@@ -174,10 +174,10 @@ static bool place_leg(rk__rt_run *c, int side) {
   const bool reached = bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, sd->upper, sd->knee,
                                  sd->foot, g->ankle, pelvis_forward(c));
   set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot);
   if (sd->toe >= 0) {
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe);
   }
   return reached;
 }
@@ -229,7 +229,7 @@ static void reach_hands(rk__rt_run *c) {
     rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
     bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target, back);
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
   }
 }
 
@@ -261,7 +261,7 @@ static void floor_hands(rk__rt_run *c) {
     bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target,
               rk_vec3_scale(pelvis_forward(c), -1.0));
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
   }
 }
 

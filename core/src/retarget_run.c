@@ -3,6 +3,8 @@
  * (kept by the retargeter between runs) and freeing (see retarget_run.h). */
 #include "retarget_run.h"
 
+#include "fk_pass.h"
+
 #include <math.h>
 
 double rk__rt_frame_time(const rk__rt_run *c, size_t f) {
@@ -75,6 +77,19 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   return best;
 }
 
+void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j) {
+  /* The subtree is the joints [j, end) (preorder), listed a chunk at a time for the FK pass. */
+  enum { CHUNK = 64 };
+  int list[CHUNK];
+  const size_t end = rk_skeleton_subtree_end(s, (size_t)j);
+  for (size_t first = (size_t)j; first < end; first += CHUNK) {
+    const size_t n = MIN((size_t)CHUNK, end - first);
+    for (size_t k = 0; k < n; k++)
+      list[k] = (int)(first + k);
+    rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+  }
+}
+
 /* Scratch arrays start on cache lines. */
 #define SCRATCH_ALIGN ((size_t)64)
 /* A retargeter keeps a finished run's block up to this size (about 9,000 frames onto a 91-joint
@@ -138,6 +153,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_world, g_free);
   g_clear_pointer(&c->src_moves, g_free);
   g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->hips_chain, g_free);
   g_clear_pointer(&c->tgt_locals, g_free);
   g_clear_pointer(&c->tgt_models, g_free);
   g_clear_pointer(&c->lift, g_free);

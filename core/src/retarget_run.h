@@ -206,6 +206,8 @@ typedef struct rk__rt_run {
   rk_transform *tgt_cache;  /* transferred target locals per frame (cached runs) */
   rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
+  int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
+  size_t hips_chain_count;
   rk_transform *tgt_locals;
   rk_mat4 *tgt_models;
   double src_floor;     /* the clip's ground (retarget_contacts.c), source units */
@@ -248,6 +250,9 @@ bool rk__rt_in_intervals(const GArray *iv, int f);
  * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
  * none). */
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
+/* Models of joint j of s and of its descendants from locals: what rk_fk_models gives when the
+ * other models are current (only locals in j's subtree changed since). Allocates nothing. */
+void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);

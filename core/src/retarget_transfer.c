@@ -75,6 +75,9 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
+  c->hips_chain = g_new(int, nt);
+  const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
+  c->hips_chain_count = hp < 0 ? 0 : rk_skeleton_ancestor_closure(rt->tgt, &hp, 1, c->hips_chain);
   c->tgt_locals = g_new(rk_transform, nt);
   c->tgt_models = g_new(rk_mat4, nt);
   /* The target's soles and body from its meshes, unless it has none or the options say bones. */
@@ -225,7 +228,9 @@ static void transfer_pose(rk__rt_run *c) {
   rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(rt->align, ds), rt->scale);
   const double lift = c->ground_offset + (c->lift ? c->lift[c->cur_f] : 0.0);
   rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x, rt->scale * hips.y + lift, rt->pt0[th].z + dh.z);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  /* The hips' parent's model first (the whole pose is placed once the hips are). */
+  rk__fk_pass(rk_skeleton_parents(rt->tgt), c->tgt_locals, NULL, c->hips_chain, c->hips_chain_count,
+              c->tgt_models);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
   rk_mat4 inv = rk_mat4_identity();
   if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
