@@ -26,17 +26,35 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k) {
 }
 
 /* Index of the first interval of iv (in frame order, disjoint) that ends at or after frame f, or
- * iv->len: a binary search, where a scan per frame made the passes over a long clip quadratic. */
+ * iv->len. A scan per frame made the passes over a long clip quadratic; the index is first
+ * guessed where evenly spaced intervals (a gait's) put it, its neighbour checked, the rest
+ * bisected. */
 static guint first_ending_from(const GArray *iv, int f) {
-  guint lo = 0, hi = iv->len;
-  while (lo < hi) {
+  const rk_contact_interval *a = (const rk_contact_interval *)(const void *)iv->data;
+  const guint n = iv->len;
+  if (n == 0 || a[0].last >= f)
+    return 0;
+  if (a[n - 1].last < f)
+    return n;
+  guint lo = 0, hi = n - 1; /* a[lo].last < f <= a[hi].last */
+  const guint g = (guint)((double)(f - a[0].last) / (double)(a[n - 1].last - a[0].last) * (n - 1));
+  if (g < n && a[g].last < f) {
+    lo = g;
+    if (a[lo + 1].last >= f)
+      return lo + 1;
+  } else if (g < n) {
+    hi = g;
+    if (a[hi - 1].last < f)
+      return hi;
+  }
+  while (hi - lo > 1) {
     const guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(iv, rk_contact_interval, mid).last < f)
-      lo = mid + 1;
+    if (a[mid].last < f)
+      lo = mid;
     else
       hi = mid;
   }
-  return lo;
+  return hi;
 }
 
 bool rk__rt_in_intervals(const GArray *iv, int f) {
