@@ -172,6 +172,13 @@ typedef struct rk__rt_edge {
   rk_vec3 first, last;
 } rk__rt_edge;
 
+/* A transferred target joint's local rotation and translation, as the per-frame cache keeps it
+ * (its scale is the rest pose's). */
+typedef struct rk__rt_local {
+  rk_quat r;
+  rk_vec3 t;
+} rk__rt_local;
+
 /* One run (one thread): the clip, the options, per-frame scratch and what the passes hand on. */
 typedef struct rk__rt_run {
   const rk_retargeter *rt;
@@ -203,7 +210,7 @@ typedef struct rk__rt_run {
   const rk_vec3 *cur_d;
   double cur_t;
   size_t cur_f;
-  rk_transform *tgt_cache;  /* transferred target locals per frame (cached runs) */
+  rk__rt_local *tgt_cache;  /* transferred target locals per frame (cached runs) */
   rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
   int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */

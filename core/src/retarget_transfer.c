@@ -37,7 +37,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   const size_t frames = c->frames, nt = rt->nt;
   /* Sample and transfer each frame once when the per-frame caches fit the budget. */
   const size_t per_frame = rt->src_used * (sizeof(rk_quat) + 2 * sizeof(rk_vec3)) +
-                           nt * (sizeof(rk_transform) + sizeof(rk_quat)) + sizeof(rk_vec3);
+                           nt * (sizeof(rk__rt_local) + sizeof(rk_quat)) + sizeof(rk_vec3);
   c->cached =
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
@@ -46,7 +46,8 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   const size_t bytes[] = {
       (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
       (slices * rt->src_used + 1) * sizeof(rk_vec3), c->cached ? frames * sizeof(rk_vec3) : 0,
-      c->cached ? frames * nt * sizeof(rk_transform) : 0, c->cached ? frames * nt * sizeof(rk_quat) : 0,
+      c->cached ? frames * nt * sizeof(rk__rt_local) : 0,
+      c->cached ? frames * nt * sizeof(rk_quat) : 0,
       frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
       frames * sizeof(double), frames * sizeof(double), frames * nt * 4 * sizeof(double),
       frames * nt * 3 * sizeof(double)};
@@ -250,7 +251,8 @@ void rk__rt_transfer_all(rk__rt_run *c) {
     load_source(c, f);
     transfer_pose(c);
     if (c->cached) {
-      memcpy(c->tgt_cache + f * nt, c->tgt_locals, nt * sizeof(rk_transform));
+      for (size_t j = 0; j < nt; j++)
+        c->tgt_cache[f * nt + j] = (rk__rt_local){c->tgt_locals[j].r, c->tgt_locals[j].t};
       memcpy(c->tgt_world_cache + f * nt, c->tgt_world, nt * sizeof(rk_quat));
     }
     for (int side = 0; side < 2; side++)
@@ -281,7 +283,7 @@ void rk__rt_shift_ground(rk__rt_run *c, double offset) {
   c->res->ground_offset = offset;
   for (size_t f = 0; f < c->frames; f++) {
     if (c->cached) {
-      rk_transform *hips = &c->tgt_cache[f * rt->nt + (size_t)rt->tgt_hips];
+      rk__rt_local *hips = &c->tgt_cache[f * rt->nt + (size_t)rt->tgt_hips];
       hips->t = rk_vec3_add(hips->t, rk_vec3_scale(c->hips_lift[f], offset));
     }
     rk__rt_raise_frame(c, f, offset);
@@ -297,7 +299,11 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   /* The transferred pose from the cache: locals (the body's lift added), world rotations and
    * models. */
   const size_t nt = c->rt->nt, th = (size_t)c->rt->tgt_hips;
-  memcpy(c->tgt_locals, c->tgt_cache + f * nt, nt * sizeof(rk_transform));
+  const rk_transform *rest = rk_skeleton_rest_locals(c->rt->tgt);
+  for (size_t j = 0; j < nt; j++) {
+    const rk__rt_local *x = &c->tgt_cache[f * nt + j];
+    c->tgt_locals[j] = (rk_transform){.t = x->t, .r = x->r, .s = rest[j].s};
+  }
   memcpy(c->tgt_world, c->tgt_world_cache + f * nt, nt * sizeof(rk_quat));
   if (c->lift)
     c->tgt_locals[th].t = rk_vec3_add(c->tgt_locals[th].t, rk_vec3_scale(c->hips_lift[f], c->lift[f]));
