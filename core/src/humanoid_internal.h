@@ -43,4 +43,15 @@ rk__name_info rk__humanoid_classify_name(const char *name);
  * "Left_UpLeg" and "upleg.L" all give "L:upleg". The caller frees it with g_free. */
 char *rk__humanoid_name_key(const char *name);
 
+/* What a skinned rig's meshes say about its chains (humanoid_chains.c), from the rest positions
+ * pos: control[j] when joint j weights no vertex and carries no joint that does (IK targets,
+ * poles, sockets); tip[j] (has_tip[j]) the end of a deforming joint with no deforming child: the
+ * point of its bone its skin rolls about (a rocker sole's centre; a flat end's far extent along
+ * the bone), drop[j] how far its skin reaches below that point at rest. skin NULL or without
+ * vertices marks nothing (tip = pos, drop 0). Arrays have the skeleton's joint count. */
+struct rk_skin_support;
+void rk__humanoid_skin_marks(const rk_skeleton *s, const struct rk_skin_support *skin,
+                             const rk_vec3 *pos, bool *control, rk_vec3 *tip, bool *has_tip,
+                             double *drop);
+
 #endif

@@ -2,6 +2,7 @@
  * rk_retarget_options and back to text, its [source] and [target] groups onto humanoid maps. */
 #include <rigkit/error.h>
 #include <rigkit/profile.h>
+#include <rigkit/skin.h>
 
 #include <stddef.h>
 #include <string.h>
@@ -321,12 +322,13 @@ void rk_profile_apply_settings(const rk_profile *p, rk_retarget_options *opts) {
     read_settings(p->kf, p->name, opts, NULL);
 }
 
-bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_side side,
-                        rk_humanoid_map *out, GError **error) {
+/* rk_profile_map_rig with the automatic mapping's options. */
+static bool map_rig(const rk_profile *p, const rk_skeleton *s, const rk_humanoid_options *opts,
+                    rk_profile_side side, rk_humanoid_map *out, GError **error) {
   const char *group = side == RK_PROFILE_TARGET ? "target" : "source";
   const bool has_group = p && g_key_file_has_group(p->kf, group);
   g_autoptr(GError) automatic = NULL;
-  if (!rk_humanoid_map_build(s, NULL, out, &automatic)) {
+  if (!rk_humanoid_map_build(s, opts, out, &automatic)) {
     if (!has_group) {
       g_propagate_error(error, g_steal_pointer(&automatic));
       if (p)
@@ -348,4 +350,24 @@ bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_si
     return false;
   }
   return true;
+}
+
+bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_side side,
+                        rk_humanoid_map *out, GError **error) {
+  return map_rig(p, s, NULL, side, out, error);
+}
+
+bool rk_profile_map_asset(const rk_profile *p, const rk_asset *asset, rk_profile_side side,
+                          rk_humanoid_map *out, GError **error) {
+  rk_humanoid_options opts = RK_HUMANOID_OPTIONS_INIT;
+  rk_skin_support *skin = NULL;
+  if (rk_asset_mesh_count(asset) > 0) {
+    skin = rk_skin_support_from_asset(asset, error);
+    if (!skin)
+      return false;
+    opts.skin = skin;
+  }
+  const bool ok = map_rig(p, rk_asset_skeleton(asset), &opts, side, out, error);
+  rk_skin_support_free(skin);
+  return ok;
 }

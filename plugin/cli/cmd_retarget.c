@@ -156,7 +156,7 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
     }
     g_hash_table_insert(seen, g_strdup(fp), g_strdup(clips[i]));
     rk_humanoid_map m;
-    if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(a), RK_PROFILE_SOURCE, &m, &e)) {
+    if (!rk_profile_map_asset(cfg->profile, a, RK_PROFILE_SOURCE, &m, &e)) {
       printf("  error: %s\n", e->message);
       rc = RK_EXIT_FAILED;
       continue;
@@ -435,8 +435,8 @@ static void load_target(const args *a, rk__rt_config *cfg) {
   cfg->target = rk_import_file(a->target, &a->tgt_io, &e);
   if (!cfg->target) {
     cfg->target_error = g_strdup_printf("target: %s", e->message);
-  } else if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(cfg->target), RK_PROFILE_TARGET,
-                                 &cfg->target_map, &e)) {
+  } else if (!rk_profile_map_asset(cfg->profile, cfg->target, RK_PROFILE_TARGET, &cfg->target_map,
+                                   &e)) {
     cfg->target_error = g_strdup_printf("target %s cannot be mapped: %s", a->target, e->message);
     rk_asset_free(cfg->target);
     cfg->target = NULL;
@@ -565,8 +565,9 @@ int rk__cmd_retarget(int argc, char **argv) {
     status = load_settings(&a, &cfg, &profile);
   if (status == RK_EXIT_OK) {
     load_target(&a, &cfg);
+    /* Sources come with their meshes: a game rig's skin tells its control bones (IK targets,
+     * poles) from its limbs and where a leg without a foot bone ends. */
     cfg.source_import = a.src_io;
-    cfg.source_import.skip_meshes = true;
     if (a.print_map)
       status = print_maps(&cfg, (char **)a.clips->pdata, a.clips->len);
     else

@@ -48,11 +48,11 @@ G_BEGIN_DECLS
   X(RK_BONE_RIGHT_HAND, "right_hand", RK_BONE_LEFT_HAND, false)                                  \
   X(RK_BONE_LEFT_UPPER_LEG, "left_upper_leg", RK_BONE_RIGHT_UPPER_LEG, true)                     \
   X(RK_BONE_LEFT_LOWER_LEG, "left_lower_leg", RK_BONE_RIGHT_LOWER_LEG, true)                     \
-  X(RK_BONE_LEFT_FOOT, "left_foot", RK_BONE_RIGHT_FOOT, true)                                    \
+  X(RK_BONE_LEFT_FOOT, "left_foot", RK_BONE_RIGHT_FOOT, false)                                   \
   X(RK_BONE_LEFT_TOES, "left_toes", RK_BONE_RIGHT_TOES, false)                                   \
   X(RK_BONE_RIGHT_UPPER_LEG, "right_upper_leg", RK_BONE_LEFT_UPPER_LEG, true)                    \
   X(RK_BONE_RIGHT_LOWER_LEG, "right_lower_leg", RK_BONE_LEFT_LOWER_LEG, true)                    \
-  X(RK_BONE_RIGHT_FOOT, "right_foot", RK_BONE_LEFT_FOOT, true)                                   \
+  X(RK_BONE_RIGHT_FOOT, "right_foot", RK_BONE_LEFT_FOOT, false)                                  \
   X(RK_BONE_RIGHT_TOES, "right_toes", RK_BONE_LEFT_TOES, false)
 
 typedef enum rk_bone {
@@ -76,7 +76,8 @@ RK_API const char *rk_bone_name(rk_bone bone);
 RK_API bool rk_bone_parse(const char *name, rk_bone *bone);
 /** The same bone on the other side (itself for centre bones). */
 RK_API rk_bone rk_bone_mirror(rk_bone bone);
-/** True for the bones every humanoid map needs (hips, both legs down to the feet). */
+/** True for the bones every humanoid map needs (hips, the upper and lower bone of both legs; a
+ * leg without a foot bone ends where its skin does, rk_humanoid_map.leg_end). */
 RK_API bool rk_bone_is_required(rk_bone bone);
 /** Static name of a source ("unmapped", "name", "topology", "map-file"). */
 RK_API const char *rk_bone_source_name(rk_bone_source source);
@@ -91,6 +92,12 @@ typedef struct rk_humanoid_map {
   double hip_height;                     /* rest height of the hips above the lowest foot joint */
   double leg_length;                     /* mean rest length upper leg + lower leg + (foot drop) */
   double ground;                         /* rest height (y) of the ground under the feet */
+  rk_vec3 leg_end[2];                    /* rest position of each leg's end (left, right): its
+                                            foot joint, or for a leg without one the end of its
+                                            lower leg's skin */
+  double leg_end_drop[2];                /* how far the leg's skin reaches below leg_end at rest */
+  bool leg_end_from_skin[2];             /* leg_end came from the skin (no foot joint): the
+                                            point its sole rolls about */
 } rk_humanoid_map;
 
 /** Options of the automatic mapping. */
@@ -98,9 +105,13 @@ typedef struct rk_humanoid_options {
   bool use_names;            /* let names decide where the topology agrees (default true) */
   double min_bone_fraction;  /* joints closer than this fraction of the height to their parent
                                 are helpers, skipped in chains (default 0.005) */
+  const struct rk_skin_support *skin; /* the rig's skinned meshes (rigkit/skin.h, borrowed) or
+                                NULL: joints that weight no vertex and carry none that does are
+                                control bones (IK targets, poles, sockets), left out of chains;
+                                a chain whose last bone has no child ends where its skin does */
 } rk_humanoid_options;
 
-#define RK_HUMANOID_OPTIONS_INIT {true, 0.005}
+#define RK_HUMANOID_OPTIONS_INIT {true, 0.005, NULL}
 
 /** Maps a skeleton (canonical space) onto the humanoid profile; opts NULL = defaults. Fails with
  * RK_ERROR_MAPPING when the required bones cannot be found (no two legs leaving a hips joint
@@ -112,8 +123,9 @@ RK_API bool rk_humanoid_map_build(const rk_skeleton *skeleton, const rk_humanoid
  * mapping does not apply (a quadruped with a profile's [target] group, rigkit/profile.h). */
 RK_API void rk_humanoid_map_clear(rk_humanoid_map *map);
 /** Validates a map (rk_humanoid_map_validate) and computes its measurements from the rest pose:
- * facing (feet to toes, else +Z), height, ground (lowest joint of the legs), hip height and leg
- * length. rk_humanoid_map_build calls it; call it again after applying a key file. Fails with
+ * facing (feet to toes, else +Z), height, ground (lowest joint of the legs, or leg end from the
+ * skin), hip height, leg length and each leg's end (its foot joint; a leg_end from the skin is
+ * kept for a leg without one, else its lower leg joint). rk_humanoid_map_build calls it; call it again after applying a key file. Fails with
  * RK_ERROR_MAPPING (invalid map, hips not above the feet). */
 RK_API bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *skeleton, GError **error);
 /** Checks a map: required bones present, each limb's joints in ancestor order (upper leg above

@@ -13,7 +13,8 @@
  * when a rig is mapped. The command line and the plugin read profiles only through here.
  *
  * Index: rk_profile, rk_profile_side, rk_profile_load_file, rk_profile_load_text, rk_profile_free,
- *        rk_profile_name, rk_profile_apply_settings, rk_profile_map_rig, rk_profile_settings_text,
+ *        rk_profile_name, rk_profile_apply_settings, rk_profile_map_rig, rk_profile_map_asset,
+ *        rk_profile_settings_text,
  *        rk_retarget_options_from_keyfile, rk_humanoid_map_apply_keyfile
  */
 #ifndef RIGKIT_PROFILE_H
@@ -57,6 +58,13 @@ RK_API void rk_profile_apply_settings(const rk_profile *profile, rk_retarget_opt
  * bone and joint), or RK_ERROR_MAPPING when the group leaves an invalid map. */
 RK_API bool rk_profile_map_rig(const rk_profile *profile, const rk_skeleton *skeleton,
                                rk_profile_side side, rk_humanoid_map *out, GError **error);
+/** rk_profile_map_rig on a character: its skinned meshes (rigkit/skin.h) tell the automatic
+ * mapping which joints are control bones (IK targets, poles, sockets: no vertex, no deforming
+ * joint below) and where a chain whose last bone has no child ends. An asset without meshes maps
+ * as rk_profile_map_rig on its skeleton. Fails as rk_profile_map_rig, and with the skin's error
+ * (a mesh that does not fit the skeleton). */
+RK_API bool rk_profile_map_asset(const rk_profile *profile, const rk_asset *asset,
+                                 rk_profile_side side, rk_humanoid_map *out, GError **error);
 
 /** Canonical text of a set of options as a profile's [settings] group: every setting, one
  * `key=value` line each in a fixed order, numbers written to read back exactly. Loading the text
