@@ -224,7 +224,8 @@ static void place_legs(rk__rt_run *c) {
       const double depth = rk__rt_foot_depth(c, side, g);
       if (depth <= 1e-5 * c->rt->tmap.height)
         break;
-      g->ankle.y += depth;
+      /* From where the ankle is: a goal below the leg's reach lifts nothing by itself. */
+      g->ankle.y = fmax(g->ankle.y, rk__rt_ankle(&c->rt->side[side], c->tgt_models).y) + depth;
       g->lifted = true;
       place_leg(c, side);
     }
