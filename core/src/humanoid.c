@@ -357,6 +357,7 @@ typedef struct found {
   int spine_chain[MAX_CHAIN]; /* up from the hips */
   size_t spine_n;
   int chest, arm_root[2];
+  bool quadruped; /* hips and legs found, but four limbs reach the ground */
 } found;
 
 static void mapper_clear(mapper *m) {
@@ -467,14 +468,6 @@ static bool find_hips_and_legs(const mapper *m, found *f, GError **error) {
                 "standing biped in its rest pose)");
     return false;
   }
-  int ground_limbs = count_ground_limbs(m);
-  if (ground_limbs >= 4) {
-    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                "the rig looks like a quadruped (%d limbs reach the ground); the humanoid profile "
-                "maps two legs and two arms: give a map file to map it anyway",
-                ground_limbs);
-    return false;
-  }
   f->hips = hips_above_branch(m, hips);
   f->leg[0] = g_array_index(legs, int, 0);
   f->leg[1] = g_array_index(legs, int, 1);
@@ -486,7 +479,15 @@ static bool find_hips_and_legs(const mapper *m, found *f, GError **error) {
   }
   for (int k = 0; k < 2; k++)
     f->leg_n[k] = follow_chain(m, f->leg[k], CHAIN_DOWN, m->pos[f->hips], f->leg_chain[k], MAX_CHAIN);
-  return true;
+  /* Found, but refused: what was found still makes the best guess of a map (humanoid_guess.c). */
+  const int ground_limbs = count_ground_limbs(m);
+  f->quadruped = ground_limbs >= 4;
+  if (f->quadruped)
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "the rig looks like a quadruped (%d limbs reach the ground); the humanoid profile "
+                "maps two legs and two arms: give a map file to map it anyway",
+                ground_limbs);
+  return !f->quadruped;
 }
 
 /* The hips, and the root of the hierarchy above them. */
@@ -658,24 +659,31 @@ static bool map_limbs(const mapper *m, const found *f, rk_humanoid_map *map, GEr
   return true;
 }
 
-bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
-                           rk_humanoid_map *map, GError **error) {
+bool rk__humanoid_map_topology(const rk_skeleton *s, const rk_humanoid_options *opts,
+                               rk_humanoid_map *map, GError **error) {
   const rk_humanoid_options defaults = RK_HUMANOID_OPTIONS_INIT;
   if (!opts)
     opts = &defaults;
   rk_humanoid_map_clear(map);
   mapper m = {0};
-  found f;
-  bool ok = mapper_init(&m, s, opts, error) && find_hips_and_legs(&m, &f, error);
-  if (ok) {
+  found f = {.quadruped = false};
+  bool ok = mapper_init(&m, s, opts, error);
+  if (ok && (find_hips_and_legs(&m, &f, error) || f.quadruped)) {
     map_hips(&m, &f, map);
     find_spine(&m, &f);
     map_trunk(&m, &f, map);
     map->forward = leg_facing(&m, &f);
-    ok = map_limbs(&m, &f, map, error);
+    ok = map_limbs(&m, &f, map, f.quadruped ? NULL : error) && !f.quadruped;
+  } else {
+    ok = false;
   }
   mapper_clear(&m);
-  return ok && rk_humanoid_map_finish(map, s, error);
+  return ok;
+}
+
+bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
+                           rk_humanoid_map *map, GError **error) {
+  return rk__humanoid_map_topology(s, opts, map, error) && rk_humanoid_map_finish(map, s, error);
 }
 
 void rk_humanoid_map_clear(rk_humanoid_map *map) {
@@ -711,8 +719,7 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
     }
   }
   map->forward = rk_vec3_norm(fwd) > 1e-3 * map->height ? rk_vec3_normalize(fwd) : rk_vec3_make(0, 0, 1);
-  /* Each leg's end: its foot joint; without one, where its skin ends (as the mapping found it),
-   * else its lower leg joint. */
+  /* Each leg's end: its foot joint; without one, where its skin ends (as the mapping found it). */
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     if (map->joint[u + 2] >= 0) {
@@ -720,7 +727,12 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
       map->leg_end_drop[side] = 0;
       map->leg_end_from_skin[side] = false;
     } else if (!map->leg_end_from_skin[side]) {
-      map->leg_end[side] = P(u + 1);
+      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                  "the %s leg ('%s' -> '%s') has no foot joint and no skinned mesh below its lower "
+                  "leg to end it: map %s_foot, or read the rig with its meshes",
+                  side ? "right" : "left", rk_skeleton_joint_name(s, (size_t)map->joint[u]),
+                  rk_skeleton_joint_name(s, (size_t)map->joint[u + 1]), side ? "right" : "left");
+      return false;
     }
   }
   /* The ground under the feet: the lowest joint of either leg (feet, toes and their tips) or

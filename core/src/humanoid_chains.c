@@ -123,3 +123,25 @@ void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, 
       drop[j] = fmax(drop[j], tip[j].y - skin->vert_rest[v].y);
   }
 }
+
+void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
+                                const rk_skin_support *skin) {
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree bool *control = g_new(bool, n), *has_tip = g_new(bool, n);
+  g_autofree rk_vec3 *pos = g_new(rk_vec3, n), *tip = g_new(rk_vec3, n);
+  g_autofree double *drop = g_new(double, n);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, models);
+  for (size_t j = 0; j < n; j++)
+    pos[j] = rk_mat4_get_translation(&models[j]);
+  rk__humanoid_skin_marks(s, skin, pos, control, tip, has_tip, drop);
+  for (int side = 0; side < 2; side++) {
+    const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    const int lower = map->joint[u + 1];
+    map->leg_end_from_skin[side] = map->joint[u + 2] < 0 && lower >= 0 && has_tip[lower];
+    if (map->leg_end_from_skin[side]) {
+      map->leg_end[side] = tip[lower];
+      map->leg_end_drop[side] = drop[lower];
+    }
+  }
+}

@@ -50,6 +50,18 @@ char *rk__humanoid_name_key(const char *name);
  * the bone), drop[j] how far its skin reaches below that point at rest. skin NULL or without
  * vertices marks nothing (tip = pos, drop 0). Arrays have the skeleton's joint count. */
 struct rk_skin_support;
+
+/* Sets the end of each leg of map that has a lower leg but no foot to where the lower leg's skin
+ * ends (as the automatic mapping does), or marks it not from the skin when skin is NULL or has
+ * no vertices below the lower leg (humanoid_chains.c). */
+void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
+                                const struct rk_skin_support *skin);
+
+/* rk_humanoid_map_build without rk_humanoid_map_finish (humanoid.c): on failure, map keeps what
+ * the topology found before it failed (the hips and legs of a quadruped, the trunk of a rig whose
+ * legs have no ankle), for the best guess of a map (humanoid_guess.c). */
+bool rk__humanoid_map_topology(const rk_skeleton *s, const rk_humanoid_options *opts,
+                               rk_humanoid_map *map, GError **error);
 void rk__humanoid_skin_marks(const rk_skeleton *s, const struct rk_skin_support *skin,
                              const rk_vec3 *pos, bool *control, rk_vec3 *tip, bool *has_tip,
                              double *drop);

@@ -132,6 +132,8 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
   printf("target %s:\n", cfg->target_path);
   if (!cfg->target) {
     printf("  error: %s\n", cfg->target_error);
+    if (cfg->target_guess)
+      printf("\n%s", cfg->target_guess);
     rc = RK_EXIT_FAILED;
   } else {
     g_autofree char *t = rk_humanoid_map_to_string(&cfg->target_map, rk_asset_skeleton(cfg->target));
@@ -157,7 +159,8 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
     g_hash_table_insert(seen, g_strdup(fp), g_strdup(clips[i]));
     rk_humanoid_map m;
     if (!rk_profile_map_asset(cfg->profile, a, RK_PROFILE_SOURCE, &m, &e)) {
-      printf("  error: %s\n", e->message);
+      g_autofree char *guess = rk_profile_map_guess(a, RK_PROFILE_SOURCE, e->message);
+      printf("  error: %s\n\n%s", e->message, guess);
       rc = RK_EXIT_FAILED;
       continue;
     }
@@ -438,6 +441,7 @@ static void load_target(const args *a, rk__rt_config *cfg) {
   } else if (!rk_profile_map_asset(cfg->profile, cfg->target, RK_PROFILE_TARGET, &cfg->target_map,
                                    &e)) {
     cfg->target_error = g_strdup_printf("target %s cannot be mapped: %s", a->target, e->message);
+    cfg->target_guess = rk_profile_map_guess(cfg->target, RK_PROFILE_TARGET, e->message);
     rk_asset_free(cfg->target);
     cfg->target = NULL;
   }
@@ -573,6 +577,12 @@ int rk__cmd_retarget(int argc, char **argv) {
     else
       status = resolve_format(&a, &cfg);
   }
+  /* A target the mapping refuses: the map to start from, once (with --print-map, on stdout). */
+  if (cfg.target_guess && !a.print_map)
+    fprintf(stderr,
+            "rigkit retarget: %s cannot be mapped automatically; the best guess of its map, to "
+            "edit and pass with --map:\n%s",
+            a.target, cfg.target_guess);
   if (status == RK_EXIT_OK && !a.print_map) {
     cfg.reduce_tol = a.reduce_tol;
     cfg.clip_select = a.clip;
@@ -596,6 +606,7 @@ int rk__cmd_retarget(int argc, char **argv) {
   rk__rt_journal_free(journal);
   rk_asset_free(cfg.target);
   g_free(cfg.target_error);
+  g_free(cfg.target_guess);
   g_free(cfg.fingerprint);
   args_clear(&a);
   return status;

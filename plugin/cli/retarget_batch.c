@@ -151,6 +151,12 @@ static rig *rig_for(batch *b, const rk_asset *src) {
     g_autoptr(GError) e = NULL;
     if (!rk_profile_map_asset(b->cfg->profile, src, RK_PROFILE_SOURCE, &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
+      /* Once per rig: the map to start from. */
+      g_autofree char *guess = rk_profile_map_guess(src, RK_PROFILE_SOURCE, e->message);
+      fprintf(stderr,
+              "rigkit retarget: a source rig cannot be mapped automatically; the best guess of "
+              "its map, to edit and pass with --map:\n%s",
+              guess);
     } else {
       r->rt = rk_retargeter_new_onto(s, &r->map, b->cfg->target, &b->cfg->target_map, &e);
       if (!r->rt)

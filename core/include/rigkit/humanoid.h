@@ -20,7 +20,7 @@
  *        rk_bone_is_required, rk_bone_source_name, rk_humanoid_map, rk_humanoid_options,
  *        RK_HUMANOID_OPTIONS_INIT, rk_humanoid_map_build, rk_humanoid_map_clear,
  *        rk_humanoid_map_finish, rk_humanoid_map_validate, rk_humanoid_map_to_string,
- *        rk_humanoid_chain
+ *        rk_humanoid_chain, rk_humanoid_map_guess
  */
 #ifndef RIGKIT_HUMANOID_H
 #define RIGKIT_HUMANOID_H
@@ -132,6 +132,14 @@ RK_API bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *skel
  * lower leg above foot ...), no joint used twice. Fails with RK_ERROR_MAPPING naming the bone. */
 RK_API bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *skeleton,
                                      GError **error);
+/** The best guess of a map for a rig (e.g. one rk_humanoid_map_build refuses), as the text of a
+ * map file with one group `group` ("target" or "source"): what the topology found before it
+ * failed, completed from the joint names (control bones aside when opts has the skin), one line
+ * per bone or limb chain found (`left_leg = UpperLeg.L LowerLeg.L`, rigkit/profile.h), a commented
+ * line for each not found, `why` (the refusal) in the heading. Never fails; the caller frees the
+ * text with g_free. */
+RK_API char *rk_humanoid_map_guess(const rk_skeleton *skeleton, const rk_humanoid_options *opts,
+                                   const char *group, const char *why);
 /** Human-readable table "bone  joint  (how)" of a map; the caller frees it with g_free. */
 RK_API char *rk_humanoid_map_to_string(const rk_humanoid_map *map, const rk_skeleton *skeleton);
 /** The joints from `from` down to `to` (both included, `from` an ancestor of `to`), root first,
