@@ -1,7 +1,8 @@
 /* A rig the automatic mapping refuses (the Fox: four limbs reach the ground) gets the best guess
  * of its map, printed with --print-map and on stderr; edited as a user would (its hind legs as
  * the legs, the tail and neck the guess took for a spine left out), that map maps it. Maps name
- * limb chains (`left_leg = ...`), and a wrong chain is an error naming the chain and the joint. */
+ * limb chains (`left_leg = ...`), and a wrong chain is an error naming the chain and the joint;
+ * the sample chain maps of the game rigs are their automatic maps. */
 #include "retarget_test.h"
 
 /* The map text of a --print-map output: from its heading to the blank line before the source. */
@@ -97,30 +98,29 @@ Test(retarget_map_guess, wrong_chains_are_named) {
   rt_rmtree(dir);
 }
 
-/* The robot mapped by chains alone (its automatic map replaced limb by limb): the same output as
- * without a map. */
-Test(retarget_map_guess, chains_map_the_robot) {
-  g_autofree char *robot = rt_data("generated/game_robot.glb");
+/* The example maps of the game rigs (samples/maps/game_*_chains.map: every limb by its chain)
+ * give the same output, byte for byte, as their automatic maps. */
+Test(retarget_map_guess, the_sample_chain_maps_are_the_automatic_maps) {
+  static const char *const rigs[][2] = {{"generated/game_robot.glb", "game_robot_chains.map"},
+                                        {"generated/game_stylised.glb", "game_stylised_chains.map"}};
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   g_autofree char *dir = rt_tmpdir();
-  g_autofree char *map = g_build_filename(dir, "robot.map", NULL);
-  cr_assert(g_file_set_contents(map,
-                                "[target]\nleft_leg = UpperLeg.L LowerLeg.L\n"
-                                "right_leg = UpperLeg.R LowerLeg.R\n"
-                                "left_arm = Shoulder.L UpperArm.L LowerArm.L Hand.L\n"
-                                "right_arm = Shoulder.R UpperArm.R LowerArm.R Hand.R\n",
-                                -1, NULL));
-  g_autofree char *a = g_build_filename(dir, "auto.glb", NULL);
-  g_autofree char *b = g_build_filename(dir, "map.glb", NULL);
-  const char *run_a[] = {"retarget", "--target", robot, "--unit", "cmu", "--no-progress", "-o", a, walk, NULL};
-  const char *run_b[] = {"retarget", "--target", robot, "--unit", "cmu", "--no-progress", "--map", map,
-                         "-o", b, walk, NULL};
-  cli_run r = rt_cli(NULL, run_a);
-  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-  rt_cli_clear(&r);
-  r = rt_cli(NULL, run_b);
-  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-  rt_cli_clear(&r);
-  cr_assert(rt_same_bytes(a, b), "a map of the same chains gives the same output");
+  for (size_t i = 0; i < G_N_ELEMENTS(rigs); i++) {
+    g_autofree char *target = rt_data(rigs[i][0]);
+    g_autofree char *map = g_build_filename(RK_SOURCE_DIR, "samples", "maps", rigs[i][1], NULL);
+    g_autofree char *a = g_build_filename(dir, "auto.glb", NULL);
+    g_autofree char *b = g_build_filename(dir, "map.glb", NULL);
+    const char *run_a[] = {"retarget", "--target", target, "--unit", "cmu", "--no-progress",
+                           "-o", a, walk, NULL};
+    const char *run_b[] = {"retarget", "--target", target, "--unit", "cmu", "--no-progress",
+                           "--map", map, "-o", b, walk, NULL};
+    cli_run r = rt_cli(NULL, run_a);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    rt_cli_clear(&r);
+    r = rt_cli(NULL, run_b);
+    cr_assert_eq(r.code, 0, "%s: %s%s", rigs[i][1], r.out, r.err);
+    rt_cli_clear(&r);
+    cr_assert(rt_same_bytes(a, b), "%s gives the automatic map's output", rigs[i][1]);
+  }
   rt_rmtree(dir);
 }
