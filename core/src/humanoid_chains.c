@@ -35,8 +35,9 @@ static double depth_below(const rk_vec3 *v, size_t n, rk_vec3 c, rk_vec3 axis, d
 
 /* The end of a chain whose last bone carries its foot in its mesh (no foot bone): the point of
  * the bone's axis about which the sole rolls, i.e. whose height above the lowest vertex changes
- * least when the bone pitches (a rocker sole's centre) about either side of its footprint. v: the bone's vertices, tip: the far end along direction d, reach: tip's distance from
- * the joint. */
+ * least when the bone pitches (a rocker sole's centre) about either side of its footprint.
+ * v: the bone's vertices, tip: the far end along direction d, reach: tip's distance from the
+ * joint. */
 static rk_vec3 rolling_end(const rk_vec3 *v, size_t n, rk_vec3 tip, rk_vec3 d, double reach) {
   g_autofree rk_vec3 *near = g_new(rk_vec3, n);
   size_t m = 0;
@@ -117,31 +118,48 @@ void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, 
     for (size_t v = skin->vert_start[j]; v < skin->vert_start[j + 1]; v++)
       reach = fmax(reach, rk_vec3_dot(rk_vec3_sub(skin->vert_rest[v], pos[j]), d));
     const size_t a = skin->vert_start[j], nv = skin->vert_start[j + 1] - a;
-    tip[j] = rolling_end(skin->vert_rest + a, nv, rk_vec3_add(pos[j], rk_vec3_scale(d, reach)), d, reach);
+    const rk_vec3 far = rk_vec3_add(pos[j], rk_vec3_scale(d, reach));
+    tip[j] = rolling_end(skin->vert_rest + a, nv, far, d, reach);
     has_tip[j] = reach > 0;
     for (size_t v = a; v < a + nv; v++)
       drop[j] = fmax(drop[j], tip[j].y - skin->vert_rest[v].y);
   }
 }
 
-void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
-                                const rk_skin_support *skin) {
+void rk__humanoid_marks_at_rest(const rk_skeleton *s, const rk_skin_support *skin,
+                                rk__humanoid_marks *out) {
   const size_t n = rk_skeleton_joint_count(s);
-  g_autofree bool *control = g_new(bool, n), *has_tip = g_new(bool, n);
-  g_autofree rk_vec3 *pos = g_new(rk_vec3, n), *tip = g_new(rk_vec3, n);
-  g_autofree double *drop = g_new(double, n);
+  out->control = g_new(bool, n);
+  out->has_tip = g_new(bool, n);
+  out->tip = g_new(rk_vec3, n);
+  out->drop = g_new(double, n);
+  g_autofree rk_vec3 *pos = g_new(rk_vec3, n);
   g_autofree rk_mat4 *models = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, models);
   for (size_t j = 0; j < n; j++)
     pos[j] = rk_mat4_get_translation(&models[j]);
-  rk__humanoid_skin_marks(s, skin, pos, control, tip, has_tip, drop);
+  rk__humanoid_skin_marks(s, skin, pos, out->control, out->tip, out->has_tip, out->drop);
+}
+
+void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
+  g_clear_pointer(&marks->control, g_free);
+  g_clear_pointer(&marks->has_tip, g_free);
+  g_clear_pointer(&marks->tip, g_free);
+  g_clear_pointer(&marks->drop, g_free);
+}
+
+void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
+                                const rk_skin_support *skin) {
+  rk__humanoid_marks mk;
+  rk__humanoid_marks_at_rest(s, skin, &mk);
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     const int lower = map->joint[u + 1];
-    map->leg_end_from_skin[side] = map->joint[u + 2] < 0 && lower >= 0 && has_tip[lower];
+    map->leg_end_from_skin[side] = map->joint[u + 2] < 0 && lower >= 0 && mk.has_tip[lower];
     if (map->leg_end_from_skin[side]) {
-      map->leg_end[side] = tip[lower];
-      map->leg_end_drop[side] = drop[lower];
+      map->leg_end[side] = mk.tip[lower];
+      map->leg_end_drop[side] = mk.drop[lower];
     }
   }
+  rk__humanoid_marks_clear(&mk);
 }

@@ -77,8 +77,8 @@ static void guess_from_names(const rk_skeleton *s, const bool *control, rk_human
 /* One limb as a chain line when its mapped bones read back as that chain (the chain rules of
  * rigkit/humanoid.h: legs upper + lower leg [+ foot [+ toes]], arms upper arm [+ forearm [+ hand]]
  * or all four), else as bone lines; commented when nothing of it is mapped. */
-static void write_limb(GString *out, const rk_humanoid_map *map, const rk_skeleton *s, rk_bone first,
-                       bool leg, const char *chain) {
+static void write_limb(GString *out, const rk_humanoid_map *map, const rk_skeleton *s,
+                       rk_bone first, bool leg, const char *chain) {
   unsigned mask = 0;
   for (int k = 0; k < 4; k++)
     mask |= map->joint[first + k] >= 0 ? 1u << k : 0u;
@@ -99,7 +99,8 @@ static void write_limb(GString *out, const rk_humanoid_map *map, const rk_skelet
     if (as_chain)
       g_string_append_printf(out, " %s", rk_skeleton_joint_name(s, (size_t)j));
     else
-      g_string_append_printf(out, "%s = %s\n", rk_bone_name(first + k), rk_skeleton_joint_name(s, (size_t)j));
+      g_string_append_printf(out, "%s = %s\n", rk_bone_name(first + k),
+                             rk_skeleton_joint_name(s, (size_t)j));
   }
   if (as_chain)
     g_string_append_c(out, '\n');
@@ -109,16 +110,10 @@ char *rk_humanoid_map_guess(const rk_skeleton *s, const rk_humanoid_options *opt
                             const char *group, const char *why) {
   rk_humanoid_map map;
   rk__humanoid_map_topology(s, opts, &map, NULL);
-  const size_t n = rk_skeleton_joint_count(s);
-  g_autofree bool *control = g_new(bool, n), *has_tip = g_new(bool, n);
-  g_autofree rk_vec3 *pos = g_new(rk_vec3, n), *tip = g_new(rk_vec3, n);
-  g_autofree double *drop = g_new(double, n);
-  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
-  rk_skeleton_rest_models(s, models);
-  for (size_t j = 0; j < n; j++)
-    pos[j] = rk_mat4_get_translation(&models[j]);
-  rk__humanoid_skin_marks(s, opts ? opts->skin : NULL, pos, control, tip, has_tip, drop);
-  guess_from_names(s, control, &map);
+  rk__humanoid_marks mk;
+  rk__humanoid_marks_at_rest(s, opts ? opts->skin : NULL, &mk);
+  guess_from_names(s, mk.control, &map);
+  rk__humanoid_marks_clear(&mk);
   GString *out = g_string_new(NULL);
   g_string_append_printf(out,
                          "# rigkit map: the best guess for this rig (it could not be mapped: "

@@ -51,6 +51,17 @@ char *rk__humanoid_name_key(const char *name);
  * vertices marks nothing (tip = pos, drop 0). Arrays have the skeleton's joint count. */
 struct rk_skin_support;
 
+/* rk__humanoid_skin_marks at the skeleton's rest pose, into arrays it allocates (freed with
+ * rk__humanoid_marks_clear). */
+typedef struct rk__humanoid_marks {
+  bool *control, *has_tip;
+  rk_vec3 *tip;
+  double *drop;
+} rk__humanoid_marks;
+void rk__humanoid_marks_at_rest(const rk_skeleton *s, const struct rk_skin_support *skin,
+                                rk__humanoid_marks *out);
+void rk__humanoid_marks_clear(rk__humanoid_marks *marks);
+
 /* Sets the end of each leg of map that has a lower leg but no foot to where the lower leg's skin
  * ends (as the automatic mapping does), or marks it not from the skin when skin is NULL or has
  * no vertices below the lower leg (humanoid_chains.c). */

@@ -165,8 +165,8 @@ static void set_feet(rk_retargeter *rt) {
     sd->src_footless = sm->joint[up + 2] < 0;
     if (sd->src_footless)
       end_sole(src_rest, sm->joint[up + 1], sm->leg_end[side], &sd->src);
-    else if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward, &sd->src,
-                                 NULL))
+    else if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward,
+                                 &sd->src, NULL))
       joint_sole(rt->ps0, sm->joint[up + 2], &sd->src);
     if (!sd->footless && !rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
       joint_sole(rt->pt0, sd->foot, &sd->tgt_bones);

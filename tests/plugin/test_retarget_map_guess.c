@@ -77,14 +77,15 @@ Test(retarget_map_guess, a_refused_target_prints_its_guess_on_stderr) {
 /* A chain whose joints are not in hierarchy order, and a leg of one joint: the error names the
  * chain and the joints. */
 Test(retarget_map_guess, wrong_chains_are_named) {
-  g_autofree char *robot = rt_data("generated/game_robot.glb");
-  g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
-  g_autofree char *dir = rt_tmpdir();
   static const char *const maps[][2] = {
-      {"[target]\nleft_leg = LowerLeg.L UpperLeg.L\n", "left_leg: 'UpperLeg.L' is not below 'LowerLeg.L'"},
+      {"[target]\nleft_leg = LowerLeg.L UpperLeg.L\n",
+       "left_leg: 'UpperLeg.L' is not below 'LowerLeg.L'"},
       {"[target]\nright_leg = UpperLeg.R\n", "right_leg: 1 joints (a leg is 2 to 4"},
       {"[target]\nleft_arm = Hand.L Nope\n", "left_arm: no joint 'Nope' in the rig"},
   };
+  g_autofree char *robot = rt_data("generated/game_robot.glb");
+  g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
+  g_autofree char *dir = rt_tmpdir();
   for (size_t i = 0; i < G_N_ELEMENTS(maps); i++) {
     g_autofree char *map = g_build_filename(dir, "bad.map", NULL);
     cr_assert(g_file_set_contents(map, maps[i][0], -1, NULL));
@@ -101,8 +102,10 @@ Test(retarget_map_guess, wrong_chains_are_named) {
 /* The example maps of the game rigs (samples/maps/game_*_chains.map: every limb by its chain)
  * give the same output, byte for byte, as their automatic maps. */
 Test(retarget_map_guess, the_sample_chain_maps_are_the_automatic_maps) {
-  static const char *const rigs[][2] = {{"generated/game_robot.glb", "game_robot_chains.map"},
-                                        {"generated/game_stylised.glb", "game_stylised_chains.map"}};
+  static const char *const rigs[][2] = {
+      {"generated/game_robot.glb", "game_robot_chains.map"},
+      {"generated/game_stylised.glb", "game_stylised_chains.map"},
+  };
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   g_autofree char *dir = rt_tmpdir();
   for (size_t i = 0; i < G_N_ELEMENTS(rigs); i++) {

@@ -6,62 +6,21 @@
  * retargets onto a human with its contacts found. */
 #include "../plugin/retarget_test.h"
 
-/* `rigkit retarget` of clips onto target with extra options, the report in dir; returns the
- * parser holding it (the caller unrefs it). */
-static JsonParser *run(const char *dir, const char *target, const char *const *opts,
-                       const char *const *clips) {
-  g_autofree char *tfile = rt_data(target);
-  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-  const char *fixed[] = {"retarget", "--target", tfile, "--out-dir", dir, "--report", report,
-                         "--no-progress"};
-  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
-    g_ptr_array_add(args, g_strdup(fixed[i]));
-  for (size_t i = 0; opts[i]; i++)
-    g_ptr_array_add(args, g_strdup(opts[i]));
-  for (size_t i = 0; clips[i]; i++)
-    g_ptr_array_add(args, rt_data(clips[i]));
-  g_ptr_array_add(args, NULL);
-  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
-  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-  rt_cli_clear(&r);
-  JsonParser *parser = NULL;
-  rt_json(report, &parser);
-  return parser;
-}
-
-/* Whether an entry warns with `code`. */
-static bool warns(JsonObject *c, const char *code) {
-  JsonArray *w = json_object_get_array_member(c, "warnings");
-  for (guint i = 0; i < json_array_get_length(w); i++)
-    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
-      return true;
-  return false;
-}
-
 /* Planted feet still and on the floor on every entry of a report, both legs planting. */
 static void check_planted(JsonParser *parser, const char *target) {
-  JsonArray *clips = rt_clips(json_node_get_object(json_parser_get_root(parser)));
-  for (guint i = 0; i < json_array_get_length(clips); i++) {
-    JsonObject *c = json_array_get_object_element(clips, i);
-    const char *clip = rt_str(c, "clip");
-    cr_assert_str_eq(rt_str(c, "status"), "ok", "%s onto %s", clip, target);
-    const double median = rt_num(c, "mesh_lowest_planted_mm", "median");
-    const double worst = rt_num(c, "mesh_lowest_planted_mm", "min");
-    const double skate = rt_num(c, "foot_skate_mm", "max");
-    const double goal = rt_num(c, "ik_goal_error_mm", "max");
+  for (guint i = 0; i < rt_entry_count(parser); i++) {
+    const char *clip;
+    JsonObject *c = rt_ok_entry(parser, i, target, &clip);
+    const rt_planted f = rt_planted_of(c);
+    const double median = f.median, worst = f.worst, skate = f.skate, goal = f.goal;
     cr_log_info("%s onto %s: planted mesh %.2f mm (worst %.2f), skate %.3f mm, goal %.3f mm, "
                 "verdict %s",
                 clip, target, median, worst, skate, goal, rt_str(c, "verdict"));
-    cr_assert(median >= -5 && median <= 10, "%s onto %s: planted mesh %.2f mm above the floor",
-              clip, target, median);
-    cr_assert_geq(worst, -5, "%s onto %s: a planted foot %.2f mm through the floor", clip, target,
-                  -worst);
-    cr_assert_leq(skate, 5, "%s onto %s: planted feet drift %.2f mm", clip, target, skate);
+    rt_assert_planted(f, clip, target, -5);
     cr_assert_leq(goal, 1, "%s onto %s: pins missed by %.2f mm", clip, target, goal);
     cr_assert_str_neq(rt_str(c, "verdict"), "failed", "%s onto %s", clip, target);
-    cr_assert_eq(warns(c, "mesh-through-floor") || warns(c, "skate") || warns(c, "foot-pitch") ||
-                     warns(c, "goal-missed"),
+    cr_assert_eq(rt_warns(c, "mesh-through-floor") || rt_warns(c, "skate") ||
+                     rt_warns(c, "foot-pitch") || rt_warns(c, "goal-missed"),
                  false, "%s onto %s", clip, target);
     JsonObject *contacts = json_object_get_object_member(c, "contacts");
     cr_assert_geq(json_object_get_size(contacts), 2, "%s onto %s: both legs plant", clip, target);
@@ -73,7 +32,7 @@ static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop
 Test(game_rigs, the_walk_and_hop_onto_the_robot_without_a_map) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL};
-  JsonParser *p = run(dir, "generated/game_robot.glb", cmu, clips);
+  JsonParser *p = rt_run_report(dir, "generated/game_robot.glb", cmu, clips);
   check_planted(p, "game_robot");
   /* The legs are UpperLeg -> LowerLeg; the IK controls Foot.L/R stay out of the chains. */
   JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(p)), 0);
@@ -87,7 +46,7 @@ Test(game_rigs, the_walk_and_hop_onto_the_robot_without_a_map) {
 Test(game_rigs, the_walk_and_hop_onto_the_stylised_figure_without_a_map) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL};
-  JsonParser *p = run(dir, "generated/game_stylised.glb", cmu, clips);
+  JsonParser *p = rt_run_report(dir, "generated/game_stylised.glb", cmu, clips);
   check_planted(p, "game_stylised");
   g_object_unref(p);
   rt_rmtree(dir);
@@ -99,7 +58,7 @@ Test(game_rigs, the_robot_walk_as_a_source) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const none[] = {NULL};
   static const char *const walk[] = {"generated/game_robot_walk.glb", NULL};
-  JsonParser *p = run(dir, "generated/cmu_char.glb", none, walk);
+  JsonParser *p = rt_run_report(dir, "generated/cmu_char.glb", none, walk);
   check_planted(p, "cmu_char");
   g_object_unref(p);
   rt_rmtree(dir);

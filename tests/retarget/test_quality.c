@@ -7,67 +7,26 @@
  * says; every entry has a verdict and warnings. */
 #include "../plugin/retarget_test.h"
 
-/* Runs `rigkit retarget` onto target with extra options over clips (tests/data paths), the
- * report in dir; returns the parser holding it (the caller unrefs it). */
-static JsonParser *run(const char *dir, const char *target, const char *const *opts,
-                       const char *const *clips) {
-  g_autofree char *tfile = rt_data(target);
-  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-  const char *fixed[] = {"retarget", "--target", tfile, "--out-dir", dir, "--report", report,
-                         "--no-progress"};
-  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
-    g_ptr_array_add(args, g_strdup(fixed[i]));
-  for (size_t i = 0; opts[i]; i++)
-    g_ptr_array_add(args, g_strdup(opts[i]));
-  for (size_t i = 0; clips[i]; i++)
-    g_ptr_array_add(args, rt_data(clips[i]));
-  g_ptr_array_add(args, NULL);
-  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
-  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-  cr_assert(strstr(r.out, "verdict"), "the summary table shows the verdict:\n%s", r.out);
-  rt_cli_clear(&r);
-  JsonParser *parser = NULL;
-  rt_json(report, &parser);
-  return parser;
-}
-
-/* Whether an entry warns with `code`. */
-static bool warns(JsonObject *c, const char *code) {
-  JsonArray *w = json_object_get_array_member(c, "warnings");
-  for (guint i = 0; i < json_array_get_length(w); i++)
-    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
-      return true;
-  return false;
-}
-
 /* The numbers of the issue on every entry of a report. */
 static void check_report(JsonParser *parser, const char *target) {
-  JsonArray *clips = rt_clips(json_node_get_object(json_parser_get_root(parser)));
-  for (guint i = 0; i < json_array_get_length(clips); i++) {
-    JsonObject *c = json_array_get_object_element(clips, i);
-    const char *clip = rt_str(c, "clip");
-    cr_assert_str_eq(rt_str(c, "status"), "ok", "%s onto %s", clip, target);
+  for (guint i = 0; i < rt_entry_count(parser); i++) {
+    const char *clip;
+    JsonObject *c = rt_ok_entry(parser, i, target, &clip);
     const char *verdict = rt_str(c, "verdict");
     cr_assert(verdict && (!strcmp(verdict, "clean") || !strcmp(verdict, "check") ||
                           !strcmp(verdict, "failed")));
-    const double median = rt_num(c, "mesh_lowest_planted_mm", "median");
-    const double worst = rt_num(c, "mesh_lowest_planted_mm", "min");
+    const rt_planted f = rt_planted_of(c);
+    const double median = f.median, worst = f.worst, skate = f.skate, goal = f.goal;
     const double pitch = rt_num(c, "foot_pitch_deg", "p95");
-    const double skate = rt_num(c, "foot_skate_mm", "max");
-    const double goal = rt_num(c, "ik_goal_error_mm", "max");
     cr_log_info("%s onto %s: planted soles %.2f mm (worst %.2f), pitch p95 %.2f deg, skate %.3f "
                 "mm, goal %.3f mm, verdict %s",
                 clip, target, median, worst, pitch, skate, goal, verdict);
-    cr_assert(median >= -5 && median <= 10, "%s onto %s: planted soles %.2f mm above the floor",
-              clip, target, median);
-    cr_assert_geq(worst, -10, "%s onto %s: a planted foot %.2f mm through the floor", clip, target,
-                  -worst);
+    rt_assert_planted(f, clip, target, -10);
     cr_assert_leq(pitch, 20, "%s onto %s: feet pitch %.2f deg off", clip, target, pitch);
-    cr_assert_leq(skate, 5, "%s onto %s: planted points slide %.2f mm", clip, target, skate);
-    cr_assert(goal <= 1 || warns(c, "leg-cannot-reach"), "%s onto %s: pins missed by %.2f mm", clip,
-              target, goal);
-    cr_assert_eq(warns(c, "mesh-through-floor") || warns(c, "skate") || warns(c, "foot-pitch"),
+    cr_assert(goal <= 1 || rt_warns(c, "leg-cannot-reach"), "%s onto %s: pins missed by %.2f mm",
+              clip, target, goal);
+    cr_assert_eq(rt_warns(c, "mesh-through-floor") || rt_warns(c, "skate") ||
+                     rt_warns(c, "foot-pitch"),
                  false, "%s onto %s: the verdict sees what the figures say", clip, target);
   }
 }
@@ -84,13 +43,13 @@ static void check_target(const char *target) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL}, *const none[] = {NULL},
                            *const travel[] = {"--root-motion", NULL};
-  JsonParser *p = run(dir, target, cmu, cmu_clips);
+  JsonParser *p = rt_run_report(dir, target, cmu, cmu_clips);
   check_report(p, target);
   g_object_unref(p);
-  p = run(dir, target, none, mh_clips);
+  p = rt_run_report(dir, target, none, mh_clips);
   check_report(p, target);
   g_object_unref(p);
-  p = run(dir, target, travel, bundled);
+  p = rt_run_report(dir, target, travel, bundled);
   check_report(p, target);
   g_object_unref(p);
   rt_rmtree(dir);
@@ -114,10 +73,10 @@ Test(quality, without_ik_the_verdict_sees_the_feet) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const no_ik[] = {"--unit", "cmu", "--no-ik", NULL};
   static const char *const walk[] = {"generated/cmu_walk.bvh", NULL};
-  JsonParser *p = run(dir, "RiggedFigure.glb", no_ik, walk);
+  JsonParser *p = rt_run_report(dir, "RiggedFigure.glb", no_ik, walk);
   JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(p)), 0);
   cr_assert_str_neq(rt_str(c, "verdict"), "clean");
-  cr_assert(warns(c, "skate") || warns(c, "mesh-through-floor"));
+  cr_assert(rt_warns(c, "skate") || rt_warns(c, "mesh-through-floor"));
   g_object_unref(p);
   rt_rmtree(dir);
 }

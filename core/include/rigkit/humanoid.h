@@ -125,8 +125,9 @@ RK_API void rk_humanoid_map_clear(rk_humanoid_map *map);
 /** Validates a map (rk_humanoid_map_validate) and computes its measurements from the rest pose:
  * facing (feet to toes, else +Z), height, ground (lowest joint of the legs, or leg end from the
  * skin), hip height, leg length and each leg's end (its foot joint; a leg_end from the skin is
- * kept for a leg without one, else its lower leg joint). rk_humanoid_map_build calls it; call it again after applying a key file. Fails with
- * RK_ERROR_MAPPING (invalid map, hips not above the feet). */
+ * kept for a leg without one). rk_humanoid_map_build calls it; call it again after applying a key
+ * file. Fails with RK_ERROR_MAPPING (invalid map, hips not above the feet, a leg with neither a
+ * foot joint nor an end from the skin). */
 RK_API bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *skeleton, GError **error);
 /** Checks a map: required bones present, each limb's joints in ancestor order (upper leg above
  * lower leg above foot ...), no joint used twice. Fails with RK_ERROR_MAPPING naming the bone. */
