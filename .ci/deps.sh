@@ -9,8 +9,9 @@ set -eu
 pkgs="gcc libc6-dev cmake make pkg-config libassimp-dev libcglm-dev libglib2.0-dev libcriterion-dev libjson-glib-dev"
 if [ "${1:-}" != "--build" ]; then
   # tests: third-party readers of rigkit's outputs (Assimp's tools, headless Blender, the Khronos
-  # glTF validator through Node.js), GNU parallel for the sharding test
-  pkgs="$pkgs assimp-utils blender python3-numpy parallel"
+  # glTF validator through Node.js), GNU parallel for the sharding test, headless Chromium for
+  # the review page (`retarget --html`)
+  pkgs="$pkgs assimp-utils blender python3-numpy parallel chromium"
   # Node.js may already come from elsewhere (with its own npm); Debian's npm conflicts with it.
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
   # benchmarks against the KDL peer and fuzzing

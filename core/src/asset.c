@@ -15,6 +15,7 @@ struct rk_asset {
   GPtrArray *clips;  /* rk_clip */
   GPtrArray *meshes; /* rk_mesh */
   GPtrArray *notes;  /* char * */
+  GArray *repairs;   /* guint: indices in notes of the repairs (rk_asset_add_repair) */
   char *format;
   char *path;
   char *unit;
@@ -156,6 +157,7 @@ rk_asset *rk_asset_new(rk_skeleton *skeleton) {
   a->clips = g_ptr_array_new_with_free_func((GDestroyNotify)rk_clip_free);
   a->meshes = g_ptr_array_new_with_free_func((GDestroyNotify)rk_mesh_free);
   a->notes = g_ptr_array_new_with_free_func(g_free);
+  a->repairs = g_array_new(FALSE, FALSE, sizeof(guint));
   a->format = g_strdup("");
   a->path = g_strdup("");
   a->unit = g_strdup("m");
@@ -170,6 +172,7 @@ void rk_asset_free(rk_asset *a) {
   g_ptr_array_unref(a->clips);
   g_ptr_array_unref(a->meshes);
   g_ptr_array_unref(a->notes);
+  g_array_unref(a->repairs);
   rk_skeleton_unref(a->skeleton);
   g_free(a->format);
   g_free(a->path);
@@ -332,11 +335,32 @@ int rk_asset_joint_source_node(const rk_asset *a, size_t joint) {
   return a->source_nodes[joint];
 }
 
+static void add_note_v(rk_asset *a, bool repair, const char *format, va_list ap) {
+  const guint i = a->notes->len;
+  g_ptr_array_add(a->notes, g_strdup_vprintf(format, ap));
+  if (repair)
+    g_array_append_val(a->repairs, i);
+}
+
 void rk_asset_add_note(rk_asset *a, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  g_ptr_array_add(a->notes, g_strdup_vprintf(format, ap));
+  add_note_v(a, false, format, ap);
   va_end(ap);
+}
+
+void rk_asset_add_repair(rk_asset *a, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  add_note_v(a, true, format, ap);
+  va_end(ap);
+}
+
+bool rk_asset_note_is_repair(const rk_asset *a, size_t i) {
+  for (guint k = 0; k < a->repairs->len; k++)
+    if (g_array_index(a->repairs, guint, k) == i)
+      return true;
+  return false;
 }
 
 size_t rk_asset_note_count(const rk_asset *a) {

@@ -257,11 +257,17 @@ double rk_clip_bake_frame_count(double duration, double fps) {
   return floor(duration * fps + 0.5) + 1;
 }
 
+double rk_clip_bake_duration(double duration, double fps) {
+  const double end = (rk_clip_bake_frame_count(duration, fps) - 1) / fps;
+  /* Within rounding of the grid the duration is the grid's end: it stays bit for bit. */
+  return fabs(end - duration) <= 1e-6 / fps ? duration : end;
+}
+
 size_t rk_clip_bake_times(double duration, double fps, size_t frames, double *times) {
+  const double end = rk_clip_bake_duration(duration, fps);
   for (size_t f = 0; f < frames; f++)
-    times[f] = fmin((double)f / fps, duration);
-  /* Frame times must increase strictly; a duration that is not a multiple of the frame time
-   * makes the last frame the duration itself. */
+    times[f] = fmin((double)f / fps, end);
+  /* Frame times must increase strictly: frames past the grid's end are not keys. */
   size_t keys = frames;
   while (keys > 1 && !(times[keys - 1] > times[keys - 2]))
     keys--;
@@ -310,6 +316,6 @@ rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
       return NULL;
     }
   }
-  out->duration = clip->duration;
+  out->duration = rk_clip_bake_duration(clip->duration, fps);
   return out;
 }

@@ -178,6 +178,25 @@ static void slerp_scalar(const rot_lane *l, double t) {
     const __m128d s_ = _mm_div_pd(_mm_set1_pd(1.0), n);                                            \
     x = _mm_mul_pd(x, s_), y = _mm_mul_pd(y, s_), z = _mm_mul_pd(z, s_), w = _mm_mul_pd(w, s_);    \
   } while (0)
+/* Normalises both lanes of r twice, as rk_channel_apply normalises the value eval_interval gives,
+ * into the lanes' output rotations. r is a unit key, or a blend of unit keys on one hemisphere
+ * with weights wa, wb >= 0 (summing to 1, or slerp's): |r|^2 >= wa^2 + wb^2 >= 1/2, so both
+ * normalisations divide by a finite, non-zero norm. */
+static inline __attribute__((always_inline)) void normalise_store(const rot_lane *l0,
+                                                                  const rot_lane *l1, __m128d rx,
+                                                                  __m128d ry, __m128d rz,
+                                                                  __m128d rw) {
+  __m128d nr = NORM2(rx, ry, rz, rw);
+  SCALE2(rx, ry, rz, rw, nr);
+  nr = NORM2(rx, ry, rz, rw);
+  SCALE2(rx, ry, rz, rw, nr);
+  double *q0 = &l0->out->r.x, *q1 = &l1->out->r.x;
+  _mm_storel_pd(q0, rx), _mm_storel_pd(q0 + 1, ry), _mm_storel_pd(q0 + 2, rz);
+  _mm_storel_pd(q0 + 3, rw);
+  _mm_storeh_pd(q1, rx), _mm_storeh_pd(q1 + 1, ry), _mm_storeh_pd(q1 + 2, rz);
+  _mm_storeh_pd(q1 + 3, rw);
+}
+
 /* The LINEAR rotation of lanes l0 and l1 (l1 may repeat l0) at time t, as eval_interval then
  * rk_channel_apply give it: slerp(normalise(a), normalise(b)) (a normalised blend for keys
  * closer than rk_quat_slerp's threshold, its sines otherwise), normalised again. The keys are
@@ -203,6 +222,14 @@ static inline __attribute__((always_inline)) void slerp_pair(const rot_lane *l0,
     return;
   }
   ax = _mm_mul_pd(ax, ia), ay = _mm_mul_pd(ay, ia), az = _mm_mul_pd(az, ia), aw = _mm_mul_pd(aw, ia);
+  /* On a key (s == 0) the value is normalise(normalise(a)): a itself, not the blend (whose
+   * a + 0 b would turn a -0 into +0). Both lanes on keys (a clip sampled at its own rate) skip the
+   * blend and its weights, which the selection below would discard. */
+  const __m128d key = _mm_cmpeq_pd(s, zero);
+  if (_mm_movemask_pd(key) == 3) {
+    normalise_store(l0, l1, ax, ay, az, aw);
+    return;
+  }
   bx = _mm_mul_pd(bx, ib), by = _mm_mul_pd(by, ib), bz = _mm_mul_pd(bz, ib), bw = _mm_mul_pd(bw, ib);
   __m128d d = _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(ax, bx), _mm_mul_pd(ay, by)),
                                     _mm_mul_pd(az, bz)),
@@ -220,7 +247,7 @@ static inline __attribute__((always_inline)) void slerp_pair(const rot_lane *l0,
     _mm_storeu_pd(wal, wa);
     _mm_storeu_pd(wbl, wb);
     for (int l = 0; l < 2; l++)
-      if (!(dl[l] > 0.9995)) { /* rk_quat_slerp's far branch */
+      if (!(dl[l] > 0.9995) && sl[l] != 0.0) { /* rk_quat_slerp's far branch, off a key */
         const double th = acos(dl[l]), sn = sin(th);
         wal[l] = sin((1.0 - sl[l]) * th) / sn;
         wbl[l] = sin(sl[l] * th) / sn;
@@ -228,24 +255,10 @@ static inline __attribute__((always_inline)) void slerp_pair(const rot_lane *l0,
     wa = _mm_loadu_pd(wal);
     wb = _mm_loadu_pd(wbl);
   }
-  /* On a key (s == 0) the value is normalise(normalise(a)): a itself, not the blend (whose
-   * a + 0 b would turn a -0 into +0). */
-  const __m128d key = _mm_cmpeq_pd(s, zero);
 #define BLEND(ac, bc) \
   _mm_or_pd(_mm_and_pd(key, ac), _mm_andnot_pd(key, _mm_add_pd(_mm_mul_pd(wa, ac), _mm_mul_pd(wb, bc))))
-  __m128d rx = BLEND(ax, bx), ry = BLEND(ay, by), rz = BLEND(az, bz), rw = BLEND(aw, bw);
+  normalise_store(l0, l1, BLEND(ax, bx), BLEND(ay, by), BLEND(az, bz), BLEND(aw, bw));
 #undef BLEND
-  /* Unit keys on one hemisphere with weights wa, wb >= 0 (summing to 1, or slerp's): |r|^2 >=
-   * wa^2 + wb^2 >= 1/2, so both normalisations divide by a finite, non-zero norm. */
-  __m128d nr = NORM2(rx, ry, rz, rw);
-  SCALE2(rx, ry, rz, rw, nr);
-  nr = NORM2(rx, ry, rz, rw);
-  SCALE2(rx, ry, rz, rw, nr);
-  double *q0 = &l0->out->r.x, *q1 = &l1->out->r.x;
-  _mm_storel_pd(q0, rx), _mm_storel_pd(q0 + 1, ry), _mm_storel_pd(q0 + 2, rz);
-  _mm_storel_pd(q0 + 3, rw);
-  _mm_storeh_pd(q1, rx), _mm_storeh_pd(q1 + 1, ry), _mm_storeh_pd(q1 + 2, rz);
-  _mm_storeh_pd(q1 + 3, rw);
 }
 #undef NORM2
 #undef SCALE2

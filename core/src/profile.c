@@ -1,11 +1,13 @@
 /* Retarget profiles (rigkit/profile.h): loading and checking the key file, its [settings] onto
- * rk_retarget_options and back to text, its [source] and [target] groups onto humanoid maps. */
+ * rk_retarget_options and back to text, its [quality] onto the verdict's bounds, its [source] and
+ * [target] groups onto humanoid maps. */
 #include <rigkit/error.h>
 #include <rigkit/profile.h>
 #include <rigkit/skin.h>
 
 #include "humanoid_internal.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -98,11 +100,16 @@ static const struct setting {
     {"soles", SETTING_SOLES, offsetof(rk_retarget_options, soles), 0, 1},
 };
 
-static const struct setting *find_setting(const char *key) {
+/* Index of the setting named key, -1 when there is none. */
+static int find_setting(const char *key) {
   for (size_t i = 0; i < G_N_ELEMENTS(settings); i++)
     if (!strcmp(settings[i].key, key))
-      return &settings[i];
-  return NULL;
+      return (int)i;
+  return -1;
+}
+
+static const char *setting_name(int i) {
+  return (size_t)i < G_N_ELEMENTS(settings) ? settings[i].key : NULL;
 }
 
 /* Parses text as setting st into opts; NULL on success, else why it is refused (g_free). */
@@ -140,35 +147,53 @@ static char *parse_setting(const struct setting *st, const char *text, rk_retarg
   return NULL;
 }
 
-/* Reads the [settings] group of kf (named `name`) into opts; false with the first error. */
-static bool read_settings(GKeyFile *kf, const char *name, rk_retarget_options *opts,
-                          GError **error) {
-  static const char *const group = "settings";
-  g_auto(GStrv) keys = group_keys(kf, name, group, error);
+/* A group whose every key names one entry of a table (a setting, a quality code). */
+typedef struct keyed_group {
+  const char *group, *what;           /* "settings", "key" (for messages) */
+  int (*find)(const char *key);       /* the entry's index, -1 when unknown */
+  const char *(*name)(int index);     /* the entry's key, NULL past the last */
+  char *(*parse)(int index, const char *text, void *into); /* NULL, or why text is refused */
+} keyed_group;
+
+/* Reads group g of kf (named `name`) into `into`; false with the first error. */
+static bool read_keyed(GKeyFile *kf, const char *name, const keyed_group *g, void *into,
+                       GError **error) {
+  g_auto(GStrv) keys = group_keys(kf, name, g->group, error);
   if (!keys)
     return false;
   for (size_t i = 0; keys[i]; i++) {
-    const struct setting *st = find_setting(keys[i]);
-    if (!st) {
+    const int k = g->find(keys[i]);
+    if (k < 0) {
       GString *known = g_string_new(NULL);
-      for (size_t k = 0; k < G_N_ELEMENTS(settings); k++)
-        g_string_append_printf(known, "%s%s", k ? ", " : "", settings[k].key);
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown key (keys: %s)", name,
-                  group, keys[i], known->str);
+      for (int n = 0; g->name(n); n++)
+        g_string_append_printf(known, "%s%s", n ? ", " : "", g->name(n));
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown %s (%ss: %s)", name,
+                  g->group, keys[i], g->what, g->what, known->str);
       g_string_free(known, TRUE);
       return false;
     }
-    g_autofree char *text = read_value(kf, name, group, keys[i], error);
+    g_autofree char *text = read_value(kf, name, g->group, keys[i], error);
     if (!text)
       return false;
-    g_autofree char *why = parse_setting(st, text, opts);
+    g_autofree char *why = g->parse(k, text, into);
     if (why) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, group, keys[i],
-                  text, why);
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s = %s: %s", name, g->group,
+                  keys[i], text, why);
       return false;
     }
   }
   return true;
+}
+
+static char *parse_setting_at(int i, const char *text, void *opts) {
+  return parse_setting(&settings[i], text, opts);
+}
+
+/* Reads the [settings] group of kf (named `name`) into opts; false with the first error. */
+static bool read_settings(GKeyFile *kf, const char *name, rk_retarget_options *opts,
+                          GError **error) {
+  static const keyed_group g = {"settings", "key", find_setting, setting_name, parse_setting_at};
+  return read_keyed(kf, name, &g, opts, error);
 }
 
 char *rk_profile_settings_text(const rk_retarget_options *opts) {
@@ -201,6 +226,50 @@ char *rk_profile_settings_text(const rk_retarget_options *opts) {
 bool rk_retarget_options_from_keyfile(rk_retarget_options *opts, GKeyFile *kf,
                                       const char *kf_name, GError **error) {
   return read_settings(kf, kf_name, opts, error);
+}
+
+/* ---- [quality] ------------------------------------------------------------------------------- */
+
+/* Parses a [quality] value, "CHECK" or "CHECK FAILED" (FAILED a number or "none": never), into
+ * code c of the rk_quality_bounds `into`; NULL on success, else why it is refused (g_free). */
+static char *parse_bounds(int c, const char *text, void *into) {
+  rk_quality_bounds *b = into;
+  g_auto(GStrv) words = g_strsplit_set(text, " \t,", -1);
+  double v[2] = {b->check[c], b->failed[c]};
+  size_t n = 0;
+  for (size_t i = 0; words[i]; i++) {
+    if (!*words[i])
+      continue;
+    if (n == 2)
+      return g_strdup("more than two numbers (CHECK FAILED)");
+    char *end = NULL;
+    if (n == 1 && !strcmp(words[i], "none")) {
+      v[n++] = INFINITY;
+      continue;
+    }
+    v[n] = g_ascii_strtod(words[i], &end);
+    if (end == words[i] || *end || !isfinite(v[n]) || v[n] < 0)
+      return g_strdup_printf("'%s' is not a non-negative number", words[i]);
+    n++;
+  }
+  if (n == 0)
+    return g_strdup("no bound (CHECK, or CHECK FAILED)");
+  if (v[1] < v[0])
+    return g_strdup_printf("the failed bound %g is below the check bound %g", v[1], v[0]);
+  b->check[c] = v[0];
+  b->failed[c] = v[1];
+  return NULL;
+}
+
+static const char *quality_name(int c) {
+  return rk_quality_code_name((rk_quality_code)c);
+}
+
+/* Reads the [quality] group of kf (named `name`) into b; false with the first error. */
+static bool read_quality(GKeyFile *kf, const char *name, rk_quality_bounds *b, GError **error) {
+  static const keyed_group g = {"quality", "code", rk_quality_code_parse, quality_name,
+                                parse_bounds};
+  return read_keyed(kf, name, &g, b, error);
 }
 
 /* ---- [source] and [target] ------------------------------------------------------------------- */
@@ -331,11 +400,15 @@ static rk_profile *profile_new(GKeyFile *kf, const char *name, GError **error) {
     if (!strcmp(groups[i], "settings")) {
       rk_retarget_options scratch = RK_RETARGET_OPTIONS_INIT;
       ok = read_settings(kf, name, &scratch, error);
+    } else if (!strcmp(groups[i], "quality")) {
+      rk_quality_bounds scratch;
+      rk_quality_bounds_init(&scratch);
+      ok = read_quality(kf, name, &scratch, error);
     } else if (!strcmp(groups[i], "source") || !strcmp(groups[i], "target")) {
       ok = read_bones(kf, name, groups[i], NULL, NULL, error);
     } else {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "%s: unknown group [%s] (groups: [source], [target], [settings])", name,
+                  "%s: unknown group [%s] (groups: [source], [target], [settings], [quality])", name,
                   groups[i]);
       ok = false;
     }
@@ -398,6 +471,11 @@ const char *rk_profile_name(const rk_profile *p) {
 void rk_profile_apply_settings(const rk_profile *p, rk_retarget_options *opts) {
   if (p)
     read_settings(p->kf, p->name, opts, NULL);
+}
+
+void rk_profile_apply_quality(const rk_profile *p, rk_quality_bounds *bounds) {
+  if (p)
+    read_quality(p->kf, p->name, bounds, NULL);
 }
 
 /* rk_profile_map_rig with the automatic mapping's options. */

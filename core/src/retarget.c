@@ -371,7 +371,7 @@ static bool finite_locals(const rk_transform *x, size_t n) {
 
 /* Output frame count of a clip at fps; false with error beyond RK_CLIP_MAX_KEYS. */
 static bool count_frames(const rk_clip *clip, double fps, size_t *frames, GError **error) {
-  const double frames_d = floor(rk_clip_duration(clip) * fps + 0.5) + 1;
+  const double frames_d = rk_clip_bake_frame_count(rk_clip_duration(clip), fps);
   if (!isfinite(frames_d) || frames_d > RK_CLIP_MAX_KEYS) {
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "clip '%s': %.0f frames at %g fps exceed the limit of %u",
                 rk_clip_name(clip), frames_d, fps, RK_CLIP_MAX_KEYS);

@@ -29,6 +29,8 @@ void rk__rt_keys_init(rk__rt_run *c) {
   const size_t nt = c->rt->nt;
   rk__rt_keys *bb = &c->keys;
   bb->times = g_new(double, c->frames);
+  /* Keys on the output grid (the source is sampled at the same times, held past its end). */
+  rk_clip_bake_times(c->duration, c->fps, c->frames, bb->times);
   bb->rot = g_new(double, c->frames * nt * 4);
   bb->trans = g_new(double, c->frames * nt * 3);
   bb->rot_used = g_new0(bool, nt);
@@ -39,7 +41,6 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
   const size_t nt = c->rt->nt;
   const rk_transform *trest = rk_skeleton_rest_locals(c->rt->tgt);
   rk__rt_keys *bb = &c->keys;
-  bb->times[f] = rk__rt_frame_time(c, f);
   for (size_t j = 0; j < nt; j++) {
     rk_quat r = c->tgt_locals[j].r;
     if (f > 0) { /* same hemisphere as the previous key */
@@ -61,8 +62,7 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
 bool rk__rt_bake(rk__rt_run *c, GError **error) {
   const size_t nt = c->rt->nt;
   const rk__rt_keys *bb = &c->keys;
-  /* Frame times must increase strictly (the last frame may coincide with the previous one when
-   * the duration is not a multiple of the frame time). */
+  /* Frame times increase strictly on the grid (rk_clip_bake_times). */
   size_t nkeys = c->frames;
   while (nkeys > 1 && !(bb->times[nkeys - 1] > bb->times[nkeys - 2]))
     nkeys--;
@@ -87,7 +87,7 @@ bool rk__rt_bake(rk__rt_run *c, GError **error) {
       }
     }
   }
-  rk_clip_set_duration(res->clip, c->duration);
+  rk_clip_set_duration(res->clip, rk_clip_bake_duration(c->duration, c->fps));
   return true;
 }
 

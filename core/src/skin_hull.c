@@ -293,7 +293,7 @@ size_t rk__skin_hull_keep(const rk_vec3 *pts, const double *reach, size_t n, boo
   for (size_t i = 0; i < n; i++)
     if (isfinite(reach[i]))
       sorted[finite++] = reach[i];
-  qsort(sorted, finite, sizeof *sorted, rk__cmp_double);
+  rk__sort_doubles(sorted, finite);
   g_autofree int *idx = g_new(int, n);
   g_autofree bool *trial = g_new(bool, n);
   g_autofree bool *forced = g_new(bool, n);

@@ -7,6 +7,10 @@
 
 /* qsort comparator: ascending doubles (a NaN compares equal to everything). */
 int rk__cmp_double(const void *a, const void *b);
+/* Sorts v[0..n) ascending in place without a call per comparison: a stable sort (+0 and -0 keep
+ * their order, as in glibc's merge-sort qsort); an already sorted v costs one pass; a v holding a
+ * NaN goes to qsort with rk__cmp_double. */
+void rk__sort_doubles(double *v, size_t n);
 /* Sorts v[0..n) ascending in place and returns the median: the middle value, or the mean of the
  * two middle values when n is even; NaN when n is 0. */
 double rk__median(double *v, size_t n);

@@ -147,6 +147,7 @@ typedef struct node_keys {
   rk_transform *locals;
   rk_mat4 *models; /* per joint, canonical */
   rk_mat4 *world;  /* per node, this frame */
+  rk_clip_cursor cursor; /* frames are sampled in order: each track's key found from the last */
   double *t, *r, *s; /* per node, per frame: 3, 4, 3 values */
   const char *path;
 } node_keys;
@@ -157,6 +158,7 @@ static void node_keys_clear(node_keys *nk) {
   g_free(nk->locals);
   g_free(nk->models);
   g_free(nk->world);
+  g_free(nk->cursor.keys);
   g_free(nk->t);
   g_free(nk->r);
   g_free(nk->s);
@@ -165,6 +167,8 @@ static void node_keys_clear(node_keys *nk) {
 /* K m: the canonical model matrix m in document units. */
 static rk_mat4 in_document_units(const node_keys *nk, const rk_mat4 *m) {
   rk_mat4 km = *m;
+  if (nk->k == 1.0)
+    return km; /* a document in metres: x * 1.0 is x */
   for (int c = 0; c < 15; c++)
     km.m[c] *= (c % 4 == 3) ? 1.0 : nk->k; /* not the bottom row */
   return km;
@@ -215,7 +219,9 @@ static bool pose_frame(node_keys *nk, const rk_clip *clip, double fps, size_t f,
                        GError **error) {
   const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
   const rk__gltf_nodes *d = nk->d;
-  rk_clip_sample_frame(clip, rk_skeleton_rest_locals(sk), fps, f, nk->locals, nk->nj);
+  if (fps > 0) /* as rk_clip_sample_frame: time f / fps, clamped to the clip */
+    rk_clip_sample_cursor(clip, rk_skeleton_rest_locals(sk), (double)f / fps, &nk->cursor,
+                          nk->locals, nk->nj);
   rk_fk_models(sk, nk->locals, nk->models);
   for (guint k = 0; k < d->count; k++) {
     const guint n = d->order[k];
@@ -273,6 +279,8 @@ rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
   nk.locals = g_new(rk_transform, nk.nj);
   nk.models = g_new(rk_mat4, nk.nj);
   nk.world = g_new(rk_mat4, d->count ? d->count : 1);
+  nk.cursor.keys_count = rk_clip_track_count(clip);
+  nk.cursor.keys = g_new0(uint32_t, nk.cursor.keys_count + 1);
   const size_t cells = (size_t)d->count * frames;
   nk.t = g_new(double, 3 * cells + 1);
   nk.r = g_new(double, 4 * cells + 1);

@@ -12,6 +12,13 @@ static void put_indent(GString *out, bool pretty, unsigned depth) {
     g_string_append(out, "  ");
 }
 
+/* v with `digits` significant digits (%g style, C locale) into buf. */
+static const char *format_digits(char *buf, size_t size, int digits, double v) {
+  char fmt[8];
+  g_snprintf(fmt, sizeof fmt, "%%.%dg", digits);
+  return g_ascii_formatd(buf, (gint)size, fmt, v);
+}
+
 void rk_json_append_double(GString *out, double v) {
   if (!isfinite(v)) { /* JSON has no NaN/Inf; writers check values before they get here */
     g_string_append(out, "null");
@@ -21,15 +28,19 @@ void rk_json_append_double(GString *out, double v) {
     g_string_append_c(out, '0');
     return;
   }
+  /* The fewest significant digits that read back as v. If p digits do, p + 1 do too (the nearest
+   * decimal with more digits is no farther from v), so the count is found by bisection: four or
+   * five formats a value instead of up to 17. 17 digits always read back. */
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  for (int prec = 1; prec <= 17; prec++) {
-    char fmt[8];
-    g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
-    g_ascii_formatd(buf, sizeof buf, fmt, v);
-    if (g_ascii_strtod(buf, NULL) == v)
-      break;
+  int lo = 1, hi = 17;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (g_ascii_strtod(format_digits(buf, sizeof buf, mid, v), NULL) == v)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
-  g_string_append(out, buf);
+  g_string_append(out, format_digits(buf, sizeof buf, lo, v));
 }
 
 static void put_string(GString *out, const char *s) {

@@ -154,37 +154,52 @@ static rk__bvh_up detect_up(const rk__bvh_file *b) {
   return g;
 }
 
+/* In place: the median of v[0..n) (insertion sort; n > 0). */
+static double median_sorted(double *v, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+      double t = v[k];
+      v[k] = v[k - 1];
+      v[k - 1] = t;
+    }
+  return v[n / 2];
+}
+
 /* Median over (sampled) frames of the lowest joint's height along `up`, with root position
- * channels read as `root_add` and other joints' as `other_add`. */
-static double ground_height(const rk__bvh_file *b, rk_vec3 up, bool root_add, bool other_add) {
+ * channels added to the OFFSET (heights[0]) and replacing it (heights[1]), other joints' read as
+ * `other_add`. The two readings share each frame's rotations and every non-root joint's local
+ * transform; their world matrices are composed apart. */
+static void ground_heights(const rk__bvh_file *b, rk_vec3 up, bool other_add, double heights[2]) {
   const size_t n = b->joints->len;
   const size_t samples = b->frames < 512 ? b->frames : 512;
-  g_autofree double *lows = g_new(double, samples ? samples : 1);
-  g_autofree rk_mat4 *world = g_new(rk_mat4, n);
+  heights[0] = heights[1] = 0;
+  if (samples == 0)
+    return;
+  g_autofree double *lows = g_new(double, 2 * samples);
+  g_autofree rk_mat4 *world = g_new(rk_mat4, 2 * n);
   for (size_t s = 0; s < samples; s++) {
     const size_t f = samples > 1 ? s * (b->frames - 1) / (samples - 1) : 0;
-    double low = INFINITY;
+    double low[2] = {INFINITY, INFINITY};
     for (size_t i = 0; i < n; i++) {
       const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
       rk_transform x = rk_transform_identity();
-      x.t = rk__bvh_joint_translation(b, j, f, j->parent < 0 ? root_add : other_add);
       x.r = rk__bvh_joint_rotation(j, b->data + f * b->columns + j->first_channel);
-      rk_mat4 local = rk_transform_to_mat4(&x);
-      world[i] = j->parent >= 0 ? rk_mat4_mul_affine(&world[j->parent], &local) : local;
-      low = fmin(low, rk_vec3_dot(rk_mat4_get_translation(&world[i]), up));
+      rk_mat4 local;
+      for (int r = 0; r < 2; r++) {
+        if (r == 0 || j->parent < 0) {
+          x.t = rk__bvh_joint_translation(b, j, f, j->parent < 0 ? r == 0 : other_add);
+          local = rk_transform_to_mat4(&x);
+        }
+        rk_mat4 *w = world + (size_t)r * n;
+        w[i] = j->parent >= 0 ? rk_mat4_mul_affine(&w[j->parent], &local) : local;
+        low[r] = fmin(low[r], rk_vec3_dot(rk_mat4_get_translation(&w[i]), up));
+      }
     }
-    lows[s] = low;
+    lows[s] = low[0];
+    lows[samples + s] = low[1];
   }
-  if (samples == 0)
-    return 0;
-  /* median */
-  for (size_t i = 1; i < samples; i++)
-    for (size_t k = i; k > 0 && lows[k - 1] > lows[k]; k--) {
-      double t = lows[k];
-      lows[k] = lows[k - 1];
-      lows[k - 1] = t;
-    }
-  return lows[samples / 2];
+  heights[0] = median_sorted(lows, samples);
+  heights[1] = median_sorted(lows + samples, samples);
 }
 
 /* Non-root joints with position channels: do the channels carry the whole offset? */
@@ -305,8 +320,9 @@ void rk__bvh_choose_position_reading(const rk__bvh_file *b, const rk_import_opti
                    other_add ? "add to" : "replace", other_add ? "do not contain" : "contain");
     }
     if (any_root && b->frames > 0) {
-      const double g_add = ground_height(b, up_vec, true, other_add) * unit;
-      const double g_rep = ground_height(b, up_vec, false, other_add) * unit;
+      double heights[2];
+      ground_heights(b, up_vec, other_add, heights);
+      const double g_add = heights[0] * unit, g_rep = heights[1] * unit;
       if (fabs(g_add - g_rep) < 1e-6) {
         rk__raw_note(raw, "root OFFSET has no height: both readings of the root position agree");
       } else {

@@ -53,12 +53,13 @@ rk_vec3 rk__bvh_joint_translation(const rk__bvh_file *b, const rk__bvh_joint *j,
 }
 
 rk_quat rk__bvh_joint_rotation(const rk__bvh_joint *j, const double *row) {
-  /* Product of the elementary rotations in channel order, each built from its half angle. */
+  /* Product of the elementary rotations in channel order, each built from its half angle. A
+   * zero angle (a third to a half of mocap channels) needs no sine: sin(+-0) = +-0, cos = 1. */
   rk_quat q = rk_quat_identity();
   for (int k = 0; k < j->n_channels; k++) {
     if (j->channels[k] < RK__BVH_XROT)
       continue;
-    const double h = 0.5 * row[k] * RK_DEG, s = sin(h), c = cos(h);
+    const double h = 0.5 * row[k] * RK_DEG, s = h == 0 ? h : sin(h), c = h == 0 ? 1.0 : cos(h);
     rk_quat e = {0, 0, 0, c};
     if (j->channels[k] == RK__BVH_XROT)
       e.x = s;

@@ -58,49 +58,14 @@ char *rk__bvh_rest_of_line(rk__bvh_lexer *lx) {
   return g_strndup(s, (gsize)(e - s));
 }
 
-/* Exact powers of ten (10^22 is the largest a double holds exactly). */
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+const double rk__bvh_pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* Parses a whole token as a double. Plain decimals with at most 15 significant digits (what BVH
- * exporters write) take Clinger's fast path: the integer mantissa and 10^k are exact doubles, so
- * one division is correctly rounded, the same result as strtod; anything else goes to
- * g_ascii_strtod. */
 bool rk__bvh_parse_double(const char *tok, size_t len, double *out) {
-  const char *p = tok, *end = tok + len;
-  bool neg = false;
-  if (p < end && (*p == '-' || *p == '+')) {
-    neg = *p == '-';
-    p++;
-  }
-  uint64_t m = 0;
-  int digits = 0, decimals = 0;
-  bool dot = false, any = false;
-  for (; p < end; p++) {
-    if (*p >= '0' && *p <= '9') {
-      any = true;
-      if (m == 0 && *p == '0') {
-        if (dot)
-          decimals++;
-        continue; /* leading zeros are not significant */
-      }
-      if (++digits > 15)
-        break;
-      m = m * 10 + (uint64_t)(*p - '0');
-      if (dot)
-        decimals++;
-    } else if (*p == '.' && !dot) {
-      dot = true;
-    } else {
-      break;
-    }
-  }
-  if (p == end && any && decimals <= 22) {
-    const double v = (double)m / pow10_exact[decimals];
-    *out = neg ? -v : v;
+  const char *end = tok + len;
+  if (rk__bvh_scan_plain(tok, end, out) == end)
     return true;
-  }
   char buf[128];
   if (len == 0 || len >= sizeof buf)
     return false;

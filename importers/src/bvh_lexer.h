@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 G_BEGIN_DECLS
 
@@ -30,6 +31,48 @@ bool rk__bvh_token_is(const char *tok, size_t len, const char *word);
 char *rk__bvh_rest_of_line(rk__bvh_lexer *lx);
 /** Parses a whole token as a double into *out; false when it is not a number. */
 bool rk__bvh_parse_double(const char *tok, size_t len, double *out);
+
+/** 10^0 .. 10^22, each exact in a double. */
+extern const double rk__bvh_pow10_exact[23];
+
+/** A plain decimal at p (sign, digits, at most one point; at most 15 significant digits and 22
+ * after the point: what BVH exporters write) into *out, by Clinger's fast path: the integer
+ * mantissa and 10^k are exact doubles, so one division is correctly rounded, the same result as
+ * strtod. Returns where the decimal stops (the caller checks that a token ends there), or NULL
+ * when p holds no such decimal (then strtod decides: rk__bvh_parse_double). */
+static inline const char *rk__bvh_scan_plain(const char *p, const char *end, double *out) {
+  bool neg = false;
+  if (p < end && (*p == '-' || *p == '+')) {
+    neg = *p == '-';
+    p++;
+  }
+  uint64_t m = 0;
+  int digits = 0, decimals = 0;
+  bool dot = false, any = false;
+  for (; p < end; p++) {
+    const unsigned d = (unsigned)(unsigned char)*p - '0';
+    if (d <= 9) {
+      any = true;
+      if (m == 0 && d == 0) {
+        decimals += dot;
+        continue; /* leading zeros are not significant */
+      }
+      if (++digits > 15)
+        return NULL;
+      m = m * 10 + d;
+      decimals += dot;
+    } else if (*p == '.' && !dot) {
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  if (!any || decimals > 22)
+    return NULL;
+  const double v = (double)m / rk__bvh_pow10_exact[decimals];
+  *out = neg ? -v : v;
+  return p;
+}
 
 G_END_DECLS
 

@@ -38,11 +38,85 @@ static bool parse_motion_header(rk__bvh_file *b, GError **error) {
   return true;
 }
 
+/* The joint whose channels hold value n (0-based) of a frame line, for messages. */
+static const char *joint_of_value(const rk__bvh_file *b, size_t n) {
+  const char *name = "?";
+  for (guint k = 0; k < b->joints->len; k++) {
+    const rk__bvh_joint *jk = rk__bvh_joint_at(b, k);
+    if (n >= jk->first_channel && n < jk->first_channel + (size_t)jk->n_channels)
+      name = jk->name;
+  }
+  return name;
+}
+
+/* Growing storage for the frame rows: room for one more row of `cols` values. Starts at the
+ * frame count the header declares, capped by what the rest of the text can hold (a value takes
+ * at least two bytes), so a lying header costs nothing. */
+typedef struct rows {
+  double *v;
+  size_t len, cap;
+} rows;
+
+static void rows_reserve(rows *r, size_t cols, gint64 declared, size_t bytes_left) {
+  size_t want = r->len + cols;
+  if (want <= r->cap)
+    return;
+  if (r->cap == 0) {
+    const size_t fit = bytes_left / 2 + cols;
+    const size_t decl = declared > 0 ? (size_t)declared * cols : 0;
+    want = MAX(want, MIN(decl, fit));
+  } else {
+    want = MAX(want, 2 * r->cap);
+  }
+  r->v = g_renew(double, r->v, want);
+  r->cap = want;
+}
+
+/* The values of one frame line from p, stored into row while fewer than cols: returns the line
+ * end (a line end byte or the text's end) and the count of values in *n, or NULL with *error (a
+ * token that is not a number, or not finite). Plain decimals are read in one pass
+ * (rk__bvh_scan_plain); anything else goes through rk__bvh_parse_double. */
+static const char *frame_values(const rk__bvh_file *b, const char *p, double *row, size_t cols,
+                                size_t *n, unsigned line, size_t frame, GError **error) {
+  const char *end = b->lx.end;
+  size_t count = 0;
+  for (;;) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\f' || *p == '\v'))
+      p++;
+    if (p >= end || *p == '\n' || *p == '\r')
+      break;
+    double v;
+    const char *q = rk__bvh_scan_plain(p, end, &v);
+    if (!q || (q < end && !rk__bvh_is_space(*q))) {
+      const char *s = p;
+      for (q = p; q < end && !rk__bvh_is_space(*q);)
+        q++;
+      if (!rk__bvh_parse_double(s, (size_t)(q - s), &v)) {
+        g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "line %u (frame %zu): '%.*s' is not a number",
+                    line, frame, (int)MIN((size_t)(q - s), 40), s);
+        return NULL;
+      }
+      if (!isfinite(v)) {
+        g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                    "line %u (frame %zu): value %zu (joint '%s') is not finite", line, frame,
+                    count + 1, joint_of_value(b, count));
+        return NULL;
+      }
+    }
+    if (count < cols)
+      row[count] = v;
+    count++;
+    p = q;
+  }
+  *n = count;
+  return p;
+}
+
 /* The frame lines: one row of b->columns values each. Lines that disagree with "Frames:" are used
  * as they are and a note says so; an incomplete last line (a truncated file) is dropped. */
 static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
   const size_t cols = b->columns;
-  GArray *data = g_array_new(FALSE, FALSE, sizeof(double));
+  rows data = {NULL, 0, 0};
   size_t frames = 0;
   const char *p = b->lx.p;
   unsigned line = b->lx.line;
@@ -53,42 +127,13 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
       p++;
       line++;
     }
-    const char *eol = rk__bvh_find_line_end(p, b->lx.end);
-    const char *q = p;
+    rows_reserve(&data, cols, b->declared_frames, (size_t)(b->lx.end - p));
     size_t n = 0;
-    const size_t base = data->len;
-    while (q < eol) {
-      while (q < eol && rk__bvh_is_space(*q))
-        q++;
-      if (q >= eol)
-        break;
-      const char *s = q;
-      while (q < eol && !rk__bvh_is_space(*q))
-        q++;
-      double v;
-      if (!rk__bvh_parse_double(s, (size_t)(q - s), &v)) {
-        g_array_unref(data);
-        g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "line %u (frame %zu): '%.*s' is not a number",
-                    line, frames, (int)MIN((size_t)(q - s), 40), s);
-        return false;
-      }
-      if (!isfinite(v)) {
-        /* Name the joint and channel the value belongs to. */
-        const char *jn = "?";
-        for (guint k = 0; k < b->joints->len; k++) {
-          const rk__bvh_joint *jk = rk__bvh_joint_at(b, k);
-          if (n >= jk->first_channel && n < jk->first_channel + (size_t)jk->n_channels)
-            jn = jk->name;
-        }
-        g_array_unref(data);
-        g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                    "line %u (frame %zu): value %zu (joint '%s') is not finite", line, frames,
-                    n + 1, jn);
-        return false;
-      }
-      if (n < cols)
-        g_array_append_val(data, v);
-      n++;
+    double *row = data.v ? data.v + data.len : NULL; /* NULL: no channels */
+    const char *eol = frame_values(b, p, row, cols, &n, line, frames, error);
+    if (!eol) {
+      g_free(data.v);
+      return false;
     }
     if (n > 0) {
       if (n != cols) {
@@ -98,20 +143,20 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
           if (!rk__bvh_is_space(*r))
             only_ws_after = false;
         if (n < cols && (last || only_ws_after)) {
-          g_array_set_size(data, base);
-          rk__raw_note(raw, "last frame line has %zu of %zu values (truncated file?): dropped", n,
-                       cols);
+          rk__raw_repair(raw, "last frame line has %zu of %zu values (truncated file?): dropped",
+                         n, cols);
           break;
         }
-        g_array_unref(data);
+        g_free(data.v);
         g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                     "line %u (frame %zu): %zu values, the hierarchy has %zu channels", line,
                     frames, n, cols);
         return false;
       }
+      data.len += cols;
       frames++;
       if (frames > RK_CLIP_MAX_KEYS) {
-        g_array_unref(data);
+        g_free(data.v);
         g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "more than %u frames", RK_CLIP_MAX_KEYS);
         return false;
       }
@@ -123,17 +168,17 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
   if (cols == 0)
     frames = (size_t)b->declared_frames;
   if ((gint64)frames != b->declared_frames)
-    rk__raw_note(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
-                 b->declared_frames, frames, frames);
+    rk__raw_repair(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
+                   b->declared_frames, frames, frames);
   if (frames == 0 && b->declared_frames > 0) {
-    g_array_unref(data);
+    g_free(data.v);
     g_set_error(error, RK_ERROR, RK_ERROR_PARSE,
                 "no frame data (the header declares %" G_GINT64_FORMAT " frames)",
                 b->declared_frames);
     return false;
   }
   b->frames = frames;
-  b->data = (double *)(void *)g_array_free(data, FALSE);
+  b->data = data.len < data.cap ? g_renew(double, data.v, MAX(data.len, 1)) : data.v;
   return true;
 }
 

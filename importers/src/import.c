@@ -9,6 +9,7 @@
 #include "raw_asset.h"
 #include "scene_import.h"
 #include "scene_textures.h"
+#include "sha256.h"
 #include "source.h"
 
 #include <errno.h>
@@ -53,7 +54,7 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
       rk__raw_note(raw, "%s", (const char *)g_ptr_array_index(notes, i));
   /* What was imported, for writers that edit the source file itself (rigkit/gltf_edit.h). */
   if (raw && is_gltf)
-    raw->digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, src->data, src->size);
+    raw->digest = rk__sha256_hex(src->data, src->size);
   rk__scene_clear(&scene);
   rk__gltf_info_clear(&gltf);
   return raw;

@@ -46,6 +46,7 @@ rk__raw_asset *rk__raw_asset_new(void) {
   r->clips = g_ptr_array_new_with_free_func(raw_clip_free);
   r->meshes = g_ptr_array_new_with_free_func(raw_mesh_free);
   r->notes = g_ptr_array_new_with_free_func(g_free);
+  r->repairs = g_array_new(FALSE, FALSE, sizeof(guint));
   r->unit = g_strdup("m");
   r->unit_scale = 1.0;
   r->up_axis = g_strdup("Y");
@@ -59,6 +60,7 @@ void rk__raw_asset_free(rk__raw_asset *r) {
   g_ptr_array_unref(r->clips);
   g_ptr_array_unref(r->meshes);
   g_ptr_array_unref(r->notes);
+  g_array_unref(r->repairs);
   g_free(r->unit);
   g_free(r->up_axis);
   g_free(r->digest);
@@ -122,10 +124,24 @@ rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw) {
   return m;
 }
 
+static void raw_note_v(rk__raw_asset *raw, bool repair, const char *format, va_list ap) {
+  const guint i = raw->notes->len;
+  g_ptr_array_add(raw->notes, g_strdup_vprintf(format, ap));
+  if (repair)
+    g_array_append_val(raw->repairs, i);
+}
+
 void rk__raw_note(rk__raw_asset *raw, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  g_ptr_array_add(raw->notes, g_strdup_vprintf(format, ap));
+  raw_note_v(raw, false, format, ap);
+  va_end(ap);
+}
+
+void rk__raw_repair(rk__raw_asset *raw, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  raw_note_v(raw, true, format, ap);
   va_end(ap);
 }
 
@@ -554,7 +570,13 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
     rk_asset_set_source_digest(asset, raw->digest);
   rk_asset_set_unit(asset, raw->unit, raw->unit_scale);
   rk_asset_set_up_axis(asset, raw->up_axis);
-  for (guint i = 0; i < raw->notes->len; i++)
-    rk_asset_add_note(asset, "%s", (const char *)g_ptr_array_index(raw->notes, i));
+  for (guint i = 0, k = 0; i < raw->notes->len; i++) {
+    const bool repair = k < raw->repairs->len && g_array_index(raw->repairs, guint, k) == i;
+    k += repair;
+    if (repair)
+      rk_asset_add_repair(asset, "%s", (const char *)g_ptr_array_index(raw->notes, i));
+    else
+      rk_asset_add_note(asset, "%s", (const char *)g_ptr_array_index(raw->notes, i));
+  }
   return g_steal_pointer(&asset);
 }

@@ -58,6 +58,7 @@ typedef struct rk__raw_asset {
   GPtrArray *clips; /* rk__raw_clip */
   GPtrArray *meshes; /* rk__raw_mesh */
   GPtrArray *notes; /* char * */
+  GArray *repairs;  /* guint: indices in notes of the repairs (rk__raw_repair) */
   char *unit;
   double unit_scale; /* metres per source unit applied */
   char *up_axis;
@@ -82,6 +83,8 @@ void rk__raw_track_push(rk__raw_track *t, double time, const double *values);
 int rk__raw_track_stride(const rk__raw_track *t);
 rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw);
 void rk__raw_note(rk__raw_asset *raw, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* A note on a repair of what the file got wrong (rk_asset_add_repair on the asset). */
+void rk__raw_repair(rk__raw_asset *raw, const char *format, ...) G_GNUC_PRINTF(2, 3);
 void rk__raw_set_unit(rk__raw_asset *raw, const char *unit, double metres_per_unit);
 void rk__raw_set_up_axis(rk__raw_asset *raw, const char *axis);
 

@@ -4,6 +4,7 @@
 
 #include "conventions.h"
 
+#include <math.h>
 #include <string.h>
 
 /* True when a key value differs from the rest component. */
@@ -120,6 +121,22 @@ static double clip_shift(const rk__scene_anim *an) {
   return isfinite(t_min) && t_min < 0 ? t_min : 0.0;
 }
 
+/* Appends a track's key times to all_times, unless they are the same finite times the last track
+ * appended (channels of one file usually share their time arrays): rk__fps_from_times sorts and
+ * merges equal times, so a repeated block changes nothing but the size of that sort. */
+static void append_times(GArray *all_times, const double *times, size_t n) {
+  if (all_times->len >= n && n > 0) {
+    const double *tail = (const double *)(void *)all_times->data + (all_times->len - n);
+    size_t k = 0;
+    while (k < n && isfinite(times[k]) && tail[k] == times[k] &&
+           signbit(tail[k]) == signbit(times[k]))
+      k++;
+    if (k == n)
+      return;
+  }
+  g_array_append_vals(all_times, times, (guint)n);
+}
+
 /* The tracks of channel ch of animation a, bound to joint (rest: its rest pose), with the
  * interpolation the glTF pre-pass recovered; appends their key times to all_times. Returns the
  * number of keys dropped because their time did not increase. */
@@ -147,13 +164,13 @@ static unsigned add_channel(const rk__scene_channel *ch, unsigned a, int joint,
     if (interp == RK_INTERP_CUBIC && gi->values && gi->key_count > 0) {
       dropped += add_keys(clip, joint, parts[p].ch, interp, gi->times, gi->values, gi->key_count,
                           shift);
-      g_array_append_vals(all_times, gi->times, (guint)gi->key_count);
+      append_times(all_times, gi->times, gi->key_count);
     } else {
       if (interp == RK_INTERP_CUBIC)
         interp = RK_INTERP_LINEAR;
       dropped += add_keys(clip, joint, parts[p].ch, interp, parts[p].times, parts[p].values,
                           parts[p].n, shift);
-      g_array_append_vals(all_times, parts[p].times, parts[p].n);
+      append_times(all_times, parts[p].times, parts[p].n);
     }
   }
   return dropped;

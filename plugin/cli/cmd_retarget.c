@@ -2,12 +2,16 @@
  * [--no-ik] [-j N] CLIP...`: retargets every clip of every CLIP file onto the target character
  * with foot (and hand) IK, writes one output per clip (the target's meshes and skin carrying the
  * retargeted clip only), measures each output as written, and ends with a summary table and a
- * JSON report. One bad clip never stops the batch; exit code 1 when any clip failed, 2 on bad
- * usage, 128 + signal number when SIGINT/SIGTERM stopped it (`--resume` completes the rest).
+ * JSON report (and --html, a review page). One bad clip never stops the batch; exit code 1 when
+ * any clip failed (or has a verdict --fail-on names), 2 on bad usage or a batch mistake found
+ * before any clip runs (retarget_preflight.c), 128 + signal number when SIGINT/SIGTERM stopped it
+ * (`--resume` completes the rest).
  * See README.md, "Retargeting", for the options, the map file, sharding and resuming. */
 #include "cli.h"
 #include "cli_import.h"
 #include "retarget_batch.h"
+#include "retarget_html.h"
+#include "retarget_preflight.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -238,14 +242,15 @@ static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outco
 /* The command line as parsed (the strings owned here). */
 typedef struct args {
   char *target, *map, *out, *out_dir, *report, *fps_text, *reduce_text, *plot, *shard, *format,
-      *clip, *files_from, *ground;
-  gboolean no_ik, hands, root_motion, print_map, resume, no_progress;
+      *clip, *files_from, *ground, *fail_on, *html;
+  gboolean no_ik, hands, root_motion, print_map, resume, no_progress, recursive;
   int jobs;
   rk__cli_import src_imp, tgt_imp;
   rk_import_options src_io, tgt_io;
   GPtrArray *clips; /* char*: the CLIP arguments, then --files-from's */
   /* Checked and derived: */
   rk_export_format format_wanted;
+  rk_retarget_verdict fail_verdict; /* exit 1 from this verdict on (--fail-on; errors always) */
   int shard_k, shard_n;
   double fps, reduce_tol;
 } args;
@@ -253,7 +258,7 @@ typedef struct args {
 static void args_clear(args *a) {
   char **strings[] = {&a->target, &a->map, &a->out, &a->out_dir, &a->report, &a->fps_text,
                       &a->reduce_text, &a->plot, &a->shard, &a->format, &a->clip, &a->files_from,
-                      &a->ground};
+                      &a->ground, &a->fail_on, &a->html};
   for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
   rk__cli_import_clear(&a->src_imp);
@@ -284,6 +289,11 @@ static int parse_args(args *a, int argc, char **argv) {
        "Write a JSON report: one entry per clip with its status, contacts and quality measured on "
        "the written output",
        "FILE.json"},
+      {"html", 0, 0, G_OPTION_ARG_FILENAME, &a->html,
+       "Write one self-contained review page for the batch (no network): the clips in a table "
+       "sortable and filterable by verdict, each with a player (source and target side by side, "
+       "contacts and foot heights on a timeline)",
+       "FILE.html"},
       {"no-ik", 0, 0, G_OPTION_ARG_NONE, &a->no_ik, "Pose transfer only: no foot or hand IK", NULL},
       {"hands", 0, 0, G_OPTION_ARG_NONE, &a->hands,
        "Also solve hand goals (the source's hands relative to the shoulders, scaled by arm length)",
@@ -304,7 +314,15 @@ static int parse_args(args *a, int argc, char **argv) {
       {"clip", 0, 0, G_OPTION_ARG_STRING, &a->clip,
        "Retarget only this clip (name or index) of each source file", "NAME"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
-       "Clip files retargeted in parallel (default: the number of CPUs)", "N"},
+       "Clip files retargeted in parallel (default, and 0: the number of CPUs)", "N"},
+      {"recursive", 'r', 0, G_OPTION_ARG_NONE, &a->recursive,
+       "A directory CLIP argument also gives the clip files of its subdirectories (without it: "
+       "the directory's own .bvh, .glb, .gltf and .fbx files)",
+       NULL},
+      {"fail-on", 0, 0, G_OPTION_ARG_STRING, &a->fail_on,
+       "Exit 1 also when a clip's verdict is VERDICT or worse: failed, or check (any clip not "
+       "clean); without it only clips that could not be retargeted do",
+       "VERDICT"},
       {"shard", 0, 0, G_OPTION_ARG_STRING, &a->shard,
        "Run only shard K of N: the clip files sorted by path (byte order), every N-th starting "
        "at the K-th (1 <= K <= N)",
@@ -348,8 +366,9 @@ static int parse_args(args *a, int argc, char **argv) {
       "Retargets mocap clips onto a character with foot (and hand) IK: one output per clip, the "
       "target's meshes and skin carrying the retargeted clip (named after the source clip) and "
       "none of its own. Outputs are written atomically; quality is measured on each written "
-      "file. One bad clip never stops the batch. Exit codes: 0 all clips ok, 1 a clip failed, "
-      "2 bad usage, 128+N stopped by signal N (rerun with --resume).",
+      "file. One bad clip never stops the batch. Exit codes: 0 all clips ok, 1 a clip failed "
+      "(or a verdict --fail-on names), 2 bad usage or a batch mistake found before any clip runs "
+      "(the map, the target, the outputs), 128+N stopped by signal N (rerun with --resume).",
       entries, &argc, &argv);
   if (rc != RK_EXIT_OK)
     return rc;
@@ -370,6 +389,15 @@ static int check_args(args *a) {
   a->reduce_tol = -1;
   if (a->files_from && !read_list(a->files_from, a->clips))
     return RK_EXIT_USAGE;
+  if (!rk__rt_expand_dirs(CMD, a->clips, a->recursive))
+    return RK_EXIT_USAGE;
+  a->fail_verdict = RK_RETARGET_FAILED + 1;
+  if (a->fail_on && !strcmp(a->fail_on, "failed"))
+    a->fail_verdict = RK_RETARGET_FAILED;
+  else if (a->fail_on && !strcmp(a->fail_on, "check"))
+    a->fail_verdict = RK_RETARGET_CHECK;
+  else if (a->fail_on)
+    return rk__cli_usage(CMD, "--fail-on must be failed or check, not '%s'", a->fail_on);
   if (!a->target)
     return rk__cli_usage(CMD, "--target RIG is required (see rigkit retarget --help)");
   if (a->clips->len == 0)
@@ -382,7 +410,7 @@ static int check_args(args *a) {
     return rk__cli_usage(CMD, "--out writes one clip but %u files were given: use --out-dir",
                          a->clips->len);
   if (a->jobs < 0)
-    return rk__cli_usage(CMD, "-j must be at least 1, not %d", a->jobs);
+    return rk__cli_usage(CMD, "-j must be 0 (the number of CPUs) or more, not %d", a->jobs);
   if (a->shard && !parse_shard(a->shard, &a->shard_k, &a->shard_n))
     return rk__cli_usage(CMD, "--shard must be K/N with 1 <= K <= N, not '%s'", a->shard);
   if (a->ground && strcmp(a->ground, "auto") && strcmp(a->ground, "keep"))
@@ -406,12 +434,16 @@ static int check_args(args *a) {
 /* The retargeting options: the profile's [settings] (--map), then the command line over them. */
 static int load_settings(const args *a, rk__rt_config *cfg, rk_profile **profile) {
   cfg->ropts = (rk_retarget_options)RK_RETARGET_OPTIONS_INIT;
+  rk_quality_bounds_init(&cfg->bounds);
   if (a->map) {
     g_autoptr(GError) e = NULL;
     *profile = rk_profile_load_file(a->map, &e);
-    if (!*profile)
-      return rk__cli_fail(CMD, e);
+    if (!*profile) { /* a batch mistake: exit 2 before any clip runs */
+      rk__cli_fail(CMD, e);
+      return RK_EXIT_USAGE;
+    }
     rk_profile_apply_settings(*profile, &cfg->ropts);
+    rk_profile_apply_quality(*profile, &cfg->bounds);
     cfg->profile = *profile;
     cfg->map_path = a->map;
   }
@@ -530,6 +562,50 @@ static rk__rt_journal *prepare_outputs(const args *a, rk__rt_config *cfg) {
   return journal;
 }
 
+/* Batch mistakes before any clip runs (one line, exit 2, nothing created): a target that cannot be
+ * used, outputs that cannot be written, an output that would overwrite its source. */
+static int preflight(const args *a, const rk__rt_config *cfg, const rk__rt_input *inputs,
+                     size_t n) {
+  if (cfg->target_error) {
+    fprintf(stderr, "rigkit " CMD ": %s\n", cfg->target_error);
+    return RK_EXIT_USAGE;
+  }
+  const char *made[] = {a->out_dir ? a->out_dir : a->plot, a->plot, NULL};
+  if (!rk__rt_can_write(CMD, "--out-dir", a->out_dir, true, NULL) ||
+      !rk__rt_can_write(CMD, "--plot", a->plot, true, NULL) ||
+      !rk__rt_can_write(CMD, "--out", a->out, false, made) ||
+      !rk__rt_can_write(CMD, "--report", a->report, false, made) ||
+      !rk__rt_can_write(CMD, "--html", a->html, false, made))
+    return RK_EXIT_USAGE;
+  for (size_t i = 0; i < n; i++) {
+    g_autofree char *out = rk__rt_output_path(cfg, inputs[i].path, NULL, 1);
+    g_autofree char *out_abs = g_canonicalize_filename(out, NULL);
+    const char *ins[] = {inputs[i].path, a->target};
+    for (size_t k = 0; k < G_N_ELEMENTS(ins); k++) {
+      g_autofree char *in_abs = g_canonicalize_filename(ins[k], NULL);
+      if (!strcmp(out_abs, in_abs)) {
+        fprintf(stderr, "rigkit " CMD ": %s would overwrite the input %s: choose another "
+                        "--out-dir or --format\n",
+                out, ins[k]);
+        return RK_EXIT_USAGE;
+      }
+    }
+  }
+  return RK_EXIT_OK;
+}
+
+/* Whether any clip's verdict is `from` or worse (a clip that failed is `failed`). */
+static bool verdict_at_least(const rk__rt_input *inputs, size_t n, rk_retarget_verdict from) {
+  for (size_t i = 0; i < n; i++)
+    for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++) {
+      const rk__rt_entry *e = g_ptr_array_index(inputs[i].entries, k);
+      for (int v = (int)from; v <= RK_RETARGET_FAILED; v++)
+        if (e->verdict && !strcmp(e->verdict, rk_retarget_verdict_name((rk_retarget_verdict)v)))
+          return true;
+    }
+  return false;
+}
+
 /* Runs the batch, writes the report and the table; the exit code. */
 static int run_batch(const args *a, const rk__rt_config *cfg, rk__rt_input *inputs,
                      size_t n_inputs, rk__rt_journal *journal) {
@@ -544,15 +620,23 @@ static int run_batch(const args *a, const rk__rt_config *cfg, rk__rt_input *inpu
       report_failed = true;
     }
   }
+  if (a->html) {
+    g_autoptr(GError) e = NULL;
+    if (!rk__rt_html_write(cfg, a->html, inputs, n_inputs, &outcome, &e)) {
+      rk__cli_fail(CMD, e);
+      report_failed = true;
+    }
+  }
   print_table(inputs, n_inputs, &outcome);
   if (report_failed)
     outcome.failed++;
   if (n_inputs == 0)
     fprintf(stderr, "rigkit " CMD ": note: shard %s holds none of the %u clip files\n",
             a->shard ? a->shard : "", a->clips->len);
+  const bool verdict_fails = verdict_at_least(inputs, n_inputs, a->fail_verdict);
   return outcome.signal ? 128 + outcome.signal
-         : outcome.failed > 0 ? RK_EXIT_FAILED
-                              : RK_EXIT_OK;
+         : outcome.failed > 0 || verdict_fails ? RK_EXIT_FAILED
+                                               : RK_EXIT_OK;
 }
 
 int rk__cmd_retarget(int argc, char **argv) {
@@ -589,11 +673,14 @@ int rk__cmd_retarget(int argc, char **argv) {
     cfg.out_file = a.out;
     cfg.out_dir = a.out_dir;
     cfg.plot_dir = a.plot;
+    cfg.html_path = a.html;
     cfg.resume = a.resume;
     cfg.shard = a.shard;
     cfg.jobs = a.jobs > 0 ? a.jobs : (int)g_get_num_processors();
     cfg.progress = !a.no_progress && isatty(STDERR_FILENO);
     status = list_inputs(&a, &inputs, &n_inputs);
+    if (status == RK_EXIT_OK)
+      status = preflight(&a, &cfg, inputs, n_inputs);
     if (status == RK_EXIT_OK) {
       journal = prepare_outputs(&a, &cfg);
       status = run_batch(&a, &cfg, inputs, n_inputs, journal);

@@ -2,6 +2,7 @@
  * retarget, reduce (optional), export atomically, read the output back and measure it, plot
  * (optional), journal. See retarget_batch.h. */
 #include "retarget_batch.h"
+#include "retarget_html.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -217,6 +218,7 @@ static GPtrArray *written_files(const rk__rt_config *cfg, const char *output) {
 typedef struct clip_job {
   batch *b;
   const rig *rg;
+  const rk_asset *src; /* the source file as imported (its repairs) */
   const rk_clip *src_clip;
   const char *source, *output, *clip_name;
   size_t index;
@@ -291,16 +293,17 @@ static char *write_output(clip_job *j) {
     if (!clip)
       return g_strdup_printf("key reduction failed: %s", e->message);
     rk_clip_set_name(clip, j->clip_name);
-  } else {
-    clip = rk_clip_copy(rk_retarget_result_clip(j->r));
   }
   if (edits_target_document(cfg)) {
-    g_autoptr(rk_clip) owned = clip;
-    j->keys = rk_clip_key_count_total(clip);
-    if (!rk_gltf_edit_write(cfg->target_path, cfg->target, clip, j->output, &e))
-      return g_strdup_printf("export failed: %s", e->message);
-    return NULL;
+    /* The editor only reads the clip: the result's own, unless reduced (no copy of every key). */
+    const rk_clip *written = clip ? clip : rk_retarget_result_clip(j->r);
+    j->keys = rk_clip_key_count_total(written);
+    const bool ok = rk_gltf_edit_write(cfg->target_path, cfg->target, written, j->output, &e);
+    rk_clip_free(clip);
+    return ok ? NULL : g_strdup_printf("export failed: %s", e->message);
   }
+  if (!clip)
+    clip = rk_clip_copy(rk_retarget_result_clip(j->r)); /* the output asset takes it */
   const bool meshes = cfg->export_opts.format != RK_EXPORT_BVH;
   g_autoptr(rk_asset) out = rk_retarget_output_asset(ts, meshes ? cfg->target : NULL, clip, &e);
   if (!out)
@@ -413,24 +416,49 @@ static char *write_plot(const clip_job *j, GError **error) {
   return path;
 }
 
+/* The measures of the read-back output that do not need what a person sees (limb directions,
+ * the pose error, planted joints' positions): run on a second thread beside
+ * rk_retarget_measure_look, as they only read the retargeter, the result and the two clips. */
+typedef struct side_measures {
+  clip_job *j;
+  bool pose;           /* out: j->pose was computed */
+  rk_vec3 *positions;  /* out: rk_retarget_contact_positions */
+} side_measures;
+
+static gpointer measure_side(gpointer data) {
+  side_measures *m = data;
+  clip_job *j = m->j;
+  const rk_retargeter *rt = j->rg->rt;
+  const rk_skeleton *bs = rk_asset_skeleton(j->back);
+  const rk_clip *bc = rk_asset_clip(j->back, 0);
+  j->limb_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
+  j->pose = (rk_retarget_pose_error){NAN, NAN, -1, -1, NAN};
+  m->pose = rk_retarget_measure_pose(rt, j->r, j->src_clip, bs, bc, &j->pose);
+  m->positions = rk_retarget_contact_positions(rt, j->r, bs, bc);
+  return NULL;
+}
+
 /* Measures the output read back with its meshes (what a person sees, the pose error, limb
- * directions, planted joints' heights), judges it, and plots it (--plot); NULL or why the plot
- * failed. */
+ * directions, planted joints' heights: two threads, the same figures as one), judges it, and
+ * plots it (--plot); NULL or why the plot failed. */
 static char *measure_output(clip_job *j) {
   const rk__rt_config *cfg = j->b->cfg;
   const rk_retargeter *rt = j->rg->rt;
   const rk_skeleton *bs = rk_asset_skeleton(j->back);
-  const rk_clip *bc = rk_asset_clip(j->back, 0);
   const size_t frames = rk_retarget_result_frames(j->r);
-  j->limb_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
-  j->pose = (rk_retarget_pose_error){NAN, NAN, -1, -1, NAN};
-  const bool pose = rk_retarget_measure_pose(rt, j->r, j->src_clip, bs, bc, &j->pose);
+  side_measures side = {j, false, NULL};
+  GThread *t = g_thread_try_new("rigkit-measure", measure_side, &side, NULL);
+  if (!t)
+    measure_side(&side);
   j->foot_low = g_new(double, 2 * (frames ? frames : 1));
   j->soles = g_new(rk_vec3, 6 * (frames ? frames : 1));
   rk_retarget_measure_look(rt, j->r, j->src_clip, j->back, &j->look, j->foot_low, j->soles);
-  j->warnings = rk_retarget_judge(rt, j->r, &j->look, pose ? &j->pose : NULL, &j->verdict);
+  if (t)
+    g_thread_join(t);
+  const rk_retarget_judge_input in = {&j->look, side.pose ? &j->pose : NULL, j->src, &cfg->bounds};
+  j->warnings = rk_retarget_judge(rt, j->r, &in, &j->verdict);
   j->planted_mean = j->planted_max = NAN;
-  g_autofree rk_vec3 *positions = rk_retarget_contact_positions(rt, j->r, bs, bc);
+  g_autofree rk_vec3 *positions = side.positions;
   rk_retarget_planted_height(rt, j->r, bs, positions, &j->planted_mean, &j->planted_max);
   if (!cfg->plot_dir)
     return NULL;
@@ -447,6 +475,7 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
   rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
+  rk_retargeter_heights(j->rg->rt, &e->source_height_m, &e->target_height_m);
   e->skate_mean_mm = j->look.skate_mean_mm;
   e->skate_max_mm = j->look.skate_max_mm;
   e->low_median_mm = j->look.planted_low_median_mm;
@@ -468,10 +497,20 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   for (guint i = 0; i < j->notes->len; i++)
     g_ptr_array_add(e->notes, g_strdup(g_ptr_array_index(j->notes, i)));
   e->seconds = seconds;
+  if (cfg->html_path) {
+    const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
+                                 rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
+                                 rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
+                                 rk_retarget_result_floor(j->r), j->foot_low};
+    e->motion = rk__rt_html_motion(&hc);
+  }
   g_ptr_array_add(j->files, NULL);
   g_autoptr(GError) err = NULL;
+  /* A glTF output read back carries its bytes' SHA-256: the journal need not read them again. */
   if (!rk__rt_journal_append(j->b->journal, j->source, (int)j->index, j->clip_name, e,
-                             (const char *const *)j->files->pdata, &err)) {
+                             (const char *const *)j->files->pdata,
+                             rk_asset_source_path(j->back), rk_asset_source_digest(j->back),
+                             &err)) {
     g_mutex_lock(&j->b->lock);
     say_locked(j->b, "rigkit retarget: warning: %s (--resume will redo this clip)", err->message);
     g_mutex_unlock(&j->b->lock);
@@ -483,7 +522,7 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
 static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size_t k,
                               const char *source, const char *output, size_t *frames_out) {
   const gint64 t_start = g_get_monotonic_time();
-  clip_job j = {.b = b, .rg = rg, .src_clip = rk_asset_clip(src, k), .source = source,
+  clip_job j = {.b = b, .rg = rg, .src = src, .src_clip = rk_asset_clip(src, k), .source = source,
                 .output = output, .index = k};
   j.clip_name = rk_clip_name(j.src_clip);
   j.notes = g_ptr_array_new_with_free_func(g_free);
@@ -527,9 +566,16 @@ static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool re
                                       : g_strdup(in->path);
   if (entry->error)
     say_locked(b, "rigkit retarget: %s: %s", what, entry->error);
-  else if (!resumed)
+  else if (!resumed) {
     for (guint i = 0; i < entry->notes->len; i++)
       say_locked(b, "rigkit retarget: note: %s: %s", what, (const char *)g_ptr_array_index(entry->notes, i));
+    /* A file repaired on import is news about the file, not a figure: said as it happens. */
+    for (guint i = 0; i < entry->warnings->len; i++) {
+      const rk__rt_entry_warning *w = g_ptr_array_index(entry->warnings, i);
+      if (!strcmp(w->code, rk_quality_code_name(RK_QUALITY_IMPORT_REPAIRED)))
+        say_locked(b, "rigkit retarget: warning: %s: %s", what, w->message);
+    }
+  }
   g_cond_broadcast(&b->changed);
   g_mutex_unlock(&b->lock);
 }

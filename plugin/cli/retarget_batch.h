@@ -10,6 +10,7 @@
 #ifndef RK_RETARGET_BATCH_H
 #define RK_RETARGET_BATCH_H
 
+#include <json-glib/json-glib.h>
 #include <rigkit/exporters.h>
 #include <rigkit/gltf_edit.h>
 #include <rigkit/importers.h>
@@ -28,6 +29,7 @@ typedef struct rk__rt_config {
   const char *map_path;       /* --map, or NULL */
   const rk_profile *profile;  /* its contents, or NULL */
   rk_retarget_options ropts;  /* [settings] of the profile, then the command line */
+  rk_quality_bounds bounds;   /* the verdict's bounds: rigkit's, then the profile's [quality] */
   rk_import_options source_import; /* --unit --up --root-offset --source-format */
   rk_import_options target_import; /* --target-unit --target-up ... (an edit of the target's
                                       document reads back as the target did) */
@@ -38,6 +40,7 @@ typedef struct rk__rt_config {
   const char *out_file;            /* --out FILE (one clip), or NULL */
   const char *out_dir;             /* --out-dir DIR, or NULL */
   const char *plot_dir;            /* --plot DIR, or NULL */
+  const char *html_path;           /* --html FILE, or NULL */
   bool resume;                     /* --resume */
   char *fingerprint;               /* SHA-256 of everything that decides an output's bytes */
   int jobs;                        /* worker threads */
@@ -71,6 +74,7 @@ typedef struct rk__rt_entry {
   gint64 frames;          /* output frames */
   double fps;
   gint64 mapped_joints;   /* canonical bones mapped in both rigs */
+  double source_height_m, target_height_m; /* the rigs' rest heights (the verdict's scale) */
   GPtrArray *contacts;    /* rk__rt_entry_contact*, joints with intervals; NULL = no result */
   double skate_mean_mm, skate_max_mm;
   double goal_error_mean_mm, goal_error_max_mm;
@@ -95,6 +99,8 @@ typedef struct rk__rt_entry {
   char *plot;             /* SVG path */
   GPtrArray *notes;       /* char* */
   double seconds;
+  char *motion;           /* the review page's player data (rk__rt_html_motion), or NULL: not
+                             asked for (no --html), not run now (resumed), failed */
 } rk__rt_entry;
 
 /** One source file of the batch and, once run, the report entries of its clips. */
@@ -146,6 +152,9 @@ rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, c
                                  int clip_index, const char *output, const char *error,
                                  double seconds);
 void rk__rt_entry_free(rk__rt_entry *e);
+/** An entry as the report and the journal write it (the same members in the same order for
+ * every clip). The caller owns the object. */
+JsonObject *rk__rt_entry_json(const rk__rt_entry *e);
 /** Writes the report (atomically): every input's entries in input order, the summary and, after
  * an interruption, the files never run. Returns false with error on failure. */
 bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__rt_input *inputs,
@@ -163,10 +172,13 @@ rk__rt_journal *rk__rt_journal_open(const rk__rt_config *cfg, const char *dir, c
 rk__rt_entry *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int clip_index,
                                     const char *clip_name);
 /** Appends a completed clip (its report entry and the files written) and syncs it to disk.
- * Thread-safe. Returns false with error when the journal cannot be written. */
+ * known_path/known_sha256 (or NULLs): a written file whose SHA-256 is already known (the output
+ * as its read-back import digested it), not hashed again. Thread-safe. Returns false with error
+ * when the journal cannot be written. */
 bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
                            const char *clip_name, const rk__rt_entry *entry,
-                           const char *const *files, GError **error);
+                           const char *const *files, const char *known_path,
+                           const char *known_sha256, GError **error);
 /** Path of the journal file. */
 const char *rk__rt_journal_path(const rk__rt_journal *j);
 void rk__rt_journal_free(rk__rt_journal *j);

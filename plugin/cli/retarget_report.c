@@ -43,7 +43,7 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
   e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
   e->ground_offset_mm = e->pose_error_median_mm = e->pose_error_max_mm = NAN;
   e->low_median_mm = e->low_min_mm = e->low_max_mm = e->penetration_mm = NAN;
-  e->pitch_p95_deg = e->pitch_max_deg = NAN;
+  e->pitch_p95_deg = e->pitch_max_deg = e->source_height_m = e->target_height_m = NAN;
   e->lifted_frames = e->pelvis_frames = e->unreachable_frames = -1;
   e->warnings = g_ptr_array_new_with_free_func(warning_free);
   e->duration_s = e->seconds = NAN;
@@ -111,6 +111,7 @@ rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, c
                                  double seconds) {
   rk__rt_entry *e = rk__rt_entry_new(cfg, source, clip_name, clip_index, output);
   e->error = g_strdup(error ? error : "failed");
+  e->verdict = g_strdup(rk_retarget_verdict_name(RK_RETARGET_FAILED));
   e->seconds = seconds;
   return e;
 }
@@ -129,6 +130,7 @@ void rk__rt_entry_free(rk__rt_entry *e) {
   g_free(e->verdict);
   g_ptr_array_unref(e->warnings);
   g_ptr_array_unref(e->notes);
+  g_free(e->motion);
   g_free(e);
 }
 
@@ -172,7 +174,7 @@ static void set_pair(JsonObject *o, const char *name, double mean, double max, b
 
 /* An entry as the report and the journal write it: the same members in the same order for every
  * clip (null where a failed clip has no value). */
-static JsonObject *entry_to_json(const rk__rt_entry *e) {
+JsonObject *rk__rt_entry_json(const rk__rt_entry *e) {
   JsonObject *o = json_object_new();
   json_object_set_string_member(o, "source", e->source);
   set_string_or_null(o, "clip", e->clip);
@@ -194,6 +196,8 @@ static JsonObject *entry_to_json(const rk__rt_entry *e) {
   set_count(o, "frames", e->frames);
   set_number(o, "fps", e->fps);
   set_count(o, "mapped_joints", e->mapped_joints);
+  set_number(o, "source_height_m", e->source_height_m);
+  set_number(o, "target_height_m", e->target_height_m);
   if (e->contacts) {
     JsonObject *contacts = json_object_new();
     for (guint k = 0; k < e->contacts->len; k++) {
@@ -342,6 +346,8 @@ static const struct {
     {"frames", true, offsetof(rk__rt_entry, frames)},
     {"fps", false, offsetof(rk__rt_entry, fps)},
     {"mapped_joints", true, offsetof(rk__rt_entry, mapped_joints)},
+    {"source_height_m", false, offsetof(rk__rt_entry, source_height_m)},
+    {"target_height_m", false, offsetof(rk__rt_entry, target_height_m)},
     {"joint_limit_violations", true, offsetof(rk__rt_entry, limit_violations)},
     {"limb_direction_median_deg", false, offsetof(rk__rt_entry, limb_direction_median_deg)},
     {"floor_penetration_mm", false, offsetof(rk__rt_entry, penetration_mm)},
@@ -356,7 +362,7 @@ static const struct {
     {"seconds", false, offsetof(rk__rt_entry, seconds)},
 };
 
-/* An entry read back from a journal line (as entry_to_json wrote it). */
+/* An entry read back from a journal line (as rk__rt_entry_json wrote it). */
 static rk__rt_entry *entry_from_json(JsonObject *o) {
   rk__rt_entry *e = g_new0(rk__rt_entry, 1);
   char **strings[] = {&e->source, &e->clip, &e->target, &e->output, &e->error, &e->verdict, &e->plot};
@@ -431,7 +437,7 @@ bool rk__rt_report_write(const rk__rt_config *cfg, const char *path, const rk__r
   JsonArray *clips = json_array_new();
   for (size_t i = 0; i < n; i++)
     for (guint k = 0; inputs[i].entries && k < inputs[i].entries->len; k++)
-      json_array_add_object_element(clips, entry_to_json(g_ptr_array_index(inputs[i].entries, k)));
+      json_array_add_object_element(clips, rk__rt_entry_json(g_ptr_array_index(inputs[i].entries, k)));
   json_object_set_array_member(root, "clips", clips);
   JsonObject *sum = json_object_new();
   json_object_set_int_member(sum, "clips", (gint64)out->clips);
@@ -659,7 +665,8 @@ rk__rt_entry *rk__rt_journal_lookup(rk__rt_journal *j, const char *source, int c
 
 bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index,
                            const char *clip_name, const rk__rt_entry *entry,
-                           const char *const *files, GError **error) {
+                           const char *const *files, const char *known_path,
+                           const char *known_sha256, GError **error) {
   if (!j)
     return true;
   g_autoptr(JsonObject) o = json_object_new();
@@ -675,7 +682,15 @@ bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index
   JsonArray *fa = json_array_new();
   for (size_t i = 0; files[i]; i++) {
     gint64 fsize = 0;
-    g_autofree char *sha = file_sha256(files[i], &fsize);
+    g_autofree char *sha = NULL;
+    GStatBuf st;
+    if (known_sha256 && known_path && strcmp(files[i], known_path) == 0 &&
+        g_stat(files[i], &st) == 0) {
+      sha = g_strdup(known_sha256);
+      fsize = (gint64)st.st_size;
+    } else {
+      sha = file_sha256(files[i], &fsize);
+    }
     if (!sha) {
       json_array_unref(fa);
       g_set_error(error, RK_ERROR, RK_ERROR_IO, "journal %s: cannot read back %s", j->path,
@@ -689,7 +704,7 @@ bool rk__rt_journal_append(rk__rt_journal *j, const char *source, int clip_index
     json_array_add_object_element(fa, f);
   }
   json_object_set_array_member(o, "files", fa);
-  json_object_set_object_member(o, "entry", entry_to_json(entry));
+  json_object_set_object_member(o, "entry", rk__rt_entry_json(entry));
   size_t len = 0;
   g_autofree char *text = rk_json_object_to_text(o, false, &len);
   g_autofree char *line = g_strconcat(text, "\n", NULL);

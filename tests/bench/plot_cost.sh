@@ -17,12 +17,16 @@ jobs=${5:-2}
 data=$here/../data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 - "$BUILD/bin/rigkit" "$data/makehuman_walk1.bvh" "$data/RiggedFigure.glb" "$work" \
+python3 - "$here" "$BUILD/bin/rigkit" "$data/makehuman_walk1.bvh" "$data/RiggedFigure.glb" "$work" \
   "$pairs" "$clips" "$frames" "$jobs" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, statistics, sys
 
-cli, walk, target, work = sys.argv[1:5]
-pairs, clips, frames, jobs = (int(x) for x in sys.argv[5:9])
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, sys.argv[1])
+from process_run import timed
+
+cli, walk, target, work = sys.argv[2:6]
+pairs, clips, frames, jobs = (int(x) for x in sys.argv[6:10])
 # The walk's motion lines looped to `frames` frames, in `clips` files.
 src = open(walk).read().splitlines()
 i = next(k for k, l in enumerate(src) if l.strip().startswith("Frames:"))
@@ -37,22 +41,13 @@ base = [cli, "retarget", "-j", str(jobs), "--no-progress", "--target", target, "
 with_plot = base + ["--out-dir", os.path.join(work, "out_a"), "--plot", os.path.join(work, "plots")] + files
 without = base + ["--out-dir", os.path.join(work, "out_b")] + files
 
-def timed(argv):
-    t0 = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("%s failed" % " ".join(argv))
-    return wall, ru.ru_utime + ru.ru_stime
-
 timed(with_plot), timed(without)  # warm-up: caches, and the output directories exist
 a_wall, a_cpu, b_wall, b_cpu = [], [], [], []
 for _ in range(pairs):
-    w, c = timed(with_plot)
+    w, c, _ = timed(with_plot)
     a_wall.append(w)
     a_cpu.append(c)
-    w, c = timed(without)
+    w, c, _ = timed(without)
     b_wall.append(w)
     b_cpu.append(c)
 med = statistics.median

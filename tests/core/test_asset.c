@@ -7,14 +7,18 @@
 #include <rigkit/asset.h>
 #include <string.h>
 
-static rk_asset *three_joint_asset(void) {
+/* An asset of one chain of joints named by the NULL-terminated names, each the child of the last. */
+static rk_asset *chain_asset(const char *const *names) {
   g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
-  rk_skeleton_builder_add_joint(b, "root", -1, NULL, 0);
-  rk_skeleton_builder_add_joint(b, "a", 0, NULL, 0);
-  rk_skeleton_builder_add_joint(b, "b", 1, NULL, 0);
+  for (int i = 0; names[i]; i++)
+    rk_skeleton_builder_add_joint(b, names[i], i - 1, NULL, 0);
   g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
   cr_assert_not_null(s);
   return rk_asset_new(s);
+}
+
+static rk_asset *three_joint_asset(void) {
+  return chain_asset((const char *const[]){"root", "a", "b", NULL});
 }
 
 Test(asset, joint_source_nodes_default_to_none) {
@@ -91,12 +95,7 @@ Test(asset, meshes_copy_their_texture) {
 }
 
 static rk_asset *two_joint_asset(void) {
-  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
-  rk_skeleton_builder_add_joint(b, "base", -1, NULL, 0);
-  rk_skeleton_builder_add_joint(b, "link", 0, NULL, 0);
-  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
-  cr_assert_not_null(s);
-  return rk_asset_new(s);
+  return chain_asset((const char *const[]){"base", "link", NULL});
 }
 
 Test(asset, declared_mechanics_are_recorded_with_a_unit_axis) {

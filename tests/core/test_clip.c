@@ -193,8 +193,8 @@ Test(clip, bake_gives_one_key_per_frame_and_continuous_quaternions) {
 }
 
 /* The frame grid of a bake: frames every 1/fps up to the duration rounded to the nearest frame,
- * the last capped at the duration; frame times that do not increase (past the duration) are not
- * keys. */
+ * every key on the grid (the last one too: the duration is rounded to a whole frame); frame times
+ * that do not increase (past the grid's end) are not keys. */
 Test(clip, bake_frame_grid_ends_at_the_duration) {
   cr_assert_eq(rk_clip_bake_frame_count(1.0, 30), 31.0);
   cr_assert_eq(rk_clip_bake_frame_count(1.01, 30), 31.0);
@@ -205,10 +205,20 @@ Test(clip, bake_frame_grid_ends_at_the_duration) {
   cr_assert_eq(rk_clip_bake_times(1.0, 30, 31, t), 31);
   cr_assert_eq(t[0], 0.0);
   cr_assert_eq(t[30], 1.0);
-  cr_assert_eq(rk_clip_bake_times(1.02, 30, 32, t), 32, "the last frame at the duration itself");
-  cr_assert_eq(t[31], 1.02);
+  cr_assert_eq(rk_clip_bake_times(1.02, 30, 32, t), 32, "the duration rounded up to a frame");
+  cr_assert_eq(t[31], 31.0 / 30, "the last frame on the grid, not at 1.02 s (frame 30.6)");
+  for (int f = 0; f < 32; f++)
+    rk_assert_near(t[f] * 30, (double)f, 1e-12);
   for (int f = 1; f < 32; f++)
     cr_assert_gt(t[f], t[f - 1]);
+  cr_assert_eq(rk_clip_bake_duration(1.02, 30), 31.0 / 30);
+  cr_assert_eq(rk_clip_bake_times(1.01, 30, 31, t), 31, "the duration rounded down to a frame");
+  cr_assert_eq(t[30], 1.0);
+  cr_assert_eq(rk_clip_bake_duration(1.01, 30), 1.0);
+  /* A duration on the grid but for rounding keeps its bits (922 / 30 less one ulp). */
+  const double d = nextafter(922.0 / 30, 0);
+  cr_assert_eq(rk_clip_bake_duration(d, 30), d);
+  cr_assert_eq(rk_clip_bake_duration(30.723, 30), 922.0 / 30, "frame 921.69: the last at 922");
   cr_assert_eq(rk_clip_bake_times(1.0, 30, 33, t), 31, "times capped at the duration: not keys");
   cr_assert_eq(t[32], 1.0);
   cr_assert_eq(rk_clip_bake_times(0.0, 30, 1, t), 1, "a single frame");

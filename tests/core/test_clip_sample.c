@@ -113,6 +113,34 @@ Test(clip_sample, four_lane_rotations_give_the_scalar_bits) {
   }
 }
 
+Test(clip_sample, every_lane_on_a_key_gives_the_scalar_bits) {
+  /* All tracks on one time grid, sampled on its keys (a clip at its own rate: every lane of the
+   * four-lane path on a key at once) and between them. */
+  guint64 rng = 13;
+  for (size_t joints = 2; joints <= 9; joints += 3) {
+    g_autoptr(rk_clip) src = rotation_clip(joints, 60, &rng);
+    g_autoptr(rk_clip) c = rk_clip_new("grid", joints);
+    const rk_track *first = rk_clip_track(src, 0);
+    for (size_t j = 0; j < joints; j++) {
+      rk_track tr = *rk_clip_track(src, j);
+      tr.times = first->times;
+      cr_assert(rk_clip_add_track(c, &tr, NULL));
+    }
+    g_autofree rk_transform *rest = rest_poses(joints);
+    g_autofree rk_transform *out = g_new(rk_transform, joints);
+    for (size_t i = 0; i < 2 * first->key_count - 1; i++) {
+      const size_t k = i / 2;
+      const double t = i % 2 ? 0.5 * (first->times[k] + first->times[k + 1]) : first->times[k];
+      cr_assert(rk_clip_sample(c, rest, t, out, joints));
+      for (size_t j = 0; j < joints; j++) {
+        const rk_quat expect = scalar_rotation(rk_clip_track(c, j), t);
+        cr_assert(memcmp(&out[j].r, &expect, sizeof expect) == 0, "joints %zu, joint %zu, t %.17g",
+                  joints, j, t);
+      }
+    }
+  }
+}
+
 /* rk_clip_sample_cursor on times in order against rk_clip_sample, bit for bit. */
 static void check_cursor(const rk_clip *c, const rk_transform *rest, size_t n, rk_clip_cursor *cur,
                          const double *times, size_t count) {

@@ -4,6 +4,7 @@
 #include "rig_fixture.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <rigkit/profile.h>
 
 static rk_profile *load_ok(const char *text) {
@@ -213,4 +214,36 @@ Test(profile, map_groups_of_a_key_file_share_the_checks) {
   cr_assert_not(rk_humanoid_map_apply_keyfile(&map, s, kf, "target", "k.map", &e));
   cr_assert(strstr(e->message, "k.map: [target] left_tail: unknown bone (bones: root, hips"), "%s",
             e->message);
+}
+
+/* [quality]: a code's CHECK [FAILED] bounds over rigkit's defaults, codes not named keep theirs. */
+Test(profile, quality_sets_the_bounds_it_names) {
+  g_autoptr(rk_profile) p =
+      load_ok("[quality]\nskate = 8 30\nfoot-pitch = 25\nimport-repaired = 0 none\n");
+  rk_quality_bounds d, b;
+  rk_quality_bounds_init(&d);
+  rk_quality_bounds_init(&b);
+  rk_profile_apply_quality(p, &b);
+  rk_assert_near(b.check[RK_QUALITY_SKATE], 8, 0);
+  rk_assert_near(b.failed[RK_QUALITY_SKATE], 30, 0);
+  rk_assert_near(b.check[RK_QUALITY_FOOT_PITCH], 25, 0);
+  rk_assert_near(b.failed[RK_QUALITY_FOOT_PITCH], d.failed[RK_QUALITY_FOOT_PITCH], 0);
+  cr_assert(isinf(b.failed[RK_QUALITY_IMPORT_REPAIRED]));
+  for (int c = 0; c < RK_QUALITY_CODES; c++) {
+    cr_assert_eq(rk_quality_code_parse(rk_quality_code_name((rk_quality_code)c)), c);
+    if (c != RK_QUALITY_SKATE && c != RK_QUALITY_FOOT_PITCH && c != RK_QUALITY_IMPORT_REPAIRED)
+      cr_assert(b.check[c] == d.check[c] && b.failed[c] == d.failed[c], "%d", c);
+  }
+  cr_assert_eq(rk_quality_code_parse("skating"), -1);
+  cr_assert_null(rk_quality_code_name(RK_QUALITY_CODES));
+  rk_profile_apply_quality(NULL, &b);
+  rk_assert_near(b.check[RK_QUALITY_SKATE], 8, 0);
+  expect_refused("[quality]\nskating = 3\n", RK_ERROR_INVALID,
+                 PARTS("[quality] skating: unknown code", "mesh-through-floor"));
+  expect_refused("[quality]\nskate = fast\n", RK_ERROR_INVALID,
+                 PARTS("skate = fast", "not a non-negative number"));
+  expect_refused("[quality]\nskate = 8 4\n", RK_ERROR_INVALID, PARTS("below the check bound"));
+  expect_refused("[quality]\nskate = 1 2 3\n", RK_ERROR_INVALID, PARTS("more than two numbers"));
+  expect_refused("[quality]\nskate =\n", RK_ERROR_INVALID, PARTS("no bound"));
+  expect_refused("[quality]\nskate = none\n", RK_ERROR_INVALID, PARTS("'none'"));
 }

@@ -30,3 +30,30 @@ Test(stats, upper_median_takes_the_element_at_half) {
   cr_assert_eq(rk__median_upper(odd, 3), 0.0);
   cr_assert(isnan(rk__median_upper(NULL, 0)));
 }
+
+Test(stats, sort_gives_the_bits_a_stable_qsort_gives) {
+  GRand *rng = g_rand_new_with_seed(7);
+  const size_t sizes[] = {0, 1, 2, 15, 16, 17, 33, 100, 1000, 4097};
+  for (size_t s = 0; s < G_N_ELEMENTS(sizes); s++) {
+    for (int rep = 0; rep < 20; rep++) {
+      const size_t n = sizes[s];
+      g_autofree double *a = g_new(double, n + 1), *b = g_new(double, n + 1);
+      for (size_t i = 0; i < n; i++) {
+        /* few distinct values, signed zeros among them, sometimes already in order */
+        const int k = g_rand_int_range(rng, -4, 5);
+        a[i] = k == 0 ? (g_rand_boolean(rng) ? 0.0 : -0.0) : rep % 5 == 0 ? (double)i : k * 0.25;
+      }
+      memcpy(b, a, n * sizeof *a);
+      /* insertion sort: the stable reference */
+      for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && b[k] < b[k - 1]; k--) {
+          const double t = b[k];
+          b[k] = b[k - 1];
+          b[k - 1] = t;
+        }
+      rk__sort_doubles(a, n);
+      cr_assert(n == 0 || memcmp(a, b, n * sizeof *a) == 0, "n %zu rep %d", n, rep);
+    }
+  }
+  g_rand_free(rng);
+}

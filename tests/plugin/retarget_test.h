@@ -147,31 +147,6 @@ static inline const char *rt_str(JsonObject *o, const char *member) {
   return json_node_get_string(n);
 }
 
-/* Runs `rigkit retarget` onto target (tests/data path) with extra options over clips, the outputs
- * and the report in dir; returns the parser holding the report (the caller unrefs it). */
-static inline JsonParser *rt_run_report(const char *dir, const char *target,
-                                        const char *const *opts, const char *const *clips) {
-  g_autofree char *tfile = rt_data(target);
-  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
-  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-  const char *fixed[] = {"retarget", "--target", tfile, "--out-dir", dir, "--report", report,
-                         "--no-progress"};
-  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
-    g_ptr_array_add(args, g_strdup(fixed[i]));
-  for (size_t i = 0; opts[i]; i++)
-    g_ptr_array_add(args, g_strdup(opts[i]));
-  for (size_t i = 0; clips[i]; i++)
-    g_ptr_array_add(args, rt_data(clips[i]));
-  g_ptr_array_add(args, NULL);
-  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
-  cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-  cr_assert(strstr(r.out, "verdict"), "the summary table shows the verdict:\n%s", r.out);
-  rt_cli_clear(&r);
-  JsonParser *parser = NULL;
-  rt_json(report, &parser);
-  return parser;
-}
-
 /* Number of clip entries of a report. */
 static inline guint rt_entry_count(JsonParser *parser) {
   return json_array_get_length(rt_clips(json_node_get_object(json_parser_get_root(parser))));
@@ -207,15 +182,6 @@ static inline void rt_assert_planted(rt_planted f, const char *clip, const char 
   cr_assert_geq(f.worst, worst_bound, "%s onto %s: a planted foot %.2f mm through the floor",
                 clip, target, -f.worst);
   cr_assert_leq(f.skate, 5, "%s onto %s: planted points slide %.2f mm", clip, target, f.skate);
-}
-
-/* Whether a report entry warns with `code`. */
-static inline bool rt_warns(JsonObject *c, const char *code) {
-  JsonArray *w = json_object_get_array_member(c, "warnings");
-  for (guint i = 0; i < json_array_get_length(w); i++)
-    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
-      return true;
-  return false;
 }
 
 /* Reads a written output back as rigkit wrote it (BVH: centimetres, Y-up, absolute root). */
@@ -265,6 +231,43 @@ static inline void rt_copy(const char *from, const char *to) {
   gsize n = 0;
   cr_assert(g_file_get_contents(from, &data, &n, NULL), "cannot read %s", from);
   cr_assert(g_file_set_contents(to, data, (gssize)n, NULL), "cannot write %s", to);
+}
+
+/* Whether a report entry warns with `code`. */
+static inline bool rt_warns(JsonObject *entry, const char *code) {
+  JsonArray *w = json_object_get_array_member(entry, "warnings");
+  for (guint i = 0; i < json_array_get_length(w); i++)
+    if (!strcmp(rt_str(json_array_get_object_element(w, i), "code"), code))
+      return true;
+  return false;
+}
+
+/* Runs `rigkit retarget --target T --out-dir OUT --report DIR/report.json --no-progress` with more
+ * arguments (as given) and clips (tests/data names), either list NULL-terminated or NULL; T is a
+ * tests/data name. Asserts the exit code; *out (when not NULL) gets stdout. Returns the parser
+ * holding the report (the caller unrefs it). */
+static inline JsonParser *rt_run_report(const char *dir, const char *out_dir, const char *target,
+                                        const char *const *more, const char *const *clips,
+                                        int expect_code, char **out) {
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
+  const char *fixed[] = {"retarget", "--target", NULL, "--out-dir", out_dir, "--report", report,
+                         "--no-progress"};
+  for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
+    g_ptr_array_add(args, i == 2 ? rt_data(target) : g_strdup(fixed[i]));
+  for (size_t i = 0; more && more[i]; i++)
+    g_ptr_array_add(args, g_strdup(more[i]));
+  for (size_t i = 0; clips && clips[i]; i++)
+    g_ptr_array_add(args, rt_data(clips[i]));
+  g_ptr_array_add(args, NULL);
+  cli_run r = rt_cli(NULL, (const char *const *)args->pdata);
+  cr_assert_eq(r.code, expect_code, "%s%s", r.out, r.err);
+  if (out)
+    *out = g_strdup(r.out);
+  rt_cli_clear(&r);
+  JsonParser *parser = NULL;
+  rt_json(report, &parser);
+  return parser;
 }
 
 #endif

@@ -2,6 +2,7 @@
  * walk onto RiggedFigure given as an asset or as a host skeleton in another space and joint order,
  * the two key forms, reduced tracks, contacts, profiles (text and file, the [settings], [source]
  * and [target] groups), exports read back, and sessions on several threads. */
+#include "glb_json.h"
 #include "plugin_fixture.h"
 
 #include <rigkit/importers.h>
@@ -501,6 +502,41 @@ Test(plugin_session, the_profile_maps_bones_and_rescues_a_rig_the_automatic_map_
   rk->asset_close(clip);
   rk->asset_close(fig);
   rk->asset_close(fox);
+}
+
+Test(plugin_session, a_gltf_character_exports_as_it_came_in) {
+  /* The Fox's texture, image and binary data survive: the export edits its own document. */
+  rk_plugin_asset *clip = plugin_open("makehuman_walk1.bvh");
+  rk_plugin_asset *fox = plugin_open("Fox.glb");
+  rk_plugin_session_desc d = {.source = clip,
+                              .target_asset = fox,
+                              .profile_text = RK_TEST_FOX_HIND_LEGS_MAP,
+                              .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session *s = plugin_run(&d);
+  g_autofree char *dir = g_dir_make_tmp("rk_plugin_XXXXXX", NULL);
+  g_autofree char *glb = g_build_filename(dir, "fox_walk.glb", NULL);
+  char err[512] = "";
+  cr_assert_eq(rk->session_export(s, glb, err, sizeof err), RK_PLUGIN_OK, "%s", err);
+  g_autofree char *src = rk_test_data("Fox.glb");
+  g_autoptr(JsonParser) pin = NULL, pout = NULL;
+  g_autoptr(GBytes) bin_in = NULL, bin_out = NULL;
+  JsonObject *in = glb_json(src, &pin, &bin_in), *o = glb_json(glb, &pout, &bin_out);
+  const char *kept[] = {"images", "textures", "materials", "samplers", "meshes", "skins"};
+  for (size_t i = 0; i < G_N_ELEMENTS(kept); i++)
+    cr_assert(json_node_equal(json_object_get_member(in, kept[i]),
+                              json_object_get_member(o, kept[i])),
+              "'%s' changed", kept[i]);
+  gsize nin = 0, nout = 0;
+  const guint8 *din = g_bytes_get_data(bin_in, &nin), *dout = g_bytes_get_data(bin_out, &nout);
+  cr_assert_gt(nout, nin, "the clip's keys are appended");
+  cr_assert(memcmp(din, dout, nin) == 0, "the input's buffer bytes are kept");
+  JsonArray *anims = json_object_get_array_member(o, "animations");
+  cr_assert_eq(json_array_get_length(anims), 1, "the fox's own clips are replaced by the walk");
+  rk->session_close(s);
+  rk->asset_close(clip);
+  rk->asset_close(fox);
+  g_unlink(glb);
+  g_rmdir(dir);
 }
 
 /* ---- lifetime, memory, export, threads ------------------------------------------------------ */

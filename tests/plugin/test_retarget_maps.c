@@ -199,13 +199,13 @@ Test(retarget_maps, bad_map_files_are_clear_errors) {
   static const struct {
     const char *text, *expect;
     int code;
-  } cases[] = {
-      {"[target]\nleft_knee=leg_joint_L_2\n", "left_knee", 1},
-      {"[Target]\nhips=torso_joint_1\n", "[Target]", 1},
-      {"[settings]\ncontact_height=2\n", "contact_height", 1},
-      {"[settings]\nfoot_ik=maybe\n", "foot_ik", 1},
-      {"[target]\nhips=no_such_joint\n", "no_such_joint", 1},
-      {"this is not a key file\n", "bad.map", 1},
+  } cases[] = { /* a batch mistake found before any clip runs: exit 2 */
+      {"[target]\nleft_knee=leg_joint_L_2\n", "left_knee", 2},
+      {"[Target]\nhips=torso_joint_1\n", "[Target]", 2},
+      {"[settings]\ncontact_height=2\n", "contact_height", 2},
+      {"[settings]\nfoot_ik=maybe\n", "foot_ik", 2},
+      {"[target]\nhips=no_such_joint\n", "no_such_joint", 2},
+      {"this is not a key file\n", "bad.map", 2},
   };
   g_autofree char *map = g_build_filename(dir, "bad.map", NULL);
   g_autofree char *out = g_build_filename(dir, "out", NULL);

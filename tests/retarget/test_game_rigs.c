@@ -32,7 +32,7 @@ static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop
 Test(game_rigs, the_walk_and_hop_onto_the_robot_without_a_map) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL};
-  JsonParser *p = rt_run_report(dir, "generated/game_robot.glb", cmu, clips);
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_robot.glb", cmu, clips, 0, NULL);
   check_planted(p, "game_robot");
   /* The legs are UpperLeg -> LowerLeg; the IK controls Foot.L/R stay out of the chains. */
   JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(p)), 0);
@@ -46,7 +46,7 @@ Test(game_rigs, the_walk_and_hop_onto_the_robot_without_a_map) {
 Test(game_rigs, the_walk_and_hop_onto_the_stylised_figure_without_a_map) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL};
-  JsonParser *p = rt_run_report(dir, "generated/game_stylised.glb", cmu, clips);
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_stylised.glb", cmu, clips, 0, NULL);
   check_planted(p, "game_stylised");
   g_object_unref(p);
   rt_rmtree(dir);
@@ -58,7 +58,7 @@ Test(game_rigs, the_robot_walk_as_a_source) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const none[] = {NULL};
   static const char *const walk[] = {"generated/game_robot_walk.glb", NULL};
-  JsonParser *p = rt_run_report(dir, "generated/cmu_char.glb", none, walk);
+  JsonParser *p = rt_run_report(dir, dir, "generated/cmu_char.glb", none, walk, 0, NULL);
   check_planted(p, "cmu_char");
   g_object_unref(p);
   rt_rmtree(dir);

@@ -7,6 +7,16 @@
  * says; every entry has a verdict and warnings. */
 #include "../plugin/retarget_test.h"
 
+/* Runs `rigkit retarget` onto target with extra options over clips (tests/data paths), the
+ * report in dir; returns the parser holding it (the caller unrefs it). */
+static JsonParser *run(const char *dir, const char *target, const char *const *opts,
+                       const char *const *clips) {
+  g_autofree char *out = NULL;
+  JsonParser *parser = rt_run_report(dir, dir, target, opts, clips, 0, &out);
+  cr_assert(strstr(out, "verdict"), "the summary table shows the verdict:\n%s", out);
+  return parser;
+}
+
 /* The numbers of the issue on every entry of a report. */
 static void check_report(JsonParser *parser, const char *target) {
   for (guint i = 0; i < rt_entry_count(parser); i++) {
@@ -43,13 +53,13 @@ static void check_target(const char *target) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL}, *const none[] = {NULL},
                            *const travel[] = {"--root-motion", NULL};
-  JsonParser *p = rt_run_report(dir, target, cmu, cmu_clips);
+  JsonParser *p = run(dir, target, cmu, cmu_clips);
   check_report(p, target);
   g_object_unref(p);
-  p = rt_run_report(dir, target, none, mh_clips);
+  p = run(dir, target, none, mh_clips);
   check_report(p, target);
   g_object_unref(p);
-  p = rt_run_report(dir, target, travel, bundled);
+  p = run(dir, target, travel, bundled);
   check_report(p, target);
   g_object_unref(p);
   rt_rmtree(dir);
@@ -73,7 +83,7 @@ Test(quality, without_ik_the_verdict_sees_the_feet) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const no_ik[] = {"--unit", "cmu", "--no-ik", NULL};
   static const char *const walk[] = {"generated/cmu_walk.bvh", NULL};
-  JsonParser *p = rt_run_report(dir, "RiggedFigure.glb", no_ik, walk);
+  JsonParser *p = run(dir, "RiggedFigure.glb", no_ik, walk);
   JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(p)), 0);
   cr_assert_str_neq(rt_str(c, "verdict"), "clean");
   cr_assert(rt_warns(c, "skate") || rt_warns(c, "mesh-through-floor"));

@@ -14,7 +14,8 @@
  *        rk_asset_set_unit, rk_asset_unit_name, rk_asset_unit_scale,
  *        rk_asset_set_up_axis, rk_asset_up_axis, rk_asset_set_joint_mechanics,
  *        rk_asset_joint_mechanics, rk_asset_set_joint_source_node, rk_asset_joint_source_node,
- *        rk_asset_add_note, rk_asset_note_count, rk_asset_note
+ *        rk_asset_add_note, rk_asset_add_repair, rk_asset_note_is_repair, rk_asset_note_count,
+ *        rk_asset_note
  */
 #ifndef RIGKIT_ASSET_H
 #define RIGKIT_ASSET_H
@@ -157,6 +158,12 @@ RK_API bool rk_asset_set_joint_source_node(rk_asset *asset, size_t joint, int no
 RK_API int rk_asset_joint_source_node(const rk_asset *asset, size_t joint);
 /** Appends a printf-style note on a conversion or repair applied at import. */
 RK_API void rk_asset_add_note(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/** Appends a printf-style note on a repair made at import: something the file got wrong that the
+ * importer fixed or dropped (a truncated frame line, a frame count the header disagrees with). It
+ * is a note like the others (rk_asset_note) and rk_asset_note_is_repair tells it apart. */
+RK_API void rk_asset_add_repair(rk_asset *asset, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/** Whether note i was added as a repair (rk_asset_add_repair); false out of range. */
+RK_API bool rk_asset_note_is_repair(const rk_asset *asset, size_t i);
 /** Number of notes. */
 RK_API size_t rk_asset_note_count(const rk_asset *asset);
 /** Borrowed note i (in the order added), or NULL when out of range. */

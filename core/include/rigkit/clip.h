@@ -25,7 +25,7 @@
  *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
  *        rk_clip_sample, rk_clip_sample_frame, rk_clip_cursor, RK_CLIP_CURSOR_INIT,
  *        rk_clip_cursor_reset, rk_clip_sample_cursor, rk_clip_bake, rk_clip_bake_frame_count,
- *        rk_clip_bake_times
+ *        rk_clip_bake_duration, rk_clip_bake_times
  */
 #ifndef RIGKIT_CLIP_H
 #define RIGKIT_CLIP_H
@@ -144,10 +144,12 @@ RK_API void rk_clip_cursor_reset(rk_clip_cursor *cursor);
  * has tracks. Allocates nothing. */
 RK_API bool rk_clip_sample_cursor(const rk_clip *clip, const rk_transform *rest, double t,
                                   rk_clip_cursor *cursor, rk_transform *out, size_t count);
-/** Resamples the clip at a fixed rate: every animated channel gets one LINEAR key per frame
- * (frames 0 .. round(duration * fps)), rotations made sign-continuous. fps <= 0 means the clip's
- * own rate. Fails with RK_ERROR_INVALID when no rate is known or the frame count would exceed
- * RK_CLIP_MAX_KEYS. The caller frees the result. */
+/** Resamples the clip at a fixed rate: every animated channel gets one LINEAR key per frame on
+ * the grid f / fps, frames 0 .. round(duration * fps), rotations made sign-continuous; the result
+ * lasts rk_clip_bake_duration (the duration rounded to a whole frame: when it rounds up, the last
+ * frame holds the clip's end). fps <= 0 means the clip's own rate. Fails with RK_ERROR_INVALID
+ * when no rate is known or the frame count would exceed RK_CLIP_MAX_KEYS. The caller frees the
+ * result. */
 RK_API rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, double fps,
                              GError **error);
 /** Number of frames baking `duration` seconds at fps gives: one every 1/fps from 0 to the
@@ -155,9 +157,15 @@ RK_API rk_clip *rk_clip_bake(const rk_clip *clip, const rk_transform *rest, doub
  * caller compares it with RK_CLIP_MAX_KEYS before converting (not finite for a non-finite input).
  * Never fails. */
 RK_API double rk_clip_bake_frame_count(double duration, double fps);
-/** Fills times[0..frames) with the times of the baked frames, f / fps capped at the duration, and
- * returns how many of them increase strictly: the key count of every baked track (the last frame
- * time equals the one before it when the duration is not a multiple of 1/fps). Never fails. */
+/** Duration of a clip of `duration` seconds baked at fps: the time of its last frame on the grid,
+ * (rk_clip_bake_frame_count - 1) / fps, the duration rounded to the nearest frame; the duration
+ * itself when the two are within a millionth of a frame (the same instant but for rounding). Never
+ * fails. */
+RK_API double rk_clip_bake_duration(double duration, double fps);
+/** Fills times[0..frames) with the times of the baked frames, f / fps capped at
+ * rk_clip_bake_duration, and returns how many of them increase strictly: the key count of every
+ * baked track (frames past the grid's last are not keys). Every key is on the grid. Never
+ * fails. */
 RK_API size_t rk_clip_bake_times(double duration, double fps, size_t frames, double *times);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_clip, rk_clip_free)

@@ -1,21 +1,23 @@
 /* rigkit/profile.h: retarget profiles, the one key file that maps both rigs and sets the options.
  *
  * A profile is a GLib key file (`rigkit retarget --map FILE`, the plugin's profile_path or
- * profile_text) with up to three groups:
+ * profile_text) with up to four groups:
  *   [source], [target]  bone=joint lines (bone names of rigkit/humanoid.h) that override or
  *                       complete the automatic mapping of that rig; an empty value unmaps the bone;
  *   [settings]          fps, foot_ik, hand_ik, root_motion, contact_height, contact_speed,
  *                       contact_min_time, blend_time, ik_iterations, ground = auto | keep,
- *                       soles = auto | bones (rk_retarget_options).
+ *                       soles = auto | bones (rk_retarget_options);
+ *   [quality]           code = CHECK [FAILED] lines: the bounds of rk_retarget_judge for a warning
+ *                       code (rk_quality_code_name), FAILED a number or `none` (never failed);
+ *                       codes not named keep rigkit's defaults.
  * Loading checks everything a file can get wrong without a rig, with one set of messages that
  * name the file, the group and the key: unknown groups, bones and settings, keys and values that
  * are not UTF-8 text or hold invalid escapes, and every settings value. Joint names are checked
  * when a rig is mapped. The command line and the plugin read profiles only through here.
  *
  * Index: rk_profile, rk_profile_side, rk_profile_load_file, rk_profile_load_text, rk_profile_free,
- *        rk_profile_name, rk_profile_apply_settings, rk_profile_map_rig, rk_profile_map_asset,
- *        rk_profile_map_guess,
- *        rk_profile_settings_text,
+ *        rk_profile_name, rk_profile_apply_settings, rk_profile_apply_quality, rk_profile_map_rig,
+ *        rk_profile_map_asset, rk_profile_map_guess, rk_profile_settings_text,
  *        rk_retarget_options_from_keyfile, rk_humanoid_map_apply_keyfile
  */
 #ifndef RIGKIT_PROFILE_H
@@ -50,6 +52,10 @@ RK_API const char *rk_profile_name(const rk_profile *profile);
 /** Sets the options the profile's [settings] names; the others keep their values. NULL profile:
  * nothing changes. Never fails: the values were checked when the profile was loaded. */
 RK_API void rk_profile_apply_settings(const rk_profile *profile, rk_retarget_options *opts);
+
+/** Sets the bounds the profile's [quality] group names; the others keep their values. NULL
+ * profile: nothing changes. Never fails: the values were checked when the profile was loaded. */
+RK_API void rk_profile_apply_quality(const rk_profile *profile, rk_quality_bounds *bounds);
 
 /** The humanoid map of a rig: the automatic mapping (rk_humanoid_map_build), then the profile's
  * group for that side on top, finished (rk_humanoid_map_finish). A rig the automatic mapping

@@ -66,7 +66,9 @@
  *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction,
  *        rk_retarget_pose_error, rk_retarget_measure_pose, rk_retarget_look,
  *        rk_retarget_measure_look, rk_retarget_verdict, rk_retarget_verdict_name,
- *        rk_retarget_warning, rk_retarget_judge
+ *        rk_quality_code, rk_quality_code_name, rk_quality_code_parse, rk_quality_bounds,
+ *        rk_quality_bounds_init, rk_retarget_warning, rk_retarget_judge_input, rk_retarget_judge,
+ *        rk_retargeter_heights
  */
 #ifndef RIGKIT_RETARGET_H
 #define RIGKIT_RETARGET_H
@@ -355,24 +357,80 @@ typedef enum rk_retarget_verdict {
 /** Static name of a verdict ("clean", "check", "failed"), "?" out of range. */
 RK_API const char *rk_retarget_verdict_name(rk_retarget_verdict verdict);
 
+/** The warnings rk_retarget_judge can give, each with a stable code (rk_quality_code_name) and a
+ * figure compared with two bounds (rk_quality_bounds): above `check` the verdict is at least
+ * check, above `failed` it is failed. Lengths are millimetres for a 1.75 m character and scale
+ * with the character's height. */
+typedef enum rk_quality_code {
+  RK_QUALITY_MESH_THROUGH_FLOOR,  /* "mesh-through-floor": mm a planted foot's mesh goes through
+                                     the floor (the deepest planted frame) */
+  RK_QUALITY_FEET_FLOAT,          /* "feet-float": mm planted feet float (median) */
+  RK_QUALITY_BODY_THROUGH_FLOOR,  /* "body-through-floor": mm the body goes through the floor */
+  RK_QUALITY_FOOT_PITCH,          /* "foot-pitch": degrees the feet pitch away from the source's
+                                     (95th percentile) */
+  RK_QUALITY_SKATE,               /* "skate": mm planted sole points slide */
+  RK_QUALITY_GOAL_MISSED,         /* "goal-missed": mm planted sole points miss their pins */
+  RK_QUALITY_POSE_ERROR,          /* "pose-error": mm joints stand from the source's where the
+                                     rigs correspond joint for joint */
+  RK_QUALITY_LEG_CANNOT_REACH,    /* "leg-cannot-reach": % of frames a planted leg cannot reach
+                                     its pin, even with the pelvis moved */
+  RK_QUALITY_HIP_BOB_CHANGED,     /* "hip-bob-changed": mm the pelvis moved so legs reach */
+  RK_QUALITY_ALL_FRAMES_PLANTED,  /* "all-frames-planted": % of the character's height a foot
+                                     planted at nearly every frame (98%) of a clip longer than 2 s
+                                     travels as the transfer moves it (held where it slides) */
+  RK_QUALITY_IMPLAUSIBLE_SCALE,   /* "implausible-scale": how many times a rig's height is away
+                                     from a human's 1.75 m (max(h, 1.75 m) / min(h, 1.75 m)),
+                                     the source's or the character's, the larger */
+  RK_QUALITY_IMPORT_REPAIRED,     /* "import-repaired": repairs the importer made to the source
+                                     file (rk_asset_note_is_repair: a truncated frame line dropped,
+                                     a frame count that disagrees with the header) */
+  RK_QUALITY_CODES
+} rk_quality_code;
+
+/** Static stable code of a warning ("mesh-through-floor", ...), NULL out of range. */
+RK_API const char *rk_quality_code_name(rk_quality_code code);
+/** The code named `name`, or -1 when there is none. */
+RK_API int rk_quality_code_parse(const char *name);
+
+/** The bounds of rk_retarget_judge, per code: a figure above check[code] gives a warning of
+ * severity check, above failed[code] of severity failed (INFINITY: never). */
+typedef struct rk_quality_bounds {
+  double check[RK_QUALITY_CODES];
+  double failed[RK_QUALITY_CODES];
+} rk_quality_bounds;
+
+/** Fills *bounds with rigkit's defaults (the one table, retarget_verdict.c; a profile's [quality]
+ * group changes them: rk_profile_apply_quality). Never fails. */
+RK_API void rk_quality_bounds_init(rk_quality_bounds *bounds);
+
 /** One finding of rk_retarget_judge. */
 typedef struct rk_retarget_warning {
-  const char *code;            /* static: "mesh-through-floor", "feet-float", "body-through-floor",
-                                  "foot-pitch", "skate", "goal-missed", "leg-cannot-reach",
-                                  "hip-bob-changed", "all-frames-planted", "pose-error",
-                                  "implausible-scale" */
+  const char *code;            /* static: rk_quality_code_name */
   rk_retarget_verdict severity;
   char *message;               /* owned by the array (freed with it) */
 } rk_retarget_warning;
 
-/** Judges a retargeted clip from all its figures: the result's own (pins, reach, contacts, scale),
- * what a person sees in the output (look, NULL: not measured) and the identity-style pose error
- * (pose, NULL: not computable), against one table of bounds at the character's scale. Returns a
- * new array of rk_retarget_warning (the caller frees it with g_array_unref) and the verdict,
- * the worst severity found, through *verdict. Never fails. */
+/** What rk_retarget_judge looks at besides the retargeter and the result (any member may be
+ * NULL: not measured, not computable, the defaults). */
+typedef struct rk_retarget_judge_input {
+  const rk_retarget_look *look;       /* what a person sees in the output */
+  const rk_retarget_pose_error *pose; /* the identity-style pose error */
+  const rk_asset *source;             /* the source file as imported: its repairs */
+  const rk_quality_bounds *bounds;    /* NULL: rk_quality_bounds_init's */
+} rk_retarget_judge_input;
+
+/** Judges a retargeted clip from all its figures: the result's own (pins, reach, contacts, the
+ * rigs' heights), what a person sees in the output, the identity-style pose error and the source
+ * file's import repairs, against the bounds (lengths at the character's scale). Messages give
+ * lengths in mm and as a percentage of the character's height. Returns a new array of
+ * rk_retarget_warning in code order (the caller frees it with g_array_unref) and the verdict,
+ * the worst severity found, through *verdict. in may be NULL. Never fails. */
 RK_API GArray *rk_retarget_judge(const rk_retargeter *rt, const rk_retarget_result *r,
-                                 const rk_retarget_look *look, const rk_retarget_pose_error *pose,
-                                 rk_retarget_verdict *verdict);
+                                 const rk_retarget_judge_input *in, rk_retarget_verdict *verdict);
+
+/** The rest heights (metres) of the source and target rigs as their humanoid maps measure them
+ * (either pointer may be NULL). Never fails. */
+RK_API void rk_retargeter_heights(const rk_retargeter *rt, double *source_m, double *target_m);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retargeter, rk_retargeter_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rk_retarget_result, rk_retarget_result_free)

@@ -3,6 +3,7 @@
 #include "plugin_internal.h"
 
 #include <rigkit/exporters.h>
+#include <rigkit/gltf_edit.h>
 
 #include <string.h>
 
@@ -589,6 +590,18 @@ int rk__plugin_session_map_text(const rk_plugin_session *s, char *text, size_t t
   return RK_PLUGIN_OK;
 }
 
+/* True when the target was read from a glTF/GLB file that is still there and path asks for
+ * glTF/GLB: the export then edits that document instead of rebuilding it from rigkit's model. */
+static bool edits_own_document(const rk_asset *target, const char *path) {
+  const char *f = target ? rk_asset_source_format(target) : NULL;
+  const char *src = target ? rk_asset_source_path(target) : NULL;
+  if (!f || (strcmp(f, "glb") && strcmp(f, "gltf")) || !src || !*src ||
+      !g_file_test(src, G_FILE_TEST_IS_REGULAR))
+    return false;
+  return g_str_has_suffix(path, ".glb") || g_str_has_suffix(path, ".gltf") ||
+         g_str_has_suffix(path, ".GLB") || g_str_has_suffix(path, ".GLTF");
+}
+
 int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char *err,
                               size_t err_size) {
   int st = check_session(s, "session_export", true, err, err_size);
@@ -598,9 +611,17 @@ int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char
     return rk__plugin_fail(err, err_size, RK_PLUGIN_ERR_ARGUMENT,
                            "session_export: the path is NULL or empty");
   g_autoptr(GError) e = NULL;
-  rk_clip *clip = rk_clip_copy(s->reduced ? s->reduced : rk_retarget_result_clip(s->result));
-  g_autoptr(rk_asset) out = rk_retarget_output_asset(
-      s->target, s->target_asset ? s->target_asset->asset : NULL, clip, &e);
+  const rk_clip *keys = s->reduced ? s->reduced : rk_retarget_result_clip(s->result);
+  const rk_asset *ta = s->target_asset ? s->target_asset->asset : NULL;
+  if (edits_own_document(ta, path)) {
+    /* A glTF character goes out as it came in (textures, extensions, extras): its own document
+     * with the clip as its animation. */
+    if (!rk_gltf_edit_write(rk_asset_source_path(ta), ta, keys, path, &e))
+      return rk__plugin_fail_gerror(err, err_size, e);
+    return RK_PLUGIN_OK;
+  }
+  rk_clip *clip = rk_clip_copy(keys);
+  g_autoptr(rk_asset) out = rk_retarget_output_asset(s->target, ta, clip, &e);
   if (!out)
     return rk__plugin_fail_gerror(err, err_size, e);
   if (!rk_export_file(out, path, NULL, &e))

@@ -423,8 +423,10 @@ typedef struct rk_plugin_api {
                           size_t *needed, char *err, size_t err_size);
   /** Writes the target (its meshes and skin when it came from an asset or with target_meshes)
    * with the retargeted clip (reduced when a tolerance was set) to path, format from the
-   * extension (.glb, .gltf, .bvh): for hosts without their own exporter. Leaves no partial file
-   * on failure. */
+   * extension (.glb, .gltf, .bvh): for hosts without their own exporter. A target read from a
+   * glTF/GLB file that is still there, written as .glb/.gltf, goes out as its own document with
+   * the clip as its animation (textures, extensions and extras kept; INVALID when the file
+   * changed since it was opened). Leaves no partial file on failure. */
   int (*session_export)(const rk_plugin_session *session, const char *path, char *err,
                         size_t err_size);
 
