@@ -440,6 +440,49 @@ static int hips_above_branch(const mapper *m, int branch) {
   return branch;
 }
 
+/* Why no joint is the hips, naming the closest: the joint whose two lowest child chains end
+ * lowest, and how high above the ground the higher of them ends. */
+static void no_hips_error(const mapper *m, GError **error) {
+  int best = -1, pair[2] = {-1, -1};
+  double best_y = INFINITY;
+  bool skin = false;
+  for (size_t j = 0; j < m->n; j++) {
+    skin |= m->has_tip[j];
+    g_autoptr(GArray) ch = children_of(m, (int)j);
+    int lo[2] = {-1, -1};
+    for (guint i = 0; i < ch->len; i++) {
+      const int c = g_array_index(ch, int, i);
+      if (lo[0] < 0 || m->min_y[c] < m->min_y[lo[0]]) {
+        lo[1] = lo[0];
+        lo[0] = c;
+      } else if (lo[1] < 0 || m->min_y[c] < m->min_y[lo[1]]) {
+        lo[1] = c;
+      }
+    }
+    if (lo[1] >= 0 && m->min_y[lo[1]] < best_y) {
+      best_y = m->min_y[lo[1]];
+      best = (int)j;
+      pair[0] = lo[0];
+      pair[1] = lo[1];
+    }
+  }
+  if (best < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "no hips: no joint has two child chains (not a standing biped in its rest pose)");
+    return;
+  }
+  g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+              "no hips: no joint has two child chains reaching down to the ground (not a standing "
+              "biped in its rest pose); the closest, '%s', has the chains from '%s' and '%s', one "
+              "ending %.0f%% of the rig's height above the ground%s",
+              rk_skeleton_joint_name(m->s, (size_t)best),
+              rk_skeleton_joint_name(m->s, (size_t)pair[0]),
+              rk_skeleton_joint_name(m->s, (size_t)pair[1]),
+              100.0 * (best_y - m->ground) / m->height,
+              skin ? "" : " (a leg whose foot is part of its lower leg's mesh ends where that mesh "
+                          "does: read the character with its meshes)");
+}
+
 /* Hips: a joint with two (or more) children whose subtrees reach down to the ground; a named
  * hips joint wins when it qualifies; otherwise the highest qualifying one. When more than two
  * children go down (a tail, a skirt), the legs are the pair reaching lowest. Fails without hips
@@ -463,9 +506,7 @@ static bool find_hips_and_legs(const mapper *m, found *f, GError **error) {
     }
   }
   if (hips < 0) {
-    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                "no hips: no joint has two child chains reaching down to the ground (not a "
-                "standing biped in its rest pose)");
+    no_hips_error(m, error);
     return false;
   }
   f->hips = hips_above_branch(m, hips);
