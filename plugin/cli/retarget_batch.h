@@ -25,6 +25,7 @@ typedef struct rk__rt_config {
   rk_asset *target;           /* imported target, or NULL when target_error is set */
   rk_humanoid_map target_map; /* valid when target is set */
   char *target_error;         /* why the target cannot be used (every clip fails with it) */
+  char *target_guess;         /* when it cannot be mapped: the best guess of its map (text) */
   const char *map_path;       /* --map, or NULL */
   const rk_profile *profile;  /* its contents, or NULL */
   rk_retarget_options ropts;  /* [settings] of the profile, then the command line */
