@@ -474,7 +474,7 @@ static char *measure_output(clip_job *j) {
 static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
-  rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
+  rk__rt_entry_set_result(e, cfg, j->rg->rt, j->r);
   rk_retargeter_heights(j->rg->rt, &e->source_height_m, &e->target_height_m);
   e->skate_mean_mm = j->look.skate_mean_mm;
   e->skate_max_mm = j->look.skate_max_mm;
