@@ -70,6 +70,10 @@ typedef struct mapper {
   double *min_y;      /* lowest y in each subtree */
   double *max_y;      /* highest y in each subtree */
   rk__name_info *names;
+  bool *control;      /* control and helper bones of a skinned rig (humanoid_chains.c) */
+  rk_vec3 *tip;       /* where a chain ending at the joint ends (its skin; else the joint) */
+  bool *has_tip;
+  double *drop;       /* how far the skin reaches below tip */
   double height, ground, min_len;
   bool use_names;
 } mapper;
@@ -89,7 +93,8 @@ static GArray *children_of(const mapper *m, int j) {
   size_t end = rk_skeleton_subtree_end(m->s, (size_t)j);
   for (size_t k = (size_t)j + 1; k < end; k = rk_skeleton_subtree_end(m->s, k)) {
     int v = (int)k;
-    g_array_append_val(c, v);
+    if (!m->control[k])
+      g_array_append_val(c, v);
   }
   return c;
 }
@@ -139,13 +144,19 @@ static bool is_end_site(const mapper *m, int j) {
   return (rk_skeleton_joint_flags(m->s, (size_t)j) & RK_SKELETON_END_SITE) != 0;
 }
 
+/* No child but control bones. */
+static bool is_leaf(const mapper *m, int j) {
+  g_autoptr(GArray) ch = children_of(m, j);
+  return ch->len == 0;
+}
+
 /* Counts the limbs whose lowest joints reach the ground (within 15% of the height: a quadruped's
  * front paws; a human's hands hang far higher): walking up from each near-ground leaf to the
  * first ancestor that branches above 20% of the height gives the limb it belongs to. */
 static int count_ground_limbs(const mapper *m) {
   g_autoptr(GHashTable) limbs = g_hash_table_new(NULL, NULL);
   for (size_t j = 0; j < m->n; j++) {
-    if (rk_skeleton_subtree_end(m->s, j) != j + 1 || m->pos[j].y > m->ground + 0.15 * m->height)
+    if (m->control[j] || !is_leaf(m, (int)j) || m->min_y[j] > m->ground + 0.15 * m->height)
       continue;
     int c = (int)j, p = rk_skeleton_parent(m->s, j);
     while (p >= 0) {
@@ -171,6 +182,38 @@ static GArray *leg_children(const mapper *m, int j) {
   return legs;
 }
 
+/* A leg of two bones whose lower one carries the foot in its mesh (game rigs: thigh and shin, no
+ * foot bone): upper and lower leg, the leg's end where its skin ends near the ground. */
+static bool map_short_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map *map,
+                          bool left, GError **error) {
+  const rk_bone upper = left ? RK_BONE_LEFT_UPPER_LEG : RK_BONE_RIGHT_UPPER_LEG;
+  const char *side = left ? "left" : "right";
+  while (n > 0 && is_end_site(m, chain[n - 1]))
+    n--;
+  const int last = n > 0 ? chain[n - 1] : -1;
+  if (n != 2 || !m->has_tip[last] || m->tip[last].y > m->ground + 0.12 * m->height) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "%s leg: the chain from '%s' (%zu bone%s) has no ankle: no joint near the ground "
+                "below a knee%s",
+                side, n > 0 ? rk_skeleton_joint_name(m->s, (size_t)chain[0]) : "?", n,
+                n == 1 ? "" : "s",
+                n == 1 ? " and no knee (a leg needs two bones)"
+                       : n == 2 ? ", and no skinned mesh ends near the ground below its last bone"
+                                : "");
+    return false;
+  }
+  for (int b = 0; b < 2; b++) {
+    map->joint[upper + b] = chain[b];
+    static const rk__name_class leg_class[2] = {NC_UPPER_LEG, NC_LOWER_LEG};
+    const bool named = m->use_names && m->names[chain[b]].cls == leg_class[b];
+    map->source[upper + b] = named ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
+  }
+  map->leg_end[left ? 0 : 1] = m->tip[last];
+  map->leg_end_drop[left ? 0 : 1] = m->drop[last];
+  map->leg_end_from_skin[left ? 0 : 1] = true;
+  return true;
+}
+
 /* Assigns the bones of one leg chain: upper leg, lower leg, foot (the first joint in the chain
  * within 12% of the height above the ground, at least two joints down), toes. Names win when they
  * fall on the chain in the right order. */
@@ -183,12 +226,8 @@ static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map
       ankle = (int)k;
       break;
     }
-  if (ankle < 0) {
-    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                "the %s leg chain from '%s' has no ankle (no joint near the ground below a knee)",
-                left ? "left" : "right", rk_skeleton_joint_name(m->s, (size_t)chain[0]));
-    return false;
-  }
+  if (ankle < 0)
+    return map_short_leg(m, chain, n, map, left, error);
   int idx[4] = {ankle - 2, ankle - 1, ankle, -1};
   if ((size_t)ankle + 1 < n && !is_end_site(m, chain[ankle + 1]))
     idx[3] = ankle + 1;
@@ -250,7 +289,14 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
     }
   }
   int idx[4] = {hand - 3, hand - 2, hand - 1, hand};
-  if (m->use_names) {
+  /* One bone (a stylised arm, no forearm or hand bone): the upper arm, whatever its name says (a
+   * one-bone arm is often called "hand"): it carries the whole arm. */
+  const bool short_arm = last == 0;
+  if (short_arm) {
+    idx[0] = idx[2] = idx[3] = -1;
+    idx[1] = 0;
+  }
+  if (m->use_names && !short_arm) {
     /* Clavicle names first; "shoulder" is the clavicle unless a clavicle/collar joint exists. */
     int clav = -1, shoulder_named = -1;
     for (size_t k = 0; k < n; k++) {
@@ -285,7 +331,7 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
     map->joint[shoulder + b] = j;
     static const rk__name_class arm_class[4] = {NC_CLAVICLE, NC_UPPER_ARM, NC_FOREARM, NC_HAND};
     rk__name_class c = m->names[j].cls;
-    bool by_name = m->use_names && (c == arm_class[b] || (c == NC_SHOULDER && b <= 1));
+    bool by_name = m->use_names && !short_arm && (c == arm_class[b] || (c == NC_SHOULDER && b <= 1));
     map->source[shoulder + b] = by_name ? RK_BONE_BY_NAME : RK_BONE_BY_TOPOLOGY;
   }
 }
@@ -311,6 +357,7 @@ typedef struct found {
   int spine_chain[MAX_CHAIN]; /* up from the hips */
   size_t spine_n;
   int chest, arm_root[2];
+  bool quadruped; /* hips and legs found, but four limbs reach the ground */
 } found;
 
 static void mapper_clear(mapper *m) {
@@ -318,6 +365,10 @@ static void mapper_clear(mapper *m) {
   g_clear_pointer(&m->min_y, g_free);
   g_clear_pointer(&m->max_y, g_free);
   g_clear_pointer(&m->names, g_free);
+  g_clear_pointer(&m->control, g_free);
+  g_clear_pointer(&m->tip, g_free);
+  g_clear_pointer(&m->has_tip, g_free);
+  g_clear_pointer(&m->drop, g_free);
 }
 
 /* The rest pose of a skeleton as the mapping reads it: positions, each subtree's vertical extent,
@@ -333,21 +384,28 @@ static bool mapper_init(mapper *m, const rk_skeleton *s, const rk_humanoid_optio
   m->min_y = g_new(double, m->n);
   m->max_y = g_new(double, m->n);
   m->names = g_new(rk__name_info, m->n);
-  /* The height spans all joints; the ground is the lowest LEAF (root joints often sit at the
-   * origin, which says nothing about where the feet stand). */
+  m->control = g_new(bool, m->n);
+  m->tip = g_new(rk_vec3, m->n);
+  m->has_tip = g_new(bool, m->n);
+  m->drop = g_new(double, m->n);
+  for (size_t j = 0; j < m->n; j++)
+    m->pos[j] = rk_mat4_get_translation(&models[j]);
+  rk__humanoid_skin_marks(s, opts->skin, m->pos, m->control, m->tip, m->has_tip, m->drop);
+  /* The height spans all joints (and the ends of skinned chains); the ground is the lowest LEAF
+   * (root joints often sit at the origin, which says nothing about where the feet stand). */
   double lo = INFINITY, hi = -INFINITY, all_lo = INFINITY;
   for (size_t j = 0; j < m->n; j++) {
-    m->pos[j] = rk_mat4_get_translation(&models[j]);
-    m->min_y[j] = m->max_y[j] = m->pos[j].y;
-    all_lo = fmin(all_lo, m->pos[j].y);
-    hi = fmax(hi, m->pos[j].y);
-    if (rk_skeleton_subtree_end(s, j) == j + 1)
-      lo = fmin(lo, m->pos[j].y);
+    m->min_y[j] = fmin(m->pos[j].y, m->tip[j].y - m->drop[j]);
+    m->max_y[j] = fmax(m->pos[j].y, m->tip[j].y);
+    all_lo = fmin(all_lo, m->min_y[j]);
+    hi = fmax(hi, m->max_y[j]);
+    if (!m->control[j] && is_leaf(m, (int)j))
+      lo = fmin(lo, m->min_y[j]);
     m->names[j] = rk__humanoid_classify_name(rk_skeleton_joint_name(s, j));
   }
   for (size_t j = m->n; j-- > 0;) {
     int p = rk_skeleton_parent(s, j);
-    if (p >= 0) {
+    if (p >= 0 && !m->control[j]) {
       m->min_y[p] = fmin(m->min_y[p], m->min_y[j]);
       m->max_y[p] = fmax(m->max_y[p], m->max_y[j]);
     }
@@ -382,6 +440,49 @@ static int hips_above_branch(const mapper *m, int branch) {
   return branch;
 }
 
+/* Why no joint is the hips, naming the closest: the joint whose two lowest child chains end
+ * lowest, and how high above the ground the higher of them ends. */
+static void no_hips_error(const mapper *m, GError **error) {
+  int best = -1, pair[2] = {-1, -1};
+  double best_y = INFINITY;
+  bool skin = false;
+  for (size_t j = 0; j < m->n; j++) {
+    skin |= m->has_tip[j];
+    g_autoptr(GArray) ch = children_of(m, (int)j);
+    int lo[2] = {-1, -1};
+    for (guint i = 0; i < ch->len; i++) {
+      const int c = g_array_index(ch, int, i);
+      if (lo[0] < 0 || m->min_y[c] < m->min_y[lo[0]]) {
+        lo[1] = lo[0];
+        lo[0] = c;
+      } else if (lo[1] < 0 || m->min_y[c] < m->min_y[lo[1]]) {
+        lo[1] = c;
+      }
+    }
+    if (lo[1] >= 0 && m->min_y[lo[1]] < best_y) {
+      best_y = m->min_y[lo[1]];
+      best = (int)j;
+      pair[0] = lo[0];
+      pair[1] = lo[1];
+    }
+  }
+  if (best < 0) {
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "no hips: no joint has two child chains (not a standing biped in its rest pose)");
+    return;
+  }
+  g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+              "no hips: no joint has two child chains reaching down to the ground (not a standing "
+              "biped in its rest pose); the closest, '%s', has the chains from '%s' and '%s', one "
+              "ending %.0f%% of the rig's height above the ground%s",
+              rk_skeleton_joint_name(m->s, (size_t)best),
+              rk_skeleton_joint_name(m->s, (size_t)pair[0]),
+              rk_skeleton_joint_name(m->s, (size_t)pair[1]),
+              100.0 * (best_y - m->ground) / m->height,
+              skin ? "" : " (a leg whose foot is part of its lower leg's mesh ends where that mesh "
+                          "does: read the character with its meshes)");
+}
+
 /* Hips: a joint with two (or more) children whose subtrees reach down to the ground; a named
  * hips joint wins when it qualifies; otherwise the highest qualifying one. When more than two
  * children go down (a tail, a skirt), the legs are the pair reaching lowest. Fails without hips
@@ -405,17 +506,7 @@ static bool find_hips_and_legs(const mapper *m, found *f, GError **error) {
     }
   }
   if (hips < 0) {
-    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                "no hips: no joint has two child chains reaching down to the ground (not a "
-                "standing biped in its rest pose)");
-    return false;
-  }
-  int ground_limbs = count_ground_limbs(m);
-  if (ground_limbs >= 4) {
-    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                "the rig looks like a quadruped (%d limbs reach the ground); the humanoid profile "
-                "maps two legs and two arms: give a map file to map it anyway",
-                ground_limbs);
+    no_hips_error(m, error);
     return false;
   }
   f->hips = hips_above_branch(m, hips);
@@ -429,7 +520,15 @@ static bool find_hips_and_legs(const mapper *m, found *f, GError **error) {
   }
   for (int k = 0; k < 2; k++)
     f->leg_n[k] = follow_chain(m, f->leg[k], CHAIN_DOWN, m->pos[f->hips], f->leg_chain[k], MAX_CHAIN);
-  return true;
+  /* Found, but refused: what was found still makes the best guess of a map (humanoid_guess.c). */
+  const int ground_limbs = count_ground_limbs(m);
+  f->quadruped = ground_limbs >= 4;
+  if (f->quadruped)
+    g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                "the rig looks like a quadruped (%d limbs reach the ground); the humanoid profile "
+                "maps two legs and two arms: give a map file to map it anyway",
+                ground_limbs);
+  return !f->quadruped;
 }
 
 /* The hips, and the root of the hierarchy above them. */
@@ -443,6 +542,31 @@ static void map_hips(const mapper *m, const found *f, rk_humanoid_map *map) {
       root = rk_skeleton_parent(m->s, (size_t)root);
     map->joint[RK_BONE_ROOT] = root;
     map->source[RK_BONE_ROOT] = RK_BONE_BY_TOPOLOGY;
+  }
+}
+
+/* Whether two side chains (arms) branch at j, apart from the chain through `next` (the spine
+ * going on) and the legs: then j is the chest and they are the arms. */
+static void arms_at(const mapper *m, found *f, int j, int next) {
+  g_autoptr(GArray) ch = children_of(m, j);
+  int found_arm[2] = {-1, -1}, nf = 0;
+  for (guint i = 0; i < ch->len && nf < 3; i++) {
+    int c = g_array_index(ch, int, i);
+    if ((next >= 0 && rk_skeleton_is_ancestor(m->s, (size_t)c, (size_t)next)) || c == f->leg[0] ||
+        c == f->leg[1])
+      continue;
+    /* Arms reach sideways (T/A-pose) or hang down (I-pose), but not to the ground. */
+    double reach = fmax(horizontal_reach(m, c, m->pos[j]), m->pos[j].y - m->min_y[c]);
+    if (reach > 0.15 * m->height && m->min_y[c] > m->ground + 0.1 * m->height) {
+      if (nf < 2)
+        found_arm[nf] = c;
+      nf++;
+    }
+  }
+  if (nf >= 2) {
+    f->chest = j;
+    f->arm_root[0] = found_arm[0];
+    f->arm_root[1] = found_arm[1];
   }
 }
 
@@ -460,29 +584,11 @@ static void find_spine(const mapper *m, found *f) {
   }
   f->spine_n = up >= 0 ? follow_chain(m, up, CHAIN_UP, m->pos[f->hips], f->spine_chain, MAX_CHAIN) : 0;
   f->chest = f->arm_root[0] = f->arm_root[1] = -1;
-  for (size_t k = 0; k < f->spine_n && f->chest < 0; k++) {
-    int j = f->spine_chain[k];
-    g_autoptr(GArray) ch = children_of(m, j);
-    int next = k + 1 < f->spine_n ? f->spine_chain[k + 1] : -1;
-    int found_arm[2] = {-1, -1}, nf = 0;
-    for (guint i = 0; i < ch->len && nf < 3; i++) {
-      int c = g_array_index(ch, int, i);
-      if (next >= 0 && rk_skeleton_is_ancestor(s, (size_t)c, (size_t)next))
-        continue;
-      /* Arms reach sideways (T/A-pose) or hang down (I-pose), but not to the ground. */
-      double reach = fmax(horizontal_reach(m, c, m->pos[j]), m->pos[j].y - m->min_y[c]);
-      if (reach > 0.15 * m->height && m->min_y[c] > m->ground + 0.1 * m->height) {
-        if (nf < 2)
-          found_arm[nf] = c;
-        nf++;
-      }
-    }
-    if (nf >= 2) {
-      f->chest = j;
-      f->arm_root[0] = found_arm[0];
-      f->arm_root[1] = found_arm[1];
-    }
-  }
+  for (size_t k = 0; k < f->spine_n && f->chest < 0; k++)
+    arms_at(m, f, f->spine_chain[k], k + 1 < f->spine_n ? f->spine_chain[k + 1] : -1);
+  /* A figure without a spine bone: the arms hang from the body joint that carries the legs. */
+  if (f->chest < 0)
+    arms_at(m, f, f->hips, up);
 }
 
 /* Neck and head above the chest: the head is where the chain above the chest branches (jaw, eyes,
@@ -492,6 +598,8 @@ static void map_neck_and_head(const mapper *m, const found *f, rk_humanoid_map *
   size_t k0 = 0;
   while (k0 < f->spine_n && chain[k0] != f->chest)
     k0++;
+  if (f->chest == f->hips)
+    k0 = (size_t)-1; /* every joint of the chain is above the arms */
   int top = -1;
   for (size_t k = k0 + 1; k < f->spine_n; k++)
     if (!is_end_site(m, chain[k]))
@@ -521,7 +629,9 @@ static void map_neck_and_head(const mapper *m, const found *f, rk_humanoid_map *
 
 /* Spine, chest, neck and head; names confirm what the topology found. */
 static void map_trunk(const mapper *m, const found *f, rk_humanoid_map *map) {
-  if (f->chest >= 0) {
+  if (f->chest >= 0 && f->chest == f->hips) {
+    map_neck_and_head(m, f, map);
+  } else if (f->chest >= 0) {
     map->joint[RK_BONE_CHEST] = f->chest;
     map->source[RK_BONE_CHEST] = RK_BONE_BY_TOPOLOGY;
     if (f->spine_chain[0] != f->chest) {
@@ -590,24 +700,31 @@ static bool map_limbs(const mapper *m, const found *f, rk_humanoid_map *map, GEr
   return true;
 }
 
-bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
-                           rk_humanoid_map *map, GError **error) {
+bool rk__humanoid_map_topology(const rk_skeleton *s, const rk_humanoid_options *opts,
+                               rk_humanoid_map *map, GError **error) {
   const rk_humanoid_options defaults = RK_HUMANOID_OPTIONS_INIT;
   if (!opts)
     opts = &defaults;
   rk_humanoid_map_clear(map);
   mapper m = {0};
-  found f;
-  bool ok = mapper_init(&m, s, opts, error) && find_hips_and_legs(&m, &f, error);
-  if (ok) {
+  found f = {.quadruped = false};
+  bool ok = mapper_init(&m, s, opts, error);
+  if (ok && (find_hips_and_legs(&m, &f, error) || f.quadruped)) {
     map_hips(&m, &f, map);
     find_spine(&m, &f);
     map_trunk(&m, &f, map);
     map->forward = leg_facing(&m, &f);
-    ok = map_limbs(&m, &f, map, error);
+    ok = map_limbs(&m, &f, map, f.quadruped ? NULL : error) && !f.quadruped;
+  } else {
+    ok = false;
   }
   mapper_clear(&m);
-  return ok && rk_humanoid_map_finish(map, s, error);
+  return ok;
+}
+
+bool rk_humanoid_map_build(const rk_skeleton *s, const rk_humanoid_options *opts,
+                           rk_humanoid_map *map, GError **error) {
+  return rk__humanoid_map_topology(s, opts, map, error) && rk_humanoid_map_finish(map, s, error);
 }
 
 void rk_humanoid_map_clear(rk_humanoid_map *map) {
@@ -643,20 +760,39 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
     }
   }
   map->forward = rk_vec3_norm(fwd) > 1e-3 * map->height ? rk_vec3_normalize(fwd) : rk_vec3_make(0, 0, 1);
-  /* The ground under the feet: the lowest joint of either leg (feet, toes and their tips). */
+  /* Each leg's end: its foot joint; without one, where its skin ends (as the mapping found it). */
+  for (int side = 0; side < 2; side++) {
+    const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    if (map->joint[u + 2] >= 0) {
+      map->leg_end[side] = P(u + 2);
+      map->leg_end_drop[side] = 0;
+      map->leg_end_from_skin[side] = false;
+    } else if (!map->leg_end_from_skin[side]) {
+      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                  "the %s leg ('%s' -> '%s') has no foot joint and no skinned mesh below its lower "
+                  "leg to end it: map %s_foot, or read the rig with its meshes",
+                  side ? "right" : "left", rk_skeleton_joint_name(s, (size_t)map->joint[u]),
+                  rk_skeleton_joint_name(s, (size_t)map->joint[u + 1]), side ? "right" : "left");
+      return false;
+    }
+  }
+  /* The ground under the feet: the lowest joint of either leg (feet, toes and their tips) or
+   * end of its skin. */
   double ground = INFINITY;
   for (int side = 0; side < 2; side++) {
     int up = map->joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
     for (size_t j = (size_t)up; j < rk_skeleton_subtree_end(s, (size_t)up); j++)
       ground = fmin(ground, models[j].m[13]);
+    ground = fmin(ground, map->leg_end[side].y - map->leg_end_drop[side]);
   }
   map->ground = ground;
   map->hip_height = P(RK_BONE_HIPS).y - ground;
   double len = 0;
   for (int side = 0; side < 2; side++) {
     rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    len += rk_vec3_norm(rk_vec3_sub(P(u + 1), P(u))) + rk_vec3_norm(rk_vec3_sub(P(u + 2), P(u + 1))) +
-           (P(u + 2).y - ground);
+    const rk_vec3 end = map->leg_end[side];
+    len += rk_vec3_norm(rk_vec3_sub(P(u + 1), P(u))) + rk_vec3_norm(rk_vec3_sub(end, P(u + 1))) +
+           (end.y - ground);
   }
 #undef P
   map->leg_length = 0.5 * len;

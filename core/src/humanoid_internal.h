@@ -43,4 +43,38 @@ rk__name_info rk__humanoid_classify_name(const char *name);
  * "Left_UpLeg" and "upleg.L" all give "L:upleg". The caller frees it with g_free. */
 char *rk__humanoid_name_key(const char *name);
 
+/* What a skinned rig's meshes say about its chains (humanoid_chains.c), from the rest positions
+ * pos: control[j] when joint j weights no vertex and carries no joint that does (IK targets,
+ * poles, sockets); tip[j] (has_tip[j]) the end of a deforming joint with no deforming child: the
+ * point of its bone its skin rolls about (a rocker sole's centre; a flat end's far extent along
+ * the bone), drop[j] how far its skin reaches below that point at rest. skin NULL or without
+ * vertices marks nothing (tip = pos, drop 0). Arrays have the skeleton's joint count. */
+struct rk_skin_support;
+
+/* rk__humanoid_skin_marks at the skeleton's rest pose, into arrays it allocates (freed with
+ * rk__humanoid_marks_clear). */
+typedef struct rk__humanoid_marks {
+  bool *control, *has_tip;
+  rk_vec3 *tip;
+  double *drop;
+} rk__humanoid_marks;
+void rk__humanoid_marks_at_rest(const rk_skeleton *s, const struct rk_skin_support *skin,
+                                rk__humanoid_marks *out);
+void rk__humanoid_marks_clear(rk__humanoid_marks *marks);
+
+/* Sets the end of each leg of map that has a lower leg but no foot to where the lower leg's skin
+ * ends (as the automatic mapping does), or marks it not from the skin when skin is NULL or has
+ * no vertices below the lower leg (humanoid_chains.c). */
+void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
+                                const struct rk_skin_support *skin);
+
+/* rk_humanoid_map_build without rk_humanoid_map_finish (humanoid.c): on failure, map keeps what
+ * the topology found before it failed (the hips and legs of a quadruped, the trunk of a rig whose
+ * legs have no ankle), for the best guess of a map (humanoid_guess.c). */
+bool rk__humanoid_map_topology(const rk_skeleton *s, const rk_humanoid_options *opts,
+                               rk_humanoid_map *map, GError **error);
+void rk__humanoid_skin_marks(const rk_skeleton *s, const struct rk_skin_support *skin,
+                             const rk_vec3 *pos, bool *control, rk_vec3 *tip, bool *has_tip,
+                             double *drop);
+
 #endif

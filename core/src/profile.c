@@ -3,6 +3,9 @@
  * [target] groups onto humanoid maps. */
 #include <rigkit/error.h>
 #include <rigkit/profile.h>
+#include <rigkit/skin.h>
+
+#include "humanoid_internal.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -273,18 +276,94 @@ static bool read_quality(GKeyFile *kf, const char *name, rk_quality_bounds *b, G
 
 /* Reads the bone=joint lines of `group`; with a skeleton, applies them to map (a joint the
  * skeleton lacks is an error), without one only checks them. */
+/* The limb chains a map may name instead of their bones. */
+static const struct {
+  const char *key;
+  rk_bone first; /* upper leg, or clavicle */
+  bool leg;
+} limb_chains[] = {
+    {"left_leg", RK_BONE_LEFT_UPPER_LEG, true},
+    {"right_leg", RK_BONE_RIGHT_UPPER_LEG, true},
+    {"left_arm", RK_BONE_LEFT_SHOULDER, false},
+    {"right_arm", RK_BONE_RIGHT_SHOULDER, false},
+};
+
+/* One chain key (`left_leg = UpperLeg.L LowerLeg.L`): its joints from the body outwards, each
+ * below the one before; a leg is upper leg, lower leg [, foot [, toes]], an arm upper arm
+ * [, forearm [, hand]] or clavicle, upper arm, forearm, hand; an empty chain unmaps the limb.
+ * Without a rig (s NULL) only the count is checked. */
+static bool read_chain(GKeyFile *kf, const char *name, const char *group, size_t c,
+                       const rk_skeleton *s, rk_humanoid_map *map, GError **error) {
+  const char *key = limb_chains[c].key;
+  const bool leg = limb_chains[c].leg;
+  g_autofree char *value = read_value(kf, name, group, key, error);
+  if (!value)
+    return false;
+  g_auto(GStrv) parts = g_strsplit_set(value, " \t,", -1);
+  const char *joints[4];
+  size_t n = 0;
+  for (size_t i = 0; parts[i] && n <= 4; i++)
+    if (*parts[i]) {
+      if (n < 4)
+        joints[n] = parts[i];
+      n++;
+    }
+  if (n > 4 || (leg && n == 1)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                "%s: [%s] %s: %s joints (a %s)", name, group, key, n > 4 ? "more than 4" : "1",
+                leg ? "leg is 2 to 4: upper leg, lower leg[, foot[, toes]]"
+                    : "arm is 1 to 4: [clavicle,] upper arm[, forearm[, hand]]");
+    return false;
+  }
+  if (!s)
+    return true;
+  const rk_bone first = limb_chains[c].first + (!leg && n < 4 ? 1 : 0);
+  for (int k = 0; k < 4; k++) {
+    map->joint[limb_chains[c].first + k] = -1;
+    map->source[limb_chains[c].first + k] = RK_BONE_UNMAPPED;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const int j = rk_skeleton_find_joint(s, joints[k]);
+    if (j < 0) {
+      g_set_error(error, RK_ERROR, RK_ERROR_NOT_FOUND, "%s: [%s] %s: no joint '%s' in the rig",
+                  name, group, key, joints[k]);
+      return false;
+    }
+    if (k > 0 && !rk_skeleton_is_ancestor(s, (size_t)map->joint[first + k - 1], (size_t)j)) {
+      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                  "%s: [%s] %s: '%s' is not below '%s' in the hierarchy (a chain lists its joints "
+                  "from the body outwards)",
+                  name, group, key, joints[k], joints[k - 1]);
+      return false;
+    }
+    map->joint[first + k] = j;
+    map->source[first + k] = RK_BONE_BY_MAP_FILE;
+  }
+  return true;
+}
+
 static bool read_bones(GKeyFile *kf, const char *name, const char *group, const rk_skeleton *s,
                        rk_humanoid_map *map, GError **error) {
   g_auto(GStrv) keys = group_keys(kf, name, group, error);
   if (!keys)
     return false;
   for (size_t i = 0; keys[i]; i++) {
+    size_t c = 0;
+    while (c < G_N_ELEMENTS(limb_chains) && strcmp(keys[i], limb_chains[c].key))
+      c++;
+    if (c < G_N_ELEMENTS(limb_chains)) {
+      if (!read_chain(kf, name, group, c, s, map, error))
+        return false;
+      continue;
+    }
     rk_bone b;
     if (!rk_bone_parse(keys[i], &b)) {
       GString *known = g_string_new(NULL);
       for (int k = 0; k < RK_BONE_COUNT; k++)
         g_string_append_printf(known, "%s%s", k ? ", " : "", rk_bone_name((rk_bone)k));
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: unknown bone (bones: %s)",
+      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
+                  "%s: [%s] %s: unknown bone (bones: %s; chains: left_leg, right_leg, left_arm, "
+                  "right_arm)",
                   name, group, keys[i], known->str);
       g_string_free(known, TRUE);
       return false;
@@ -399,12 +478,13 @@ void rk_profile_apply_quality(const rk_profile *p, rk_quality_bounds *bounds) {
     read_quality(p->kf, p->name, bounds, NULL);
 }
 
-bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_side side,
-                        rk_humanoid_map *out, GError **error) {
+/* rk_profile_map_rig with the automatic mapping's options. */
+static bool map_rig(const rk_profile *p, const rk_skeleton *s, const rk_humanoid_options *opts,
+                    rk_profile_side side, rk_humanoid_map *out, GError **error) {
   const char *group = side == RK_PROFILE_TARGET ? "target" : "source";
   const bool has_group = p && g_key_file_has_group(p->kf, group);
   g_autoptr(GError) automatic = NULL;
-  if (!rk_humanoid_map_build(s, NULL, out, &automatic)) {
+  if (!rk_humanoid_map_build(s, opts, out, &automatic)) {
     if (!has_group) {
       g_propagate_error(error, g_steal_pointer(&automatic));
       if (p)
@@ -417,6 +497,8 @@ bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_si
     return true;
   if (!read_bones(p->kf, p->name, group, s, out, error))
     return false;
+  /* A leg the group leaves without a foot ends where its skin does. */
+  rk__humanoid_skin_leg_ends(out, s, opts ? opts->skin : NULL);
   if (!rk_humanoid_map_finish(out, s, error)) {
     if (automatic)
       g_prefix_error(error, "automatic mapping failed (%s) and %s [%s] does not complete it: ",
@@ -426,4 +508,39 @@ bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_si
     return false;
   }
   return true;
+}
+
+bool rk_profile_map_rig(const rk_profile *p, const rk_skeleton *s, rk_profile_side side,
+                        rk_humanoid_map *out, GError **error) {
+  return map_rig(p, s, NULL, side, out, error);
+}
+
+/* The skin of an asset's meshes (NULL without meshes, or when it cannot be built: error set). */
+static rk_skin_support *asset_skin(const rk_asset *asset, GError **error) {
+  return rk_asset_mesh_count(asset) > 0 ? rk_skin_support_from_asset(asset, error) : NULL;
+}
+
+bool rk_profile_map_asset(const rk_profile *p, const rk_asset *asset, rk_profile_side side,
+                          rk_humanoid_map *out, GError **error) {
+  rk_humanoid_options opts = RK_HUMANOID_OPTIONS_INIT;
+  GError *e = NULL;
+  rk_skin_support *skin = asset_skin(asset, &e);
+  if (e) {
+    g_propagate_error(error, e);
+    return false;
+  }
+  opts.skin = skin;
+  const bool ok = map_rig(p, rk_asset_skeleton(asset), &opts, side, out, error);
+  rk_skin_support_free(skin);
+  return ok;
+}
+
+char *rk_profile_map_guess(const rk_asset *asset, rk_profile_side side, const char *why) {
+  rk_humanoid_options opts = RK_HUMANOID_OPTIONS_INIT;
+  rk_skin_support *skin = asset_skin(asset, NULL);
+  opts.skin = skin;
+  char *text = rk_humanoid_map_guess(rk_asset_skeleton(asset), &opts,
+                                     side == RK_PROFILE_TARGET ? "target" : "source", why);
+  rk_skin_support_free(skin);
+  return text;
 }

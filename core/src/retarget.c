@@ -96,10 +96,16 @@ static double leg_length(const rk_humanoid_map *map, const rk_vec3 *rest) {
   double len = 0;
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    const rk_vec3 a = rest[map->joint[u]], b = rest[map->joint[u + 1]], c = rest[map->joint[u + 2]];
+    const rk_vec3 a = rest[map->joint[u]], b = rest[map->joint[u + 1]];
+    const rk_vec3 c = map->joint[u + 2] >= 0 ? rest[map->joint[u + 2]] : map->leg_end[side];
     len += rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(c, b));
   }
   return 0.5 * len;
+}
+
+/* Whether a leg of the map has no foot joint. */
+static bool footless(const rk_humanoid_map *map) {
+  return map->joint[RK_BONE_LEFT_FOOT] < 0 || map->joint[RK_BONE_RIGHT_FOOT] < 0;
 }
 
 /* A foot's sole when none can be made (no toe and no joint ahead of the ankle): its three points
@@ -115,12 +121,31 @@ static void joint_sole(const rk_vec3 *rest, int foot, rk_sole *out) {
   }
 }
 
+/* The sole of a leg without a foot bone: its three points at the leg's end, carried by its lower
+ * leg (rest_models: the rig's rest model matrices). */
+static void end_sole(const rk_mat4 *rest_models, int knee, rk_vec3 end, rk_sole *out) {
+  memset(out, 0, sizeof *out);
+  out->foot = knee;
+  out->toe = -1;
+  out->source = RK_SOLE_FROM_BONES;
+  rk_mat4 inv = rk_mat4_identity();
+  if (!rk_mat4_inverse_affine(&rest_models[knee], &inv))
+    inv = rk_mat4_identity();
+  for (int k = 0; k < RK_SOLE_POINTS; k++) {
+    out->joint[k] = knee;
+    out->rest[k] = end;
+    out->local[k] = rk_mat4_transform_point(&inv, end);
+  }
+}
+
 /* The feet of both rigs: their sole points (the source's from its bones, the target's from its
  * meshes when it has them), the target joints that report contacts and its leg chains. */
 static void set_feet(rk_retargeter *rt) {
   const rk_humanoid_map *sm = &rt->smap, *tm = &rt->tmap;
   g_autofree rk_mat4 *rest = g_new(rk_mat4, rt->nt);
+  g_autofree rk_mat4 *src_rest = g_new(rk_mat4, rt->ns);
   rk_skeleton_rest_models(rt->tgt, rest);
+  rk_skeleton_rest_models(rt->src, src_rest);
   for (int side = 0; side < 2; side++) {
     const rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     rk__rt_side *sd = &rt->side[side];
@@ -128,12 +153,24 @@ static void set_feet(rk_retargeter *rt) {
     sd->knee = tm->joint[up + 1];
     sd->foot = tm->joint[up + 2];
     sd->toe = tm->joint[up + 3];
-    if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward, &sd->src,
-                            NULL))
+    sd->footless = sd->foot < 0;
+    if (sd->footless) {
+      sd->foot = sd->knee;
+      end_sole(rest, sd->knee, tm->leg_end[side], &sd->tgt_bones);
+      sd->ankle_local = sd->tgt_bones.local[0];
+      /* The end of the skin is where the mesh's sole is. */
+      if (tm->leg_end_from_skin[side] && rk_skin_support_vertex_count(rt->skin, sd->knee) > 0)
+        sd->tgt_bones.source = RK_SOLE_FROM_MESH;
+    }
+    sd->src_footless = sm->joint[up + 2] < 0;
+    if (sd->src_footless)
+      end_sole(src_rest, sm->joint[up + 1], sm->leg_end[side], &sd->src);
+    else if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward,
+                                 &sd->src, NULL))
       joint_sole(rt->ps0, sm->joint[up + 2], &sd->src);
-    if (!rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
+    if (!sd->footless && !rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
       joint_sole(rt->pt0, sd->foot, &sd->tgt_bones);
-    if (!rk_sole_build(rt->skin, rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt, NULL))
+    if (sd->footless || !rk_sole_build(rt->skin, rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt, NULL))
       sd->tgt = sd->tgt_bones;
     sd->low_bones = fmin(sd->tgt_bones.rest[0].y, fmin(sd->tgt_bones.rest[1].y, sd->tgt_bones.rest[2].y));
     sd->low = fmin(sd->tgt.rest[0].y, fmin(sd->tgt.rest[1].y, sd->tgt.rest[2].y));
@@ -243,6 +280,10 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   rt->align = rk_quat_from_to(source_map->forward, target_map->forward);
   const double src_leg = leg_length(source_map, rt->ps0);
   rt->scale = src_leg > 0 ? leg_length(target_map, rt->pt0) / src_leg : 1.0;
+  /* A leg without a foot bone ends at its sole, one with a foot at its ankle: such lengths do
+   * not compare, the hips' heights above the ground do. */
+  if (footless(source_map) || footless(target_map))
+    rt->scale = source_map->hip_height > 0 ? target_map->hip_height / source_map->hip_height : 1.0;
   rt->src_hips = source_map->joint[RK_BONE_HIPS];
   rt->tgt_hips = target_map->joint[RK_BONE_HIPS];
   for (int b = 0; b < RK_BONE_COUNT; b++)

@@ -189,11 +189,13 @@ static rk_foot_phase phase_at(const rk__rt_run *c, int side, size_t f, const boo
 
 /* Whether joint j of a foot is held still at frame f by the sole points planted there: the toe
  * joint by its ball (the toes flat under it), the foot by its heel and its ball or tip (the sole
- * flat), a foot without toes by any two points. */
+ * flat), a foot without toes by any two points, a leg without a foot bone by its one point. */
 static bool joint_held(const rk__rt_run *c, int side, int j, size_t f) {
   bool on[RK__RT_POINTS];
   for (int p = 0; p < RK__RT_POINTS; p++)
     on[p] = rk__rt_in_intervals(c->res->points[side][p], (int)f);
+  if (c->rt->side[side].footless)
+    return on[RK_SOLE_HEEL];
   if (c->rt->side[side].toe < 0)
     return on[RK_SOLE_HEEL] + on[RK_SOLE_BALL] + on[RK_SOLE_TIP] >= 2;
   if (j == c->rt->side[side].toe)
@@ -232,10 +234,13 @@ void rk__rt_find_contacts(rk__rt_run *c) {
       low[f * RK__RT_SOLE_SLOTS + k] =
           SOLE(c->src_pts, f, k).y - c->src_floor <= c->opts->contact_height * H;
   for (int side = 0; side < 2; side++) {
+    /* A target leg without a foot bone stands on one point under its ankle: it holds while the
+     * source's heel does; on the source's ball alone (the heel rising) it is already swinging. */
+    const int points = rt->side[side].footless ? 1 : RK__RT_POINTS;
     for (int p = 0; p < RK__RT_POINTS; p++) {
       const size_t k = (size_t)(side * RK__RT_POINTS + p);
       for (size_t f = 0; f < frames; f++)
-        on[f] = plant && low[f * RK__RT_SOLE_SLOTS + k] && is_still(c, k, f);
+        on[f] = plant && p < points && low[f * RK__RT_SOLE_SLOTS + k] && is_still(c, k, f);
       res->points[side][p] = runs_of(on, frames, min_frames);
       trim_ends(c, k, res->points[side][p], min_frames);
       res->sole_joint[side][p] = c->tsole[side]->joint[p];
@@ -243,7 +248,7 @@ void rk__rt_find_contacts(rk__rt_run *c) {
     /* Sliding: low but no point planted. */
     for (size_t f = 0; f < frames; f++) {
       bool any_low = false, any_planted = false;
-      for (int p = 0; p < RK__RT_POINTS; p++) {
+      for (int p = 0; p < points; p++) {
         any_low |= low[f * RK__RT_SOLE_SLOTS + (size_t)(side * RK__RT_POINTS + p)];
         any_planted |= rk__rt_in_intervals(res->points[side][p], (int)f);
       }
@@ -331,6 +336,12 @@ static void fit_pins(rk__rt_run *c, int side) {
     if (!lead[0])
       continue;
     const rk_vec3 a = *lead[0]->pin, rest_a = sole->rest[lead[0]->point];
+    /* The same place of the sole (a leg that ends in one point): the same pin. */
+    if (rk_vec3_norm(rk__rt_horizontal(rk_vec3_sub(sole->rest[r->point], rest_a))) < 1e-9) {
+      *r->pin = a;
+      r->pin->y = a.y + sole->rest[r->point].y - rest_a.y;
+      continue;
+    }
     const rk_vec3 want = lead[1] ? rk_vec3_sub(*lead[1]->pin, a) : rk_vec3_sub(*r->pin, a);
     const rk_vec3 have = lead[1] ? rk_vec3_sub(sole->rest[lead[1]->point], rest_a)
                                  : rk_vec3_sub(sole->rest[r->point], rest_a);

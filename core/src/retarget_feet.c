@@ -31,7 +31,7 @@ static void sole_points(const rk__rt_run *c, int side, rk_vec3 ankle, rk_quat rf
   const rk__rt_side *sd = &rt->side[side];
   const rk_mat4 *m = c->tgt_models;
   const rk_quat rf0 = c->tgt_world[sd->foot];
-  const rk_vec3 a0 = rk_mat4_get_translation(&m[sd->foot]);
+  const rk_vec3 a0 = rk__rt_ankle(sd, m);
   rk_vec3 toe = ankle;
   if (sd->toe >= 0)
     toe = rk_vec3_add(ankle, rk_quat_rotate(rk_quat_mul(rf, rk_quat_conj(rf0)),
@@ -41,9 +41,10 @@ static void sole_points(const rk__rt_run *c, int side, rk_vec3 ankle, rk_quat rf
     const bool on_toe = j == sd->toe && sd->toe >= 0;
     const rk_quat r = on_toe ? rt_ : rf, r0 = c->tgt_world[j];
     const rk_vec3 origin = on_toe ? toe : ankle;
-    /* The point's offset from its joint as the transferred pose holds it, turned to r. */
+    /* The point's offset from its joint (its ankle) as the transferred pose holds it, turned to
+     * r. */
     const rk_vec3 held = rk_vec3_sub(rk_mat4_transform_point(&m[j], c->tsole[side]->local[p]),
-                                     rk_mat4_get_translation(&m[j]));
+                                     on_toe ? rk_mat4_get_translation(&m[j]) : a0);
     out[p] = rk_vec3_add(origin, rk_quat_rotate(rk_quat_mul(r, rk_quat_conj(r0)), held));
   }
 }
@@ -91,7 +92,7 @@ static void orient(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
 
 /* The ankle that puts every fully planted point of the goal on its pin (their mean). */
 static bool exact_ankle(const rk__rt_run *c, int side, const rk__rt_foot_goal *g, rk_vec3 *ankle) {
-  const rk_vec3 a0 = rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]);
+  const rk_vec3 a0 = rk__rt_ankle(&c->rt->side[side], c->tgt_models);
   rk_vec3 pts[RK__RT_POINTS], sum = rk_vec3_make(0, 0, 0);
   sole_points(c, side, a0, g->foot, g->toe, pts);
   int n = 0;
@@ -114,7 +115,7 @@ static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, i
     g->pin[p] = index[p] >= 0 ? g_array_index(c->pins[side][p], rk_vec3, index[p]) : rk_vec3_make(0, 0, 0);
   }
   orient(c, side, g);
-  g->ankle = rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]);
+  g->ankle = rk__rt_ankle(&c->rt->side[side], c->tgt_models);
   g->held = exact_ankle(c, side, g, &g->ankle);
 }
 
@@ -135,7 +136,7 @@ void rk__rt_feet_prepare(rk__rt_run *c) {
           rk__rt_foot_goal g;
           int index[RK__RT_POINTS];
           hold(c, side, f, &g, index);
-          const rk_vec3 d = rk_vec3_sub(g.ankle, rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]));
+          const rk_vec3 d = rk_vec3_sub(g.ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
           *(end ? &e->last : &e->first) = d;
         }
       }

@@ -15,6 +15,13 @@ static double sole_low(const rk_vec3 *pts, size_t f, int side) {
   return y;
 }
 
+/* The lowest of a side's target sole points at frame f, less how high they stand above the foot's
+ * lowest point at rest when the leg has no foot bone (its one point rolls above the sole). */
+static double tgt_sole_low(const rk__rt_run *c, size_t f, int side) {
+  const double stand = c->rt->side[side].footless ? c->tsole[side]->rest[0].y - c->tlow[side] : 0.0;
+  return sole_low(c->tgt_pts, f, side) - stand;
+}
+
 /* Whether a sole point of side is planted at frame f. */
 static bool side_planted(const rk__rt_run *c, int side, size_t f) {
   for (int p = 0; p < RK__RT_POINTS; p++)
@@ -38,11 +45,11 @@ void rk__rt_fit_ground(rk__rt_run *c) {
       for (int side = 0; side < 2; side++)
         if (pass ? side_planted(c, side, f) : c->res->phase[f * 2 + (size_t)side] == RK_FOOT_FLAT)
           lift[n++] = c->tgt_floor + rt->scale * (sole_low(c->src_pts, f, side) - c->src_floor) -
-                      sole_low(c->tgt_pts, f, side);
+                      tgt_sole_low(c, f, side);
   if (n == 0)
     for (size_t f = 0; f < c->frames; f++) {
       const double s = fmin(sole_low(c->src_pts, f, 0), sole_low(c->src_pts, f, 1));
-      const double t = fmin(sole_low(c->tgt_pts, f, 0), sole_low(c->tgt_pts, f, 1));
+      const double t = fmin(tgt_sole_low(c, f, 0), tgt_sole_low(c, f, 1));
       lift[n++] = c->tgt_floor + rt->scale * (s - c->src_floor) - t;
     }
   rk__rt_shift_ground(c, n ? rk__median(lift, n) : 0.0);

@@ -26,14 +26,14 @@ static void set_world_rotation(const rk_skeleton *s, rk_transform *locals, const
   locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
 }
 
-/* Bends the limb a -> b -> c (joints in ancestor order) so that c reaches target, in the bend
- * plane of the current pose (fallback_pole when the limb is straight): analytic two-bone IK
- * (rigkit/ik.h), applied as world rotations of a and b. Updates locals and models; returns
- * whether the target was reached. */
+/* Bends the limb a -> b -> end (joints a, b in ancestor order, the end point pc where the pose
+ * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
+ * the current pose (fallback_pole when the limb is straight): analytic two-bone IK (rigkit/ik.h),
+ * applied as world rotations of a and b. Updates locals and models; returns whether the target
+ * was reached. */
 static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *models, int a, int b,
-                      int c, rk_vec3 target, rk_vec3 fallback_pole) {
-  const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]),
-                pc = rk_mat4_get_translation(&models[c]);
+                      rk_vec3 pc, rk_vec3 target, rk_vec3 fallback_pole) {
+  const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]);
   const rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(pc, pa)), ab = rk_vec3_sub(pb, pa);
   const rk_vec3 off = rk_vec3_sub(ab, rk_vec3_scale(line, rk_vec3_dot(ab, line)));
   rk_two_bone_job job = RK_TWO_BONE_JOB_INIT;
@@ -51,6 +51,11 @@ static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *model
                      rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
   rk__rt_fk_subtree(s, locals, models, b);
   return job.reached;
+}
+
+/* Where the ankle sits in its foot joint's frame, as a loop's offset (rigkit/loop.h). */
+static rk_mat4 ankle_offset(const rk__rt_side *sd) {
+  return sd->footless ? rk_mat4_translation(sd->ankle_local) : rk_mat4_identity();
 }
 
 /* The target pelvis' facing in the current pose. */
@@ -108,7 +113,7 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
     const rk__rt_side *sd = &rt->side[side];
     rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
     rk_vec3 b = rk_mat4_get_translation(&c->tgt_models[sd->knee]);
-    rk_vec3 e = rk_mat4_get_translation(&c->tgt_models[sd->foot]);
+    rk_vec3 e = rk__rt_ankle(sd, c->tgt_models);
     const double thigh = rk_vec3_norm(rk_vec3_sub(b, a)), shin = rk_vec3_norm(rk_vec3_sub(e, b));
     const double d = rk_vec3_norm(rk_vec3_sub(ik->goal[side].ankle, a));
     reachable &= d < (thigh + shin) * (1.0 - 1e-4) && d > fabs(thigh - shin) * (1.0 + 1e-4);
@@ -126,8 +131,8 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   for (int side = 0; side < 2; side++) {
     if (!held[side])
       continue;
-    ik->loops[nl++] = (rk_loop){RK_LOOP_POSITION, rt->side[side].foot, rk_mat4_identity(), -1,
-                                rk_mat4_translation(ik->goal[side].ankle)};
+    ik->loops[nl++] = (rk_loop){RK_LOOP_POSITION, rt->side[side].foot, ankle_offset(&rt->side[side]),
+                                -1, rk_mat4_translation(ik->goal[side].ankle)};
     for (size_t i = 0; i < rt->leg_count[side]; i++) {
       const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->leg_joints[side][i]);
       for (int d = 0; d < jt->dof_count; d++)
@@ -165,6 +170,20 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   return true;
 }
 
+/* A leg without a foot bone carries its foot on its lower leg: the bend points the lower leg at
+ * the ankle's goal, and whatever turn about its own axis the bend gave it (a straight leg's bend
+ * plane can swing round) would turn the foot; it takes the transferred pose's turn instead. */
+static void untwist_shin(rk__rt_run *c, const rk__rt_side *sd) {
+  const rk_retargeter *rt = c->rt;
+  const rk_vec3 shin = rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models),
+                                   rk_mat4_get_translation(&c->tgt_models[sd->knee]));
+  const rk_quat now = model_rotation(&c->tgt_models[sd->knee]), want = c->tgt_world[sd->knee];
+  /* Where the transferred turn points the shin, swung back onto where the bend points it. */
+  const rk_vec3 was = rk_quat_rotate(rk_quat_mul(want, rk_quat_conj(now)), shin);
+  set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->knee,
+                     rk_quat_normalize(rk_quat_mul(rk_quat_from_to(was, shin), want)));
+}
+
 /* One leg onto its goal: analytic two-bone in the bend plane of the transferred pose, then the
  * foot and toes turned as the goal says. */
 static bool place_leg(rk__rt_run *c, int side) {
@@ -172,8 +191,12 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk__rt_side *sd = &rt->side[side];
   const rk__rt_foot_goal *g = &c->ik.goal[side];
   const bool reached = bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, sd->upper, sd->knee,
-                                 sd->foot, g->ankle, pelvis_forward(c));
-  set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
+                                 rk__rt_ankle(sd, c->tgt_models), g->ankle, pelvis_forward(c));
+  if (sd->footless)
+    untwist_shin(c, sd);
+  else
+    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
+  /* The foot's subtree moved (a footless leg's foot is its knee). */
   rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot);
   if (sd->toe >= 0) {
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
@@ -202,7 +225,8 @@ static void place_legs(rk__rt_run *c) {
       const double depth = rk__rt_foot_depth(c, side, g);
       if (depth <= 1e-5 * c->rt->tmap.height)
         break;
-      g->ankle.y += depth;
+      /* From where the ankle is: a goal below the leg's reach lifts nothing by itself. */
+      g->ankle.y = fmax(g->ankle.y, rk__rt_ankle(&c->rt->side[side], c->tgt_models).y) + depth;
       g->lifted = true;
       place_leg(c, side);
     }
@@ -227,7 +251,8 @@ static void reach_hands(rk__rt_run *c) {
     rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sh), rk__rt_src_pos(c, su)));
     rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
     rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
-    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target, back);
+    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
+              back);
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
     rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
   }
@@ -258,7 +283,7 @@ static void floor_hands(rk__rt_run *c) {
       continue;
     const rk_quat hand_world = model_rotation(&c->tgt_models[th]);
     const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
-    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, th, target,
+    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
               rk_vec3_scale(pelvis_forward(c), -1.0));
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
     rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
@@ -274,7 +299,7 @@ static void close_loop(rk__rt_run *c) {
   ik->have_prev = true;
   rk_tree_fk(rt->tree, ik->q, NULL, ik->tree_models);
   for (int side = 0; side < 2; side++) {
-    rk_loop lp = {RK_LOOP_POSITION, rt->side[side].foot, rk_mat4_identity(), -1,
+    rk_loop lp = {RK_LOOP_POSITION, rt->side[side].foot, ankle_offset(&rt->side[side]), -1,
                   rk_mat4_translation(ik->goal[side].ankle)};
     double r[3];
     rk_loop_residual(rt->tree, &lp, ik->tree_models, r);
@@ -287,7 +312,7 @@ static void close_loop(rk__rt_run *c) {
 static bool held_missed(const rk__rt_run *c) {
   for (int side = 0; side < 2; side++) {
     const rk__rt_foot_goal *g = &c->ik.goal[side];
-    const rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[c->rt->side[side].foot]);
+    const rk_vec3 a = rk__rt_ankle(&c->rt->side[side], c->tgt_models);
     if (g->active && (g->held || g->lifted) &&
         rk_vec3_norm(rk_vec3_sub(a, g->ankle)) > 1e-4 * c->rt->tmap.height)
       return true;

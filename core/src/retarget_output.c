@@ -221,7 +221,8 @@ static void look_frames(const look_ctx *x, const rk_clip *source_clip, const rk_
         planted |= 1 << side;
       }
       const double d = fabs((pitch_of(tp) - x->rest_pitch[side]) - (pitch_of(sp) - x->src_rest_pitch[side])) / RK_DEG;
-      if (isfinite(d))
+      /* A leg without a foot bone has no foot to pitch (or to pitch as). */
+      if (isfinite(d) && !rt->side[side].footless && !rt->side[side].src_footless)
         g_array_append_val(pitch, d);
     }
     out->planted_frames += planted != 0;

@@ -97,9 +97,8 @@ void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, doubl
 
 /* A knee bends backwards when it sits behind the hip-ankle line (pelvis frame) by more than 1% of
  * the leg while the leg is bent by more than 10 degrees. */
-static bool knee_backwards(const rk_mat4 *models, int hip, int knee, int ankle, rk_vec3 forward) {
-  rk_vec3 a = rk_mat4_get_translation(&models[hip]), k = rk_mat4_get_translation(&models[knee]),
-          c = rk_mat4_get_translation(&models[ankle]);
+static bool knee_backwards(const rk_mat4 *models, int hip, int knee, rk_vec3 c, rk_vec3 forward) {
+  rk_vec3 a = rk_mat4_get_translation(&models[hip]), k = rk_mat4_get_translation(&models[knee]);
   rk_vec3 u = rk_vec3_sub(k, a), v = rk_vec3_sub(c, k);
   double lu = rk_vec3_norm(u), lv = rk_vec3_norm(v);
   if (lu <= 0 || lv <= 0)
@@ -141,7 +140,7 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
   for (int side = 0; side < 2; side++) {
     rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     t->limit_violations += knee_backwards(c->tgt_models, rt->tmap.joint[u], rt->tmap.joint[u + 1],
-                                          rt->tmap.joint[u + 2], fwd);
+                                          rk__rt_ankle(&rt->side[side], c->tgt_models), fwd);
   }
   /* Limb directions vs the source's. */
   for (int l = 0; l < 8; l++) {

@@ -46,9 +46,19 @@ typedef struct rk__rt_side {
   rk_sole tgt_bones;       /* the target's from its bones (options.soles = bones) */
   double low, low_bones;   /* the foot's lowest point at rest: of its mesh (else its sole), of
                               its bones' sole */
-  int upper, knee, foot;   /* target leg joints */
+  int upper, knee, foot;   /* target leg joints; a leg without a foot bone (its foot in the
+                              lower leg's mesh) has foot = knee, the ankle at ankle_local */
   int toe;                 /* target toe joint or -1 */
+  rk_vec3 ankle_local;     /* the ankle in foot's frame: zero, or the end of a footless leg */
+  bool footless;
+  bool src_footless;       /* the source's leg has no foot bone either (its sole one point) */
 } rk__rt_side;
+
+/* Where side sd's ankle is in models (the foot joint, or the end of a footless leg). */
+static inline rk_vec3 rk__rt_ankle(const rk__rt_side *sd, const rk_mat4 *models) {
+  return sd->footless ? rk_mat4_transform_point(&models[sd->foot], sd->ankle_local)
+                      : rk_mat4_get_translation(&models[sd->foot]);
+}
 
 struct rk_retargeter {
   rk_skeleton *src, *tgt;

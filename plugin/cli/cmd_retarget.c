@@ -136,6 +136,8 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
   printf("target %s:\n", cfg->target_path);
   if (!cfg->target) {
     printf("  error: %s\n", cfg->target_error);
+    if (cfg->target_guess)
+      printf("\n%s", cfg->target_guess);
     rc = RK_EXIT_FAILED;
   } else {
     g_autofree char *t = rk_humanoid_map_to_string(&cfg->target_map, rk_asset_skeleton(cfg->target));
@@ -160,8 +162,9 @@ static int print_maps(const rk__rt_config *cfg, char **clips, size_t n) {
     }
     g_hash_table_insert(seen, g_strdup(fp), g_strdup(clips[i]));
     rk_humanoid_map m;
-    if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(a), RK_PROFILE_SOURCE, &m, &e)) {
-      printf("  error: %s\n", e->message);
+    if (!rk_profile_map_asset(cfg->profile, a, RK_PROFILE_SOURCE, &m, &e)) {
+      g_autofree char *guess = rk_profile_map_guess(a, RK_PROFILE_SOURCE, e->message);
+      printf("  error: %s\n\n%s", e->message, guess);
       rc = RK_EXIT_FAILED;
       continue;
     }
@@ -467,9 +470,10 @@ static void load_target(const args *a, rk__rt_config *cfg) {
   cfg->target = rk_import_file(a->target, &a->tgt_io, &e);
   if (!cfg->target) {
     cfg->target_error = g_strdup_printf("target: %s", e->message);
-  } else if (!rk_profile_map_rig(cfg->profile, rk_asset_skeleton(cfg->target), RK_PROFILE_TARGET,
-                                 &cfg->target_map, &e)) {
+  } else if (!rk_profile_map_asset(cfg->profile, cfg->target, RK_PROFILE_TARGET, &cfg->target_map,
+                                   &e)) {
     cfg->target_error = g_strdup_printf("target %s cannot be mapped: %s", a->target, e->message);
+    cfg->target_guess = rk_profile_map_guess(cfg->target, RK_PROFILE_TARGET, e->message);
     rk_asset_free(cfg->target);
     cfg->target = NULL;
   }
@@ -649,13 +653,20 @@ int rk__cmd_retarget(int argc, char **argv) {
     status = load_settings(&a, &cfg, &profile);
   if (status == RK_EXIT_OK) {
     load_target(&a, &cfg);
+    /* Sources come with their meshes: a game rig's skin tells its control bones (IK targets,
+     * poles) from its limbs and where a leg without a foot bone ends. */
     cfg.source_import = a.src_io;
-    cfg.source_import.skip_meshes = true;
     if (a.print_map)
       status = print_maps(&cfg, (char **)a.clips->pdata, a.clips->len);
     else
       status = resolve_format(&a, &cfg);
   }
+  /* A target the mapping refuses: the map to start from, once (with --print-map, on stdout). */
+  if (cfg.target_guess && !a.print_map)
+    fprintf(stderr,
+            "rigkit retarget: %s cannot be mapped automatically; the best guess of its map, to "
+            "edit and pass with --map:\n%s",
+            a.target, cfg.target_guess);
   if (status == RK_EXIT_OK && !a.print_map) {
     cfg.reduce_tol = a.reduce_tol;
     cfg.clip_select = a.clip;
@@ -682,6 +693,7 @@ int rk__cmd_retarget(int argc, char **argv) {
   rk__rt_journal_free(journal);
   rk_asset_free(cfg.target);
   g_free(cfg.target_error);
+  g_free(cfg.target_guess);
   g_free(cfg.fingerprint);
   args_clear(&a);
   return status;

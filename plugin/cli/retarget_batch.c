@@ -142,15 +142,22 @@ static void draw_bar_locked(batch *b) {
 
 /* The retargeter for a source skeleton: built once per distinct skeleton (the source map, then the
  * retargeter onto the shared target), under the batch lock. */
-static rig *rig_for(batch *b, rk_skeleton *s) {
+static rig *rig_for(batch *b, const rk_asset *src) {
+  rk_skeleton *s = rk_asset_skeleton(src);
   g_autofree char *fp = rk__rt_skeleton_fingerprint(s);
   g_mutex_lock(&b->lock);
   rig *r = g_hash_table_lookup(b->rigs, fp);
   if (!r) {
     r = g_new0(rig, 1);
     g_autoptr(GError) e = NULL;
-    if (!rk_profile_map_rig(b->cfg->profile, s, RK_PROFILE_SOURCE, &r->map, &e)) {
+    if (!rk_profile_map_asset(b->cfg->profile, src, RK_PROFILE_SOURCE, &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
+      /* Once per rig: the map to start from. */
+      g_autofree char *guess = rk_profile_map_guess(src, RK_PROFILE_SOURCE, e->message);
+      fprintf(stderr,
+              "rigkit retarget: a source rig cannot be mapped automatically; the best guess of "
+              "its map, to edit and pass with --map:\n%s",
+              guess);
     } else {
       r->rt = rk_retargeter_new_onto(s, &r->map, b->cfg->target, &b->cfg->target_map, &e);
       if (!r->rt)
@@ -467,7 +474,7 @@ static char *measure_output(clip_job *j) {
 static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
-  rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
+  rk__rt_entry_set_result(e, cfg, j->rg->rt, j->r);
   rk_retargeter_heights(j->rg->rt, &e->source_height_m, &e->target_height_m);
   e->skate_mean_mm = j->look.skate_mean_mm;
   e->skate_max_mm = j->look.skate_max_mm;
@@ -653,7 +660,7 @@ static void process_file(batch *b, rk__rt_input *in) {
     g_mutex_unlock(&b->lock);
   }
   const size_t count = rk_asset_clip_count(src);
-  const rig *rg = rig_for(b, rk_asset_skeleton(src));
+  const rig *rg = rig_for(b, src);
   for (guint c = 0; c < clips->len; c++) {
     const size_t k = g_array_index(clips, size_t, c);
     const char *clip_name = rk_clip_name(rk_asset_clip(src, k));

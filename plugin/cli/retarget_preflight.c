@@ -83,12 +83,14 @@ static char *existing_ancestor(const char *path) {
   return up;
 }
 
-/* True when dir names one of the NULL-terminated made directories (after canonicalisation). */
+/* True when dir is one of the NULL-terminated made directories or a parent of one (created with
+ * it), after canonicalisation. */
 static bool is_made(const char *dir, const char *const *made) {
   g_autofree char *d = g_canonicalize_filename(dir, NULL);
+  const size_t n = strlen(d);
   for (size_t i = 0; made && made[i]; i++) {
     g_autofree char *m = g_canonicalize_filename(made[i], NULL);
-    if (!strcmp(d, m))
+    if (!strncmp(d, m, n) && (m[n] == '\0' || m[n] == '/' || (n == 1 && d[0] == '/')))
       return true;
   }
   return false;

@@ -17,8 +17,8 @@ bool rk__rt_expand_dirs(const char *cmd, GPtrArray *paths, bool recursive);
 /** Whether `path` can be created (or written when it exists) as a file (`dir` false) or a
  * directory (`dir` true) without creating anything: the nearest existing ancestor of a new path
  * must be a writable directory, an existing path must be of the right kind and writable. A new
- * file may also go into one of `made` (NULL-terminated, may be NULL): directories the run creates
- * (--out-dir, --plot), already checked. NULL path: true. Returns false after one line on stderr
+ * file may also go into one of `made` (NULL-terminated, may be NULL) or a parent of one:
+ * directories the run creates with their parents (--out-dir, --plot), already checked. NULL path: true. Returns false after one line on stderr
  * naming the option and the path. */
 bool rk__rt_can_write(const char *cmd, const char *option, const char *path, bool dir,
                       const char *const *made);

@@ -175,10 +175,10 @@ Test(gltf, output_is_deterministic) {
   g_autofree char *d1 = fixture_tmpdir();
   g_autofree char *d2 = fixture_tmpdir();
   const char *names[] = {"x.glb", "x.gltf", "x.bin"};
-  g_autofree char *p1 = write_asset(a, d1, "x.glb", NULL);
-  g_autofree char *p2 = write_asset(a, d2, "x.glb", NULL);
-  g_autofree char *p3 = write_asset(a, d1, "x.gltf", NULL);
-  g_autofree char *p4 = write_asset(a, d2, "x.gltf", NULL);
+  g_free(write_asset(a, d1, "x.glb", NULL));
+  g_free(write_asset(a, d2, "x.glb", NULL));
+  g_free(write_asset(a, d1, "x.gltf", NULL));
+  g_free(write_asset(a, d2, "x.gltf", NULL));
   for (size_t i = 0; i < 3; i++) {
     g_autofree char *f1 = g_build_filename(d1, names[i], NULL);
     g_autofree char *f2 = g_build_filename(d2, names[i], NULL);

@@ -147,6 +147,43 @@ static inline const char *rt_str(JsonObject *o, const char *member) {
   return json_node_get_string(n);
 }
 
+/* Number of clip entries of a report. */
+static inline guint rt_entry_count(JsonParser *parser) {
+  return json_array_get_length(rt_clips(json_node_get_object(json_parser_get_root(parser))));
+}
+
+/* Entry i of a report, checked to have status ok (a clip onto target); *clip its clip name. */
+static inline JsonObject *rt_ok_entry(JsonParser *parser, guint i, const char *target,
+                                      const char **clip) {
+  JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(parser)), i);
+  *clip = rt_str(c, "clip");
+  cr_assert_str_eq(rt_str(c, "status"), "ok", "%s onto %s", *clip, target);
+  return c;
+}
+
+/* What a report entry says of its planted feet (mm): the mesh's lowest point while planted
+ * (median, worst), the planted points' skate and the pins' error (max). */
+typedef struct rt_planted {
+  double median, worst, skate, goal;
+} rt_planted;
+
+static inline rt_planted rt_planted_of(JsonObject *c) {
+  return (rt_planted){rt_num(c, "mesh_lowest_planted_mm", "median"),
+                      rt_num(c, "mesh_lowest_planted_mm", "min"), rt_num(c, "foot_skate_mm", "max"),
+                      rt_num(c, "ik_goal_error_mm", "max")};
+}
+
+/* The planted feet of a clip onto target on the floor (lowest mesh point within -5..+10 mm,
+ * median; never lower than `worst_bound`) and still (skate <= 5 mm). */
+static inline void rt_assert_planted(rt_planted f, const char *clip, const char *target,
+                                     double worst_bound) {
+  cr_assert(f.median >= -5 && f.median <= 10, "%s onto %s: planted feet %.2f mm above the floor",
+            clip, target, f.median);
+  cr_assert_geq(f.worst, worst_bound, "%s onto %s: a planted foot %.2f mm through the floor",
+                clip, target, -f.worst);
+  cr_assert_leq(f.skate, 5, "%s onto %s: planted points slide %.2f mm", clip, target, f.skate);
+}
+
 /* Reads a written output back as rigkit wrote it (BVH: centimetres, Y-up, absolute root). */
 static inline rk_asset *rt_read_output(const char *path) {
   rk_import_options o = RK_IMPORT_OPTIONS_INIT;

@@ -860,3 +860,23 @@ Test(plugin_session, a_host_skeleton_with_its_meshes_exports_the_character) {
   rk->asset_close(clip);
   rk->asset_close(fig);
 }
+
+/* A game rig as the target of a session (the robot: IK-control feet, legs without a foot bone)
+ * maps through its meshes as on the command line, and runs. */
+Test(plugin_session, a_game_rig_target_maps_by_its_skin) {
+  char err[1024] = "";
+  rk_plugin_asset *clip = plugin_open("generated/cmu_walk.bvh");
+  rk_plugin_asset *robot = plugin_open("generated/game_robot.glb");
+  rk_plugin_session_desc d = {.source = clip,
+                              .target_asset = robot,
+                              .settings = RK_PLUGIN_SETTINGS_INIT};
+  rk_plugin_session *s = NULL;
+  cr_assert_eq(rk->session_new(&d, &s, err, sizeof err), RK_PLUGIN_OK, "%s", err);
+  char text[4096];
+  cr_assert_eq(rk->session_map_text(s, text, sizeof text, NULL, err, sizeof err), RK_PLUGIN_OK);
+  cr_assert(strstr(text, "LowerLeg.L") && !strstr(text, "Foot.L"), "%s", text);
+  cr_assert_eq(rk->session_run(s, err, sizeof err), RK_PLUGIN_OK, "%s", err);
+  rk->session_close(s);
+  rk->asset_close(clip);
+  rk->asset_close(robot);
+}

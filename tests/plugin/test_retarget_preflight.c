@@ -111,6 +111,13 @@ Test(retarget_preflight, reports_and_pages_may_go_into_the_directories_the_run_c
                       "--plot", plots, "--report", plot_report, f.walk, NULL};
   expect_ok(a2);
   cr_assert(g_file_test(plot_report, G_FILE_TEST_IS_REGULAR));
+  /* --out-dir new/a with --report new/r.json: new is made as a parent of new/a. */
+  g_autofree char *nested = g_build_filename(f.dir, "new", "a", NULL);
+  g_autofree char *beside = g_build_filename(f.dir, "new", "r.json", NULL);
+  const char *a3[] = {"retarget", "--target", f.fig, "--root-motion", "--out-dir", nested,
+                      "--report", beside, f.walk, NULL};
+  expect_ok(a3);
+  cr_assert(g_file_test(beside, G_FILE_TEST_IS_REGULAR));
   files_clear(&f);
 }
 

@@ -50,7 +50,7 @@ Test(retarget_verdict, each_code_warns_exactly_when_its_figure_exceeds_its_bound
   for (size_t m = 0; m < G_N_ELEMENTS(ik_modes); m++) {
     const char *more[] = {"--map", map, "--unit", "cmu", ik_modes[m], walk, NULL};
     JsonObject *c = NULL;
-    g_autoptr(JsonParser) p = run(dir, "RiggedFigure.glb", more, 0, &c);
+    G_GNUC_UNUSED g_autoptr(JsonParser) p = run(dir, "RiggedFigure.glb", more, 0, &c);
     size_t warned = 0;
     for (size_t i = 0; i < G_N_ELEMENTS(rules); i++) {
       const double v = rules[i].sign * figure(c, rules[i].member, rules[i].sub);
@@ -72,7 +72,7 @@ Test(retarget_verdict, import_repairs_warn_and_fail_on_sets_the_exit_status) {
   g_autofree char *crafted_map = rt_data("crafted/human_to_figure.map");
   const char *check[] = {"--map", crafted_map, "--fail-on", "check", bvh, NULL};
   JsonObject *c = NULL;
-  g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", check, 1, &c);
+  G_GNUC_UNUSED g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", check, 1, &c);
   cr_assert(rt_warns(c, "import-repaired"));
   cr_assert_str_eq(rt_str(c, "verdict"), "check");
   /* The repair is said on stderr as the clip finishes, naming the file. */
@@ -86,7 +86,7 @@ Test(retarget_verdict, import_repairs_warn_and_fail_on_sets_the_exit_status) {
             "%s", r.err);
   rt_cli_clear(&r);
   const char *failed[] = {"--map", crafted_map, "--fail-on", "failed", bvh, NULL};
-  g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", failed, 0, &c);
+  G_GNUC_UNUSED g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", failed, 0, &c);
   cr_assert_str_eq(rt_str(c, "verdict"), "check");
   /* The same map with the repair accepted. */
   g_autofree char *text = NULL;
@@ -95,7 +95,7 @@ Test(retarget_verdict, import_repairs_warn_and_fail_on_sets_the_exit_status) {
   g_autofree char *map = g_build_filename(dir, "accept.map", NULL);
   cr_assert(g_file_set_contents(map, accepting, -1, NULL));
   const char *accept[] = {"--map", map, "--fail-on", "check", bvh, NULL};
-  g_autoptr(JsonParser) p3 = run(dir, "RiggedFigure.glb", accept, 0, &c);
+  G_GNUC_UNUSED g_autoptr(JsonParser) p3 = run(dir, "RiggedFigure.glb", accept, 0, &c);
   cr_assert_not(rt_warns(c, "import-repaired"));
   cr_assert_str_eq(rt_str(c, "verdict"), "clean");
   rt_rmtree(dir);
@@ -108,16 +108,16 @@ Test(retarget_verdict, implausible_scale_and_errors_are_failed) {
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   const char *wrong[] = {"--unit", "m", "--fail-on", "failed", walk, NULL};
   JsonObject *c = NULL;
-  g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", wrong, 1, &c);
+  G_GNUC_UNUSED g_autoptr(JsonParser) p1 = run(dir, "RiggedFigure.glb", wrong, 1, &c);
   cr_assert(rt_warns(c, "implausible-scale"));
   cr_assert_gt(rt_num(c, "source_height_m", NULL), 10 * 1.75, "a person taken for a giant");
   cr_assert_str_eq(rt_str(c, "verdict"), "failed");
   const char *plain[] = {"--unit", "m", walk, NULL};
-  g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", plain, 0, &c);
+  G_GNUC_UNUSED g_autoptr(JsonParser) p2 = run(dir, "RiggedFigure.glb", plain, 0, &c);
   cr_assert_str_eq(rt_str(c, "verdict"), "failed", "--fail-on is what fails a batch on verdicts");
   g_autofree char *bad = rt_data("bad/bvh_bad_channel.bvh");
   const char *error[] = {bad, NULL};
-  g_autoptr(JsonParser) p3 = run(dir, "RiggedFigure.glb", error, 1, &c);
+  G_GNUC_UNUSED g_autoptr(JsonParser) p3 = run(dir, "RiggedFigure.glb", error, 1, &c);
   cr_assert_str_eq(rt_str(c, "status"), "error");
   cr_assert_str_eq(rt_str(c, "verdict"), "failed");
   rt_rmtree(dir);

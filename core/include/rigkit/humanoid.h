@@ -20,7 +20,7 @@
  *        rk_bone_is_required, rk_bone_source_name, rk_humanoid_map, rk_humanoid_options,
  *        RK_HUMANOID_OPTIONS_INIT, rk_humanoid_map_build, rk_humanoid_map_clear,
  *        rk_humanoid_map_finish, rk_humanoid_map_validate, rk_humanoid_map_to_string,
- *        rk_humanoid_chain
+ *        rk_humanoid_chain, rk_humanoid_map_guess
  */
 #ifndef RIGKIT_HUMANOID_H
 #define RIGKIT_HUMANOID_H
@@ -48,11 +48,11 @@ G_BEGIN_DECLS
   X(RK_BONE_RIGHT_HAND, "right_hand", RK_BONE_LEFT_HAND, false)                                  \
   X(RK_BONE_LEFT_UPPER_LEG, "left_upper_leg", RK_BONE_RIGHT_UPPER_LEG, true)                     \
   X(RK_BONE_LEFT_LOWER_LEG, "left_lower_leg", RK_BONE_RIGHT_LOWER_LEG, true)                     \
-  X(RK_BONE_LEFT_FOOT, "left_foot", RK_BONE_RIGHT_FOOT, true)                                    \
+  X(RK_BONE_LEFT_FOOT, "left_foot", RK_BONE_RIGHT_FOOT, false)                                   \
   X(RK_BONE_LEFT_TOES, "left_toes", RK_BONE_RIGHT_TOES, false)                                   \
   X(RK_BONE_RIGHT_UPPER_LEG, "right_upper_leg", RK_BONE_LEFT_UPPER_LEG, true)                    \
   X(RK_BONE_RIGHT_LOWER_LEG, "right_lower_leg", RK_BONE_LEFT_LOWER_LEG, true)                    \
-  X(RK_BONE_RIGHT_FOOT, "right_foot", RK_BONE_LEFT_FOOT, true)                                   \
+  X(RK_BONE_RIGHT_FOOT, "right_foot", RK_BONE_LEFT_FOOT, false)                                  \
   X(RK_BONE_RIGHT_TOES, "right_toes", RK_BONE_LEFT_TOES, false)
 
 typedef enum rk_bone {
@@ -76,7 +76,8 @@ RK_API const char *rk_bone_name(rk_bone bone);
 RK_API bool rk_bone_parse(const char *name, rk_bone *bone);
 /** The same bone on the other side (itself for centre bones). */
 RK_API rk_bone rk_bone_mirror(rk_bone bone);
-/** True for the bones every humanoid map needs (hips, both legs down to the feet). */
+/** True for the bones every humanoid map needs (hips, the upper and lower bone of both legs; a
+ * leg without a foot bone ends where its skin does, rk_humanoid_map.leg_end). */
 RK_API bool rk_bone_is_required(rk_bone bone);
 /** Static name of a source ("unmapped", "name", "topology", "map-file"). */
 RK_API const char *rk_bone_source_name(rk_bone_source source);
@@ -91,6 +92,12 @@ typedef struct rk_humanoid_map {
   double hip_height;                     /* rest height of the hips above the lowest foot joint */
   double leg_length;                     /* mean rest length upper leg + lower leg + (foot drop) */
   double ground;                         /* rest height (y) of the ground under the feet */
+  rk_vec3 leg_end[2];                    /* rest position of each leg's end (left, right): its
+                                            foot joint, or for a leg without one the end of its
+                                            lower leg's skin */
+  double leg_end_drop[2];                /* how far the leg's skin reaches below leg_end at rest */
+  bool leg_end_from_skin[2];             /* leg_end came from the skin (no foot joint): the
+                                            point its sole rolls about */
 } rk_humanoid_map;
 
 /** Options of the automatic mapping. */
@@ -98,9 +105,13 @@ typedef struct rk_humanoid_options {
   bool use_names;            /* let names decide where the topology agrees (default true) */
   double min_bone_fraction;  /* joints closer than this fraction of the height to their parent
                                 are helpers, skipped in chains (default 0.005) */
+  const struct rk_skin_support *skin; /* the rig's skinned meshes (rigkit/skin.h, borrowed) or
+                                NULL: joints that weight no vertex and carry none that does are
+                                control bones (IK targets, poles, sockets), left out of chains;
+                                a chain whose last bone has no child ends where its skin does */
 } rk_humanoid_options;
 
-#define RK_HUMANOID_OPTIONS_INIT {true, 0.005}
+#define RK_HUMANOID_OPTIONS_INIT {true, 0.005, NULL}
 
 /** Maps a skeleton (canonical space) onto the humanoid profile; opts NULL = defaults. Fails with
  * RK_ERROR_MAPPING when the required bones cannot be found (no two legs leaving a hips joint
@@ -112,14 +123,24 @@ RK_API bool rk_humanoid_map_build(const rk_skeleton *skeleton, const rk_humanoid
  * mapping does not apply (a quadruped with a profile's [target] group, rigkit/profile.h). */
 RK_API void rk_humanoid_map_clear(rk_humanoid_map *map);
 /** Validates a map (rk_humanoid_map_validate) and computes its measurements from the rest pose:
- * facing (feet to toes, else +Z), height, ground (lowest joint of the legs), hip height and leg
- * length. rk_humanoid_map_build calls it; call it again after applying a key file. Fails with
- * RK_ERROR_MAPPING (invalid map, hips not above the feet). */
+ * facing (feet to toes, else +Z), height, ground (lowest joint of the legs, or leg end from the
+ * skin), hip height, leg length and each leg's end (its foot joint; a leg_end from the skin is
+ * kept for a leg without one). rk_humanoid_map_build calls it; call it again after applying a key
+ * file. Fails with RK_ERROR_MAPPING (invalid map, hips not above the feet, a leg with neither a
+ * foot joint nor an end from the skin). */
 RK_API bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *skeleton, GError **error);
 /** Checks a map: required bones present, each limb's joints in ancestor order (upper leg above
  * lower leg above foot ...), no joint used twice. Fails with RK_ERROR_MAPPING naming the bone. */
 RK_API bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *skeleton,
                                      GError **error);
+/** The best guess of a map for a rig (e.g. one rk_humanoid_map_build refuses), as the text of a
+ * map file with one group `group` ("target" or "source"): what the topology found before it
+ * failed, completed from the joint names (control bones aside when opts has the skin), one line
+ * per bone or limb chain found (`left_leg = UpperLeg.L LowerLeg.L`, rigkit/profile.h), a commented
+ * line for each not found, `why` (the refusal) in the heading. Never fails; the caller frees the
+ * text with g_free. */
+RK_API char *rk_humanoid_map_guess(const rk_skeleton *skeleton, const rk_humanoid_options *opts,
+                                   const char *group, const char *why);
 /** Human-readable table "bone  joint  (how)" of a map; the caller frees it with g_free. */
 RK_API char *rk_humanoid_map_to_string(const rk_humanoid_map *map, const rk_skeleton *skeleton);
 /** The joints from `from` down to `to` (both included, `from` an ancestor of `to`), root first,

@@ -17,7 +17,8 @@
  *
  * Index: rk_profile, rk_profile_side, rk_profile_load_file, rk_profile_load_text, rk_profile_free,
  *        rk_profile_name, rk_profile_apply_settings, rk_profile_apply_quality, rk_profile_map_rig,
- *        rk_profile_settings_text, rk_retarget_options_from_keyfile, rk_humanoid_map_apply_keyfile
+ *        rk_profile_map_asset, rk_profile_map_guess, rk_profile_settings_text,
+ *        rk_retarget_options_from_keyfile, rk_humanoid_map_apply_keyfile
  */
 #ifndef RIGKIT_PROFILE_H
 #define RIGKIT_PROFILE_H
@@ -64,6 +65,17 @@ RK_API void rk_profile_apply_quality(const rk_profile *profile, rk_quality_bound
  * bone and joint), or RK_ERROR_MAPPING when the group leaves an invalid map. */
 RK_API bool rk_profile_map_rig(const rk_profile *profile, const rk_skeleton *skeleton,
                                rk_profile_side side, rk_humanoid_map *out, GError **error);
+/** rk_profile_map_rig on a character: its skinned meshes (rigkit/skin.h) tell the automatic
+ * mapping which joints are control bones (IK targets, poles, sockets: no vertex, no deforming
+ * joint below) and where a chain whose last bone has no child ends. An asset without meshes maps
+ * as rk_profile_map_rig on its skeleton. Fails as rk_profile_map_rig, and with the skin's error
+ * (a mesh that does not fit the skeleton). */
+RK_API bool rk_profile_map_asset(const rk_profile *profile, const rk_asset *asset,
+                                 rk_profile_side side, rk_humanoid_map *out, GError **error);
+/** The best guess of a map for a character the mapping refuses (rk_humanoid_map_guess with its
+ * skin, the group of `side`, `why` in the heading): map file text to edit and pass back as a
+ * profile. Never fails (a skin that cannot be built is left out); the caller frees it. */
+RK_API char *rk_profile_map_guess(const rk_asset *asset, rk_profile_side side, const char *why);
 
 /** Canonical text of a set of options as a profile's [settings] group: every setting, one
  * `key=value` line each in a fixed order, numbers written to read back exactly. Loading the text

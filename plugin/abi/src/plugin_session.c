@@ -265,11 +265,14 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
   }
   rk_skeleton *src_skel = rk_asset_skeleton(src);
   g_autoptr(GError) e = NULL;
-  if (!rk_profile_map_rig(profile, src_skel, RK_PROFILE_SOURCE, &s->smap, &e)) {
+  /* Assets map with their skins (a game rig's control bones, legs ending in their meshes). */
+  if (!rk_profile_map_asset(profile, src, RK_PROFILE_SOURCE, &s->smap, &e)) {
     g_prefix_error(&e, "source %s: ", s->source_label);
     goto gerror;
   }
-  if (!rk_profile_map_rig(profile, s->target, RK_PROFILE_TARGET, &s->tmap, &e)) {
+  if (!(s->target_asset
+            ? rk_profile_map_asset(profile, s->target_asset->asset, RK_PROFILE_TARGET, &s->tmap, &e)
+            : rk_profile_map_rig(profile, s->target, RK_PROFILE_TARGET, &s->tmap, &e))) {
     g_prefix_error(&e, "target %s: ", s->target_label);
     goto gerror;
   }
