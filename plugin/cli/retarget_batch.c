@@ -174,10 +174,7 @@ static rig *rig_for(batch *b, const rk_asset *src) {
  * glTF/GLB: everything but its animations goes out as it came in) rather than exports of the
  * asset model. */
 static bool edits_target_document(const rk__rt_config *cfg) {
-  const char *tf = rk_asset_source_format(cfg->target);
-  const rk_export_format of = cfg->export_opts.format;
-  return tf && (!strcmp(tf, "glb") || !strcmp(tf, "gltf")) &&
-         (of == RK_EXPORT_GLB || of == RK_EXPORT_GLTF);
+  return rk_gltf_edit_applies(cfg->target, NULL, cfg->export_opts.format);
 }
 
 static rk_import_options readback_options(const rk__rt_config *cfg, const char *output) {
