@@ -428,7 +428,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   rk__rt_fit_floor(&run);
   rk__rt_place_pins(&run);
   /* Frame by frame: IK from the transferred pose, quality figures, keys; then the clip. */
-  run.tally.limb_angles = g_new(double, run.frames * 8);
+  run.tally.limb_cos = g_new(double, run.frames * 8);
   rk__rt_keys_init(&run);
   bool ok = rk__rt_ik_init(&run, error);
   if (ok) {

@@ -186,7 +186,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->ik.locked, g_free);
   g_clear_pointer(&c->ik.tree_models, g_free);
   g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
-  g_clear_pointer(&c->tally.limb_angles, g_free);
+  g_clear_pointer(&c->tally.limb_cos, g_free);
   g_clear_pointer(&c->keys.rot_used, g_free);
   g_clear_pointer(&c->keys.trans_used, g_free);
   /* The per-frame arrays were carved from the scratch. */

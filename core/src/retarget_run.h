@@ -172,7 +172,7 @@ typedef struct rk__rt_ik {
 typedef struct rk__rt_tally {
   double goal_err_sum, goal_err_max, closure_max;
   size_t goal_err_n, limit_violations, loop_frames;
-  double *limb_angles; /* frames * 8 */
+  double *limb_cos; /* frames * 8: cosines of the limb angles, clamped into [-1, 1] */
   size_t limb_n;
 } rk__rt_tally;
 
