@@ -95,17 +95,41 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   return best;
 }
 
-void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j) {
-  /* The subtree is the joints [j, end) (preorder), listed a chunk at a time for the FK pass. */
+void rk__rt_fk_below(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j,
+                     int last) {
+  /* The subtree is the joints [j, end) (preorder), listed a chunk at a time for the FK pass; the
+   * strict ancestors of last are those whose subtrees hold it. */
   enum { CHUNK = 64 };
   int list[CHUNK];
+  size_t n = 0;
   const size_t end = rk_skeleton_subtree_end(s, (size_t)j);
-  for (size_t first = (size_t)j; first < end; first += CHUNK) {
-    const size_t n = MIN((size_t)CHUNK, end - first);
-    for (size_t k = 0; k < n; k++)
-      list[k] = (int)(first + k);
-    rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+  for (size_t k = (size_t)j; k < end; k++) {
+    if ((int)k < last && (size_t)last < rk_skeleton_subtree_end(s, k))
+      continue;
+    list[n++] = (int)k;
+    if (n == CHUNK) {
+      rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+      n = 0;
+    }
   }
+  if (n)
+    rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+}
+
+void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int from,
+                    int to) {
+  enum { LONGEST = 64 };
+  int path[LONGEST];
+  size_t n = 0;
+  for (int k = to; n < LONGEST; k = rk_skeleton_parent(s, (size_t)k)) {
+    path[LONGEST - 1 - n++] = k;
+    if (k == from) {
+      rk__fk_pass(rk_skeleton_parents(s), locals, NULL, path + LONGEST - n, n, models);
+      return;
+    }
+  }
+  /* A longer path: the whole subtree (a superset). */
+  rk__rt_fk_below(s, locals, models, from, from);
 }
 
 /* Scratch arrays start on cache lines. */

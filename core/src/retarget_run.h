@@ -267,9 +267,17 @@ bool rk__rt_in_intervals(const GArray *iv, int f);
  * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
  * none). */
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
-/* Models of joint j of s and of its descendants from locals: what rk_fk_models gives when the
- * other models are current (only locals in j's subtree changed since). Allocates nothing. */
-void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j);
+/* Models of joint j of s and of its descendants from locals, the strict ancestors of `last`
+ * among them aside (last = j: the whole subtree): what rk_fk_models gives when the other models
+ * are current (only locals in j's subtree changed since, and those ancestors' models are current
+ * already, rk__rt_fk_path). Allocates nothing. */
+void rk__rt_fk_below(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j,
+                     int last);
+/* Models of the joints from `from` down to its descendant `to` (inclusive) from locals, their
+ * parents' models current: what a limb's next turn needs before its subtree is redone
+ * (rk__rt_fk_below). Allocates nothing. */
+void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int from,
+                    int to);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
