@@ -294,6 +294,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_rules(rt);
   set_feet(rt);
   set_source_slots(rt);
+  rt->lanes = rk__rt_lanes_new(rt);
   rt->tree = target_tree(rt, error);
   if (!rt->tree) {
     g_prefix_error(error, "target rig: ");
@@ -342,6 +343,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
   rk__rt_scratch_free(rt->spare);
+  rk__rt_lanes_free(rt->lanes);
   g_free(rt);
 }
 

@@ -1,13 +1,14 @@
 /* Internal: the retargeter, its result and the state of one run (retarget_run.c), shared by the
- * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), the source's
- * contacts and pins (retarget_contacts.c), the ground offset and the floor under the body
- * (retarget_floor.c), the feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked
- * result (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
- * (retarget_match.c) is made once when the retargeter is built. The passes call down this list
- * and into this header only, never back up: retarget.c -> quality -> result -> ik -> feet ->
- * floor -> contacts -> transfer -> run, and retarget.c -> match. What a person sees in an
- * output (retarget_output.c) and the verdict on it (retarget_verdict.c) read a finished result
- * through this header and call nothing here. */
+ * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c, its rotations
+ * four joints at a time in retarget_lanes.c), the source's contacts and pins
+ * (retarget_contacts.c), the ground offset and the floor under the body (retarget_floor.c), the
+ * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked result
+ * (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
+ * (retarget_match.c) and the transfer's groups of joints are made once when the retargeter is
+ * built. The passes call down this list and into this header only, never back up: retarget.c ->
+ * quality -> result -> ik -> feet -> floor -> contacts -> transfer -> lanes -> run, and
+ * retarget.c -> match, lanes. What a person sees in an output (retarget_output.c) and the verdict
+ * on it (retarget_verdict.c) read a finished result through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
 #define RK_RETARGET_RUN_H
 
@@ -94,6 +95,7 @@ struct rk_retargeter {
   size_t src_used; /* how many */
   struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
                                    given back atomically: runs on several threads share rt) */
+  struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
 };
 
 /* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
@@ -223,6 +225,7 @@ typedef struct rk__rt_run {
   rk__rt_local *tgt_cache;  /* transferred target locals per frame (cached runs) */
   rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
+  int *redo;       /* the joints the lanes left to the scalar transfer (rk__rt_world_lanes) */
   int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
   size_t hips_chain_count;
   rk_transform *tgt_locals;
@@ -295,10 +298,29 @@ void rk__rt_run_clear(rk__rt_run *run);
 size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
                     const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
 
+/* ---- retarget_lanes.c ---- */
+typedef struct rk__rt_lanes rk__rt_lanes;
+/* The target joints in groups of four for the transfer's rotations (rules and slots set). */
+rk__rt_lanes *rk__rt_lanes_new(const rk_retargeter *rt);
+/* Frees the groups (NULL-safe). */
+void rk__rt_lanes_free(rk__rt_lanes *lanes);
+/* The normalised world rotations of the target joints driven by a source joint (ROTATION and
+ * DIRECTION rules) for the current source frame into world, as the transfer's scalar rotation
+ * gives them; returns how many joints it left to redo that way (the rare opposite bone
+ * directions), listed in redo (room for every target joint). */
+size_t rk__rt_world_lanes(const rk__rt_run *run, rk_quat *world, int *redo);
+/* The local rotation normalize(conj(world[parent]) world[j]) of every target joint with a parent,
+ * into locals[j].r. */
+void rk__rt_local_lanes(const rk_retargeter *rt, const rk_quat *world, rk_transform *locals);
+
 /* ---- retarget_transfer.c ---- */
 /* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget) and
  * carves every per-frame array of the run, the keys' too, from its scratch block. */
 void rk__rt_transfer_init(rk__rt_run *run);
+/* The normalised world rotation of target joint j for the current source frame, turned into the
+ * target's facing (a joint at rest: its parent's world rotation current), one joint at a time:
+ * what rk__rt_world_lanes gives four at a time. */
+rk_quat rk__rt_transfer_rotation(const rk__rt_run *run, size_t j);
 /* Samples every frame of the source: its sole points (src_pts, without travel). */
 void rk__rt_scan_source(rk__rt_run *run);
 /* Transfers every frame: caches the poses, the FK-only foot joints (res->fk_positions, heights),

@@ -76,6 +76,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
+  c->redo = g_new(int, nt);
   c->hips_chain = g_new(int, nt);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
   c->hips_chain_count = hp < 0 ? 0 : rk_skeleton_ancestor_closure(rt->tgt, &hp, 1, c->hips_chain);
@@ -170,14 +171,13 @@ double rk__rt_body_low(const rk__rt_run *c, const rk_mat4 *models) {
 
 /* ---- transfer -------------------------------------------------------------------------------- */
 
-/* World rotation of target joint j for the current source pose, turned into the target's facing
- * (its parent's world rotation is current). */
-static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
+rk_quat rk__rt_transfer_rotation(const rk__rt_run *c, size_t j) {
   const rk_retargeter *rt = c->rt;
+  const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
   const int p = rk_skeleton_parent(rt->tgt, j);
   const rk__rt_rule *r = &rt->rules[j];
   if (r->kind == RK__RULE_REST)
-    return p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r);
+    return rk_quat_normalize(p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r));
   /* World rotation relative to rest, turned into the target's facing. */
   const rk_quat A = rt->align, Ai = rk_quat_conj(A);
   rk_quat delta = rk_quat_mul(src_rot(c, r->src), rk_quat_conj(rt->qs0[r->src]));
@@ -192,7 +192,7 @@ static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transfo
       w = rk_quat_mul(rk_quat_from_to(cur, want), w);
     }
   }
-  return w;
+  return rk_quat_normalize(w);
 }
 
 /* The local translation of target joint j (its parent's world rotation current): its rest
@@ -212,12 +212,20 @@ static rk_vec3 transfer_translation(const rk__rt_run *c, size_t j, const rk_tran
 static void transfer_pose(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
-  for (size_t j = 0; j < rt->nt; j++) {
-    const int p = rk_skeleton_parent(rt->tgt, j);
-    c->tgt_world[j] = rk_quat_normalize(transfer_rotation(c, j, rest));
-    c->tgt_locals[j] = rest[j];
-    c->tgt_locals[j].r =
-        p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
+  const size_t nt = rt->nt;
+  /* World rotations: the joints a source joint drives four at a time (independent of their
+   * parents), the few the lanes leave, then those at rest (parents first); then the locals. */
+  const size_t redo = rk__rt_world_lanes(c, c->tgt_world, c->redo);
+  for (size_t i = 0; i < redo; i++)
+    c->tgt_world[c->redo[i]] = rk__rt_transfer_rotation(c, (size_t)c->redo[i]);
+  for (size_t j = 0; j < nt; j++)
+    if (rt->rules[j].kind == RK__RULE_REST)
+      c->tgt_world[j] = rk__rt_transfer_rotation(c, j);
+  memcpy(c->tgt_locals, rest, nt * sizeof *rest);
+  rk__rt_local_lanes(rt, c->tgt_world, c->tgt_locals);
+  for (size_t j = 0; j < nt; j++) {
+    if (rk_skeleton_parent(rt->tgt, j) < 0)
+      c->tgt_locals[j].r = c->tgt_world[j];
     c->tgt_locals[j].t = transfer_translation(c, j, rest);
   }
   /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
