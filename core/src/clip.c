@@ -138,14 +138,12 @@ static bool check_track(const rk_clip *clip, const rk_track *t, GError **error) 
   return true;
 }
 
-bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
-  g_return_val_if_fail(clip && track, false);
-  if (!check_track(clip, track, error))
-    return false;
+/* Adds track (checked) with its keys in times and values (taken). */
+static void store_track(rk_clip *clip, const rk_track *track, double *times, double *values) {
   rk__track_store s;
   s.view = *track;
-  s.times = g_memdup2(track->times, track->key_count * sizeof(double));
-  s.values = g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double));
+  s.times = times;
+  s.values = values;
   s.view.times = s.times;
   s.view.values = s.values;
   track_store_index(&s);
@@ -166,6 +164,24 @@ bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
   double last = track->times[track->key_count - 1];
   if (last > clip->duration)
     clip->duration = last;
+}
+
+bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
+  g_return_val_if_fail(clip && track, false);
+  if (!check_track(clip, track, error))
+    return false;
+  store_track(clip, track, g_memdup2(track->times, track->key_count * sizeof(double)),
+              g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double)));
+  return true;
+}
+
+bool rk__clip_adopt_track(rk_clip *clip, const rk_track *track, GError **error) {
+  if (!check_track(clip, track, error)) {
+    g_free((void *)track->times);
+    g_free((void *)track->values);
+    return false;
+  }
+  store_track(clip, track, (double *)track->times, (double *)track->values);
   return true;
 }
 
