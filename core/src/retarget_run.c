@@ -187,6 +187,19 @@ static void scratch_give_back(rk__rt_run *c) {
     rk__rt_scratch_free(s);
 }
 
+/* Frees the key storage: what the clip did not take (NULL-safe fields). */
+static void keys_clear(rk__rt_keys *bb, size_t nt) {
+  for (size_t j = 0; bb->rot && j < nt; j++) {
+    g_free(bb->rot[j]);
+    g_free(bb->trans[j]);
+  }
+  g_clear_pointer(&bb->rot, g_free);
+  g_clear_pointer(&bb->trans, g_free);
+  g_clear_pointer(&bb->rot_used, g_free);
+  g_clear_pointer(&bb->trans_used, g_free);
+  bb->times = NULL; /* carved from the scratch */
+}
+
 void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_joints, g_free);
   g_clear_pointer(&c->src_keys, g_free);
@@ -212,12 +225,11 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->ik.tree_models, g_free);
   g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
   g_clear_pointer(&c->tally.limb_cos, g_free);
-  g_clear_pointer(&c->keys.rot_used, g_free);
-  g_clear_pointer(&c->keys.trans_used, g_free);
+  g_clear_pointer(&c->tgt_moves, g_free);
+  keys_clear(&c->keys, c->rt->nt);
   /* The per-frame arrays were carved from the scratch. */
   c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
   c->tgt_cache = NULL, c->tgt_world_cache = NULL;
   c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL;
-  c->keys.times = NULL, c->keys.rot = NULL, c->keys.trans = NULL;
   scratch_give_back(c);
 }

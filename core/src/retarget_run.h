@@ -136,11 +136,11 @@ struct rk_retarget_result {
   size_t unreachable_frames;       /* frames a pin stayed out of reach */
 };
 
-/* Key storage of the baked clip, per frame and joint. */
+/* Key storage of the baked clip, per joint: the arrays the clip's tracks take over. */
 typedef struct rk__rt_keys {
   double *times;
-  double *rot;   /* frames * nt * 4 */
-  double *trans; /* frames * nt * 3 */
+  double **rot;   /* per target joint: frames * 4 */
+  double **trans; /* per target joint the run translates (tgt_moves): frames * 3, else NULL */
   bool *rot_used, *trans_used;
 } rk__rt_keys;
 
@@ -216,6 +216,8 @@ typedef struct rk__rt_run {
   rk_vec3 *src_cache_p;
   rk_vec3 *src_cache_d; /* world displacement of each used joint by its animated translation */
   bool *src_moves;      /* per source joint: the clip animates its translation (hips aside) */
+  bool *tgt_moves;      /* per target joint: the run may move its translation off its rest (the
+                           hips, and joints whose counterparts the clip translates) */
   bool cached;
   const rk_quat *cur_q; /* the current frame's slice */
   const rk_vec3 *cur_p;
@@ -315,7 +317,7 @@ void rk__rt_local_lanes(const rk_retargeter *rt, const rk_quat *world, rk_transf
 
 /* ---- retarget_transfer.c ---- */
 /* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget) and
- * carves every per-frame array of the run, the keys' too, from its scratch block. */
+ * carves the per-frame arrays of the run (the keys' times too) from its scratch block. */
 void rk__rt_transfer_init(rk__rt_run *run);
 /* The normalised world rotation of target joint j for the current source frame, turned into the
  * target's facing (a joint at rest: its parent's world rotation current), one joint at a time:
@@ -386,7 +388,7 @@ void rk__rt_finish_quality(rk__rt_run *run);
 /* ---- retarget_result.c ---- */
 /* A new result for the run's frames and contact joints. */
 rk_retarget_result *rk__rt_result_new(const rk__rt_run *run);
-/* Sets up the key storage of every frame (its arrays carved by rk__rt_transfer_init). */
+/* Sets up the key storage of every frame (the times carved by rk__rt_transfer_init). */
 void rk__rt_keys_init(rk__rt_run *run);
 /* Stores frame f's pose as keys. */
 void rk__rt_key_frame(rk__rt_run *run, size_t f);

@@ -32,6 +32,13 @@ static void source_joints(rk__rt_run *c) {
   c->src_cursor = (rk_clip_cursor)RK_CLIP_CURSOR_INIT(c->src_keys, tracks);
 }
 
+/* Whether the transfer moves target joint j's translation off its rest: its counterpart's is
+ * animated (src_moves set). */
+static bool translated(const rk__rt_run *c, size_t j) {
+  const rk__rt_rule *r = &c->rt->rules[j];
+  return r->kind != RK__RULE_REST && rk_skeleton_parent(c->rt->tgt, j) >= 0 && c->src_moves[r->src];
+}
+
 void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames, nt = rt->nt;
@@ -42,15 +49,14 @@ void rk__rt_transfer_init(rk__rt_run *c) {
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
   /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
-   * target caches, the sole points and body heights, the keys (rk__rt_keys_init). */
+   * target caches, the sole points and body heights, the keys' times (rk__rt_keys_init). */
   const size_t bytes[] = {
       (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
       (slices * rt->src_used + 1) * sizeof(rk_vec3), c->cached ? frames * sizeof(rk_vec3) : 0,
       c->cached ? frames * nt * sizeof(rk__rt_local) : 0,
       c->cached ? frames * nt * sizeof(rk_quat) : 0,
       frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
-      frames * sizeof(double), frames * sizeof(double), frames * nt * 4 * sizeof(double),
-      frames * nt * 3 * sizeof(double)};
+      frames * sizeof(double), frames * sizeof(double)};
   rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
   c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
   c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
@@ -63,14 +69,15 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->tgt_pts = rk__rt_scratch_carve(c, bytes[7]);
   c->tgt_body = rk__rt_scratch_carve(c, bytes[8]);
   c->keys.times = rk__rt_scratch_carve(c, bytes[9]);
-  c->keys.rot = rk__rt_scratch_carve(c, bytes[10]);
-  c->keys.trans = rk__rt_scratch_carve(c, bytes[11]);
   /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
   c->src_moves = g_new0(bool, rt->ns);
   for (size_t j = 0; j < rt->ns; j++)
     c->src_moves[j] = rt->src_slot[j] >= 0 && (int)j != rt->src_hips &&
                       rk_skeleton_parent(rt->src, j) >= 0 &&
                       rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
+  c->tgt_moves = g_new0(bool, nt);
+  for (size_t j = 0; j < nt; j++)
+    c->tgt_moves[j] = (int)j == rt->tgt_hips || translated(c, j);
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
@@ -201,7 +208,7 @@ rk_quat rk__rt_transfer_rotation(const rk__rt_run *c, size_t j) {
 static rk_vec3 transfer_translation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
   const rk_retargeter *rt = c->rt;
   const int s = rt->rules[j].src, p = rk_skeleton_parent(rt->tgt, j);
-  if (rt->rules[j].kind == RK__RULE_REST || p < 0 || !c->src_moves[s])
+  if (!translated(c, j))
     return rest[j].t;
   const rk_vec3 d = rk_vec3_scale(rk_quat_rotate(rt->align, c->cur_d[rt->src_slot[s]]), rt->scale);
   const rk_vec3 local = rk_quat_rotate(rk_quat_conj(c->tgt_world[p]), d);
