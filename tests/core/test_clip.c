@@ -251,3 +251,35 @@ Test(clip, adopted_tracks_are_added_tracks_without_the_copy) {
   cr_assert_not(rk__clip_adopt_track(adopted, &own, &e));
   cr_assert(e && strstr(e->message, "not increasing"), "%s", e ? e->message : "");
 }
+
+/* Every value position of a track (in the four-at-a-time part of the check and in its tail)
+ * refused when not finite, every time position when bad; -0 is a valid first time. */
+Test(clip, every_key_is_checked_wherever_it_sits) {
+  const double bads[3] = {NAN, INFINITY, -INFINITY};
+  double times[5] = {-0.0, 0.25, 0.5, 0.75, 1}, v[15];
+  for (int i = 0; i < 15; i++)
+    v[i] = 0.1 * i;
+  g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+  rk_track t = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 5, times, v};
+  cr_assert(rk_clip_add_track(c, &t, NULL));
+  for (int i = 0; i < 15; i++)
+    for (int b = 0; b < 3; b++) {
+      const double keep = v[i];
+      v[i] = bads[b];
+      g_autoptr(GError) e = NULL;
+      cr_assert_not(rk_clip_add_track(c, &t, &e), "value %d = %g", i, bads[b]);
+      cr_assert(strstr(e->message, "non-finite value"), "%s", e->message);
+      v[i] = keep;
+    }
+  const double bad_times[5] = {NAN, INFINITY, -1, 1e9, 0.5};
+  for (int k = 0; k < 5; k++)
+    for (int b = 0; b < 5; b++) {
+      const double keep = times[k];
+      times[k] = bad_times[b];
+      g_autoptr(GError) e = NULL;
+      const bool ok = rk_clip_add_track(c, &t, &e);
+      /* 0.5 is fine only where it keeps the times increasing. */
+      cr_assert(ok == (b == 4 && k == 2), "time %d = %g", k, bad_times[b]);
+      times[k] = keep;
+    }
+}
