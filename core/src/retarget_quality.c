@@ -100,6 +100,32 @@ void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, doubl
 
 /* ---- per frame ------------------------------------------------------------------------------- */
 
+/* The largest x whose acos is 10 degrees or more: acos falls as x rises, so acos(x) < 10 degrees
+ * exactly when x is above it, and a frame's test takes no acos. Found once by bisection over the
+ * doubles in [0.5, 1] (positive doubles order as their bits). */
+static double bent_cos(void) {
+  static gsize once;
+  static double x;
+  if (g_once_init_enter(&once)) {
+    uint64_t lo, hi;
+    const double a = 0.5, b = 1.0;
+    memcpy(&lo, &a, sizeof lo);
+    memcpy(&hi, &b, sizeof hi);
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      double m;
+      memcpy(&m, &mid, sizeof m);
+      if (acos(m) >= 10 * RK_DEG)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    memcpy(&x, &lo, sizeof x);
+    g_once_init_leave(&once, 1);
+  }
+  return x;
+}
+
 /* A knee bends backwards when it sits behind the hip-ankle line (pelvis frame) by more than 1% of
  * the leg while the leg is bent by more than 10 degrees. */
 static bool knee_backwards(const rk_mat4 *models, int hip, int knee, rk_vec3 c, rk_vec3 forward) {
@@ -108,8 +134,8 @@ static bool knee_backwards(const rk_mat4 *models, int hip, int knee, rk_vec3 c, 
   double lu = rk_vec3_norm(u), lv = rk_vec3_norm(v);
   if (lu <= 0 || lv <= 0)
     return false;
-  double bend = acos(fmax(-1.0, fmin(1.0, rk_vec3_dot(u, v) / (lu * lv))));
-  if (bend < 10 * RK_DEG)
+  /* The bend acos(cos) under 10 degrees. */
+  if (clamp_cos(rk_vec3_dot(u, v) / (lu * lv)) > bent_cos())
     return false;
   rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(c, a));
   rk_vec3 off = rk_vec3_sub(u, rk_vec3_scale(line, rk_vec3_dot(u, line)));
