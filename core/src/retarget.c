@@ -235,6 +235,28 @@ static void set_source_slots(rk_retargeter *rt) {
       rt->src_slot[j] = (int)rt->src_used++;
 }
 
+/* The target joints whose transferred world rotations are read after the transfer: the hips
+ * (facing), per leg the knee, foot and toes and the joints of both soles, the hands. */
+static void set_kept_worlds(rk_retargeter *rt) {
+  g_autofree bool *keep = g_new0(bool, rt->nt);
+  keep[rt->tgt_hips] = true;
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_side *sd = &rt->side[side];
+    keep[sd->knee] = keep[sd->foot] = true;
+    if (sd->toe >= 0)
+      keep[sd->toe] = true;
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      keep[sd->tgt.joint[p]] = keep[sd->tgt_bones.joint[p]] = true;
+    const int hand = rt->tmap.joint[side ? RK_BONE_RIGHT_HAND : RK_BONE_LEFT_HAND];
+    if (hand >= 0)
+      keep[hand] = true;
+  }
+  rt->world_kept = g_new(int, rt->nt);
+  for (size_t j = 0; j < rt->nt; j++)
+    if (keep[j])
+      rt->world_kept[rt->kept_count++] = (int)j;
+}
+
 /* The target as a mechanism: every joint as the tree builds it without motion (balls), the hips
  * free so the pelvis can translate when both feet hold it. */
 static rk_tree *target_tree(const rk_retargeter *rt, GError **error) {
@@ -294,6 +316,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_rules(rt);
   set_feet(rt);
   set_source_slots(rt);
+  set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);
   rt->tree = target_tree(rt, error);
   if (!rt->tree) {
@@ -344,6 +367,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   rk_tree_unref(rt->tree);
   rk__rt_scratch_free(rt->spare);
   rk__rt_lanes_free(rt->lanes);
+  g_free(rt->world_kept);
   g_free(rt);
 }
 

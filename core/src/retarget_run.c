@@ -226,10 +226,11 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
   g_clear_pointer(&c->tally.limb_cos, g_free);
   g_clear_pointer(&c->tgt_moves, g_free);
+  g_clear_pointer(&c->t_joints, g_free);
   keys_clear(&c->keys, c->rt->nt);
   /* The per-frame arrays were carved from the scratch. */
   c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
-  c->tgt_cache = NULL, c->tgt_world_cache = NULL;
+  c->tgt_rot_cache = NULL, c->tgt_t_cache = NULL, c->tgt_world_cache = NULL;
   c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL;
   scratch_give_back(c);
 }

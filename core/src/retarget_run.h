@@ -96,6 +96,9 @@ struct rk_retargeter {
   struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
                                    given back atomically: runs on several threads share rt) */
   struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
+  int *world_kept;      /* the target joints whose transferred world rotations the passes after the
+                           transfer read (hips, legs, soles, hands), ascending */
+  size_t kept_count;
 };
 
 /* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
@@ -184,13 +187,6 @@ typedef struct rk__rt_edge {
   rk_vec3 first, last;
 } rk__rt_edge;
 
-/* A transferred target joint's local rotation and translation, as the per-frame cache keeps it
- * (its scale is the rest pose's). */
-typedef struct rk__rt_local {
-  rk_quat r;
-  rk_vec3 t;
-} rk__rt_local;
-
 /* One run (one thread): the clip, the options, per-frame scratch and what the passes hand on. */
 typedef struct rk__rt_run {
   const rk_retargeter *rt;
@@ -224,9 +220,16 @@ typedef struct rk__rt_run {
   const rk_vec3 *cur_d;
   double cur_t;
   size_t cur_f;
-  rk__rt_local *tgt_cache;  /* transferred target locals per frame (cached runs) */
-  rk_quat *tgt_world_cache; /* and the world rotations they came from */
-  rk_quat *tgt_world;
+  /* The transferred target per frame (cached runs): every joint's local rotation (frames x nt),
+   * the translations of the joints in t_joints (frames x t_count; the others keep their rest's)
+   * and the world rotations of rt->world_kept (frames x rt->kept_count). */
+  rk_quat *tgt_rot_cache;
+  rk_vec3 *tgt_t_cache;
+  rk_quat *tgt_world_cache;
+  int *t_joints; /* the target joints tgt_moves marks (ascending) */
+  size_t t_count;
+  size_t hips_t;   /* the hips' place in t_joints */
+  rk_quat *tgt_world; /* after rk__rt_pose_frame, current for rt->world_kept only */
   int *redo;       /* the joints the lanes left to the scalar transfer (rk__rt_world_lanes) */
   int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
   size_t hips_chain_count;
@@ -329,7 +332,10 @@ void rk__rt_scan_source(rk__rt_run *run);
  * the target's sole points (tgt_pts) and the lowest point of its body (tgt_body). */
 void rk__rt_transfer_all(rk__rt_run *run);
 /* Makes frame f the current frame with its transferred target pose (ground offset and lift
- * included). */
+ * included): locals, models, and the world rotations of rt->world_kept. From the cache it sets
+ * every local rotation and the translations of t_joints: the other joints' translations and
+ * every scale are their rest's already (the transfer set them, and IK turns joints and moves the
+ * hips only). */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
 /* Raises what the transfer recorded of frame f by dy (metres): the FK-only foot joints and sole
  * points, the body's lowest point (the pose itself is raised where it is made). */
