@@ -459,7 +459,9 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   bool ok = rk__rt_ik_init(&run, error);
   if (ok) {
     rk__rt_feet_prepare(&run);
-    ok = solve_frames(&run, error) && rk__rt_bake(&run, error);
+    ok = solve_frames(&run, error);
+    if (ok)
+      rk__rt_bake(&run);
   }
   if (!ok) {
     rk__rt_run_clear(&run);

@@ -191,9 +191,11 @@ static void scratch_give_back(rk__rt_run *c) {
 static void keys_clear(rk__rt_keys *bb, size_t nt) {
   for (size_t j = 0; bb->rot && j < nt; j++) {
     g_free(bb->rot[j]);
+    g_free(bb->inv[j]);
     g_free(bb->trans[j]);
   }
   g_clear_pointer(&bb->rot, g_free);
+  g_clear_pointer(&bb->inv, g_free);
   g_clear_pointer(&bb->trans, g_free);
   g_clear_pointer(&bb->rot_used, g_free);
   g_clear_pointer(&bb->trans_used, g_free);

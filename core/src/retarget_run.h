@@ -143,6 +143,7 @@ struct rk_retarget_result {
 typedef struct rk__rt_keys {
   double *times;
   double **rot;   /* per target joint: frames * 4 */
+  double **inv;   /* per target joint: frames, the rotation keys' inverse norms (the clip's) */
   double **trans; /* per target joint the run translates (tgt_moves): frames * 3, else NULL */
   bool *rot_used, *trans_used;
 } rk__rt_keys;
@@ -398,7 +399,7 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *run);
 void rk__rt_keys_init(rk__rt_run *run);
 /* Stores frame f's pose as keys. */
 void rk__rt_key_frame(rk__rt_run *run, size_t f);
-/* The baked clip from the keys; false with error. */
-bool rk__rt_bake(rk__rt_run *run, GError **error);
+/* The baked clip from the keys (the clip takes their arrays). */
+void rk__rt_bake(rk__rt_run *run);
 
 #endif
