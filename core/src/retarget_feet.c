@@ -136,18 +136,16 @@ void rk__rt_feet_prepare(rk__rt_run *c) {
       g_array_set_size(c->edges[side][p], iv->len);
       if (!c->opts->foot_ik)
         continue;
+      /* The last frames' corrections come from the frames' own goals (rk__rt_feet_goals): they
+       * are read after them. */
       for (guint i = 0; i < iv->len; i++) {
-        const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
-        rk__rt_edge *e = &g_array_index(c->edges[side][p], rk__rt_edge, i);
-        for (int end = 0; end < 2; end++) {
-          const size_t f = (size_t)(end ? ci->last : ci->first);
-          rk__rt_pose_frame(c, f);
-          rk__rt_foot_goal g;
-          int index[RK__RT_POINTS];
-          hold(c, side, f, &g, index);
-          const rk_vec3 d = rk_vec3_sub(g.ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
-          *(end ? &e->last : &e->first) = d;
-        }
+        const size_t f = (size_t)g_array_index(iv, rk_contact_interval, i).first;
+        rk__rt_pose_frame(c, f);
+        rk__rt_foot_goal g;
+        int index[RK__RT_POINTS];
+        hold(c, side, f, &g, index);
+        g_array_index(c->edges[side][p], rk__rt_edge, i).first =
+            rk_vec3_sub(g.ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
       }
     }
 }
@@ -177,6 +175,12 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
       continue;
     int index[RK__RT_POINTS];
     hold(c, side, f, g, index);
+    /* The ankle's correction at the last frame of a contact, for the frames that fade out of it. */
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      if (index[p] >= 0 &&
+          g_array_index(c->res->points[side][p], rk_contact_interval, index[p]).last == (int)f)
+        g_array_index(c->edges[side][p], rk__rt_edge, index[p]).last =
+            rk_vec3_sub(g->ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
     if (!g->held) {
       /* Fading in or out: the ankle's correction at the nearest end of the firmest contact. */
       int best = -1;

@@ -367,9 +367,11 @@ void rk__rt_fit_ground(rk__rt_run *run);
 void rk__rt_fit_floor(rk__rt_run *run);
 
 /* ---- retarget_feet.c ---- */
-/* The ankle corrections at the ends of every planted interval (from the exact solve there). */
+/* The ankle corrections at the first frames of every planted interval (from the exact solve
+ * there); rk__rt_feet_goals sets those at the last frames. */
 void rk__rt_feet_prepare(rk__rt_run *run);
-/* What each foot wants at frame f (the current frame, transferred pose): ik->goal. */
+/* What each foot wants at frame f (the current frame, transferred pose): ik->goal; and the ankle
+ * correction at f where f ends a planted interval (read from the frames after it). */
 void rk__rt_feet_goals(rk__rt_run *run, size_t f);
 /* How far (m, >= 0) the mesh of side's foot is below the floor in the current models, a slight
  * dip of the toes' mesh at the crease of a foot the goal holds at its toes aside. */
