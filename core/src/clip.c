@@ -1,6 +1,7 @@
 /* Animation clips: track storage, copies, accessors and fixed-rate baking (sampling lives in
  * clip_sample.c). */
 #include "clip_internal.h"
+#include "math_internal.h"
 
 #include <rigkit/error.h>
 
@@ -91,24 +92,7 @@ static bool keys_fine(const rk_track *t) {
     ok &= tk >= 0 && tk <= RK_CLIP_MAX_DURATION && tk > prev;
     prev = tk;
   }
-  /* A double is not finite when its 11 exponent bits are all ones: adding 1 to them carries into
-   * bit 11. Four values at a time (two SSE2 registers or one AVX register). */
-  typedef uint64_t u64x4 __attribute__((vector_size(32)));
-  const size_t nv = n * vpk;
-  u64x4 acc = {0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 4 <= nv; i += 4) {
-    u64x4 b;
-    memcpy(&b, &t->values[i], sizeof b);
-    acc |= ((b >> 52) & 0x7ff) + 1;
-  }
-  uint64_t bad = acc[0] | acc[1] | acc[2] | acc[3];
-  for (; i < nv; i++) {
-    uint64_t b;
-    memcpy(&b, &t->values[i], sizeof b);
-    bad |= ((b >> 52) & 0x7ff) + 1;
-  }
-  bad &= 0x800;
+  const bool bad = !rk__all_finite(t->values, n * vpk);
   if (t->channel == RK_CHANNEL_ROTATION) {
     const size_t at = t->interp == RK_INTERP_CUBIC ? (size_t)rk_channel_components(t->channel) : 0;
     for (size_t k = 0; k < n; k++) {

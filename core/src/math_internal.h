@@ -1,10 +1,14 @@
 /* Internal math helpers shared by the kinematics files (tree, chain, junction, loop, tree fits):
- * angle wrapping, the twist of a rotation about an axis and the rigid part of an affine matrix.
+ * angle wrapping, the twist of a rotation about an axis, a finiteness test over many doubles and
+ * the rigid part of an affine matrix.
  * Defined in math.c (rk__mat4_rigid_part) or inline here. */
 #ifndef RK_MATH_INTERNAL_H
 #define RK_MATH_INTERNAL_H
 
 #include <rigkit/math.h>
+
+#include <stdint.h>
+#include <string.h>
 
 /* Wraps an angle into (-pi, pi]. */
 static inline double rk__wrap_angle(double a) {
@@ -19,6 +23,28 @@ static inline double rk__wrap_angle(double a) {
 /* Twist angle of the unit quaternion d about the unit axis a, in (-pi, pi]. */
 static inline double rk__twist_angle(rk_quat d, rk_vec3 a) {
   return rk__wrap_angle(2.0 * atan2(d.x * a.x + d.y * a.y + d.z * a.z, d.w));
+}
+
+/* Whether the n doubles at v (any struct of doubles alike) are all finite: a double is not when
+ * its 11 exponent bits are all ones, and adding 1 to them then carries into bit 11; four at a
+ * time, no branch per value. */
+static inline bool rk__all_finite(const void *v, size_t n) {
+  const unsigned char *p = v;
+  typedef uint64_t u64x4 __attribute__((vector_size(32)));
+  u64x4 acc = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    u64x4 b;
+    memcpy(&b, p + 8 * i, sizeof b);
+    acc |= ((b >> 52) & 0x7ff) + 1;
+  }
+  uint64_t bad = acc[0] | acc[1] | acc[2] | acc[3];
+  for (; i < n; i++) {
+    uint64_t b;
+    memcpy(&b, p + 8 * i, sizeof b);
+    bad |= ((b >> 52) & 0x7ff) + 1;
+  }
+  return !(bad & 0x800);
 }
 
 /* Rigid part of an affine matrix: columns orthonormalised (Gram-Schmidt x, then y, z = x cross y),

@@ -6,6 +6,8 @@
  * the baked result (retarget_result.c). */
 #include "retarget_run.h"
 
+#include "math_internal.h"
+
 #include <rigkit/error.h>
 
 #include <string.h>
@@ -389,11 +391,10 @@ int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint) {
 
 /* ---- the run --------------------------------------------------------------------------------- */
 
+/* Whether every component of x[0..n) is finite (rk_transform_is_finite of each). */
 static bool finite_locals(const rk_transform *x, size_t n) {
-  for (size_t j = 0; j < n; j++)
-    if (!rk_transform_is_finite(&x[j]))
-      return false;
-  return true;
+  G_STATIC_ASSERT(sizeof(rk_transform) == 10 * sizeof(double));
+  return rk__all_finite(x, n * 10);
 }
 
 /* Output frame count of a clip at fps; false with error beyond RK_CLIP_MAX_KEYS. */
