@@ -177,13 +177,15 @@ void *rk__rt_scratch_carve(rk__rt_run *c, size_t bytes) {
   return p;
 }
 
-/* Gives the run's scratch back to the retargeter (kept when none is there and it is not too
- * large). */
+/* Gives the run's scratch back to the retargeter (kept when none is there, it is not too large
+ * and an earlier run ended: a retargeter that runs once frees it at once). */
 static void scratch_give_back(rk__rt_run *c) {
+  rk_retargeter *rt = (rk_retargeter *)c->rt;
   rk__rt_scratch *s = c->scratch;
   c->scratch = NULL;
-  if (s && (s->capacity > SCRATCH_KEEP_MAX ||
-            !g_atomic_pointer_compare_and_exchange(&((rk_retargeter *)c->rt)->spare, NULL, s)))
+  const bool again = g_atomic_int_add(&rt->runs_ended, 1) > 0;
+  if (s && (!again || s->capacity > SCRATCH_KEEP_MAX ||
+            !g_atomic_pointer_compare_and_exchange(&rt->spare, NULL, s)))
     rk__rt_scratch_free(s);
 }
 

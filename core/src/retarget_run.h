@@ -95,6 +95,7 @@ struct rk_retargeter {
   size_t src_used; /* how many */
   struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
                                    given back atomically: runs on several threads share rt) */
+  gint runs_ended;              /* runs finished so far (atomic): the first keeps no spare */
   struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
   int *world_kept;      /* the target joints whose transferred world rotations the passes after the
                            transfer read (hips, legs, soles, hands), ascending */
@@ -103,7 +104,8 @@ struct rk_retargeter {
 
 /* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
  * is large enough (its pages already mapped: fresh arrays cost a page fault every 4 KB, 12% of a
- * run) and gives it back when done. */
+ * run) and gives it back when done, from the retargeter's second run on (a retargeter run once,
+ * one clip onto one character, holds no memory after it). */
 typedef struct rk__rt_scratch {
   size_t capacity, used; /* bytes */
   unsigned char *data;
