@@ -204,6 +204,17 @@ bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
   return true;
 }
 
+bool rk_clip_take_track(rk_clip *clip, const rk_track *track, GError **error) {
+  g_return_val_if_fail(clip && track, false);
+  if (!check_track(clip, track, error)) {
+    g_free((void *)track->times);
+    g_free((void *)track->values);
+    return false;
+  }
+  store_track(clip, track, (double *)track->times, (double *)track->values, NULL);
+  return true;
+}
+
 void rk__clip_adopt_track(rk_clip *clip, const rk_track *track, double *inv_norms) {
 #ifndef NDEBUG
   g_assert(check_track(clip, track, NULL));

@@ -289,3 +289,25 @@ Test(clip, every_key_is_checked_wherever_it_sits) {
       times[k] = keep;
     }
 }
+
+/* rk_clip_take_track: the clip takes the arrays (no copy: the track's pointers are the clip's),
+ * checks them as rk_clip_add_track does, and frees them when it refuses them. */
+Test(clip, taken_tracks_keep_their_arrays_and_are_checked) {
+  g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+  double *times = g_new(double, 2), *values = g_new(double, 6);
+  times[0] = 0, times[1] = 1;
+  for (int i = 0; i < 6; i++)
+    values[i] = i;
+  rk_track t = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 2, times, values};
+  cr_assert(rk_clip_take_track(c, &t, NULL));
+  const rk_track *got = rk_clip_track(c, 0);
+  cr_assert(got->times == times && got->values == values, "the clip holds the given arrays");
+  double *bad_t = g_new(double, 2), *bad_v = g_new(double, 6);
+  bad_t[0] = 1, bad_t[1] = 0;
+  memcpy(bad_v, values, 6 * sizeof(double));
+  rk_track b = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 2, bad_t, bad_v};
+  g_autoptr(GError) e = NULL;
+  cr_assert_not(rk_clip_take_track(c, &b, &e));
+  cr_assert(strstr(e->message, "not increasing"), "%s", e->message);
+  cr_assert(rk_clip_track(c, 0)->times == times, "unchanged on failure");
+}
