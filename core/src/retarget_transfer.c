@@ -317,6 +317,12 @@ void rk__rt_shift_ground(rk__rt_run *c, double offset) {
   }
 }
 
+/* Prefetches the cache lines of [p, p + bytes). */
+static void prefetch_rows(const void *p, size_t bytes) {
+  for (size_t o = 0; o < bytes; o += 64)
+    __builtin_prefetch((const char *)p + o);
+}
+
 void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   load_source(c, f);
   if (!c->cached) {
@@ -337,5 +343,12 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
     c->tgt_world[rt->world_kept[i]] = w[i];
   if (c->lift)
     c->tgt_locals[th].t = rk_vec3_add(c->tgt_locals[th].t, rk_vec3_scale(c->hips_lift[f], c->lift[f]));
+  /* The solve poses the frames in order, a frame's work apart: the next frame's cached rows are
+   * asked for from memory now (written long before, they are out of the caches). */
+  if (f + 1 < c->frames) {
+    prefetch_rows(r + nt, nt * sizeof *r);
+    prefetch_rows(w + rt->kept_count, rt->kept_count * sizeof *w);
+    prefetch_rows(c->src_cache_p + (f + 1) * rt->src_used, rt->src_used * sizeof(rk_vec3));
+  }
   rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
 }
