@@ -238,11 +238,13 @@ static void transfer_pose(rk__rt_run *c) {
       c->tgt_world[j] = rk__rt_transfer_rotation(c, j);
   memcpy(c->tgt_locals, rest, nt * sizeof *rest);
   rk__rt_local_lanes(rt, c->tgt_world, c->tgt_locals);
-  for (size_t j = 0; j < nt; j++) {
-    if (rk_skeleton_parent(rt->tgt, j) < 0)
+  const int *parents = rk_skeleton_parents(rt->tgt);
+  for (size_t j = 0; j < nt; j++)
+    if (parents[j] < 0)
       c->tgt_locals[j].r = c->tgt_world[j];
-    c->tgt_locals[j].t = transfer_translation(c, j, rest);
-  }
+  /* Translations off their rest's: only the joints tgt_moves marks. */
+  for (size_t i = 0; i < c->t_count; i++)
+    c->tgt_locals[c->t_joints[i]].t = transfer_translation(c, (size_t)c->t_joints[i], rest);
   /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
    * the legs; their height is the source's, scaled, plus the clip's one ground offset, so the
    * hip bob is the source's. */
