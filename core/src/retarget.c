@@ -237,21 +237,31 @@ static void set_source_slots(rk_retargeter *rt) {
       rt->src_slot[j] = (int)rt->src_used++;
 }
 
+/* Marks the joints from `end` up to the parent of its ancestor `top` (inclusive). */
+static void keep_chain(const rk_retargeter *rt, bool *keep, int top, int end) {
+  const int stop = rk_skeleton_parent(rt->tgt, (size_t)top);
+  for (int j = end; j >= 0; j = rk_skeleton_parent(rt->tgt, (size_t)j)) {
+    keep[j] = true;
+    if (j == stop)
+      break;
+  }
+}
+
 /* The target joints whose transferred world rotations are read after the transfer: the hips
- * (facing), per leg the knee, foot and toes and the joints of both soles, the hands. */
+ * (facing), the joints of both soles, and the limbs IK turns with their parents (legs from the
+ * hips to the toes, arms from the shoulders to the hands: the solve starts from them). */
 static void set_kept_worlds(rk_retargeter *rt) {
   g_autofree bool *keep = g_new0(bool, rt->nt);
   keep[rt->tgt_hips] = true;
   for (int side = 0; side < 2; side++) {
     const rk__rt_side *sd = &rt->side[side];
-    keep[sd->knee] = keep[sd->foot] = true;
-    if (sd->toe >= 0)
-      keep[sd->toe] = true;
+    keep_chain(rt, keep, sd->upper, sd->toe >= 0 ? sd->toe : sd->foot);
     for (int p = 0; p < RK__RT_POINTS; p++)
       keep[sd->tgt.joint[p]] = keep[sd->tgt_bones.joint[p]] = true;
-    const int hand = rt->tmap.joint[side ? RK_BONE_RIGHT_HAND : RK_BONE_LEFT_HAND];
-    if (hand >= 0)
-      keep[hand] = true;
+    const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+    const int tu = rt->tmap.joint[ua], hand = rt->tmap.joint[ua + 2];
+    if (tu >= 0 && hand >= 0)
+      keep_chain(rt, keep, tu, hand);
   }
   rt->world_kept = g_new(int, rt->nt);
   for (size_t j = 0; j < rt->nt; j++)

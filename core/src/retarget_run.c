@@ -212,6 +212,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_world, g_free);
   g_clear_pointer(&c->src_moves, g_free);
   g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->limb_world, g_free);
   g_clear_pointer(&c->redo, g_free);
   g_clear_pointer(&c->hips_chain, g_free);
   g_clear_pointer(&c->tgt_locals, g_free);

@@ -233,6 +233,8 @@ typedef struct rk__rt_run {
   size_t t_count;
   size_t hips_t;   /* the hips' place in t_joints */
   rk_quat *tgt_world; /* after rk__rt_pose_frame, current for rt->world_kept only */
+  rk_quat *limb_world; /* the world rotations IK turns limbs from (retarget_ik.c): the transferred
+                          ones of rt->world_kept after rk__rt_pose_frame, then as IK sets them */
   int *redo;       /* the joints the lanes left to the scalar transfer (rk__rt_world_lanes) */
   int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
   size_t hips_chain_count;

@@ -91,6 +91,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
+  c->limb_world = g_new(rk_quat, nt);
   c->redo = g_new(int, nt);
   c->hips_chain = g_new(int, nt);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
@@ -329,6 +330,7 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   load_source(c, f);
   if (!c->cached) {
     transfer_pose(c);
+    memcpy(c->limb_world, c->tgt_world, c->rt->nt * sizeof(rk_quat));
     return;
   }
   /* The transferred pose from the cache: locals (the body's lift added), world rotations and
@@ -342,7 +344,7 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   for (size_t i = 0; i < c->t_count; i++)
     c->tgt_locals[c->t_joints[i]].t = t[i];
   for (size_t i = 0; i < rt->kept_count; i++)
-    c->tgt_world[rt->world_kept[i]] = w[i];
+    c->tgt_world[rt->world_kept[i]] = c->limb_world[rt->world_kept[i]] = w[i];
   if (c->lift)
     c->tgt_locals[th].t = rk_vec3_add(c->tgt_locals[th].t, rk_vec3_scale(c->hips_lift[f], c->lift[f]));
   /* The solve poses the frames in order, a frame's work apart: the next frame's cached rows are
