@@ -130,6 +130,8 @@ static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin
       /* Prefer real joints over end sites when they reach as far. */
       if ((rk_skeleton_joint_flags(m->s, (size_t)c) & RK_SKELETON_END_SITE) == 0)
         v += 1e-9 * m->height;
+      if (rk__humanoid_is_prop(m->s, m->pos, m->tip, m->has_tip, m->control, c))
+        v -= 10 * m->height;
       if (v > best_v) {
         best_v = v;
         best = c;
@@ -321,8 +323,8 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
         named[0] = shoulder_named; /* MotionBuilder/Mixamo: Shoulder (= clavicle), Arm, ... */
     }
     for (int b = 0; b < 4; b++)
-      if (named[b] >= 0)
-        idx[b] = named[b];
+      for (int o = 0; o < 4 && named[b] >= 0; o++)
+        idx[o] = o == b ? named[b] : idx[o] == named[b] ? -1 : idx[o];
   }
   for (int b = 0; b < 4; b++) {
     if (idx[b] < 0 || idx[b] > last)
@@ -395,8 +397,9 @@ static bool mapper_init(mapper *m, const rk_skeleton *s, const rk_humanoid_optio
    * (root joints often sit at the origin, which says nothing about where the feet stand). */
   double lo = INFINITY, hi = -INFINITY, all_lo = INFINITY;
   for (size_t j = 0; j < m->n; j++) {
-    m->min_y[j] = fmin(m->pos[j].y, m->tip[j].y - m->drop[j]);
-    m->max_y[j] = fmax(m->pos[j].y, m->tip[j].y);
+    const bool reach = rk__humanoid_tip_extends(s, m->pos, m->tip, m->has_tip, (int)j);
+    m->min_y[j] = reach ? fmin(m->pos[j].y, m->tip[j].y - m->drop[j]) : m->pos[j].y;
+    m->max_y[j] = reach ? fmax(m->pos[j].y, m->tip[j].y) : m->pos[j].y;
     all_lo = fmin(all_lo, m->min_y[j]);
     hi = fmax(hi, m->max_y[j]);
     if (!m->control[j] && is_leaf(m, (int)j))

@@ -81,6 +81,61 @@ static rk_vec3 rolling_end(const rk_vec3 *v, size_t n, rk_vec3 tip, rk_vec3 d, d
   return best;
 }
 
+static void mark_controls(const rk_skeleton *s, const rk_skin_support *skin, const bool *detached,
+                          bool *control);
+static void chain_tips(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
+                       const bool *control, rk_vec3 *tip, bool *has_tip, double *drop);
+
+/* Where the chain ending at joint k ends: its tip, or an end site below it at the place a
+ * detached foot stands (the end site of a bone is its tail). */
+static bool end_near(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip, int k,
+                     rk_vec3 at, double tol) {
+  if (rk_vec3_norm(rk_vec3_sub(tip[k], at)) < tol)
+    return true;
+  for (size_t c = (size_t)k + 1; c < rk_skeleton_subtree_end(s, (size_t)k);
+       c = rk_skeleton_subtree_end(s, c))
+    if ((rk_skeleton_joint_flags(s, c) & RK_SKELETON_END_SITE) &&
+        rk_vec3_norm(rk_vec3_sub(pos[c], at)) < tol)
+      return true;
+  return false;
+}
+
+/* Detached feet (game rigs whose foot bones hang from root-level IK controls, not from the
+ * shins): a joint that dominates vertices, whose parent dominates none, standing below the end
+ * of a downward chain elsewhere within half that chain's last bone. The chain then ends
+ * at the foot, the foot's skin below it; detached[] marks the foot's subtree. Returns whether
+ * any was found. */
+static bool detach_feet(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
+                        bool *has_tip, rk_vec3 *tip, double *drop, bool *detached) {
+  const size_t n = rk_skeleton_joint_count(s);
+  bool any = false;
+  for (size_t j = 0; j < n; j++) {
+    const int p = rk_skeleton_parent(s, j);
+    if (skin->vert_start[j + 1] == skin->vert_start[j] ||
+        (p >= 0 && skin->vert_start[p + 1] > skin->vert_start[p]))
+      continue;
+    for (size_t k = 0; k < n; k++) {
+      const int kp = rk_skeleton_parent(s, k);
+      if (!has_tip[k] || kp < 0 || skin->vert_start[kp + 1] == skin->vert_start[kp] || rk_skeleton_is_ancestor(s, j, k) ||
+          rk_skeleton_is_ancestor(s, k, j) || !(pos[j].y < pos[k].y) || !(tip[k].y < pos[k].y))
+        continue;
+      const double len = rk_vec3_norm(rk_vec3_sub(pos[k], pos[kp]));
+      if (!end_near(s, pos, tip, (int)k, pos[j], 0.5 * len))
+        continue;
+      tip[k] = pos[j];
+      drop[k] = 0;
+      for (size_t c = j; c < rk_skeleton_subtree_end(s, j); c++) {
+        detached[c] = true;
+        for (size_t v = skin->vert_start[c]; v < skin->vert_start[c + 1]; v++)
+          drop[k] = fmax(drop[k], pos[j].y - skin->vert_rest[v].y);
+      }
+      any = true;
+      break;
+    }
+  }
+  return any;
+}
+
 void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
                              bool *control, rk_vec3 *tip, bool *has_tip, double *drop) {
   const size_t n = rk_skeleton_joint_count(s);
@@ -92,19 +147,42 @@ void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, 
   }
   if (!skin || skin->joint_count != n || rk_skin_support_vertex_count(skin, -1) == 0)
     return;
+  g_autofree bool *detached = g_new0(bool, n);
+  mark_controls(s, skin, detached, control);
+  chain_tips(s, skin, pos, control, tip, has_tip, drop);
+  /* Feet under root-level foot controls end the legs they stand at the end of; then the legs are
+   * chains again and the feet no part of any. */
+  if (detach_feet(s, skin, pos, has_tip, tip, drop, detached)) {
+    mark_controls(s, skin, detached, control);
+    for (size_t j = 0; j < n; j++)
+      if (detached[j])
+        has_tip[j] = false;
+  }
+}
+
+/* Joints that dominate no vertex and carry none that does, the subtrees of detached feet aside:
+ * the control and helper bones. */
+static void mark_controls(const rk_skeleton *s, const rk_skin_support *skin, const bool *detached,
+                          bool *control) {
+  const size_t n = rk_skeleton_joint_count(s);
   /* Bottom-up: a joint carries a deforming bone when it or one of its descendants dominates a
    * vertex. */
   g_autofree bool *deforms = g_new0(bool, n);
   for (size_t j = n; j-- > 0;) {
-    deforms[j] = deforms[j] || skin->vert_start[j + 1] > skin->vert_start[j];
+    deforms[j] = !detached[j] && (deforms[j] || skin->vert_start[j + 1] > skin->vert_start[j]);
     const int p = rk_skeleton_parent(s, j);
     if (p >= 0 && deforms[j])
       deforms[p] = true;
   }
   for (size_t j = 0; j < n; j++)
     control[j] = !deforms[j];
-  /* A deforming joint whose children are all control bones ends its chain: its tip is the far
-   * extent of its vertices along its direction. */
+}
+
+/* Each deforming joint whose children are all control bones ends its chain: its tip is where its
+ * skin ends along its direction. */
+static void chain_tips(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
+                       const bool *control, rk_vec3 *tip, bool *has_tip, double *drop) {
+  const size_t n = rk_skeleton_joint_count(s);
   for (size_t j = 0; j < n; j++) {
     if (control[j] || skin->vert_start[j + 1] == skin->vert_start[j])
       continue;
@@ -162,4 +240,19 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
     }
   }
   rk__humanoid_marks_clear(&mk);
+}
+
+bool rk__humanoid_tip_extends(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                              const bool *has_tip, int j) {
+  const int p = rk_skeleton_parent(s, (size_t)j);
+  if (!has_tip[j] || p < 0)
+    return has_tip[j];
+  const rk_vec3 bone = rk_vec3_sub(pos[j], pos[p]), out = rk_vec3_sub(tip[j], pos[j]);
+  const double lb = rk_vec3_norm(bone), lo = rk_vec3_norm(out);
+  return lb > 1e-12 && lo >= 0.1 * lb && rk_vec3_dot(bone, out) >= 0.5 * lb * lo;
+}
+
+bool rk__humanoid_is_prop(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                          const bool *has_tip, const bool *control, int j) {
+  return has_tip[j] && !control[j] && !rk__humanoid_tip_extends(s, pos, tip, has_tip, j);
 }

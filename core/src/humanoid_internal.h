@@ -68,6 +68,18 @@ void rk__humanoid_marks_clear(rk__humanoid_marks *marks);
 void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
                                 const struct rk_skin_support *skin);
 
+/* Whether joint j's skin tip carries on its bone (within 60 degrees of the bone, at least a tenth
+ * of its length out): only then does the skin say how far its chain reaches. A socket's prop (a
+ * rifle held upright, a shield hanging off the forearm) does not make an arm reach the ground or
+ * the rig taller (humanoid_chains.c). */
+bool rk__humanoid_tip_extends(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                              const bool *has_tip, int j);
+
+/* Whether joint j is a socket's prop: a skinned leaf (its children all control bones) whose skin
+ * does not carry on its bone (rk__humanoid_tip_extends): chains follow it last. */
+bool rk__humanoid_is_prop(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                          const bool *has_tip, const bool *control, int j);
+
 /* rk_humanoid_map_build without rk_humanoid_map_finish (humanoid.c): on failure, map keeps what
  * the topology found before it failed (the hips and legs of a quadruped, the trunk of a rig whose
  * legs have no ankle), for the best guess of a map (humanoid_guess.c). */
