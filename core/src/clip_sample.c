@@ -1,7 +1,7 @@
 /* Sampling clips: channel values (their sizes, applying one to a pose), key lookup (from the
  * track's key rate, a binary search, or a caller's cursor), interpolation of one track, and the
  * sampling of a whole pose, which blends LINEAR rotation tracks four at a time in vectors (the
- * same operations as rk_quat_slerp, lane by lane). */
+ * same operations as rk_quat_slerp, lane by lane), or of the few joints a caller reads. */
 #include "clip_internal.h"
 
 #include <string.h>
@@ -275,39 +275,56 @@ static void slerp_lanes(const rot_lane *lane, double t) {
 }
 #endif
 
+/* LINEAR rotation lanes waiting to be blended four at a time. */
+typedef struct lane_batch {
+  rot_lane lane[4];
+  int n;
+} lane_batch;
+
+/* Samples track i (ts) at time t into its joint's channel of out, or queues it in b; keys (one
+ * per track) is a cursor, or NULL to look every key up. */
+static inline __attribute__((always_inline)) void sample_track(const rk__track_store *ts, size_t i,
+                                                               double t, uint32_t *keys,
+                                                               rk_transform *out, lane_batch *b) {
+  const rk_track *tr = &ts->view;
+  double v[4];
+  if (!inside(ts, t)) {
+    rk__clip_eval_track(ts, t, v);
+    rk_channel_apply(tr->channel, v, &out[tr->joint]);
+    return;
+  }
+  const size_t k = keys ? cursor_key(ts, t, &keys[i]) : find_key(ts, t);
+  if (tr->channel == RK_CHANNEL_ROTATION && tr->interp == RK_INTERP_LINEAR) {
+    b->lane[b->n++] = (rot_lane){ts, k, &out[tr->joint]};
+    if (b->n == 4) {
+      slerp_lanes(b->lane, t);
+      b->n = 0;
+    }
+    return;
+  }
+  eval_interval(ts, k, t, v);
+  rk_channel_apply(tr->channel, v, &out[tr->joint]);
+}
+
+/* Blends the lanes left in b (the last one repeated into the empty ones). */
+static void flush_lanes(lane_batch *b, double t) {
+  if (!b->n)
+    return;
+  for (int l = b->n; l < 4; l++)
+    b->lane[l] = b->lane[0];
+  slerp_lanes(b->lane, t);
+  b->n = 0;
+}
+
 /* rk_clip_sample's body; keys (one per track) is a cursor, or NULL to look every key up. */
 static void sample_tracks(const rk_clip *clip, const rk_transform *rest, double t,
                           uint32_t *keys, rk_transform *out) {
   memcpy(out, rest, clip->joint_count * sizeof(rk_transform));
-  rot_lane lanes[4];
-  int nl = 0;
+  lane_batch b = {.n = 0};
   const rk__track_store *all = (const rk__track_store *)(const void *)clip->tracks->data;
-  for (guint i = 0; i < clip->tracks->len; i++) {
-    const rk__track_store *ts = &all[i];
-    const rk_track *tr = &ts->view;
-    double v[4];
-    if (!inside(ts, t)) {
-      rk__clip_eval_track(ts, t, v);
-      rk_channel_apply(tr->channel, v, &out[tr->joint]);
-      continue;
-    }
-    const size_t k = keys ? cursor_key(ts, t, &keys[i]) : find_key(ts, t);
-    if (tr->channel == RK_CHANNEL_ROTATION && tr->interp == RK_INTERP_LINEAR) {
-      lanes[nl++] = (rot_lane){ts, k, &out[tr->joint]};
-      if (nl == 4) {
-        slerp_lanes(lanes, t);
-        nl = 0;
-      }
-      continue;
-    }
-    eval_interval(ts, k, t, v);
-    rk_channel_apply(tr->channel, v, &out[tr->joint]);
-  }
-  if (nl) {
-    for (int l = nl; l < 4; l++)
-      lanes[l] = lanes[0];
-    slerp_lanes(lanes, t);
-  }
+  for (guint i = 0; i < clip->tracks->len; i++)
+    sample_track(&all[i], i, t, keys, out, &b);
+  flush_lanes(&b, t);
 }
 
 /* t clamped to [0, duration] (NaN to 0). */
@@ -343,5 +360,29 @@ bool rk_clip_sample_cursor(const rk_clip *clip, const rk_transform *rest, double
       cursor->keys_count < clip->tracks->len)
     return false;
   sample_tracks(clip, rest, clamp_time(clip, t), cursor->keys, out);
+  return true;
+}
+
+bool rk_clip_sample_joints(const rk_clip *clip, double t, const int *joints, size_t n,
+                           rk_clip_cursor *cursor, rk_transform *out, size_t count) {
+  if (!clip || !out || count != clip->joint_count || (n && !joints) ||
+      (cursor && (!cursor->keys || cursor->keys_count < clip->tracks->len)))
+    return false;
+  for (size_t u = 0; u < n; u++)
+    if (joints[u] < 0 || (size_t)joints[u] >= count)
+      return false;
+  if (!clip->slots)
+    return true; /* no tracks */
+  t = clamp_time(clip, t);
+  uint32_t *keys = cursor ? cursor->keys : NULL;
+  lane_batch b = {.n = 0};
+  const rk__track_store *all = (const rk__track_store *)(const void *)clip->tracks->data;
+  for (size_t u = 0; u < n; u++)
+    for (size_t ch = 0; ch < 3; ch++) {
+      const int i = clip->slots[(size_t)joints[u] * 3 + ch];
+      if (i >= 0)
+        sample_track(&all[i], (size_t)i, t, keys, out, &b);
+    }
+  flush_lanes(&b, t);
   return true;
 }

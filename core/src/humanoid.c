@@ -757,7 +757,7 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
   rk_vec3 fwd = rk_vec3_make(0, 0, 0);
   for (int side = 0; side < 2; side++) {
     rk_bone foot = side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT;
-    if (map->joint[foot + 1] >= 0) {
+    if (map->joint[foot] >= 0 && map->joint[foot + 1] >= 0) { /* toes without a foot: no facing */
       rk_vec3 d = rk_vec3_sub(P(foot + 1), P(foot));
       fwd = rk_vec3_add(fwd, rk_vec3_make(d.x, 0, d.z));
     }

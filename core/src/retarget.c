@@ -341,6 +341,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   g_free(rt->body_joints);
   rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
+  rk__rt_scratch_free(rt->spare);
   g_free(rt);
 }
 

@@ -46,10 +46,10 @@ static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *model
     return false;
   const rk_quat wa = model_rotation(&models[a]), wb = model_rotation(&models[b]);
   set_world_rotation(s, locals, models, a, rk_quat_mul(job.start_rotation, wa));
-  rk_fk_models(s, locals, models);
+  rk__rt_fk_subtree(s, locals, models, a);
   set_world_rotation(s, locals, models, b,
                      rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
-  rk_fk_models(s, locals, models);
+  rk__rt_fk_subtree(s, locals, models, b);
   return job.reached;
 }
 
@@ -196,10 +196,11 @@ static bool place_leg(rk__rt_run *c, int side) {
     untwist_shin(c, sd);
   else
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  /* The foot's subtree moved (a footless leg's foot is its knee). */
+  rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot);
   if (sd->toe >= 0) {
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe);
   }
   return reached;
 }
@@ -253,7 +254,7 @@ static void reach_hands(rk__rt_run *c) {
     bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
               back);
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
   }
 }
 
@@ -285,7 +286,7 @@ static void floor_hands(rk__rt_run *c) {
     bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
               rk_vec3_scale(pelvis_forward(c), -1.0));
     set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
   }
 }
 

@@ -28,11 +28,9 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *c) {
 void rk__rt_keys_init(rk__rt_run *c) {
   const size_t nt = c->rt->nt;
   rk__rt_keys *bb = &c->keys;
-  bb->times = g_new(double, c->frames);
-  /* Keys on the output grid (the source is sampled at the same times, held past its end). */
+  /* Keys on the output grid (the source is sampled at the same times, held past its end); the
+   * arrays (frames, frames * nt * 4, frames * nt * 3) come from the run's scratch. */
   rk_clip_bake_times(c->duration, c->fps, c->frames, bb->times);
-  bb->rot = g_new(double, c->frames * nt * 4);
-  bb->trans = g_new(double, c->frames * nt * 3);
   bb->rot_used = g_new0(bool, nt);
   bb->trans_used = g_new0(bool, nt);
 }
@@ -52,9 +50,11 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
     dst[0] = r.x, dst[1] = r.y, dst[2] = r.z, dst[3] = r.w;
     double *tr = &bb->trans[(f * nt + j) * 3];
     tr[0] = c->tgt_locals[j].t.x, tr[1] = c->tgt_locals[j].t.y, tr[2] = c->tgt_locals[j].t.z;
-    if (rk_quat_angle_between(r, trest[j].r) > 1e-9)
+    /* A channel found moving once is kept: no need to measure it again (an acos a joint). */
+    if (!bb->rot_used[j] && rk_quat_angle_between(r, trest[j].r) > 1e-9)
       bb->rot_used[j] = true;
-    if (rk_vec3_norm(rk_vec3_sub(c->tgt_locals[j].t, trest[j].t)) > 1e-9 * c->rt->tmap.height)
+    if (!bb->trans_used[j] &&
+        rk_vec3_norm(rk_vec3_sub(c->tgt_locals[j].t, trest[j].t)) > 1e-9 * c->rt->tmap.height)
       bb->trans_used[j] = true;
   }
 }

@@ -1,6 +1,9 @@
 /* The state of one retarget run shared by its passes: frame times, the current source frame's
- * joint positions, the result's contact intervals and freeing (see retarget_run.h). */
+ * joint positions, the result's contact intervals, the scratch block the per-frame arrays live in
+ * (kept by the retargeter between runs) and freeing (see retarget_run.h). */
 #include "retarget_run.h"
+
+#include "fk_pass.h"
 
 #include <math.h>
 
@@ -22,20 +25,58 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k) {
   return fc;
 }
 
-bool rk__rt_in_intervals(const GArray *iv, int f) {
-  for (guint i = 0; iv && i < iv->len; i++) {
-    const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
-    if (f >= ci->first && f <= ci->last)
-      return true;
+/* Index of the first interval of iv (in frame order, disjoint) that ends at or after frame f, or
+ * iv->len. A scan per frame made the passes over a long clip quadratic; the index is first
+ * guessed where evenly spaced intervals (a gait's) put it, its neighbour checked, the rest
+ * bisected. */
+static guint first_ending_from(const GArray *iv, int f) {
+  const rk_contact_interval *a = (const rk_contact_interval *)(const void *)iv->data;
+  const guint n = iv->len;
+  if (n == 0 || a[0].last >= f)
+    return 0;
+  if (a[n - 1].last < f)
+    return n;
+  guint lo = 0, hi = n - 1; /* a[lo].last < f <= a[hi].last */
+  const guint g = (guint)((double)(f - a[0].last) / (double)(a[n - 1].last - a[0].last) * (n - 1));
+  if (g < n && a[g].last < f) {
+    lo = g;
+    if (a[lo + 1].last >= f)
+      return lo + 1;
+  } else if (g < n) {
+    hi = g;
+    if (a[hi - 1].last < f)
+      return hi;
   }
-  return false;
+  while (hi - lo > 1) {
+    const guint mid = lo + (hi - lo) / 2;
+    if (a[mid].last < f)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
+bool rk__rt_in_intervals(const GArray *iv, int f) {
+  if (!iv)
+    return false;
+  /* Later intervals start after this one's end. */
+  const guint i = first_ending_from(iv, f);
+  return i < iv->len && g_array_index(iv, rk_contact_interval, i).first <= f;
 }
 
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   double best = 0;
   *index = -1;
-  for (guint i = 0; iv && i < iv->len; i++) {
+  if (!iv)
+    return best;
+  /* Only intervals within `blend` frames of f weigh anything: from the first ending at f - blend
+   * or later, until one starts after f + blend (the same ones, in the same order, as a scan). */
+  const int reach = MAX(blend, 0);
+  for (guint i = first_ending_from(iv, f - reach); i < iv->len; i++) {
     const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+    if (ci->first - f > reach)
+      break;
     double w;
     if (f >= ci->first && f <= ci->last)
       w = 1;
@@ -54,23 +95,85 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   return best;
 }
 
+void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j) {
+  /* The subtree is the joints [j, end) (preorder), listed a chunk at a time for the FK pass. */
+  enum { CHUNK = 64 };
+  int list[CHUNK];
+  const size_t end = rk_skeleton_subtree_end(s, (size_t)j);
+  for (size_t first = (size_t)j; first < end; first += CHUNK) {
+    const size_t n = MIN((size_t)CHUNK, end - first);
+    for (size_t k = 0; k < n; k++)
+      list[k] = (int)(first + k);
+    rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+  }
+}
+
+/* Scratch arrays start on cache lines. */
+#define SCRATCH_ALIGN ((size_t)64)
+/* A retargeter keeps a finished run's block up to this size (about 9,000 frames onto a 91-joint
+ * target); larger ones are freed. */
+#define SCRATCH_KEEP_MAX ((size_t)64 << 20)
+
+static size_t scratch_round(size_t bytes) {
+  return (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+void rk__rt_scratch_free(rk__rt_scratch *s) {
+  if (s) {
+    g_free(s->data);
+    g_free(s);
+  }
+}
+
+void rk__rt_scratch_reserve(rk__rt_run *c, const size_t *bytes, size_t n) {
+  size_t need = SCRATCH_ALIGN; /* room to align the start */
+  for (size_t i = 0; i < n; i++)
+    need += scratch_round(bytes[i]);
+  /* The retargeter is shared read-only by concurrent runs; only its spare block changes hands,
+   * atomically. */
+  rk__rt_scratch *s = g_atomic_pointer_exchange(&((rk_retargeter *)c->rt)->spare, NULL);
+  if (s && s->capacity < need)
+    g_clear_pointer(&s, rk__rt_scratch_free);
+  if (!s) {
+    s = g_new0(rk__rt_scratch, 1);
+    s->capacity = need;
+    s->data = g_malloc(need);
+  }
+  s->used = (size_t)(-(uintptr_t)s->data & (SCRATCH_ALIGN - 1));
+  c->scratch = s;
+}
+
+void *rk__rt_scratch_carve(rk__rt_run *c, size_t bytes) {
+  if (!bytes)
+    return NULL;
+  rk__rt_scratch *s = c->scratch;
+  g_assert(s && s->used + scratch_round(bytes) <= s->capacity);
+  void *p = s->data + s->used;
+  s->used += scratch_round(bytes);
+  return p;
+}
+
+/* Gives the run's scratch back to the retargeter (kept when none is there and it is not too
+ * large). */
+static void scratch_give_back(rk__rt_run *c) {
+  rk__rt_scratch *s = c->scratch;
+  c->scratch = NULL;
+  if (s && (s->capacity > SCRATCH_KEEP_MAX ||
+            !g_atomic_pointer_compare_and_exchange(&((rk_retargeter *)c->rt)->spare, NULL, s)))
+    rk__rt_scratch_free(s);
+}
+
 void rk__rt_run_clear(rk__rt_run *c) {
+  g_clear_pointer(&c->src_joints, g_free);
+  g_clear_pointer(&c->src_keys, g_free);
   g_clear_pointer(&c->src_locals, g_free);
   g_clear_pointer(&c->src_models, g_free);
   g_clear_pointer(&c->src_world, g_free);
-  g_clear_pointer(&c->src_cache_q, g_free);
-  g_clear_pointer(&c->src_cache_p, g_free);
-  g_clear_pointer(&c->src_cache_d, g_free);
   g_clear_pointer(&c->src_moves, g_free);
-  g_clear_pointer(&c->hips_lift, g_free);
-  g_clear_pointer(&c->tgt_cache, g_free);
-  g_clear_pointer(&c->tgt_world_cache, g_free);
   g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->hips_chain, g_free);
   g_clear_pointer(&c->tgt_locals, g_free);
   g_clear_pointer(&c->tgt_models, g_free);
-  g_clear_pointer(&c->src_pts, g_free);
-  g_clear_pointer(&c->tgt_pts, g_free);
-  g_clear_pointer(&c->tgt_body, g_free);
   g_clear_pointer(&c->lift, g_free);
   for (int side = 0; side < 2; side++)
     for (int p = 0; p < RK__RT_POINTS; p++) {
@@ -84,9 +187,12 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->ik.tree_models, g_free);
   g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
   g_clear_pointer(&c->tally.limb_angles, g_free);
-  g_clear_pointer(&c->keys.times, g_free);
-  g_clear_pointer(&c->keys.rot, g_free);
-  g_clear_pointer(&c->keys.trans, g_free);
   g_clear_pointer(&c->keys.rot_used, g_free);
   g_clear_pointer(&c->keys.trans_used, g_free);
+  /* The per-frame arrays were carved from the scratch. */
+  c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
+  c->tgt_cache = NULL, c->tgt_world_cache = NULL;
+  c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL;
+  c->keys.times = NULL, c->keys.rot = NULL, c->keys.trans = NULL;
+  scratch_give_back(c);
 }

@@ -92,7 +92,17 @@ struct rk_retargeter {
   size_t mapped;
   int *src_slot;   /* source joint -> index among the joints the transfer reads, or -1 */
   size_t src_used; /* how many */
+  struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
+                                   given back atomically: runs on several threads share rt) */
 };
+
+/* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
+ * is large enough (its pages already mapped: fresh arrays cost a page fault every 4 KB, 12% of a
+ * run) and gives it back when done. */
+typedef struct rk__rt_scratch {
+  size_t capacity, used; /* bytes */
+  unsigned char *data;
+} rk__rt_scratch;
 
 struct rk_retarget_result {
   rk_clip *clip;
@@ -172,18 +182,32 @@ typedef struct rk__rt_edge {
   rk_vec3 first, last;
 } rk__rt_edge;
 
+/* A transferred target joint's local rotation and translation, as the per-frame cache keeps it
+ * (its scale is the rest pose's). */
+typedef struct rk__rt_local {
+  rk_quat r;
+  rk_vec3 t;
+} rk__rt_local;
+
 /* One run (one thread): the clip, the options, per-frame scratch and what the passes hand on. */
 typedef struct rk__rt_run {
   const rk_retargeter *rt;
   const rk_clip *clip;
   const rk_retarget_options *opts;
+  rk__rt_scratch *scratch; /* the block the per-frame arrays below are carved from */
   double fps, duration;
   size_t frames;
   rk_retarget_result *res;
-  /* Sampling and transfer (retarget_transfer.c). */
+  /* Sampling and transfer (retarget_transfer.c): the source joints the transfer and the soles
+   * read and their ancestors (ascending), sampled with a key cursor; locals, models and world
+   * rotations of the last sampled frame (of those joints only: the other locals stay at rest). */
+  int *src_joints;
+  size_t src_joint_count;
+  uint32_t *src_keys;
+  rk_clip_cursor src_cursor;
   rk_transform *src_locals;
   rk_mat4 *src_models;
-  rk_quat *src_world; /* source world rotations (all joints, of the last sampled frame) */
+  rk_quat *src_world;
   /* The used source joints' world rotations and positions (without travel), per frame when
    * cached (src_cache_q/p: frames x rt->src_used), else of the current frame only. */
   rk_quat *src_cache_q;
@@ -196,9 +220,11 @@ typedef struct rk__rt_run {
   const rk_vec3 *cur_d;
   double cur_t;
   size_t cur_f;
-  rk_transform *tgt_cache;  /* transferred target locals per frame (cached runs) */
+  rk__rt_local *tgt_cache;  /* transferred target locals per frame (cached runs) */
   rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
+  int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
+  size_t hips_chain_count;
   rk_transform *tgt_locals;
   rk_mat4 *tgt_models;
   double src_floor;     /* the clip's ground (retarget_contacts.c), source units */
@@ -234,12 +260,25 @@ rk_vec3 rk__rt_src_pos(const rk__rt_run *run, int j);
 double rk__rt_frame_time(const rk__rt_run *run, size_t f);
 /* Frames [first, last] of contact joint k's planted intervals (borrowed from the result). */
 rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
-/* Whether frame f lies in one of the intervals (rk_contact_interval) of iv. */
+/* Whether frame f lies in one of the intervals (rk_contact_interval) of iv: in frame order and
+ * disjoint, as a run finds them (O(log n)). */
 bool rk__rt_in_intervals(const GArray *iv, int f);
-/* How firmly frame f belongs to the intervals of iv: 1 inside one, a smoothstep ramp over
- * `blend` frames before and after, 0 elsewhere; *index the interval (-1 when none). */
+/* How firmly frame f belongs to the intervals of iv (in frame order, disjoint): 1 inside one, a
+ * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
+ * none). */
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
-/* Frees everything a run allocated (NULL-safe fields). */
+/* Models of joint j of s and of its descendants from locals: what rk_fk_models gives when the
+ * other models are current (only locals in j's subtree changed since). Allocates nothing. */
+void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j);
+/* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
+ * retargeter's spare block when it is large enough. */
+void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
+/* The next `bytes` of the run's scratch (within what was reserved; NULL for 0 bytes). */
+void *rk__rt_scratch_carve(rk__rt_run *run, size_t bytes);
+/* Frees a scratch block (NULL-safe). */
+void rk__rt_scratch_free(rk__rt_scratch *s);
+/* Frees everything a run allocated (NULL-safe fields) and gives its scratch back to the
+ * retargeter. */
 void rk__rt_run_clear(rk__rt_run *run);
 
 /* ---- retarget_match.c ---- */
@@ -249,7 +288,8 @@ size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
                     const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
 
 /* ---- retarget_transfer.c ---- */
-/* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget). */
+/* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget) and
+ * carves every per-frame array of the run, the keys' too, from its scratch block. */
 void rk__rt_transfer_init(rk__rt_run *run);
 /* Samples every frame of the source: its sole points (src_pts, without travel). */
 void rk__rt_scan_source(rk__rt_run *run);
@@ -316,7 +356,7 @@ void rk__rt_finish_quality(rk__rt_run *run);
 /* ---- retarget_result.c ---- */
 /* A new result for the run's frames and contact joints. */
 rk_retarget_result *rk__rt_result_new(const rk__rt_run *run);
-/* Allocates the key storage of every frame. */
+/* Sets up the key storage of every frame (its arrays carved by rk__rt_transfer_init). */
 void rk__rt_keys_init(rk__rt_run *run);
 /* Stores frame f's pose as keys. */
 void rk__rt_key_frame(rk__rt_run *run, size_t f);

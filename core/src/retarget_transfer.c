@@ -4,6 +4,8 @@
  * rigs and the lowest point of the target's body at every frame. */
 #include "retarget_run.h"
 
+#include "fk_pass.h"
+
 #include <rigkit/fk.h>
 
 #include <string.h>
@@ -11,31 +13,72 @@
 /* Default of rk_retarget_options.cache_bytes. */
 #define RK__RETARGET_CACHE_BYTES ((size_t)256 << 20)
 
+/* The source joints a frame needs: those the transfer reads, those the sole points move with,
+ * and their ancestors; a cursor over the clip's tracks for sampling them in sequence. */
+static void source_joints(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  g_autofree int *ends = g_new(int, rt->ns + 2 * RK__RT_POINTS);
+  size_t n = 0;
+  for (size_t j = 0; j < rt->ns; j++)
+    if (rt->src_slot[j] >= 0)
+      ends[n++] = (int)j;
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      ends[n++] = rt->side[side].src.joint[p];
+  c->src_joints = g_new(int, rt->ns);
+  c->src_joint_count = rk_skeleton_ancestor_closure(rt->src, ends, n, c->src_joints);
+  const size_t tracks = rk_clip_track_count(c->clip);
+  c->src_keys = g_new0(uint32_t, tracks + 1);
+  c->src_cursor = (rk_clip_cursor)RK_CLIP_CURSOR_INIT(c->src_keys, tracks);
+}
+
 void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames, nt = rt->nt;
   /* Sample and transfer each frame once when the per-frame caches fit the budget. */
   const size_t per_frame = rt->src_used * (sizeof(rk_quat) + 2 * sizeof(rk_vec3)) +
-                           nt * (sizeof(rk_transform) + sizeof(rk_quat)) + sizeof(rk_vec3);
+                           nt * (sizeof(rk__rt_local) + sizeof(rk_quat)) + sizeof(rk_vec3);
   c->cached =
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
-  c->src_cache_q = g_new(rk_quat, slices * rt->src_used + 1);
-  c->src_cache_p = g_new(rk_vec3, slices * rt->src_used + 1);
-  c->src_cache_d = g_new0(rk_vec3, slices * rt->src_used + 1);
-  c->hips_lift = c->cached ? g_new(rk_vec3, frames) : NULL;
+  /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
+   * target caches, the sole points and body heights, the keys (rk__rt_keys_init). */
+  const size_t bytes[] = {
+      (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
+      (slices * rt->src_used + 1) * sizeof(rk_vec3), c->cached ? frames * sizeof(rk_vec3) : 0,
+      c->cached ? frames * nt * sizeof(rk__rt_local) : 0,
+      c->cached ? frames * nt * sizeof(rk_quat) : 0,
+      frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
+      frames * sizeof(double), frames * sizeof(double), frames * nt * 4 * sizeof(double),
+      frames * nt * 3 * sizeof(double)};
+  rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
+  c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
+  c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
+  /* Read only where written: for the joints the clip moves (src_moves). */
+  c->src_cache_d = rk__rt_scratch_carve(c, bytes[2]);
+  c->hips_lift = rk__rt_scratch_carve(c, bytes[3]);
+  c->tgt_cache = rk__rt_scratch_carve(c, bytes[4]);
+  c->tgt_world_cache = rk__rt_scratch_carve(c, bytes[5]);
+  c->src_pts = rk__rt_scratch_carve(c, bytes[6]);
+  c->tgt_pts = rk__rt_scratch_carve(c, bytes[7]);
+  c->tgt_body = rk__rt_scratch_carve(c, bytes[8]);
+  c->keys.times = rk__rt_scratch_carve(c, bytes[9]);
+  c->keys.rot = rk__rt_scratch_carve(c, bytes[10]);
+  c->keys.trans = rk__rt_scratch_carve(c, bytes[11]);
   /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
   c->src_moves = g_new0(bool, rt->ns);
   for (size_t j = 0; j < rt->ns; j++)
     c->src_moves[j] = rt->src_slot[j] >= 0 && (int)j != rt->src_hips &&
                       rk_skeleton_parent(rt->src, j) >= 0 &&
                       rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
-  c->tgt_cache = c->cached ? g_new(rk_transform, frames * nt) : NULL;
-  c->tgt_world_cache = c->cached ? g_new(rk_quat, frames * nt) : NULL;
-  c->src_locals = g_new(rk_transform, rt->ns);
+  source_joints(c);
+  c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
+  c->hips_chain = g_new(int, nt);
+  const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
+  c->hips_chain_count = hp < 0 ? 0 : rk_skeleton_ancestor_closure(rt->tgt, &hp, 1, c->hips_chain);
   c->tgt_locals = g_new(rk_transform, nt);
   c->tgt_models = g_new(rk_mat4, nt);
   /* The target's soles and body from its meshes, unless it has none or the options say bones. */
@@ -51,23 +94,23 @@ void rk__rt_transfer_init(rk__rt_run *c) {
     c->res->tsole[side] = *c->tsole[side];
     c->res->ssole[side] = rt->side[side].src;
   }
-  c->src_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
-  c->tgt_pts = g_new(rk_vec3, frames * RK__RT_SOLE_SLOTS);
-  c->tgt_body = g_new(double, frames);
 }
 
 /* ---- sampling -------------------------------------------------------------------------------- */
 
-/* Samples the source at frame f: the whole pose (src_locals, src_models, src_world) and the used
- * joints' slice (into the cache at f, or the single-frame slice). */
+/* Samples the source at frame f: the joints a frame needs (src_locals, src_models, src_world)
+ * and the used joints' slice (into the cache at f, or the single-frame slice). */
 static void sample_source(rk__rt_run *c, size_t f) {
   const rk_retargeter *rt = c->rt;
   const double t = rk__rt_frame_time(c, f);
-  rk_clip_sample(c->clip, rk_skeleton_rest_locals(rt->src), t, c->src_locals, rt->ns);
-  rk_fk_models(rt->src, c->src_locals, c->src_models);
+  const int *joints = c->src_joints, *parents = rk_skeleton_parents(rt->src);
+  const size_t n = c->src_joint_count;
+  rk_clip_sample_joints(c->clip, t, joints, n, &c->src_cursor, c->src_locals, rt->ns);
+  rk__fk_pass(parents, c->src_locals, NULL, joints, n, c->src_models);
   const size_t base = c->cached ? f * rt->src_used : 0;
-  for (size_t j = 0; j < rt->ns; j++) {
-    int p = rk_skeleton_parent(rt->src, j);
+  for (size_t u = 0; u < n; u++) {
+    const size_t j = (size_t)joints[u];
+    const int p = parents[j];
     c->src_world[j] = p < 0 ? c->src_locals[j].r : rk_quat_mul(c->src_world[p], c->src_locals[j].r);
     const int slot = rt->src_slot[j];
     if (slot >= 0) {
@@ -186,7 +229,9 @@ static void transfer_pose(rk__rt_run *c) {
   rk_vec3 dh = rk_vec3_scale(rk_quat_rotate(rt->align, ds), rt->scale);
   const double lift = c->ground_offset + (c->lift ? c->lift[c->cur_f] : 0.0);
   rk_vec3 want = rk_vec3_make(rt->pt0[th].x + dh.x, rt->scale * hips.y + lift, rt->pt0[th].z + dh.z);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+  /* The hips' parent's model first (the whole pose is placed once the hips are). */
+  rk__fk_pass(rk_skeleton_parents(rt->tgt), c->tgt_locals, NULL, c->hips_chain, c->hips_chain_count,
+              c->tgt_models);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)th);
   rk_mat4 inv = rk_mat4_identity();
   if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
@@ -206,7 +251,8 @@ void rk__rt_transfer_all(rk__rt_run *c) {
     load_source(c, f);
     transfer_pose(c);
     if (c->cached) {
-      memcpy(c->tgt_cache + f * nt, c->tgt_locals, nt * sizeof(rk_transform));
+      for (size_t j = 0; j < nt; j++)
+        c->tgt_cache[f * nt + j] = (rk__rt_local){c->tgt_locals[j].r, c->tgt_locals[j].t};
       memcpy(c->tgt_world_cache + f * nt, c->tgt_world, nt * sizeof(rk_quat));
     }
     for (int side = 0; side < 2; side++)
@@ -237,7 +283,7 @@ void rk__rt_shift_ground(rk__rt_run *c, double offset) {
   c->res->ground_offset = offset;
   for (size_t f = 0; f < c->frames; f++) {
     if (c->cached) {
-      rk_transform *hips = &c->tgt_cache[f * rt->nt + (size_t)rt->tgt_hips];
+      rk__rt_local *hips = &c->tgt_cache[f * rt->nt + (size_t)rt->tgt_hips];
       hips->t = rk_vec3_add(hips->t, rk_vec3_scale(c->hips_lift[f], offset));
     }
     rk__rt_raise_frame(c, f, offset);
@@ -253,7 +299,11 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   /* The transferred pose from the cache: locals (the body's lift added), world rotations and
    * models. */
   const size_t nt = c->rt->nt, th = (size_t)c->rt->tgt_hips;
-  memcpy(c->tgt_locals, c->tgt_cache + f * nt, nt * sizeof(rk_transform));
+  const rk_transform *rest = rk_skeleton_rest_locals(c->rt->tgt);
+  for (size_t j = 0; j < nt; j++) {
+    const rk__rt_local *x = &c->tgt_cache[f * nt + j];
+    c->tgt_locals[j] = (rk_transform){.t = x->t, .r = x->r, .s = rest[j].s};
+  }
   memcpy(c->tgt_world, c->tgt_world_cache + f * nt, nt * sizeof(rk_quat));
   if (c->lift)
     c->tgt_locals[th].t = rk_vec3_add(c->tgt_locals[th].t, rk_vec3_scale(c->hips_lift[f], c->lift[f]));

@@ -121,6 +121,14 @@ static bool plan_outputs(const rk__gltf_source *s, const char *out_path, edit_pl
   return true;
 }
 
+bool rk_gltf_edit_applies(const rk_asset *target, const char *out_path, rk_export_format format) {
+  const char *tf = target ? rk_asset_source_format(target) : NULL;
+  if (format == RK_EXPORT_AUTO)
+    format = rk_export_format_from_path(out_path);
+  return tf && (!strcmp(tf, "glb") || !strcmp(tf, "gltf")) &&
+         (format == RK_EXPORT_GLB || format == RK_EXPORT_GLTF);
+}
+
 char **rk_gltf_edit_output_files(const char *target_path, const char *out_path, GError **error) {
   if (!target_path || !out_path) {
     g_set_error(error, RK_ERROR, RK_ERROR_IO, "no target or output path given");

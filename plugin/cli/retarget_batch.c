@@ -174,10 +174,7 @@ static rig *rig_for(batch *b, const rk_asset *src) {
  * glTF/GLB: everything but its animations goes out as it came in) rather than exports of the
  * asset model. */
 static bool edits_target_document(const rk__rt_config *cfg) {
-  const char *tf = rk_asset_source_format(cfg->target);
-  const rk_export_format of = cfg->export_opts.format;
-  return tf && (!strcmp(tf, "glb") || !strcmp(tf, "gltf")) &&
-         (of == RK_EXPORT_GLB || of == RK_EXPORT_GLTF);
+  return rk_gltf_edit_applies(cfg->target, NULL, cfg->export_opts.format);
 }
 
 static rk_import_options readback_options(const rk__rt_config *cfg, const char *output) {
@@ -474,7 +471,7 @@ static char *measure_output(clip_job *j) {
 static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
-  rk__rt_entry_set_result(e, cfg, j->r, rk_retargeter_mapped_joints(j->rg->rt));
+  rk__rt_entry_set_result(e, cfg, j->rg->rt, j->r);
   rk_retargeter_heights(j->rg->rt, &e->source_height_m, &e->target_height_m);
   e->skate_mean_mm = j->look.skate_mean_mm;
   e->skate_max_mm = j->look.skate_max_mm;

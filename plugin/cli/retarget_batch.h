@@ -74,6 +74,8 @@ typedef struct rk__rt_entry {
   gint64 frames;          /* output frames */
   double fps;
   gint64 mapped_joints;   /* canonical bones mapped in both rigs */
+  GPtrArray *joints;      /* char*, two per target joint in order: its name, then the name of the
+                             source joint that drives it or NULL (at rest); NULL = no result */
   double source_height_m, target_height_m; /* the rigs' rest heights (the verdict's scale) */
   GPtrArray *contacts;    /* rk__rt_entry_contact*, joints with intervals; NULL = no result */
   double skate_mean_mm, skate_max_mm;
@@ -140,10 +142,10 @@ char *rk__rt_skeleton_fingerprint(const rk_skeleton *s);
 rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, const char *clip_name,
                                int clip_index, const char *output);
 /** Fills the figures of an entry that come from the retargeting itself: frames, rate, mapped
- * bones, contacts (named as in the target), goal error, closure, limits, FK-only skate and the
- * ground's motion. */
-void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
-                             const rk_retarget_result *r, size_t mapped_joints);
+ * bones, which source joint drives each target joint, contacts (named as in the target), goal
+ * error, closure, limits, FK-only skate and the ground's motion. */
+void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg, const rk_retargeter *rt,
+                             const rk_retarget_result *r);
 /** Sets an entry's verdict and copies the warnings (rk_retarget_warning) of rk_retarget_judge. */
 void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings);
 /** Report entry of a clip that failed, with `error` (NULL: "failed"). clip_name/output may be

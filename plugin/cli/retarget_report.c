@@ -59,13 +59,21 @@ static void contact_free(gpointer p) {
   g_free(c);
 }
 
-void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg,
-                             const rk_retarget_result *r, size_t mapped_joints) {
+void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg, const rk_retargeter *rt,
+                             const rk_retarget_result *r) {
   const rk_retarget_quality *q = rk_retarget_result_quality(r);
   const rk_retarget_quality *qf = rk_retarget_result_quality_fk(r);
   e->frames = (gint64)rk_retarget_result_frames(r);
   e->fps = rk_retarget_result_fps(r);
-  e->mapped_joints = (gint64)mapped_joints;
+  e->mapped_joints = (gint64)rk_retargeter_mapped_joints(rt);
+  /* Which source joint drives each target joint: what a reviewer checks first on a new rig. */
+  const rk_skeleton *ts = rk_retargeter_target(rt), *ss = rk_retargeter_source(rt);
+  e->joints = g_ptr_array_new_with_free_func(g_free);
+  for (size_t t = 0; t < rk_skeleton_joint_count(ts); t++) {
+    const int s = rk_retargeter_counterpart(rt, t);
+    g_ptr_array_add(e->joints, g_strdup(rk_skeleton_joint_name(ts, t)));
+    g_ptr_array_add(e->joints, s < 0 ? NULL : g_strdup(rk_skeleton_joint_name(ss, (size_t)s)));
+  }
   /* Planted target joints, named as in the output. */
   e->contacts = g_ptr_array_new_with_free_func(contact_free);
   for (size_t k = 0; cfg->target && k < rk_retarget_result_contact_count(r); k++) {
@@ -126,6 +134,8 @@ void rk__rt_entry_free(rk__rt_entry *e) {
   g_free(e->error);
   if (e->contacts)
     g_ptr_array_unref(e->contacts);
+  if (e->joints)
+    g_ptr_array_unref(e->joints);
   g_free(e->plot);
   g_free(e->verdict);
   g_ptr_array_unref(e->warnings);
@@ -196,6 +206,19 @@ JsonObject *rk__rt_entry_json(const rk__rt_entry *e) {
   set_count(o, "frames", e->frames);
   set_number(o, "fps", e->fps);
   set_count(o, "mapped_joints", e->mapped_joints);
+  if (e->joints) {
+    JsonObject *joints = json_object_new();
+    for (guint k = 0; k + 1 < e->joints->len; k += 2) {
+      const char *src = g_ptr_array_index(e->joints, k + 1);
+      if (src)
+        json_object_set_string_member(joints, g_ptr_array_index(e->joints, k), src);
+      else
+        json_object_set_null_member(joints, g_ptr_array_index(e->joints, k));
+    }
+    json_object_set_object_member(o, "joints", joints);
+  } else {
+    json_object_set_null_member(o, "joints");
+  }
   set_number(o, "source_height_m", e->source_height_m);
   set_number(o, "target_height_m", e->target_height_m);
   if (e->contacts) {
@@ -382,6 +405,15 @@ static rk__rt_entry *entry_from_json(JsonObject *o) {
     *(double *)(void *)((char *)e + nested[i].offset) =
         get_number(get_object(o, nested[i].member), nested[i].sub);
   e->contacts = get_contacts(o);
+  JsonObject *jo = get_object(o, "joints");
+  if (jo) {
+    e->joints = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GList) names = json_object_get_members(jo);
+    for (GList *n = names; n; n = n->next) {
+      g_ptr_array_add(e->joints, g_strdup(n->data));
+      g_ptr_array_add(e->joints, get_string(jo, n->data));
+    }
+  }
   e->warnings = g_ptr_array_new_with_free_func(warning_free);
   JsonArray *wa = get_array(o, "warnings");
   for (guint i = 0; wa && i < json_array_get_length(wa); i++) {

@@ -219,6 +219,84 @@ Test(clip_sample, cursor_refuses_what_does_not_fit) {
   rk_clip_cursor_reset(NULL);
 }
 
+/* rk_clip_sample_joints over times in order, with a cursor and without: the listed joints get
+ * rk_clip_sample's bits, every other joint keeps what out held. */
+static void check_joints(const rk_clip *c, const rk_transform *rest, size_t n, const int *joints,
+                         size_t nj, rk_clip_cursor *cur, const double *times, size_t count) {
+  g_autofree rk_transform *a = g_new(rk_transform, n);
+  g_autofree rk_transform *b = g_new(rk_transform, n);
+  g_autofree rk_transform *d = g_new(rk_transform, n);
+  g_autofree bool *listed = g_new0(bool, n);
+  for (size_t u = 0; u < nj; u++)
+    listed[joints[u]] = true;
+  memcpy(b, rest, n * sizeof *b);
+  memcpy(d, rest, n * sizeof *d);
+  for (size_t j = 0; j < n; j++)
+    if (!listed[j])
+      memset(&b[j], 0x5a, sizeof b[j]), memset(&d[j], 0x5a, sizeof d[j]);
+  rk_transform untouched;
+  memset(&untouched, 0x5a, sizeof untouched);
+  for (size_t i = 0; i < count; i++) {
+    cr_assert(rk_clip_sample(c, rest, times[i], a, n));
+    cr_assert(rk_clip_sample_joints(c, times[i], joints, nj, cur, b, n));
+    cr_assert(rk_clip_sample_joints(c, times[i], joints, nj, NULL, d, n));
+    for (size_t j = 0; j < n; j++) {
+      const rk_transform *want = listed[j] ? &a[j] : &untouched;
+      cr_assert(memcmp(&b[j], want, sizeof *want) == 0, "time %zu joint %zu differs", i, j);
+      cr_assert(memcmp(&d[j], want, sizeof *want) == 0, "time %zu joint %zu differs", i, j);
+    }
+  }
+}
+
+Test(clip_sample, joints_give_rk_clip_sample_bits_for_those_joints) {
+  g_autoptr(rk_skeleton) s = rk_rig_kdl_humanoid_skeleton(NULL);
+  g_autoptr(rk_clip) c = rk_rig_kdl_humanoid_clip(10.0, 120.0, NULL);
+  cr_assert(s && c);
+  const size_t n = rk_skeleton_joint_count(s);
+  uint32_t keys[27] = {0};
+  rk_clip_cursor cur = RK_CLIP_CURSOR_INIT(keys, 27);
+  static double times[1300];
+  for (size_t i = 0; i < 1300; i++) /* 60 Hz between the keys, then on them, looping */
+    times[i] = i < 650 ? fmod((double)i / 60.0 + 0.25 / 120.0, 10.0) : fmod((double)i / 60.0, 10.0);
+  /* Every joint; one lane short of a batch; a few out of order; none. */
+  int all[31], some[] = {0, 1, 2, 5, 9, 13, 30}, shuffled[] = {20, 3, 0, 17, 4};
+  for (int j = 0; j < 31; j++)
+    all[j] = j;
+  check_joints(c, rk_skeleton_rest_locals(s), n, all, n, &cur, times, 1300);
+  check_joints(c, rk_skeleton_rest_locals(s), n, some, G_N_ELEMENTS(some), &cur, times, 1300);
+  check_joints(c, rk_skeleton_rest_locals(s), n, shuffled, G_N_ELEMENTS(shuffled), &cur, times, 1300);
+  check_joints(c, rk_skeleton_rest_locals(s), n, NULL, 0, &cur, times, 10);
+  /* Random times with random rotation tracks, below and above the key spacing. */
+  guint64 rng = 5;
+  g_autoptr(rk_clip) r = rotation_clip(6, 200, &rng);
+  g_autofree rk_transform *rest = rest_poses(6);
+  for (size_t i = 0; i < 1300; i++)
+    times[i] = rk_test_uniform(&rng, -1.0, rk_clip_duration(r) + 1.0);
+  int odd[] = {1, 3, 5};
+  check_joints(r, rest, 6, odd, 3, NULL, times, 1300);
+}
+
+Test(clip_sample, joints_refuse_what_does_not_fit) {
+  guint64 rng = 3;
+  g_autoptr(rk_clip) c = rotation_clip(3, 10, &rng); /* 4 tracks */
+  rk_transform out[3], before[3];
+  memset(out, 0x5a, sizeof out);
+  memcpy(before, out, sizeof out);
+  uint32_t keys[4] = {0};
+  rk_clip_cursor small = RK_CLIP_CURSOR_INIT(keys, 3), none = RK_CLIP_CURSOR_INIT(NULL, 4);
+  const int ok[] = {0, 2}, outside[] = {0, 3}, negative[] = {-1};
+  cr_assert_not(rk_clip_sample_joints(c, 0.1, ok, 2, &small, out, 3));
+  cr_assert_not(rk_clip_sample_joints(c, 0.1, ok, 2, &none, out, 3));
+  cr_assert_not(rk_clip_sample_joints(c, 0.1, ok, 2, NULL, out, 2));
+  cr_assert_not(rk_clip_sample_joints(c, 0.1, outside, 2, NULL, out, 3));
+  cr_assert_not(rk_clip_sample_joints(c, 0.1, negative, 1, NULL, out, 3));
+  cr_assert_not(rk_clip_sample_joints(c, 0.1, NULL, 1, NULL, out, 3));
+  cr_assert_not(rk_clip_sample_joints(NULL, 0.1, ok, 2, NULL, out, 3));
+  cr_assert(memcmp(out, before, sizeof out) == 0);
+  cr_assert(rk_clip_sample_joints(c, 0.1, ok, 2, NULL, out, 3));
+  cr_assert(memcmp(&out[1], &before[1], sizeof out[1]) == 0);
+}
+
 Test(clip_sample, close_keys_stay_within_the_nlerp_bound) {
   /* Keys just inside rk_quat_slerp's linear-blend threshold (dot 0.9995): the sample departs
    * from constant-speed rotation by at most the documented 1.02e-6 rad. */

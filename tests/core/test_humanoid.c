@@ -189,6 +189,23 @@ Test(humanoid, map_file_overrides_and_reports_bad_entries) {
   cr_assert(strstr(e2->message, "Pelvis2"));
 }
 
+Test(humanoid, toes_without_a_foot_finish_without_reading_outside_the_rig) {
+  /* Feet are optional (a leg may end where its skin does); a map that unmaps a foot and keeps its
+   * toes must finish or fail with a message, never index joint -1 (fuzz_keyfile found it; the
+   * ASan build of this suite checks it). */
+  g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
+  rk_humanoid_map map;
+  cr_assert(rk_humanoid_map_build(s, NULL, &map, NULL));
+  cr_assert_geq(map.joint[RK_BONE_RIGHT_TOES], 0, "the rig has toes");
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(kf, "[target]\nright_foot=\n", (gsize)-1, 0, NULL));
+  cr_assert(rk_humanoid_map_apply_keyfile(&map, s, kf, "target", "my.map", NULL));
+  cr_assert_eq(map.joint[RK_BONE_RIGHT_FOOT], -1);
+  g_autoptr(GError) e = NULL;
+  if (!rk_humanoid_map_finish(&map, s, &e))
+    cr_assert(e && e->message[0], "a refusal says why");
+}
+
 Test(humanoid, chain_skips_coincident_helpers) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
   int out[T_COUNT];

@@ -170,6 +170,17 @@ static rk_retarget_result *run(const rk_retargeter *rt, const rk_clip *clip, con
   return r;
 }
 
+/* Two clips with the same tracks and keys, bit for bit. */
+static void assert_same_clip(const rk_clip *a, const rk_clip *b) {
+  cr_assert_eq(rk_clip_track_count(a), rk_clip_track_count(b));
+  for (size_t t = 0; t < rk_clip_track_count(a); t++) {
+    const rk_track *x = rk_clip_track(a, t), *y = rk_clip_track(b, t);
+    cr_assert_eq(x->key_count, y->key_count);
+    size_t nv = x->key_count * (size_t)rk_channel_components(x->channel);
+    cr_assert(memcmp(x->values, y->values, nv * sizeof(double)) == 0, "track %zu differs", t);
+  }
+}
+
 /* World positions of every target joint at frame f of a result clip. */
 static void result_pose(const rk_skeleton *s, const rk_clip *c, double fps, size_t f, rk_mat4 *models) {
   const size_t n = rk_skeleton_joint_count(s);
@@ -341,13 +352,7 @@ Test(retarget, shared_retargeter_gives_identical_results_on_two_threads) {
     g_thread_join(th[i]);
   cr_assert(jobs[0].out && jobs[1].out);
   const rk_clip *a = rk_retarget_result_clip(jobs[0].out), *b = rk_retarget_result_clip(jobs[1].out);
-  cr_assert_eq(rk_clip_track_count(a), rk_clip_track_count(b));
-  for (size_t t = 0; t < rk_clip_track_count(a); t++) {
-    const rk_track *x = rk_clip_track(a, t), *y = rk_clip_track(b, t);
-    cr_assert_eq(x->key_count, y->key_count);
-    size_t nv = x->key_count * (size_t)rk_channel_components(x->channel);
-    cr_assert(memcmp(x->values, y->values, nv * sizeof(double)) == 0, "track %zu differs", t);
-  }
+  assert_same_clip(a, b);
   rk_retarget_result_free(jobs[0].out);
   rk_retarget_result_free(jobs[1].out);
 }
@@ -360,13 +365,23 @@ Test(retarget, without_frame_caches_the_result_is_identical) {
   o.cache_bytes = 1;
   g_autoptr(rk_retarget_result) uncached = run(c.rt, c.walk, &o);
   const rk_clip *a = rk_retarget_result_clip(cached), *b = rk_retarget_result_clip(uncached);
-  cr_assert_eq(rk_clip_track_count(a), rk_clip_track_count(b));
-  for (size_t t = 0; t < rk_clip_track_count(a); t++) {
-    const rk_track *x = rk_clip_track(a, t), *y = rk_clip_track(b, t);
-    cr_assert_eq(x->key_count, y->key_count);
-    size_t nv = x->key_count * (size_t)rk_channel_components(x->channel);
-    cr_assert(memcmp(x->values, y->values, nv * sizeof(double)) == 0, "track %zu differs", t);
-  }
+  assert_same_clip(a, b);
+}
+
+/* Runs of one retargeter reuse the last run's per-frame arrays: a longer clip after a shorter
+ * one, then the shorter again (a larger block than it needs), give what fresh retargeters give. */
+Test(retarget, runs_after_runs_give_identical_results) {
+  g_auto(long_shins) c = long_shins_new();
+  g_autoptr(rk_retargeter) fresh = make_retargeter(c.src, c.tgt);
+  rk_retarget_options fine = RK_RETARGET_OPTIONS_INIT;
+  fine.fps = 240; /* four times the frames */
+  g_autoptr(rk_retarget_result) first = run(c.rt, c.walk, NULL);
+  g_autoptr(rk_retarget_result) longer = run(c.rt, c.walk, &fine);
+  g_autoptr(rk_retarget_result) again = run(c.rt, c.walk, NULL);
+  g_autoptr(rk_retarget_result) longer_fresh = run(fresh, c.walk, &fine);
+  cr_assert_eq(rk_retarget_result_frames(longer), 4 * rk_retarget_result_frames(first) - 3);
+  assert_same_clip(rk_retarget_result_clip(first), rk_retarget_result_clip(again));
+  assert_same_clip(rk_retarget_result_clip(longer), rk_retarget_result_clip(longer_fresh));
 }
 
 /* The FK-only foot tracks: the transferred pose before IK, the same with and without IK, and (to

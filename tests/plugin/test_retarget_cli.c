@@ -12,7 +12,7 @@ static const char *const kEntryFields[] = {
     "foot_skate_mm", "ik_goal_error_mm", "loop_closure_residual_mm", "joint_limit_violations",
     "seconds", "verdict", "warnings", "mesh_lowest_planted_mm", "floor_penetration_mm",
     "foot_pitch_deg", "pose_error_mm", "ground_offset_mm", "lifted_frames", "pelvis_frames",
-    "unreachable_frames", "source_height_m", "target_height_m"};
+    "unreachable_frames", "source_height_m", "target_height_m", "joints"};
 
 /* Every field a report entry promises (README.md, "Retargeting") is present with its type; an ok
  * entry has numbers everywhere. */
@@ -31,6 +31,15 @@ static void check_entry_fields(JsonObject *c) {
   }
   cr_assert_null(rt_str(c, "error"));
   cr_assert_not_null(rt_str(c, "output"));
+  /* Every target joint, with the source joint that drives it or null; the mapped bones among
+   * them. */
+  JsonObject *drivers = json_object_get_object_member(c, "joints");
+  cr_assert_not_null(drivers);
+  guint driven = 0;
+  g_autoptr(GList) names = json_object_get_members(drivers);
+  for (GList *n = names; n; n = n->next)
+    driven += !json_node_is_null(json_object_get_member(drivers, n->data));
+  cr_assert_geq(driven, (guint)rt_num(c, "mapped_joints", NULL), "%u driven joints", driven);
   const char *verdict = rt_str(c, "verdict");
   cr_assert(verdict && (!strcmp(verdict, "clean") || !strcmp(verdict, "check") ||
                         !strcmp(verdict, "failed")),
@@ -287,6 +296,10 @@ Test(retarget_cli, in_place_walk_without_root_motion_plants_nothing_and_says_so)
   cr_assert_eq(json_object_get_size(json_object_get_object_member(c, "contacts")), 0);
   cr_assert_eq(json_array_get_length(json_object_get_array_member(c, "notes")), 1);
   cr_assert_leq(rt_num(c, "limb_direction_median_deg", NULL), 10.0);
+  JsonObject *joints = json_object_get_object_member(c, "joints");
+  cr_assert_eq(json_object_get_size(joints), joint_count(fig));
+  cr_assert_str_eq(json_object_get_string_member(joints, "leg_joint_L_1"), "UpLeg_L");
+  cr_assert_str_eq(json_object_get_string_member(joints, "leg_joint_R_3"), "Foot_R");
   rk_asset_free(check_output(out, joint_count(fig), "makehuman_walk1", source_duration(walk), 24));
   rt_cli_clear(&r);
   rt_rmtree(dir);

@@ -16,7 +16,7 @@
  *
  * Playback: rk_clip_sample_cursor samples like rk_clip_sample (the same values, bit for bit) but
  * finds each track's keys from where the previous call left them, in a cursor the caller keeps per
- * playing instance.
+ * playing instance. rk_clip_sample_joints samples only the joints a caller reads.
  *
  * Index: rk_channel, rk_interp, rk_track, rk_clip, rk_channel_components, rk_channel_name,
  *        rk_channel_apply, rk_interp_name, rk_clip_new, rk_clip_free, rk_clip_copy,
@@ -24,8 +24,8 @@
  *        rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count, rk_clip_joint_count,
  *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
  *        rk_clip_sample, rk_clip_sample_frame, rk_clip_cursor, RK_CLIP_CURSOR_INIT,
- *        rk_clip_cursor_reset, rk_clip_sample_cursor, rk_clip_bake, rk_clip_bake_frame_count,
- *        rk_clip_bake_duration, rk_clip_bake_times
+ *        rk_clip_cursor_reset, rk_clip_sample_cursor, rk_clip_sample_joints, rk_clip_bake,
+ *        rk_clip_bake_frame_count, rk_clip_bake_duration, rk_clip_bake_times
  */
 #ifndef RIGKIT_CLIP_H
 #define RIGKIT_CLIP_H
@@ -143,6 +143,14 @@ RK_API void rk_clip_cursor_reset(rk_clip_cursor *cursor);
  * written) when count is not the clip's joint count or the cursor has fewer entries than the clip
  * has tracks. Allocates nothing. */
 RK_API bool rk_clip_sample_cursor(const rk_clip *clip, const rk_transform *rest, double t,
+                                  rk_clip_cursor *cursor, rk_transform *out, size_t count);
+/** Samples at time t (clamped to [0, duration]) only the animated channels of joints[n], as
+ * rk_clip_sample gives them (the same bits), into out[count]: every other channel and joint keeps
+ * what out holds (fill it from the rest pose once; nothing is copied per call). cursor as for
+ * rk_clip_sample_cursor (updated for those joints' tracks), or NULL to search every key. Returns
+ * false (nothing written) when count is not the clip's joint count, a joint is out of range or the
+ * cursor has fewer entries than the clip has tracks. Allocates nothing. */
+RK_API bool rk_clip_sample_joints(const rk_clip *clip, double t, const int *joints, size_t n,
                                   rk_clip_cursor *cursor, rk_transform *out, size_t count);
 /** Resamples the clip at a fixed rate: every animated channel gets one LINEAR key per frame on
  * the grid f / fps, frames 0 .. round(duration * fps), rotations made sign-continuous; the result

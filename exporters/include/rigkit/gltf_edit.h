@@ -15,12 +15,13 @@
  * from the document's own nodes. So whatever the import folded (a Z-up parent node), moved (a
  * root's scale) or renamed, the document's nodes move as the clip says.
  *
- * Index: rk_gltf_edit_write, rk_gltf_edit_output_files
+ * Index: rk_gltf_edit_write, rk_gltf_edit_output_files, rk_gltf_edit_applies
  */
 #ifndef RIGKIT_GLTF_EDIT_H
 #define RIGKIT_GLTF_EDIT_H
 
 #include <rigkit/asset.h>
+#include <rigkit/exporters.h>
 
 G_BEGIN_DECLS
 
@@ -55,6 +56,12 @@ RK_API bool rk_gltf_edit_write(const char *target_path, const rk_asset *target,
  * extension. */
 RK_API char **rk_gltf_edit_output_files(const char *target_path, const char *out_path,
                                         GError **error);
+
+/** Whether an output of `format` (RK_EXPORT_AUTO: from out_path's extension) of the character
+ * `target` is written by rk_gltf_edit_write rather than rk_export_file: the target was read from a
+ * glTF or GLB file and the output is glTF or GLB. Only reads; NULL target: false. Never fails. */
+RK_API bool rk_gltf_edit_applies(const rk_asset *target, const char *out_path,
+                                 rk_export_format format);
 
 G_END_DECLS
 

@@ -596,13 +596,9 @@ int rk__plugin_session_map_text(const rk_plugin_session *s, char *text, size_t t
 /* True when the target was read from a glTF/GLB file that is still there and path asks for
  * glTF/GLB: the export then edits that document instead of rebuilding it from rigkit's model. */
 static bool edits_own_document(const rk_asset *target, const char *path) {
-  const char *f = target ? rk_asset_source_format(target) : NULL;
   const char *src = target ? rk_asset_source_path(target) : NULL;
-  if (!f || (strcmp(f, "glb") && strcmp(f, "gltf")) || !src || !*src ||
-      !g_file_test(src, G_FILE_TEST_IS_REGULAR))
-    return false;
-  return g_str_has_suffix(path, ".glb") || g_str_has_suffix(path, ".gltf") ||
-         g_str_has_suffix(path, ".GLB") || g_str_has_suffix(path, ".GLTF");
+  return rk_gltf_edit_applies(target, path, RK_EXPORT_AUTO) && src && *src &&
+         g_file_test(src, G_FILE_TEST_IS_REGULAR);
 }
 
 int rk__plugin_session_export(const rk_plugin_session *s, const char *path, char *err,
