@@ -106,7 +106,7 @@ static bool end_near(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *ti
  * at the foot, the foot's skin below it; detached[] marks the foot's subtree. Returns whether
  * any was found. */
 static bool detach_feet(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
-                        bool *has_tip, rk_vec3 *tip, double *drop, bool *detached) {
+                        bool *has_tip, rk_vec3 *tip, double *drop, bool *detached, int *foot_at) {
   const size_t n = rk_skeleton_joint_count(s);
   bool any = false;
   for (size_t j = 0; j < n; j++) {
@@ -124,6 +124,7 @@ static bool detach_feet(const rk_skeleton *s, const rk_skin_support *skin, const
         continue;
       tip[k] = pos[j];
       drop[k] = 0;
+      foot_at[k] = (int)j;
       for (size_t c = j; c < rk_skeleton_subtree_end(s, j); c++) {
         detached[c] = true;
         for (size_t v = skin->vert_start[c]; v < skin->vert_start[c + 1]; v++)
@@ -137,9 +138,11 @@ static bool detach_feet(const rk_skeleton *s, const rk_skin_support *skin, const
 }
 
 void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
-                             bool *control, rk_vec3 *tip, bool *has_tip, double *drop) {
+                             bool *control, rk_vec3 *tip, bool *has_tip, double *drop,
+                             int *foot_at) {
   const size_t n = rk_skeleton_joint_count(s);
   for (size_t j = 0; j < n; j++) {
+    foot_at[j] = -1;
     control[j] = false;
     has_tip[j] = false;
     tip[j] = pos[j];
@@ -152,7 +155,7 @@ void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, 
   chain_tips(s, skin, pos, control, tip, has_tip, drop);
   /* Feet under root-level foot controls end the legs they stand at the end of; then the legs are
    * chains again and the feet no part of any. */
-  if (detach_feet(s, skin, pos, has_tip, tip, drop, detached)) {
+  if (detach_feet(s, skin, pos, has_tip, tip, drop, detached, foot_at)) {
     mark_controls(s, skin, detached, control);
     for (size_t j = 0; j < n; j++)
       if (detached[j])
@@ -211,12 +214,14 @@ void rk__humanoid_marks_at_rest(const rk_skeleton *s, const rk_skin_support *ski
   out->has_tip = g_new(bool, n);
   out->tip = g_new(rk_vec3, n);
   out->drop = g_new(double, n);
+  out->foot_at = g_new(int, n);
   g_autofree rk_vec3 *pos = g_new(rk_vec3, n);
   g_autofree rk_mat4 *models = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, models);
   for (size_t j = 0; j < n; j++)
     pos[j] = rk_mat4_get_translation(&models[j]);
-  rk__humanoid_skin_marks(s, skin, pos, out->control, out->tip, out->has_tip, out->drop);
+  rk__humanoid_skin_marks(s, skin, pos, out->control, out->tip, out->has_tip, out->drop,
+                          out->foot_at);
 }
 
 void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
@@ -224,6 +229,39 @@ void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
   g_clear_pointer(&marks->has_tip, g_free);
   g_clear_pointer(&marks->tip, g_free);
   g_clear_pointer(&marks->drop, g_free);
+  g_clear_pointer(&marks->foot_at, g_free);
+}
+
+/* A map (file) that names as a leg's foot a joint hanging elsewhere (a root-level IK control's
+ * foot bone) detaches it: the leg ends at the foot, its toes dropped with it, the drop reaching
+ * down to the lowest point of its skin (without a skin, of its joints). Returns whether it did. */
+static bool detach_named_foot(rk_humanoid_map *map, const rk_skeleton *s,
+                              const rk_skin_support *skin, int side) {
+  const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+  const int lower = map->joint[u + 1], foot = map->joint[u + 2];
+  if (lower < 0 || foot < 0 || rk_skeleton_is_ancestor(s, (size_t)lower, (size_t)foot) ||
+      rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)lower))
+    return false;
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, models);
+  const rk_vec3 at = rk_mat4_get_translation(&models[foot]);
+  double low = at.y;
+  const bool meshes = skin && skin->joint_count == n;
+  for (size_t c = (size_t)foot; c < rk_skeleton_subtree_end(s, (size_t)foot); c++) {
+    low = fmin(low, models[c].m[13]);
+    for (size_t v = meshes ? skin->vert_start[c] : 0; meshes && v < skin->vert_start[c + 1]; v++)
+      low = fmin(low, skin->vert_rest[v].y);
+  }
+  const int toes = map->joint[u + 3];
+  if (toes >= 0 && rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)toes))
+    map->joint[u + 3] = -1;
+  map->joint[u + 2] = -1;
+  map->detached_foot[side] = foot;
+  map->leg_end[side] = at;
+  map->leg_end_drop[side] = at.y - low;
+  map->leg_end_from_skin[side] = true;
+  return true;
 }
 
 void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
@@ -233,10 +271,14 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     const int lower = map->joint[u + 1];
+    map->detached_foot[side] = -1;
+    if (detach_named_foot(map, s, skin, side))
+      continue;
     map->leg_end_from_skin[side] = map->joint[u + 2] < 0 && lower >= 0 && mk.has_tip[lower];
     if (map->leg_end_from_skin[side]) {
       map->leg_end[side] = mk.tip[lower];
       map->leg_end_drop[side] = mk.drop[lower];
+      map->detached_foot[side] = mk.foot_at[lower];
     }
   }
   rk__humanoid_marks_clear(&mk);

@@ -130,6 +130,11 @@ char *rk_humanoid_map_guess(const rk_skeleton *s, const rk_humanoid_options *opt
   }
   write_limb(out, &map, s, RK_BONE_LEFT_UPPER_LEG, true, "left_leg");
   write_limb(out, &map, s, RK_BONE_RIGHT_UPPER_LEG, true, "right_leg");
+  for (int side = 0; side < 2; side++)
+    if (map.detached_foot[side] >= 0 && map.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT] < 0)
+      g_string_append_printf(out, "# a foot hanging from an IK control: it follows the lower leg\n%s = %s\n",
+                             rk_bone_name(side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT),
+                             rk_skeleton_joint_name(s, (size_t)map.detached_foot[side]));
   write_limb(out, &map, s, RK_BONE_LEFT_SHOULDER, false, "left_arm");
   write_limb(out, &map, s, RK_BONE_RIGHT_SHOULDER, false, "right_arm");
   return g_string_free(out, FALSE);
