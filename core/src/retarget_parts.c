@@ -19,8 +19,8 @@ static double segment_distance(rk_vec3 p, rk_vec3 a, rk_vec3 b) {
   return rk_vec3_norm(rk_vec3_sub(p, rk_vec3_add(a, rk_vec3_scale(d, t))));
 }
 
-/* The deforming joint of the body (the hips' subtree) whose bone (to each child, or the joint
- * alone when it has none) passes nearest to where joint j stands at rest. */
+/* The deforming joint of the body (the hips' subtree) whose bone (to each child) or the middle
+ * of whose skin (a head has no child) is nearest to where joint j stands at rest. */
 static int nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
   const rk_skeleton *s = rt->tgt;
   const int hips = rt->tgt_hips;
@@ -32,6 +32,10 @@ static int nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
     double d = rk_vec3_norm(rk_vec3_sub(rt->pt0[j], rt->pt0[i]));
     for (size_t c = i + 1; c < rk_skeleton_subtree_end(s, i); c = rk_skeleton_subtree_end(s, c))
       d = fmin(d, segment_distance(rt->pt0[j], rt->pt0[i], rt->pt0[c]));
+    rk_vec3 mid = rk_vec3_make(0, 0, 0);
+    for (size_t v = rt->skin->vert_start[i]; v < rt->skin->vert_start[i + 1]; v++)
+      mid = rk_vec3_add(mid, rt->skin->vert_rest[v]);
+    d = fmin(d, rk_vec3_norm(rk_vec3_sub(rt->pt0[j], rk_vec3_scale(mid, 1.0 / (double)count[i]))));
     if (d < best_d) {
       best_d = d;
       best = (int)i;
