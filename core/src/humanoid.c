@@ -863,23 +863,6 @@ bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *s, 
   return true;
 }
 
-char *rk_humanoid_map_to_string(const rk_humanoid_map *map, const rk_skeleton *s) {
-  GString *out = g_string_new(NULL);
-  for (int b = 0; b < RK_BONE_COUNT; b++) {
-    int j = map->joint[b];
-    const int side = b == RK_BONE_LEFT_FOOT ? 0 : b == RK_BONE_RIGHT_FOOT ? 1 : -1;
-    const bool detached = j < 0 && side >= 0 && map->detached_foot[side] >= 0 &&
-                          (size_t)map->detached_foot[side] < rk_skeleton_joint_count(s);
-    if (detached)
-      j = map->detached_foot[side];
-    g_string_append_printf(out, "  %-16s %-28s %s\n", bone_names[b],
-                           j >= 0 ? rk_skeleton_joint_name(s, (size_t)j) : "-",
-                           detached ? "detached (follows the lower leg)"
-                                    : rk_bone_source_name(map->source[b]));
-  }
-  return g_string_free(out, FALSE);
-}
-
 size_t rk_humanoid_chain(const rk_skeleton *s, int from, int to, double min_length, int *out) {
   if (from < 0 || to < 0 || !rk_skeleton_is_ancestor(s, (size_t)from, (size_t)to))
     return 0;
