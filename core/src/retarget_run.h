@@ -52,6 +52,9 @@ typedef struct rk__rt_side {
   rk_vec3 ankle_local;     /* the ankle in foot's frame: zero, or the end of a footless leg */
   bool footless;
   bool src_footless;       /* the source's leg has no foot bone either (its sole one point) */
+  bool loose_foot;         /* its foot is a detached one (retarget_parts.c), posed level at the
+                              leg's end: its lowest point loose_drop below the ankle */
+  double loose_drop;
 } rk__rt_side;
 
 /* Where side sd's ankle is in models (the foot joint, or the end of a footless leg). */
@@ -59,6 +62,19 @@ static inline rk_vec3 rk__rt_ankle(const rk__rt_side *sd, const rk_mat4 *models)
   return sd->footless ? rk_mat4_transform_point(&models[sd->foot], sd->ankle_local)
                       : rk_mat4_get_translation(&models[sd->foot]);
 }
+
+/* A loose part of the target (retarget_parts.c): a deforming bone hanging from a root-level
+ * control, posed on the body part it belongs to. */
+typedef struct rk__rt_part {
+  int joint;           /* the part's top deforming joint */
+  int keyed;           /* the joint keyed to move it: its highest control, or joint itself */
+  int leader;          /* the joint it follows */
+  bool level;          /* a detached foot: level as at rest, turned with the leader's heading */
+  rk_mat4 offset;      /* the part's rest model in the leader's rest frame */
+  rk_mat4 below;       /* the keyed joint's rest model in the part's rest frame */
+  rk_mat4 part_rest;   /* the part's rest model without its translation */
+  rk_quat leader_rest; /* the leader's rest world rotation */
+} rk__rt_part;
 
 struct rk_retargeter {
   rk_skeleton *src, *tgt;
@@ -86,6 +102,8 @@ struct rk_retargeter {
   bool meshes;            /* both soles come from meshes */
   int *body_joints;       /* target joints outside the feet: the body the floor holds */
   size_t body_count;
+  rk__rt_part *parts;     /* loose parts (retarget_parts.c) */
+  size_t part_count;
   rk_tree *tree;      /* the target as a mechanism: hips free, everything else as built */
   int *leg_joints[2]; /* target joints (links) from upper leg to toes (or foot), per side */
   size_t leg_count[2];
@@ -270,6 +288,12 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
 /* Models of joint j of s and of its descendants from locals: what rk_fk_models gives when the
  * other models are current (only locals in j's subtree changed since). Allocates nothing. */
 void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j);
+
+/* Finds the target's loose parts (retarget_parts.c) once its feet are set, and takes them out of
+ * the body the floor holds. */
+void rk__rt_parts_init(rk_retargeter *rt);
+/* Poses the loose parts on the solved frame: their keyed joints' locals and the models below. */
+void rk__rt_parts_frame(rk__rt_run *c);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
