@@ -25,6 +25,10 @@ struct rk_clip {
                      the first track (rk_clip_add_track stays O(1) for 65535-joint clips) */
 };
 
+/* rk_clip_add_track without the copies: the clip takes track's times and values (g_malloc'd;
+ * freed on failure too). */
+bool rk__clip_adopt_track(rk_clip *clip, const rk_track *track, GError **error);
+
 /* Evaluates track ts at time t into v[components] (as rk_clip_sample does, before the channel is
  * applied: rotations are not normalised a last time). */
 void rk__clip_eval_track(const rk__track_store *ts, double t, double *v);

@@ -33,9 +33,19 @@ bool rk__cpu_has_avx512(void);
   ret name params {                                                                              \
     return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
   }
+/* The same with the second variant compiled for AVX2 without FMA: both variants round every
+ * operation alike, so they give the same bits as each other and as scalar code doing the same
+ * operations (the wider registers only do more of them at once). */
+#define RK__MULTIVERSION_EXACT(ret, name, params, args, body)                                    \
+  static ret name##_base params body                                                             \
+  __attribute__((target("avx2"))) static ret name##_avx2 params body                             \
+  static ret name params {                                                                       \
+    return rk__cpu_has_avx2_fma() ? name##_avx2 args : name##_base args;                         \
+  }
 #else
 #define RK__MULTIVERSION(ret, name, params, args, body) static ret name params body
 #define RK__MULTIVERSION_EXTERN(ret, name, params, args, body) ret name params body
+#define RK__MULTIVERSION_EXACT(ret, name, params, args, body) static ret name params body
 #endif
 
 #endif

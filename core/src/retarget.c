@@ -300,6 +300,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_feet(rt);
   rk__rt_parts_init(rt);
   set_source_slots(rt);
+  rt->lanes = rk__rt_lanes_new(rt);
   rt->tree = target_tree(rt, error);
   if (!rt->tree) {
     g_prefix_error(error, "target rig: ");
@@ -349,6 +350,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
   rk__rt_scratch_free(rt->spare);
+  rk__rt_lanes_free(rt->lanes);
   g_free(rt);
 }
 
@@ -436,7 +438,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   rk__rt_fit_floor(&run);
   rk__rt_place_pins(&run);
   /* Frame by frame: IK from the transferred pose, quality figures, keys; then the clip. */
-  run.tally.limb_angles = g_new(double, run.frames * 8);
+  run.tally.limb_cos = g_new(double, run.frames * 8);
   rk__rt_keys_init(&run);
   bool ok = rk__rt_ik_init(&run, error);
   if (ok) {

@@ -36,8 +36,9 @@ static void ground_motion(rk__rt_run *c, double floor) {
       g_array_append_val(vz, v.z);
     }
   if (vx->len > 0) {
-    const double mx = rk__median_upper((double *)(void *)vx->data, vx->len);
-    res->ground_velocity = rk_vec3_make(mx, 0, rk__median_upper((double *)(void *)vz->data, vz->len));
+    const double mx = rk__select_median((double *)(void *)vx->data, vx->len, true);
+    const double mz = rk__select_median((double *)(void *)vz->data, vz->len, true);
+    res->ground_velocity = rk_vec3_make(mx, 0, mz);
   }
   /* In place when the ground slides faster than 10% of the height per second (a walk's
    * stance moves back at 60-90%; a planted foot drifts well under 10%). */
@@ -91,7 +92,7 @@ static double clip_floor(rk__rt_run *c) {
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
       v[f] = fmin(v[f], SOLE(c->src_pts, f, k).y);
   }
-  const double first = rk__median(v, frames);
+  const double first = rk__select_median(v, frames, false);
   ground_motion(c, first);
   size_t n = 0;
   for (size_t f = 0; f < frames; f++)
@@ -100,7 +101,7 @@ static double clip_floor(rk__rt_run *c) {
       if (y - first <= c->opts->contact_height * H && is_still(c, k, f))
         v[n++] = y;
     }
-  const double floor = n ? rk__median(v, n) : first;
+  const double floor = n ? rk__select_median(v, n, false) : first;
   return fabs(floor) <= 0.003 * H ? 0.0 : floor;
 }
 
@@ -144,7 +145,7 @@ static void trim_ends(const rk__rt_run *c, size_t k, GArray *iv, int min_frames)
         const rk_vec3 q = SOLE(c->src_pts, (size_t)ci->first + u, k);
         axis[u] = a == 0 ? q.x : a == 1 ? q.y : q.z;
       }
-      med[a] = rk__median(axis, len);
+      med[a] = rk__select_median(axis, len, false);
     }
     const rk_vec3 m = rk_vec3_make(med[0], med[1], med[2]);
     while (ci->first < ci->last &&
@@ -276,7 +277,7 @@ static rk_vec3 interval_pin(const rk__rt_run *c, int side, int p, const rk_conta
       const rk_vec3 q = SOLE(c->tgt_pts, (size_t)iv->first + u, k);
       axis[u] = a == 0 ? q.x : q.z;
     }
-    med[a] = rk__median(axis, len);
+    med[a] = rk__select_median(axis, len, false);
   }
   /* On the floor, as high above it as the point stands above the foot's lowest point at rest (a
    * flat foot stands as its rest shape has it, its mesh touching the floor). */

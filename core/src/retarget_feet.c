@@ -60,15 +60,24 @@ static void orient(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
   const double flat = fmin(heel, fmax(ball, tip));
   /* The toes lie flat while the ball holds, or the heel and the tip (the whole sole down). */
   const double toes_flat = fmax(ball, fmin(heel, tip));
-  g->foot = toward(c->tgt_world[sd->foot], flatten(rt, sd->foot, c->tgt_world[sd->foot]), flat);
+  /* (A rotation given no weight is not computed: the weights are mostly 0 or 1.) */
+  const rk_quat foot = c->tgt_world[sd->foot];
+  g->foot = flat > 0 ? toward(foot, flatten(rt, sd->foot, foot), flat) : foot;
   g->toe = g->foot;
   if (sd->toe >= 0) {
-    /* Flat toes take the foot's heading as the whole sole comes down (no twist of their own). */
-    const rk_quat with_foot =
-        rk_quat_mul(rk_quat_mul(g->foot, rk_quat_conj(rt->qt0[sd->foot])), rt->qt0[sd->toe]);
-    const rk_quat flat_toe = toward(flatten(rt, sd->toe, c->tgt_world[sd->toe]),
-                                    flatten(rt, sd->toe, with_foot), flat);
-    g->toe = toward(c->tgt_world[sd->toe], flat_toe, toes_flat);
+    const rk_quat toe = c->tgt_world[sd->toe];
+    g->toe = toe;
+    if (toes_flat > 0) {
+      rk_quat flat_toe = flat < 1 ? flatten(rt, sd->toe, toe) : toe;
+      if (flat > 0) {
+        /* Flat toes take the foot's heading as the whole sole comes down (no twist of their
+         * own). */
+        const rk_quat with_foot =
+            rk_quat_mul(rk_quat_mul(g->foot, rk_quat_conj(rt->qt0[sd->foot])), rt->qt0[sd->toe]);
+        flat_toe = toward(flat_toe, flatten(rt, sd->toe, with_foot), flat);
+      }
+      g->toe = toward(toe, flat_toe, toes_flat);
+    }
   }
   /* Two planted points hold the foot's heading: the line between the firmer pair (heel to front,
    * or ball to tip) onto their pins' (a turn about the vertical). */

@@ -52,7 +52,7 @@ void rk__rt_fit_ground(rk__rt_run *c) {
       const double t = fmin(tgt_sole_low(c, f, 0), tgt_sole_low(c, f, 1));
       lift[n++] = c->tgt_floor + rt->scale * (s - c->src_floor) - t;
     }
-  rk__rt_shift_ground(c, n ? rk__median(lift, n) : 0.0);
+  rk__rt_shift_ground(c, n ? rk__select_median(lift, n, false) : 0.0);
 }
 
 void rk__rt_fit_floor(rk__rt_run *c) {

@@ -29,8 +29,9 @@ static void set_world_rotation(const rk_skeleton *s, rk_transform *locals, const
 /* Bends the limb a -> b -> end (joints a, b in ancestor order, the end point pc where the pose
  * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
  * the current pose (fallback_pole when the limb is straight): analytic two-bone IK (rigkit/ik.h),
- * applied as world rotations of a and b. Updates locals and models; returns whether the target
- * was reached. */
+ * applied as world rotations of a and b. Updates locals, and the models from a down to b's parent
+ * only: the caller redoes a's subtree once its last turn is set (rk__rt_fk_below). Returns
+ * whether the target was reached. */
 static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *models, int a, int b,
                       rk_vec3 pc, rk_vec3 target, rk_vec3 fallback_pole) {
   const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]);
@@ -46,10 +47,9 @@ static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *model
     return false;
   const rk_quat wa = model_rotation(&models[a]), wb = model_rotation(&models[b]);
   set_world_rotation(s, locals, models, a, rk_quat_mul(job.start_rotation, wa));
-  rk__rt_fk_subtree(s, locals, models, a);
+  rk__rt_fk_path(s, locals, models, a, rk_skeleton_parent(s, (size_t)b));
   set_world_rotation(s, locals, models, b,
                      rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
-  rk__rt_fk_subtree(s, locals, models, b);
   return job.reached;
 }
 
@@ -190,18 +190,25 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk_retargeter *rt = c->rt;
   const rk__rt_side *sd = &rt->side[side];
   const rk__rt_foot_goal *g = &c->ik.goal[side];
-  const bool reached = bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, sd->upper, sd->knee,
+  const rk_skeleton *s = rt->tgt;
+  const bool reached = bend_limb(s, c->tgt_locals, c->tgt_models, sd->upper, sd->knee,
                                  rk__rt_ankle(sd, c->tgt_models), g->ankle, pelvis_forward(c));
-  if (sd->footless)
+  /* Each turn below needs its parent's model: the models down the chain one joint at a time,
+   * then the leg's subtree once (a footless leg's foot is its knee). */
+  if (sd->footless) {
+    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->knee, sd->knee);
     untwist_shin(c, sd);
-  else
-    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
-  /* The foot's subtree moved (a footless leg's foot is its knee). */
-  rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->foot);
-  if (sd->toe >= 0) {
-    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
-    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, sd->toe);
+  } else {
+    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
+    set_world_rotation(s, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
   }
+  int last = sd->foot;
+  if (sd->toe >= 0) {
+    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
+    set_world_rotation(s, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
+    last = sd->toe;
+  }
+  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, last);
   return reached;
 }
 
@@ -233,6 +240,15 @@ static void place_legs(rk__rt_run *c) {
   }
 }
 
+/* After an arm tu -> tf bent by bend_limb: hand th takes world rotation w, and the arm's models
+ * are redone. */
+static void turn_hand(rk__rt_run *c, int tu, int tf, int th, rk_quat w) {
+  const rk_skeleton *s = c->rt->tgt;
+  rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, tf, rk_skeleton_parent(s, (size_t)th));
+  set_world_rotation(s, c->tgt_locals, c->tgt_models, th, w);
+  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, th);
+}
+
 /* Hands: the source's hand relative to its shoulder, scaled by arm length; the hand keeps its
  * transferred world rotation. */
 static void reach_hands(rk__rt_run *c) {
@@ -253,8 +269,7 @@ static void reach_hands(rk__rt_run *c) {
     rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
     bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
               back);
-    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
-    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
+    turn_hand(c, tu, tf, th, hand_world);
   }
 }
 
@@ -285,8 +300,7 @@ static void floor_hands(rk__rt_run *c) {
     const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
     bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
               rk_vec3_scale(pelvis_forward(c), -1.0));
-    set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, th, hand_world);
-    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, th);
+    turn_hand(c, tu, tf, th, hand_world);
   }
 }
 

@@ -150,6 +150,6 @@ void rk__rt_parts_frame(rk__rt_run *c) {
       local = rk_mat4_mul_affine(&inv, &keyed);
     /* A degenerate matrix (a zero scale somewhere above) keeps the last pose. */
     rk_transform_from_mat4(&local, &c->tgt_locals[p->keyed]);
-    rk__rt_fk_subtree(rt->tgt, c->tgt_locals, c->tgt_models, p->keyed);
+    rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, p->keyed, p->keyed);
   }
 }

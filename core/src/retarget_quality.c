@@ -14,9 +14,14 @@ static const rk_bone limb_bones[8][2] = {
     {RK_BONE_LEFT_UPPER_LEG, RK_BONE_LEFT_LOWER_LEG}, {RK_BONE_LEFT_LOWER_LEG, RK_BONE_LEFT_FOOT},
     {RK_BONE_RIGHT_UPPER_LEG, RK_BONE_RIGHT_LOWER_LEG}, {RK_BONE_RIGHT_LOWER_LEG, RK_BONE_RIGHT_FOOT}};
 
+/* c clamped into [-1, 1] (a NaN gives 1). */
+static double clamp_cos(double c) {
+  return fmax(-1.0, fmin(1.0, c));
+}
+
 /* Angle in degrees whose cosine is c (clamped into [-1, 1]). */
 static double angle_deg(double c) {
-  return acos(fmax(-1.0, fmin(1.0, c))) / RK_DEG;
+  return acos(clamp_cos(c)) / RK_DEG;
 }
 
 /* World positions of `joints` (-1: the origin) at every frame of a clip of skeleton s sampled at
@@ -95,6 +100,32 @@ void rk_retarget_measure(const rk_skeleton *skeleton, const rk_clip *clip, doubl
 
 /* ---- per frame ------------------------------------------------------------------------------- */
 
+/* The largest x whose acos is 10 degrees or more: acos falls as x rises, so acos(x) < 10 degrees
+ * exactly when x is above it, and a frame's test takes no acos. Found once by bisection over the
+ * doubles in [0.5, 1] (positive doubles order as their bits). */
+static double bent_cos(void) {
+  static gsize once;
+  static double x;
+  if (g_once_init_enter(&once)) {
+    uint64_t lo, hi;
+    const double a = 0.5, b = 1.0;
+    memcpy(&lo, &a, sizeof lo);
+    memcpy(&hi, &b, sizeof hi);
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      double m;
+      memcpy(&m, &mid, sizeof m);
+      if (acos(m) >= 10 * RK_DEG)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    memcpy(&x, &lo, sizeof x);
+    g_once_init_leave(&once, 1);
+  }
+  return x;
+}
+
 /* A knee bends backwards when it sits behind the hip-ankle line (pelvis frame) by more than 1% of
  * the leg while the leg is bent by more than 10 degrees. */
 static bool knee_backwards(const rk_mat4 *models, int hip, int knee, rk_vec3 c, rk_vec3 forward) {
@@ -103,8 +134,8 @@ static bool knee_backwards(const rk_mat4 *models, int hip, int knee, rk_vec3 c, 
   double lu = rk_vec3_norm(u), lv = rk_vec3_norm(v);
   if (lu <= 0 || lv <= 0)
     return false;
-  double bend = acos(fmax(-1.0, fmin(1.0, rk_vec3_dot(u, v) / (lu * lv))));
-  if (bend < 10 * RK_DEG)
+  /* The bend acos(cos) under 10 degrees. */
+  if (clamp_cos(rk_vec3_dot(u, v) / (lu * lv)) > bent_cos())
     return false;
   rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(c, a));
   rk_vec3 off = rk_vec3_sub(u, rk_vec3_scale(line, rk_vec3_dot(u, line)));
@@ -150,7 +181,7 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
       continue;
     rk_vec3 td = rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[tb]), rk_mat4_get_translation(&c->tgt_models[ta]));
     rk_vec3 sd = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sb), rk__rt_src_pos(c, sa)));
-    t->limb_angles[t->limb_n++] = angle_deg(rk_vec3_dot(rk_vec3_normalize(td), rk_vec3_normalize(sd)));
+    t->limb_cos[t->limb_n++] = clamp_cos(rk_vec3_dot(rk_vec3_normalize(td), rk_vec3_normalize(sd)));
   }
 }
 
@@ -191,9 +222,11 @@ void rk__rt_finish_quality(rk__rt_run *c) {
   res->quality.pelvis_frames = res->pelvis_frames;
   res->quality.pelvis_max_mm = 1000.0 * res->pelvis_max;
   res->quality.unreachable_frames = res->unreachable_frames;
-  if (t->limb_n > 0) {
-    res->quality.limb_direction_median_deg = rk__median_upper(t->limb_angles, t->limb_n);
-  }
+  /* The upper median of the angles: the angle falls as the cosine rises, so it is the angle of
+   * the cosine that many places from the top (one acos, not one a limb and frame). */
+  if (t->limb_n > 0)
+    res->quality.limb_direction_median_deg =
+        angle_deg(rk__select(t->limb_cos, t->limb_n, t->limb_n - 1 - t->limb_n / 2));
   res->quality_fk.limb_direction_median_deg = res->quality.limb_direction_median_deg;
 }
 

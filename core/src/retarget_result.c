@@ -3,6 +3,8 @@
  * asset (the target character carrying the retargeted clip). */
 #include "retarget_run.h"
 
+#include "clip_internal.h"
+
 #include <rigkit/error.h>
 
 #include <string.h>
@@ -26,11 +28,19 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *c) {
 /* ---- keys ------------------------------------------------------------------------------------ */
 
 void rk__rt_keys_init(rk__rt_run *c) {
-  const size_t nt = c->rt->nt;
+  const size_t nt = c->rt->nt, frames = c->frames;
   rk__rt_keys *bb = &c->keys;
   /* Keys on the output grid (the source is sampled at the same times, held past its end); the
-   * arrays (frames, frames * nt * 4, frames * nt * 3) come from the run's scratch. */
-  rk_clip_bake_times(c->duration, c->fps, c->frames, bb->times);
+   * times come from the run's scratch, the values are the arrays the clip's tracks will own
+   * (translations only where the run moves them: elsewhere every key is the rest's). */
+  rk_clip_bake_times(c->duration, c->fps, frames, bb->times);
+  bb->rot = g_new(double *, nt);
+  bb->trans = g_new0(double *, nt);
+  for (size_t j = 0; j < nt; j++) {
+    bb->rot[j] = g_new(double, frames * 4);
+    if (c->tgt_moves[j])
+      bb->trans[j] = g_new(double, frames * 3);
+  }
   bb->rot_used = g_new0(bool, nt);
   bb->trans_used = g_new0(bool, nt);
 }
@@ -41,18 +51,17 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
   rk__rt_keys *bb = &c->keys;
   for (size_t j = 0; j < nt; j++) {
     rk_quat r = c->tgt_locals[j].r;
-    if (f > 0) { /* same hemisphere as the previous key */
-      const double *pr = &bb->rot[((f - 1) * nt + j) * 4];
-      if (r.x * pr[0] + r.y * pr[1] + r.z * pr[2] + r.w * pr[3] < 0)
-        r = rk_quat_make(-r.x, -r.y, -r.z, -r.w);
-    }
-    double *dst = &bb->rot[(f * nt + j) * 4];
+    double *dst = bb->rot[j] + f * 4;
+    if (f > 0 && r.x * dst[-4] + r.y * dst[-3] + r.z * dst[-2] + r.w * dst[-1] < 0)
+      r = rk_quat_make(-r.x, -r.y, -r.z, -r.w); /* same hemisphere as the previous key */
     dst[0] = r.x, dst[1] = r.y, dst[2] = r.z, dst[3] = r.w;
-    double *tr = &bb->trans[(f * nt + j) * 3];
-    tr[0] = c->tgt_locals[j].t.x, tr[1] = c->tgt_locals[j].t.y, tr[2] = c->tgt_locals[j].t.z;
     /* A channel found moving once is kept: no need to measure it again (an acos a joint). */
     if (!bb->rot_used[j] && rk_quat_angle_between(r, trest[j].r) > 1e-9)
       bb->rot_used[j] = true;
+    if (!bb->trans[j])
+      continue;
+    double *tr = bb->trans[j] + f * 3;
+    tr[0] = c->tgt_locals[j].t.x, tr[1] = c->tgt_locals[j].t.y, tr[2] = c->tgt_locals[j].t.z;
     if (!bb->trans_used[j] &&
         rk_vec3_norm(rk_vec3_sub(c->tgt_locals[j].t, trest[j].t)) > 1e-9 * c->rt->tmap.height)
       bb->trans_used[j] = true;
@@ -61,7 +70,7 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
 
 bool rk__rt_bake(rk__rt_run *c, GError **error) {
   const size_t nt = c->rt->nt;
-  const rk__rt_keys *bb = &c->keys;
+  rk__rt_keys *bb = &c->keys;
   /* Frame times increase strictly on the grid (rk_clip_bake_times). */
   size_t nkeys = c->frames;
   while (nkeys > 1 && !(bb->times[nkeys - 1] > bb->times[nkeys - 2]))
@@ -69,19 +78,16 @@ bool rk__rt_bake(rk__rt_run *c, GError **error) {
   rk_retarget_result *res = c->res;
   res->clip = rk_clip_new(rk_clip_name(c->clip), nt);
   rk_clip_set_fps(res->clip, c->fps);
-  g_autofree double *vals = g_new(double, nkeys * 4);
+  /* The used channels' arrays go to the clip as they are (each track its own times). */
   for (size_t j = 0; j < nt; j++) {
     for (int ch = 0; ch < 2; ch++) {
-      bool used = ch == 0 ? bb->rot_used[j] : bb->trans_used[j];
-      if (!used)
+      double **values = ch == 0 ? &bb->rot[j] : &bb->trans[j];
+      if (!(ch == 0 ? bb->rot_used[j] : bb->trans_used[j]))
         continue;
-      size_t nc = ch == 0 ? 4 : 3;
-      const double *src = ch == 0 ? bb->rot : bb->trans;
-      for (size_t f = 0; f < nkeys; f++)
-        memcpy(vals + f * nc, src + (f * nt + j) * nc, nc * sizeof(double));
       rk_track tr = {(int)j, ch == 0 ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION,
-                     RK_INTERP_LINEAR, nkeys, bb->times, vals};
-      if (!rk_clip_add_track(res->clip, &tr, error)) {
+                     RK_INTERP_LINEAR, nkeys, g_memdup2(bb->times, nkeys * sizeof(double)), *values};
+      *values = NULL;
+      if (!rk__clip_adopt_track(res->clip, &tr, error)) {
         g_prefix_error(error, "clip '%s': ", rk_clip_name(c->clip));
         return false;
       }

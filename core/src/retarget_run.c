@@ -95,17 +95,41 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   return best;
 }
 
-void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j) {
-  /* The subtree is the joints [j, end) (preorder), listed a chunk at a time for the FK pass. */
+void rk__rt_fk_below(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j,
+                     int last) {
+  /* The subtree is the joints [j, end) (preorder), listed a chunk at a time for the FK pass; the
+   * strict ancestors of last are those whose subtrees hold it. */
   enum { CHUNK = 64 };
   int list[CHUNK];
+  size_t n = 0;
   const size_t end = rk_skeleton_subtree_end(s, (size_t)j);
-  for (size_t first = (size_t)j; first < end; first += CHUNK) {
-    const size_t n = MIN((size_t)CHUNK, end - first);
-    for (size_t k = 0; k < n; k++)
-      list[k] = (int)(first + k);
-    rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+  for (size_t k = (size_t)j; k < end; k++) {
+    if ((int)k < last && (size_t)last < rk_skeleton_subtree_end(s, k))
+      continue;
+    list[n++] = (int)k;
+    if (n == CHUNK) {
+      rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+      n = 0;
+    }
   }
+  if (n)
+    rk__fk_pass(rk_skeleton_parents(s), locals, NULL, list, n, models);
+}
+
+void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int from,
+                    int to) {
+  enum { LONGEST = 64 };
+  int path[LONGEST];
+  size_t n = 0;
+  for (int k = to; n < LONGEST; k = rk_skeleton_parent(s, (size_t)k)) {
+    path[LONGEST - 1 - n++] = k;
+    if (k == from) {
+      rk__fk_pass(rk_skeleton_parents(s), locals, NULL, path + LONGEST - n, n, models);
+      return;
+    }
+  }
+  /* A longer path: the whole subtree (a superset). */
+  rk__rt_fk_below(s, locals, models, from, from);
 }
 
 /* Scratch arrays start on cache lines. */
@@ -163,6 +187,19 @@ static void scratch_give_back(rk__rt_run *c) {
     rk__rt_scratch_free(s);
 }
 
+/* Frees the key storage: what the clip did not take (NULL-safe fields). */
+static void keys_clear(rk__rt_keys *bb, size_t nt) {
+  for (size_t j = 0; bb->rot && j < nt; j++) {
+    g_free(bb->rot[j]);
+    g_free(bb->trans[j]);
+  }
+  g_clear_pointer(&bb->rot, g_free);
+  g_clear_pointer(&bb->trans, g_free);
+  g_clear_pointer(&bb->rot_used, g_free);
+  g_clear_pointer(&bb->trans_used, g_free);
+  bb->times = NULL; /* carved from the scratch */
+}
+
 void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_joints, g_free);
   g_clear_pointer(&c->src_keys, g_free);
@@ -171,6 +208,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_world, g_free);
   g_clear_pointer(&c->src_moves, g_free);
   g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->redo, g_free);
   g_clear_pointer(&c->hips_chain, g_free);
   g_clear_pointer(&c->tgt_locals, g_free);
   g_clear_pointer(&c->tgt_models, g_free);
@@ -186,13 +224,12 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->ik.locked, g_free);
   g_clear_pointer(&c->ik.tree_models, g_free);
   g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
-  g_clear_pointer(&c->tally.limb_angles, g_free);
-  g_clear_pointer(&c->keys.rot_used, g_free);
-  g_clear_pointer(&c->keys.trans_used, g_free);
+  g_clear_pointer(&c->tally.limb_cos, g_free);
+  g_clear_pointer(&c->tgt_moves, g_free);
+  keys_clear(&c->keys, c->rt->nt);
   /* The per-frame arrays were carved from the scratch. */
   c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
   c->tgt_cache = NULL, c->tgt_world_cache = NULL;
   c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL;
-  c->keys.times = NULL, c->keys.rot = NULL, c->keys.trans = NULL;
   scratch_give_back(c);
 }

@@ -1,13 +1,14 @@
 /* Internal: the retargeter, its result and the state of one run (retarget_run.c), shared by the
- * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c), the source's
- * contacts and pins (retarget_contacts.c), the ground offset and the floor under the body
- * (retarget_floor.c), the feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked
- * result (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
- * (retarget_match.c) is made once when the retargeter is built. The passes call down this list
- * and into this header only, never back up: retarget.c -> quality -> result -> ik -> feet ->
- * floor -> contacts -> transfer -> run, and retarget.c -> match. What a person sees in an
- * output (retarget_output.c) and the verdict on it (retarget_verdict.c) read a finished result
- * through this header and call nothing here. */
+ * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c, its rotations
+ * four joints at a time in retarget_lanes.c), the source's contacts and pins
+ * (retarget_contacts.c), the ground offset and the floor under the body (retarget_floor.c), the
+ * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked result
+ * (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
+ * (retarget_match.c) and the transfer's groups of joints are made once when the retargeter is
+ * built. The passes call down this list and into this header only, never back up: retarget.c ->
+ * quality -> result -> ik -> feet -> floor -> contacts -> transfer -> lanes -> run, and
+ * retarget.c -> match, lanes. What a person sees in an output (retarget_output.c) and the verdict
+ * on it (retarget_verdict.c) read a finished result through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
 #define RK_RETARGET_RUN_H
 
@@ -112,6 +113,7 @@ struct rk_retargeter {
   size_t src_used; /* how many */
   struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
                                    given back atomically: runs on several threads share rt) */
+  struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
 };
 
 /* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
@@ -152,11 +154,11 @@ struct rk_retarget_result {
   size_t unreachable_frames;       /* frames a pin stayed out of reach */
 };
 
-/* Key storage of the baked clip, per frame and joint. */
+/* Key storage of the baked clip, per joint: the arrays the clip's tracks take over. */
 typedef struct rk__rt_keys {
   double *times;
-  double *rot;   /* frames * nt * 4 */
-  double *trans; /* frames * nt * 3 */
+  double **rot;   /* per target joint: frames * 4 */
+  double **trans; /* per target joint the run translates (tgt_moves): frames * 3, else NULL */
   bool *rot_used, *trans_used;
 } rk__rt_keys;
 
@@ -190,7 +192,7 @@ typedef struct rk__rt_ik {
 typedef struct rk__rt_tally {
   double goal_err_sum, goal_err_max, closure_max;
   size_t goal_err_n, limit_violations, loop_frames;
-  double *limb_angles; /* frames * 8 */
+  double *limb_cos; /* frames * 8: cosines of the limb angles, clamped into [-1, 1] */
   size_t limb_n;
 } rk__rt_tally;
 
@@ -232,6 +234,9 @@ typedef struct rk__rt_run {
   rk_vec3 *src_cache_p;
   rk_vec3 *src_cache_d; /* world displacement of each used joint by its animated translation */
   bool *src_moves;      /* per source joint: the clip animates its translation (hips aside) */
+  bool *tgt_moves;      /* per target joint: the run may move its translation off its rest (the
+                           hips, joints whose counterparts the clip translates, and the keyed
+                           joints of loose parts) */
   bool cached;
   const rk_quat *cur_q; /* the current frame's slice */
   const rk_vec3 *cur_p;
@@ -241,6 +246,7 @@ typedef struct rk__rt_run {
   rk__rt_local *tgt_cache;  /* transferred target locals per frame (cached runs) */
   rk_quat *tgt_world_cache; /* and the world rotations they came from */
   rk_quat *tgt_world;
+  int *redo;       /* the joints the lanes left to the scalar transfer (rk__rt_world_lanes) */
   int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
   size_t hips_chain_count;
   rk_transform *tgt_locals;
@@ -285,9 +291,17 @@ bool rk__rt_in_intervals(const GArray *iv, int f);
  * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
  * none). */
 double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
-/* Models of joint j of s and of its descendants from locals: what rk_fk_models gives when the
- * other models are current (only locals in j's subtree changed since). Allocates nothing. */
-void rk__rt_fk_subtree(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j);
+/* Models of joint j of s and of its descendants from locals, the strict ancestors of `last`
+ * among them aside (last = j: the whole subtree): what rk_fk_models gives when the other models
+ * are current (only locals in j's subtree changed since, and those ancestors' models are current
+ * already, rk__rt_fk_path). Allocates nothing. */
+void rk__rt_fk_below(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int j,
+                     int last);
+/* Models of the joints from `from` down to its descendant `to` (inclusive) from locals, their
+ * parents' models current: what a limb's next turn needs before its subtree is redone
+ * (rk__rt_fk_below). Allocates nothing. */
+void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int from,
+                    int to);
 
 /* Finds the target's loose parts (retarget_parts.c) once its feet are set, and takes them out of
  * the body the floor holds. */
@@ -311,10 +325,29 @@ void rk__rt_run_clear(rk__rt_run *run);
 size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
                     const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
 
+/* ---- retarget_lanes.c ---- */
+typedef struct rk__rt_lanes rk__rt_lanes;
+/* The target joints in groups of four for the transfer's rotations (rules and slots set). */
+rk__rt_lanes *rk__rt_lanes_new(const rk_retargeter *rt);
+/* Frees the groups (NULL-safe). */
+void rk__rt_lanes_free(rk__rt_lanes *lanes);
+/* The normalised world rotations of the target joints driven by a source joint (ROTATION and
+ * DIRECTION rules) for the current source frame into world, as the transfer's scalar rotation
+ * gives them; returns how many joints it left to redo that way (the rare opposite bone
+ * directions), listed in redo (room for every target joint). */
+size_t rk__rt_world_lanes(const rk__rt_run *run, rk_quat *world, int *redo);
+/* The local rotation normalize(conj(world[parent]) world[j]) of every target joint with a parent,
+ * into locals[j].r. */
+void rk__rt_local_lanes(const rk_retargeter *rt, const rk_quat *world, rk_transform *locals);
+
 /* ---- retarget_transfer.c ---- */
 /* Allocates the run's sampling and transfer scratch (cached when the frames fit the budget) and
- * carves every per-frame array of the run, the keys' too, from its scratch block. */
+ * carves the per-frame arrays of the run (the keys' times too) from its scratch block. */
 void rk__rt_transfer_init(rk__rt_run *run);
+/* The normalised world rotation of target joint j for the current source frame, turned into the
+ * target's facing (a joint at rest: its parent's world rotation current), one joint at a time:
+ * what rk__rt_world_lanes gives four at a time. */
+rk_quat rk__rt_transfer_rotation(const rk__rt_run *run, size_t j);
 /* Samples every frame of the source: its sole points (src_pts, without travel). */
 void rk__rt_scan_source(rk__rt_run *run);
 /* Transfers every frame: caches the poses, the FK-only foot joints (res->fk_positions, heights),
@@ -380,7 +413,7 @@ void rk__rt_finish_quality(rk__rt_run *run);
 /* ---- retarget_result.c ---- */
 /* A new result for the run's frames and contact joints. */
 rk_retarget_result *rk__rt_result_new(const rk__rt_run *run);
-/* Sets up the key storage of every frame (its arrays carved by rk__rt_transfer_init). */
+/* Sets up the key storage of every frame (the times carved by rk__rt_transfer_init). */
 void rk__rt_keys_init(rk__rt_run *run);
 /* Stores frame f's pose as keys. */
 void rk__rt_key_frame(rk__rt_run *run, size_t f);

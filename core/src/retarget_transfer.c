@@ -32,6 +32,13 @@ static void source_joints(rk__rt_run *c) {
   c->src_cursor = (rk_clip_cursor)RK_CLIP_CURSOR_INIT(c->src_keys, tracks);
 }
 
+/* Whether the transfer moves target joint j's translation off its rest: its counterpart's is
+ * animated (src_moves set). */
+static bool translated(const rk__rt_run *c, size_t j) {
+  const rk__rt_rule *r = &c->rt->rules[j];
+  return r->kind != RK__RULE_REST && rk_skeleton_parent(c->rt->tgt, j) >= 0 && c->src_moves[r->src];
+}
+
 void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames, nt = rt->nt;
@@ -42,15 +49,14 @@ void rk__rt_transfer_init(rk__rt_run *c) {
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1;
   /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
-   * target caches, the sole points and body heights, the keys (rk__rt_keys_init). */
+   * target caches, the sole points and body heights, the keys' times (rk__rt_keys_init). */
   const size_t bytes[] = {
       (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
       (slices * rt->src_used + 1) * sizeof(rk_vec3), c->cached ? frames * sizeof(rk_vec3) : 0,
       c->cached ? frames * nt * sizeof(rk__rt_local) : 0,
       c->cached ? frames * nt * sizeof(rk_quat) : 0,
       frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
-      frames * sizeof(double), frames * sizeof(double), frames * nt * 4 * sizeof(double),
-      frames * nt * 3 * sizeof(double)};
+      frames * sizeof(double), frames * sizeof(double)};
   rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
   c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
   c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
@@ -63,19 +69,24 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->tgt_pts = rk__rt_scratch_carve(c, bytes[7]);
   c->tgt_body = rk__rt_scratch_carve(c, bytes[8]);
   c->keys.times = rk__rt_scratch_carve(c, bytes[9]);
-  c->keys.rot = rk__rt_scratch_carve(c, bytes[10]);
-  c->keys.trans = rk__rt_scratch_carve(c, bytes[11]);
   /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
   c->src_moves = g_new0(bool, rt->ns);
   for (size_t j = 0; j < rt->ns; j++)
     c->src_moves[j] = rt->src_slot[j] >= 0 && (int)j != rt->src_hips &&
                       rk_skeleton_parent(rt->src, j) >= 0 &&
                       rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
+  c->tgt_moves = g_new0(bool, nt);
+  for (size_t j = 0; j < nt; j++)
+    c->tgt_moves[j] = (int)j == rt->tgt_hips || translated(c, j);
+  /* A loose part's keyed joint is placed where the part belongs (retarget_parts.c). */
+  for (size_t k = 0; k < rt->part_count; k++)
+    c->tgt_moves[rt->parts[k].keyed] = true;
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
+  c->redo = g_new(int, nt);
   c->hips_chain = g_new(int, nt);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
   c->hips_chain_count = hp < 0 ? 0 : rk_skeleton_ancestor_closure(rt->tgt, &hp, 1, c->hips_chain);
@@ -170,14 +181,13 @@ double rk__rt_body_low(const rk__rt_run *c, const rk_mat4 *models) {
 
 /* ---- transfer -------------------------------------------------------------------------------- */
 
-/* World rotation of target joint j for the current source pose, turned into the target's facing
- * (its parent's world rotation is current). */
-static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
+rk_quat rk__rt_transfer_rotation(const rk__rt_run *c, size_t j) {
   const rk_retargeter *rt = c->rt;
+  const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
   const int p = rk_skeleton_parent(rt->tgt, j);
   const rk__rt_rule *r = &rt->rules[j];
   if (r->kind == RK__RULE_REST)
-    return p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r);
+    return rk_quat_normalize(p < 0 ? rest[j].r : rk_quat_mul(c->tgt_world[p], rest[j].r));
   /* World rotation relative to rest, turned into the target's facing. */
   const rk_quat A = rt->align, Ai = rk_quat_conj(A);
   rk_quat delta = rk_quat_mul(src_rot(c, r->src), rk_quat_conj(rt->qs0[r->src]));
@@ -192,7 +202,7 @@ static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transfo
       w = rk_quat_mul(rk_quat_from_to(cur, want), w);
     }
   }
-  return w;
+  return rk_quat_normalize(w);
 }
 
 /* The local translation of target joint j (its parent's world rotation current): its rest
@@ -201,7 +211,7 @@ static rk_quat transfer_rotation(const rk__rt_run *c, size_t j, const rk_transfo
 static rk_vec3 transfer_translation(const rk__rt_run *c, size_t j, const rk_transform *rest) {
   const rk_retargeter *rt = c->rt;
   const int s = rt->rules[j].src, p = rk_skeleton_parent(rt->tgt, j);
-  if (rt->rules[j].kind == RK__RULE_REST || p < 0 || !c->src_moves[s])
+  if (!translated(c, j))
     return rest[j].t;
   const rk_vec3 d = rk_vec3_scale(rk_quat_rotate(rt->align, c->cur_d[rt->src_slot[s]]), rt->scale);
   const rk_vec3 local = rk_quat_rotate(rk_quat_conj(c->tgt_world[p]), d);
@@ -212,12 +222,20 @@ static rk_vec3 transfer_translation(const rk__rt_run *c, size_t j, const rk_tran
 static void transfer_pose(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
-  for (size_t j = 0; j < rt->nt; j++) {
-    const int p = rk_skeleton_parent(rt->tgt, j);
-    c->tgt_world[j] = rk_quat_normalize(transfer_rotation(c, j, rest));
-    c->tgt_locals[j] = rest[j];
-    c->tgt_locals[j].r =
-        p < 0 ? c->tgt_world[j] : rk_quat_normalize(rk_quat_mul(rk_quat_conj(c->tgt_world[p]), c->tgt_world[j]));
+  const size_t nt = rt->nt;
+  /* World rotations: the joints a source joint drives four at a time (independent of their
+   * parents), the few the lanes leave, then those at rest (parents first); then the locals. */
+  const size_t redo = rk__rt_world_lanes(c, c->tgt_world, c->redo);
+  for (size_t i = 0; i < redo; i++)
+    c->tgt_world[c->redo[i]] = rk__rt_transfer_rotation(c, (size_t)c->redo[i]);
+  for (size_t j = 0; j < nt; j++)
+    if (rt->rules[j].kind == RK__RULE_REST)
+      c->tgt_world[j] = rk__rt_transfer_rotation(c, j);
+  memcpy(c->tgt_locals, rest, nt * sizeof *rest);
+  rk__rt_local_lanes(rt, c->tgt_world, c->tgt_locals);
+  for (size_t j = 0; j < nt; j++) {
+    if (rk_skeleton_parent(rt->tgt, j) < 0)
+      c->tgt_locals[j].r = c->tgt_world[j];
     c->tgt_locals[j].t = transfer_translation(c, j, rest);
   }
   /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by

@@ -84,3 +84,80 @@ double rk__median_upper(double *v, size_t n) {
   rk__sort_doubles(v, n);
   return v[n / 2];
 }
+
+/* Puts v[0..n)'s k-th smallest value (k < n, no NaN in v) at v[k], the smaller ones before it and
+ * the larger ones after it; false (v only permuted) when the partitions kept coming out lopsided:
+ * median-of-three Hoare selection, expected O(n). */
+static bool select_kth(double *v, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  for (int rounds = 0; hi > lo; rounds++) {
+    if (rounds > 96)
+      return false;
+    const size_t mid = lo + (hi - lo) / 2;
+    /* v[lo] <= v[mid] <= v[hi]: the pivot and two sentinels. */
+    double t;
+    if (v[mid] < v[lo])
+      t = v[mid], v[mid] = v[lo], v[lo] = t;
+    if (v[hi] < v[lo])
+      t = v[hi], v[hi] = v[lo], v[lo] = t;
+    if (v[hi] < v[mid])
+      t = v[hi], v[hi] = v[mid], v[mid] = t;
+    const double pivot = v[mid];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot)
+        i++;
+      while (pivot < v[j])
+        j--;
+      if (i <= j) {
+        t = v[i], v[i] = v[j], v[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    /* Now v[lo..j] <= pivot <= v[i..hi], and v[j+1..i-1] == pivot. */
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return true;
+  }
+  return true;
+}
+
+/* Whether sorted position k of v[0..n) (first) or one of positions first..last falls among the
+ * zeros, or v holds a NaN: then only the sort's order says which bits are there (+0 and -0 are
+ * the only values that compare equal with different bits). */
+static bool needs_sort(const double *v, size_t n, size_t first, size_t last) {
+  size_t below = 0, zeros = 0;
+  bool nan = false;
+  for (size_t i = 0; i < n; i++) {
+    nan |= isnan(v[i]);
+    below += v[i] < 0;
+    zeros += v[i] == 0;
+  }
+  return nan || (zeros > 0 && last >= below && first < below + zeros);
+}
+
+double rk__select(double *v, size_t n, size_t k) {
+  if (needs_sort(v, n, k, k) || !select_kth(v, n, k))
+    rk__sort_doubles(v, n);
+  return v[k];
+}
+
+double rk__select_median(double *v, size_t n, bool upper) {
+  if (n == 0)
+    return NAN;
+  const size_t k = n / 2;
+  if (upper || n % 2)
+    return rk__select(v, n, k);
+  if (needs_sort(v, n, k - 1, k) || !select_kth(v, n, k))
+    return rk__median(v, n);
+  double lo = v[0];
+  for (size_t i = 1; i < k; i++)
+    lo = v[i] > lo ? v[i] : lo;
+  return 0.5 * (lo + v[k]);
+}

@@ -92,6 +92,17 @@ static inline rk_skeleton *make_rig(const char *const names[T_COUNT], double yaw
   return fx_rig(&p, names);
 }
 
+/** A retargeter from src onto tgt with the maps their names give (asserted to build). */
+static inline rk_retargeter *fx_retargeter(rk_skeleton *src, rk_skeleton *tgt) {
+  rk_humanoid_map sm, tm;
+  g_autoptr(GError) error = NULL;
+  cr_assert(rk_humanoid_map_build(src, NULL, &sm, &error), "%s", error ? error->message : "");
+  cr_assert(rk_humanoid_map_build(tgt, NULL, &tm, &error), "%s", error ? error->message : "");
+  rk_retargeter *rt = rk_retargeter_new(src, &sm, tgt, &tm, &error);
+  cr_assert(rt, "%s", error ? error->message : "");
+  return rt;
+}
+
 /** A quadruped: hips ("hip") with two hind legs (hl*, hr*) and a horizontal spine to a chest with
  * two front legs (fl*, fr*) and a head. */
 static inline rk_skeleton *fx_quadruped(void) {

@@ -1,6 +1,8 @@
 /* Clips: track checks, sampling (step, linear, slerp, cubic), baking. */
 #include "rk_test.h"
 
+#include "../../core/src/clip_internal.h"
+
 #include <string.h>
 
 static rk_skeleton *two_joints(void) {
@@ -222,4 +224,62 @@ Test(clip, bake_frame_grid_ends_at_the_duration) {
   cr_assert_eq(rk_clip_bake_times(1.0, 30, 33, t), 31, "times capped at the duration: not keys");
   cr_assert_eq(t[32], 1.0);
   cr_assert_eq(rk_clip_bake_times(0.0, 30, 1, t), 1, "a single frame");
+}
+
+/* A track adopted (its arrays taken) samples as the same track added (copied); one the checks
+ * refuse is freed (ASan builds would report a leak). */
+Test(clip, adopted_tracks_are_added_tracks_without_the_copy) {
+  g_autoptr(rk_clip) added = rk_clip_new("a", 2), adopted = rk_clip_new("b", 2);
+  const double times[3] = {0, 0.5, 1};
+  const double q[12] = {0, 0, 0, 1, 0, 0.3826834323650898, 0, 0.9238795325112867, 0, 1, 0, 0};
+  rk_track t = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 3, times, q};
+  cr_assert(rk_clip_add_track(added, &t, NULL));
+  rk_track own = t;
+  own.times = g_memdup2(times, sizeof times);
+  own.values = g_memdup2(q, sizeof q);
+  cr_assert(rk__clip_adopt_track(adopted, &own, NULL));
+  for (double at = 0; at <= 1.0; at += 0.125) {
+    rk_transform rest[2] = {rk_transform_identity(), rk_transform_identity()}, a[2], b[2];
+    cr_assert(rk_clip_sample(added, rest, at, a, 2) && rk_clip_sample(adopted, rest, at, b, 2));
+    cr_assert(memcmp(&a[1].r, &b[1].r, sizeof a[1].r) == 0, "t = %g", at);
+  }
+  cr_assert_eq(rk_clip_duration(adopted), 1.0);
+  const double back[3] = {0, 1, 0.5}; /* times not increasing */
+  own.times = g_memdup2(back, sizeof back);
+  own.values = g_memdup2(q, sizeof q);
+  g_autoptr(GError) e = NULL;
+  cr_assert_not(rk__clip_adopt_track(adopted, &own, &e));
+  cr_assert(e && strstr(e->message, "not increasing"), "%s", e ? e->message : "");
+}
+
+/* Every value position of a track (in the four-at-a-time part of the check and in its tail)
+ * refused when not finite, every time position when bad; -0 is a valid first time. */
+Test(clip, every_key_is_checked_wherever_it_sits) {
+  const double bads[3] = {NAN, INFINITY, -INFINITY};
+  double times[5] = {-0.0, 0.25, 0.5, 0.75, 1}, v[15];
+  for (int i = 0; i < 15; i++)
+    v[i] = 0.1 * i;
+  g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+  rk_track t = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 5, times, v};
+  cr_assert(rk_clip_add_track(c, &t, NULL));
+  for (int i = 0; i < 15; i++)
+    for (int b = 0; b < 3; b++) {
+      const double keep = v[i];
+      v[i] = bads[b];
+      g_autoptr(GError) e = NULL;
+      cr_assert_not(rk_clip_add_track(c, &t, &e), "value %d = %g", i, bads[b]);
+      cr_assert(strstr(e->message, "non-finite value"), "%s", e->message);
+      v[i] = keep;
+    }
+  const double bad_times[5] = {NAN, INFINITY, -1, 1e9, 0.5};
+  for (int k = 0; k < 5; k++)
+    for (int b = 0; b < 5; b++) {
+      const double keep = times[k];
+      times[k] = bad_times[b];
+      g_autoptr(GError) e = NULL;
+      const bool ok = rk_clip_add_track(c, &t, &e);
+      /* 0.5 is fine only where it keeps the times increasing. */
+      cr_assert(ok == (b == 4 && k == 2), "time %d = %g", k, bad_times[b]);
+      times[k] = keep;
+    }
 }

@@ -126,8 +126,6 @@ static rk_skeleton *rig_with_legs(double thigh, double shin) {
   return fx_rig(&p, NULL);
 }
 
-static rk_retargeter *make_retargeter(rk_skeleton *src, rk_skeleton *tgt);
-
 /* The template's walk onto a rig with shorter thighs and longer shins. */
 typedef struct long_shins {
   rk_skeleton *src, *tgt;
@@ -140,7 +138,7 @@ static long_shins long_shins_new(void) {
   c.src = make_rig(NULL, 0, false);
   c.tgt = rig_with_legs(0.36, 0.52);
   c.walk = make_walk(c.src, false);
-  c.rt = make_retargeter(c.src, c.tgt);
+  c.rt = fx_retargeter(c.src, c.tgt);
   return c;
 }
 
@@ -152,16 +150,6 @@ static void long_shins_clear(long_shins *c) {
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(long_shins, long_shins_clear)
-
-static rk_retargeter *make_retargeter(rk_skeleton *src, rk_skeleton *tgt) {
-  rk_humanoid_map sm, tm;
-  g_autoptr(GError) error = NULL;
-  cr_assert(rk_humanoid_map_build(src, NULL, &sm, &error), "%s", error ? error->message : "");
-  cr_assert(rk_humanoid_map_build(tgt, NULL, &tm, &error), "%s", error ? error->message : "");
-  rk_retargeter *rt = rk_retargeter_new(src, &sm, tgt, &tm, &error);
-  cr_assert(rt, "%s", error ? error->message : "");
-  return rt;
-}
 
 static rk_retarget_result *run(const rk_retargeter *rt, const rk_clip *clip, const rk_retarget_options *o) {
   g_autoptr(GError) error = NULL;
@@ -192,7 +180,7 @@ static void result_pose(const rk_skeleton *s, const rk_clip *c, double fps, size
 Test(retarget, same_rig_reproduces_the_source_exactly) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
   g_autoptr(rk_clip) walk = make_walk(s, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(s, s);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(s, s);
   g_autoptr(rk_retarget_result) r = run(rt, walk, NULL);
   const size_t n = rk_skeleton_joint_count(s);
   g_autofree rk_mat4 *a = g_new(rk_mat4, n);
@@ -229,7 +217,7 @@ Test(retarget, other_proportions_a_pose_and_facing_keep_feet_planted) {
   p.yaw = RK_PI / 2;
   g_autoptr(rk_skeleton) tgt = fx_rig(&p, NULL);
   g_autoptr(rk_clip) walk = make_walk(src, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(src, tgt);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(src, tgt);
   cr_assert_eq(rk_retargeter_mapped_joints(rt), 22); /* every bone, the root included */
   g_autoptr(rk_retarget_result) r = run(rt, walk, NULL);
   const rk_retarget_quality *q = rk_retarget_result_quality(r), *fk = rk_retarget_result_quality_fk(r);
@@ -280,7 +268,7 @@ Test(retarget, in_place_cycle_keeps_no_pins_unless_it_travels) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
   g_autoptr(rk_skeleton) tgt = rig_with_legs(0.40, 0.46);
   g_autoptr(rk_clip) walk = make_walk(s, true);
-  g_autoptr(rk_retargeter) rt = make_retargeter(s, tgt);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(s, tgt);
   g_autoptr(rk_retarget_result) still = run(rt, walk, NULL);
   bool in_place = false;
   rk_vec3 v = rk_retarget_result_ground_velocity(still, &in_place);
@@ -313,7 +301,7 @@ Test(retarget, no_ik_leaves_the_transferred_pose) {
 
 Test(retarget, refuses_a_clip_of_another_skeleton_and_invalid_maps) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(s, s);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(s, s);
   g_autoptr(rk_clip) other = rk_clip_new("other", 3);
   g_autoptr(GError) e1 = NULL;
   cr_assert_null(rk_retargeter_run(rt, other, NULL, &e1));
@@ -343,7 +331,7 @@ Test(retarget, shared_retargeter_gives_identical_results_on_two_threads) {
   p.shin = 0.5;
   g_autoptr(rk_skeleton) tgt = fx_rig(&p, NULL);
   g_autoptr(rk_clip) walk = make_walk(src, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(src, tgt);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(src, tgt);
   thread_job jobs[2] = {{rt, walk, NULL}, {rt, walk, NULL}};
   GThread *th[2];
   for (int i = 0; i < 2; i++)
@@ -372,7 +360,7 @@ Test(retarget, without_frame_caches_the_result_is_identical) {
  * one, then the shorter again (a larger block than it needs), give what fresh retargeters give. */
 Test(retarget, runs_after_runs_give_identical_results) {
   g_auto(long_shins) c = long_shins_new();
-  g_autoptr(rk_retargeter) fresh = make_retargeter(c.src, c.tgt);
+  g_autoptr(rk_retargeter) fresh = fx_retargeter(c.src, c.tgt);
   rk_retarget_options fine = RK_RETARGET_OPTIONS_INIT;
   fine.fps = 240; /* four times the frames */
   g_autoptr(rk_retarget_result) first = run(c.rt, c.walk, NULL);
@@ -420,7 +408,7 @@ Test(retarget, fk_foot_tracks_are_the_pose_before_ik) {
 Test(retarget, limb_directions_and_planted_heights_of_a_target_clip) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
   g_autoptr(rk_clip) walk = make_walk(s, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(s, s);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(s, s);
   rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
   o.foot_ik = false;
   g_autoptr(rk_retarget_result) r = run(rt, walk, &o);
@@ -447,7 +435,7 @@ Test(retarget, limb_directions_and_planted_heights_of_a_target_clip) {
 Test(retarget, the_output_asset_carries_the_clip_and_the_characters_meshes) {
   g_autoptr(rk_skeleton) s = make_rig(NULL, 0, false);
   g_autoptr(rk_clip) walk = make_walk(s, false);
-  g_autoptr(rk_retargeter) rt = make_retargeter(s, s);
+  g_autoptr(rk_retargeter) rt = fx_retargeter(s, s);
   g_autoptr(rk_retarget_result) r = run(rt, walk, NULL);
   g_autoptr(rk_asset) character = rk_asset_new(s);
   rk_asset_set_source(character, "glb", "figure.glb");

@@ -57,3 +57,43 @@ Test(stats, sort_gives_the_bits_a_stable_qsort_gives) {
   }
   g_rand_free(rng);
 }
+
+/* rk__select and rk__select_median against the sort, bit for bit: few distinct values, signed
+ * zeros where the middle falls, a NaN, sorted and reversed inputs. */
+Test(stats, selection_gives_the_bits_the_sort_gives) {
+  GRand *rng = g_rand_new_with_seed(11);
+  const size_t sizes[] = {1, 2, 3, 4, 5, 16, 17, 100, 101, 1000, 4097};
+  for (size_t s = 0; s < G_N_ELEMENTS(sizes); s++) {
+    for (int rep = 0; rep < 40; rep++) {
+      const size_t n = sizes[s];
+      g_autofree double *a = g_new(double, n), *b = g_new(double, n), *c = g_new(double, n);
+      for (size_t i = 0; i < n; i++) {
+        const int k = g_rand_int_range(rng, -4, 5);
+        a[i] = rep % 7 == 0   ? (double)i
+               : rep % 7 == 1 ? -(double)i
+               : rep % 7 == 2 ? g_rand_double_range(rng, -1, 1)
+               : k == 0       ? (g_rand_boolean(rng) ? 0.0 : -0.0)
+                              : k * 0.25;
+      }
+      if (rep == 39)
+        a[n / 2] = NAN;
+      for (int kind = 0; kind < 3; kind++) {
+        memcpy(b, a, n * sizeof *a);
+        memcpy(c, a, n * sizeof *a);
+        double want, got;
+        if (kind == 2) {
+          const size_t k = (size_t)g_rand_int_range(rng, 0, (gint32)n);
+          rk__sort_doubles(b, n);
+          want = b[k];
+          got = rk__select(c, n, k);
+        } else {
+          want = kind ? rk__median_upper(b, n) : rk__median(b, n);
+          got = rk__select_median(c, n, kind == 1);
+        }
+        cr_assert(memcmp(&want, &got, sizeof want) == 0 || (isnan(want) && isnan(got)),
+                  "n %zu rep %d kind %d: %a, not %a", n, rep, kind, got, want);
+      }
+    }
+  }
+  g_rand_free(rng);
+}
