@@ -57,6 +57,9 @@ void rk__skin_frames_clear(rk__skin_frames *f);
 /* Whether mesh d (index mi) fits a skeleton of n joints; false with RK_ERROR_INVALID naming the
  * mesh and the joint. */
 bool rk__skin_mesh_check(const rk_mesh_data *d, size_t mi, size_t n, GError **error);
+/* The meshes of an asset as an array (borrowed from it; *n receives their count); free the array
+ * with g_free. */
+const rk_mesh **rk__skin_asset_meshes(const rk_asset *asset, size_t *n);
 /* Vertex v of a skinned or attached mesh d: its influences in *out (unused entries zeroed), the
  * index of the dominant one returned. */
 int rk__skin_vertex(const rk__skin_frames *f, const rk_mesh_data *d, size_t v, rk_skin_vertex *out);

@@ -138,12 +138,18 @@ rk_skin_mesh *rk_skin_mesh_new(const rk_skeleton *skeleton, const rk_mesh *const
   return m;
 }
 
+const rk_mesh **rk__skin_asset_meshes(const rk_asset *asset, size_t *n) {
+  *n = rk_asset_mesh_count(asset);
+  const rk_mesh **meshes = g_new(const rk_mesh *, *n + 1);
+  for (size_t i = 0; i < *n; i++)
+    meshes[i] = rk_asset_mesh(asset, i);
+  return meshes;
+}
+
 rk_skin_mesh *rk_skin_mesh_from_asset(const rk_asset *asset, GError **error) {
   g_return_val_if_fail(asset != NULL, NULL);
-  const size_t nm = rk_asset_mesh_count(asset);
-  g_autofree const rk_mesh **meshes = g_new(const rk_mesh *, nm + 1);
-  for (size_t i = 0; i < nm; i++)
-    meshes[i] = rk_asset_mesh(asset, i);
+  size_t nm;
+  g_autofree const rk_mesh **meshes = rk__skin_asset_meshes(asset, &nm);
   return rk_skin_mesh_new(rk_asset_skeleton(asset), meshes, nm, error);
 }
 

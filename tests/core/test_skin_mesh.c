@@ -40,26 +40,16 @@ static const float scenery_pos[] = {-5, 0, -5, 5, 0, -5, 0, 0, 5};
 
 /* The rig's three meshes: skinned, rigid on the child, static. */
 static void three_meshes(rk_mesh *meshes[3]) {
-  rk_mesh_data d = {0};
-  d.name = "skinned";
-  d.vertex_count = 4;
-  d.positions = skin_pos;
-  d.index_count = G_N_ELEMENTS(skin_tris);
-  d.indices = skin_tris;
-  d.joints = skin_joints;
-  d.weights = skin_weights;
-  d.attach_joint = -1;
-  meshes[0] = mesh_or_fail(&d, 2);
-  rk_mesh_data r = {0};
-  r.name = "rigid";
-  r.vertex_count = 3;
-  r.positions = rigid_pos;
-  r.attach_joint = 1;
-  meshes[1] = mesh_or_fail(&r, 2);
-  r.name = "scenery";
-  r.positions = scenery_pos;
-  r.attach_joint = -1;
-  meshes[2] = mesh_or_fail(&r, 2);
+  const rk_mesh_data skinned = {.name = "skinned", .vertex_count = 4, .positions = skin_pos,
+                                .index_count = G_N_ELEMENTS(skin_tris), .indices = skin_tris,
+                                .joints = skin_joints, .weights = skin_weights, .attach_joint = -1};
+  const rk_mesh_data rigid = {.name = "rigid", .vertex_count = 3, .positions = rigid_pos,
+                              .attach_joint = 1};
+  const rk_mesh_data scenery = {.name = "scenery", .vertex_count = 3, .positions = scenery_pos,
+                                .attach_joint = -1};
+  meshes[0] = mesh_or_fail(&skinned, 2);
+  meshes[1] = mesh_or_fail(&rigid, 2);
+  meshes[2] = mesh_or_fail(&scenery, 2);
 }
 
 Test(skin_mesh, vertices_merge_and_skin_as_brute_force) {
@@ -118,13 +108,8 @@ Test(skin_mesh, foreign_meshes_and_no_meshes) {
   const float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   const uint16_t joints[] = {0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0};
   const float weights[] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-  rk_mesh_data d = {0};
-  d.name = "other rig's";
-  d.vertex_count = 3;
-  d.positions = pos;
-  d.joints = joints;
-  d.weights = weights;
-  d.attach_joint = -1;
+  const rk_mesh_data d = {.name = "other rig's", .vertex_count = 3, .positions = pos,
+                         .joints = joints, .weights = weights, .attach_joint = -1};
   g_autoptr(rk_mesh) foreign = mesh_or_fail(&d, 3);
   g_autoptr(GError) e = NULL;
   const rk_mesh *list[1] = {foreign};
