@@ -311,25 +311,31 @@ static char *write_output(clip_job *j) {
   return NULL;
 }
 
+/* Imports the written output into j->back; NULL or why it is not one clip of the target's
+ * joints. */
+static char *import_output(clip_job *j) {
+  const rk__rt_config *cfg = j->b->cfg;
+  const size_t nt = rk_skeleton_joint_count(rk_asset_skeleton(cfg->target));
+  g_autoptr(GError) e = NULL;
+  const rk_import_options ro = readback_options(cfg, j->output);
+  j->back = rk_import_file(j->output, &ro, &e);
+  if (!j->back)
+    return g_strdup_printf("the written output cannot be read back: %s", e->message);
+  if (rk_skeleton_joint_count(rk_asset_skeleton(j->back)) != nt)
+    return g_strdup_printf("the written output reads back with %zu joints, the target has %zu",
+                           rk_skeleton_joint_count(rk_asset_skeleton(j->back)), nt);
+  if (rk_asset_clip_count(j->back) != 1)
+    return g_strdup_printf("the written output reads back with %zu clips, not 1",
+                           rk_asset_clip_count(j->back));
+  return NULL;
+}
+
 /* Reads the written file back: everything after it is measured on what a user gets. An output
  * that does not read back as one clip of the target's joints is removed (nothing unverified is
  * left under its name); NULL or why it is not usable. */
 static char *read_back(clip_job *j) {
-  const rk__rt_config *cfg = j->b->cfg;
-  const size_t nt = rk_skeleton_joint_count(rk_asset_skeleton(cfg->target));
-  g_autoptr(GError) e = NULL;
-  j->files = written_files(cfg, j->output);
-  const rk_import_options ro = readback_options(cfg, j->output);
-  j->back = rk_import_file(j->output, &ro, &e);
-  char *bad = NULL;
-  if (!j->back)
-    bad = g_strdup_printf("the written output cannot be read back: %s", e->message);
-  else if (rk_skeleton_joint_count(rk_asset_skeleton(j->back)) != nt)
-    bad = g_strdup_printf("the written output reads back with %zu joints, the target has %zu",
-                          rk_skeleton_joint_count(rk_asset_skeleton(j->back)), nt);
-  else if (rk_asset_clip_count(j->back) != 1)
-    bad = g_strdup_printf("the written output reads back with %zu clips, not 1",
-                          rk_asset_clip_count(j->back));
+  j->files = written_files(j->b->cfg, j->output);
+  char *bad = import_output(j);
   if (bad)
     for (guint i = 0; i < j->files->len; i++)
       g_unlink(g_ptr_array_index(j->files, i));
@@ -467,6 +473,16 @@ static char *measure_output(clip_job *j) {
   return NULL;
 }
 
+/* The review page's player data of a clip (--html): the source clip and the output read back,
+ * sampled alike, with the feet's lowest points measured on it. */
+static char *clip_motion(const clip_job *j) {
+  const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
+                               rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
+                               rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
+                               rk_retarget_result_floor(j->r), j->foot_low, j->b->cfg->silhouette};
+  return rk__rt_html_motion(&hc);
+}
+
 /* The report entry of a clip that went through every step, recorded in the journal. */
 static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
@@ -494,13 +510,8 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   for (guint i = 0; i < j->notes->len; i++)
     g_ptr_array_add(e->notes, g_strdup(g_ptr_array_index(j->notes, i)));
   e->seconds = seconds;
-  if (cfg->html_path) {
-    const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
-                                 rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
-                                 rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
-                                 rk_retarget_result_floor(j->r), j->foot_low};
-    e->motion = rk__rt_html_motion(&hc);
-  }
+  if (cfg->html_path)
+    e->motion = clip_motion(j);
   g_ptr_array_add(j->files, NULL);
   g_autoptr(GError) err = NULL;
   /* A glTF output read back carries its bytes' SHA-256: the journal need not read them again. */

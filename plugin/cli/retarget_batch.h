@@ -18,6 +18,7 @@
 #include <signal.h>
 
 typedef struct rk__rt_journal rk__rt_journal;
+typedef struct rk__rt_silhouette rk__rt_silhouette;
 
 /** Everything a batch needs, read-only while it runs. */
 typedef struct rk__rt_config {
@@ -41,6 +42,7 @@ typedef struct rk__rt_config {
   const char *out_dir;             /* --out-dir DIR, or NULL */
   const char *plot_dir;            /* --plot DIR, or NULL */
   const char *html_path;           /* --html FILE, or NULL */
+  const rk__rt_silhouette *silhouette; /* with --html: the target's silhouette on the page */
   bool resume;                     /* --resume */
   char *fingerprint;               /* SHA-256 of everything that decides an output's bytes */
   int jobs;                        /* worker threads */
