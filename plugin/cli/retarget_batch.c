@@ -550,6 +550,29 @@ static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size
   return entry;
 }
 
+/* The player of a clip --resume skipped (--html): its output read back and measured as a run
+ * measures it, the clip retargeted again for the floor and contacts that needs (nothing is
+ * written). NULL when that fails: the journal found the output's bytes unchanged, so only a read
+ * error can. */
+static char *resumed_motion(batch *b, const rig *rg, const rk_asset *src, size_t k,
+                            const char *output) {
+  clip_job j = {.b = b, .rg = rg, .src = src, .src_clip = rk_asset_clip(src, k), .output = output,
+                .index = k};
+  j.notes = g_ptr_array_new_with_free_func(g_free);
+  char *motion = NULL;
+  g_autofree char *failure = retarget_clip(&j);
+  if (!failure)
+    failure = import_output(&j);
+  if (!failure) {
+    const size_t frames = rk_retarget_result_frames(j.r);
+    j.foot_low = g_new(double, 2 * (frames ? frames : 1));
+    rk_retarget_measure_look(rg->rt, j.r, j.src_clip, j.back, &j.look, j.foot_low, NULL);
+    motion = clip_motion(&j);
+  }
+  clip_job_clear(&j);
+  return motion;
+}
+
 /* True when both paths name one existing file (same device and inode). */
 static bool same_file(const char *a, const char *b) {
   GStatBuf sa, sb;
@@ -678,6 +701,8 @@ static void process_file(batch *b, rk__rt_input *in) {
                              ? rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name)
                              : NULL;
     if (prev) {
+      if (cfg->html_path)
+        prev->motion = resumed_motion(b, rg, src, k, prev->output);
       finish_clip(b, in, prev, true, 0);
       continue;
     }

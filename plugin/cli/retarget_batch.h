@@ -104,7 +104,8 @@ typedef struct rk__rt_entry {
   GPtrArray *notes;       /* char* */
   double seconds;
   char *motion;           /* the review page's player data (rk__rt_html_motion), or NULL: not
-                             asked for (no --html), not run now (resumed), failed */
+                             asked for (no --html), failed, or resumed and its output could not
+                             be read back */
 } rk__rt_entry;
 
 /** One source file of the batch and, once run, the report entries of its clips. */

@@ -270,7 +270,7 @@ static const char page_script[] =
     "  const m = $('rk-motion-' + i);\n"
     "  motion = m ? JSON.parse(m.textContent) : null;\n"
     "  $('stage').style.display = motion ? 'block' : 'none';\n"
-    "  if (!motion && !c.error) $('error').textContent = 'not retargeted in this run (resumed): no motion to play';\n"
+    "  if (!motion && !c.error) $('error').textContent = 'its output could not be read back: no motion to play';\n"
     "  if (motion) {\n"
     "    const drawn = mesh && mesh.draw && motion.target.skin;\n"
     "    if (drawn) skinTarget(motion);\n"

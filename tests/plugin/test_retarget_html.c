@@ -2,7 +2,8 @@
  * Chromium (Debian's chromium package) with the network blocked loads it, every clip of the
  * batch is a row of the rendered table, the player draws different pictures at two times, the
  * target's silhouette is filled (pixels of its colour) for a skinned character and not for a bare
- * skeleton, and a failed clip shows its error. The page itself names nothing outside it. Skipped when no Chromium is installed. */
+ * skeleton, a failed clip shows its error, and a clip a --resume skipped has a player too. The
+ * page itself names nothing outside it. Skipped when no Chromium is installed. */
 #include "retarget_test.h"
 
 static char *find_chromium(void) {
@@ -144,5 +145,30 @@ Test(retarget_html, a_bare_skeleton_has_no_silhouette) {
   cr_assert_eq(p.mesh_pixels, 0, "%ld pixels of the silhouette's colour", p.mesh_pixels);
   cr_assert(strstr(p.dom, "no skinned mesh: skeleton only"), "the page does not say why");
   picture_clear(&p);
+  page_case_clear(&c);
+}
+
+/* Clips a --resume skipped get a player: the batch run without a page, then again with --resume
+ * and --html, runs nothing and still draws each clip, moving, with its silhouette. */
+Test(retarget_html, resumed_clips_have_a_player) {
+  page_case c = page_case_new();
+  const char *first[] = {"--unit", "cmu", NULL};
+  const char *again[] = {"--unit", "cmu", "--resume", "--html", c.page, NULL};
+  const char *clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh", NULL};
+  g_object_unref(rt_run_report(c.dir, c.out, "RiggedFigure.glb", first, clips, 0, NULL));
+  g_autofree char *table = NULL;
+  g_object_unref(rt_run_report(c.dir, c.out, "RiggedFigure.glb", again, clips, 0, &table));
+  cr_assert(strstr(table, "2 already done (--resume)"), "%s", table);
+  for (int clip = 0; clip < 2; clip++) {
+    g_autofree char *h0 = g_strdup_printf("clip=%d&frame=0", clip);
+    g_autofree char *h1 = g_strdup_printf("clip=%d&frame=60", clip);
+    picture a = player(c.chromium, c.dir, c.page, h0), b = player(c.chromium, c.dir, c.page, h1);
+    cr_assert_str_neq(a.checksum, b.checksum, "clip %d: the same picture at two times", clip);
+    cr_assert_gt(a.mesh_pixels, 3000, "clip %d: no silhouette", clip);
+    cr_assert(strstr(a.dom, "<p id=\"error\"></p>"), "clip %d: the player says something is wrong",
+              clip);
+    picture_clear(&a);
+    picture_clear(&b);
+  }
   page_case_clear(&c);
 }
