@@ -213,7 +213,7 @@ static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outco
       if (!e->error)
         g_string_append_printf(s, " -> %s", e->output);
       else
-        g_string_append_printf(s, ": %s", e->error);
+        g_string_append_printf(s, ": [%s] %s", e->error_code ? e->error_code : "failed", e->error);
       g_string_append_c(s, '\n');
     }
   size_t not_run = 0;

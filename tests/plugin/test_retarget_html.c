@@ -128,10 +128,13 @@ Test(retarget_html, the_page_works_offline_in_chromium) {
             "the page does not say what it draws");
   picture_clear(&at0);
   picture_clear(&at1);
-  /* The failed clip shows its error in the player. */
+  /* The failed clip shows its error in the player, with its code; its row shows the code. */
   g_autofree char *failed = rendered(chromium, dir, page, "clip=2");
   cr_assert(strstr(failed, "<p id=\"error\">error: "), "no error shown");
   cr_assert(strstr(failed, "channel 2 is not one of"), "the error is not the clip's");
+  cr_assert(strstr(failed, "<p id=\"error\">error: [source-unreadable] cannot read the clip"),
+            "the error's code is not shown");
+  cr_assert(strstr(dom, ">source-unreadable</td>"), "the failed clip's row lacks its code");
   page_case_clear(&c);
 }
 
