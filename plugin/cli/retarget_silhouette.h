@@ -14,7 +14,9 @@
 /** The largest mesh the page draws (its skinned and attached meshes, seam copies merged). The
  * mesh goes into the page once (about 30 bytes per vertex and joint it is weighted to, 15 per
  * triangle: under 1 MB at the budget for skins of one or two joints a vertex); the player skins
- * every vertex at each sample when a clip opens and fills every triangle at each sample drawn. */
+ * every vertex at each sample when a clip opens and fills every triangle at each sample drawn
+ * (16,384 small triangles: 20 ms a picture in headless Chromium without a GPU; 20,000 triangles
+ * each the size of the whole body, the worst case: 0.18 s). */
 #define RK__RT_SILHOUETTE_MAX_TRIANGLES 20000
 #define RK__RT_SILHOUETTE_MAX_VERTICES 20000
 
