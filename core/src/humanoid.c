@@ -74,6 +74,7 @@ typedef struct mapper {
   rk_vec3 *tip;       /* where a chain ending at the joint ends (its skin; else the joint) */
   bool *has_tip;
   double *drop;       /* how far the skin reaches below tip */
+  int *foot_at;       /* the detached foot standing at the end of the chain ending here, or -1 */
   double height, ground, min_len;
   bool use_names;
 } mapper;
@@ -130,6 +131,8 @@ static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin
       /* Prefer real joints over end sites when they reach as far. */
       if ((rk_skeleton_joint_flags(m->s, (size_t)c) & RK_SKELETON_END_SITE) == 0)
         v += 1e-9 * m->height;
+      if (rk__humanoid_is_prop(m->s, m->pos, m->tip, m->has_tip, m->control, c))
+        v -= 10 * m->height;
       if (v > best_v) {
         best_v = v;
         best = c;
@@ -211,6 +214,7 @@ static bool map_short_leg(const mapper *m, const int *chain, size_t n, rk_humano
   map->leg_end[left ? 0 : 1] = m->tip[last];
   map->leg_end_drop[left ? 0 : 1] = m->drop[last];
   map->leg_end_from_skin[left ? 0 : 1] = true;
+  map->detached_foot[left ? 0 : 1] = m->foot_at[last];
   return true;
 }
 
@@ -321,8 +325,8 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
         named[0] = shoulder_named; /* MotionBuilder/Mixamo: Shoulder (= clavicle), Arm, ... */
     }
     for (int b = 0; b < 4; b++)
-      if (named[b] >= 0)
-        idx[b] = named[b];
+      for (int o = 0; o < 4 && named[b] >= 0; o++)
+        idx[o] = o == b ? named[b] : idx[o] == named[b] ? -1 : idx[o];
   }
   for (int b = 0; b < 4; b++) {
     if (idx[b] < 0 || idx[b] > last)
@@ -369,6 +373,7 @@ static void mapper_clear(mapper *m) {
   g_clear_pointer(&m->tip, g_free);
   g_clear_pointer(&m->has_tip, g_free);
   g_clear_pointer(&m->drop, g_free);
+  g_clear_pointer(&m->foot_at, g_free);
 }
 
 /* The rest pose of a skeleton as the mapping reads it: positions, each subtree's vertical extent,
@@ -388,15 +393,17 @@ static bool mapper_init(mapper *m, const rk_skeleton *s, const rk_humanoid_optio
   m->tip = g_new(rk_vec3, m->n);
   m->has_tip = g_new(bool, m->n);
   m->drop = g_new(double, m->n);
+  m->foot_at = g_new(int, m->n);
   for (size_t j = 0; j < m->n; j++)
     m->pos[j] = rk_mat4_get_translation(&models[j]);
-  rk__humanoid_skin_marks(s, opts->skin, m->pos, m->control, m->tip, m->has_tip, m->drop);
+  rk__humanoid_skin_marks(s, opts->skin, m->pos, m->control, m->tip, m->has_tip, m->drop, m->foot_at);
   /* The height spans all joints (and the ends of skinned chains); the ground is the lowest LEAF
    * (root joints often sit at the origin, which says nothing about where the feet stand). */
   double lo = INFINITY, hi = -INFINITY, all_lo = INFINITY;
   for (size_t j = 0; j < m->n; j++) {
-    m->min_y[j] = fmin(m->pos[j].y, m->tip[j].y - m->drop[j]);
-    m->max_y[j] = fmax(m->pos[j].y, m->tip[j].y);
+    const bool reach = rk__humanoid_tip_extends(s, m->pos, m->tip, m->has_tip, (int)j);
+    m->min_y[j] = reach ? fmin(m->pos[j].y, m->tip[j].y - m->drop[j]) : m->pos[j].y;
+    m->max_y[j] = reach ? fmax(m->pos[j].y, m->tip[j].y) : m->pos[j].y;
     all_lo = fmin(all_lo, m->min_y[j]);
     hi = fmax(hi, m->max_y[j]);
     if (!m->control[j] && is_leaf(m, (int)j))
@@ -733,6 +740,7 @@ void rk_humanoid_map_clear(rk_humanoid_map *map) {
     map->joint[b] = -1;
   map->up = rk_vec3_make(0, 1, 0);
   map->forward = rk_vec3_make(0, 0, 1);
+  map->detached_foot[0] = map->detached_foot[1] = -1;
 }
 
 bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError **error) {
@@ -853,17 +861,6 @@ bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *s, 
     }
   }
   return true;
-}
-
-char *rk_humanoid_map_to_string(const rk_humanoid_map *map, const rk_skeleton *s) {
-  GString *out = g_string_new(NULL);
-  for (int b = 0; b < RK_BONE_COUNT; b++) {
-    int j = map->joint[b];
-    g_string_append_printf(out, "  %-16s %-28s %s\n", bone_names[b],
-                           j >= 0 ? rk_skeleton_joint_name(s, (size_t)j) : "-",
-                           rk_bone_source_name(map->source[b]));
-  }
-  return g_string_free(out, FALSE);
 }
 
 size_t rk_humanoid_chain(const rk_skeleton *s, int from, int to, double min_length, int *out) {

@@ -81,10 +81,68 @@ static rk_vec3 rolling_end(const rk_vec3 *v, size_t n, rk_vec3 tip, rk_vec3 d, d
   return best;
 }
 
+static void mark_controls(const rk_skeleton *s, const rk_skin_support *skin, const bool *detached,
+                          bool *control);
+static void chain_tips(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
+                       const bool *control, rk_vec3 *tip, bool *has_tip, double *drop);
+
+/* Where the chain ending at joint k ends: its tip, or an end site below it at the place a
+ * detached foot stands (the end site of a bone is its tail). */
+static bool end_near(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip, int k,
+                     rk_vec3 at, double tol) {
+  if (rk_vec3_norm(rk_vec3_sub(tip[k], at)) < tol)
+    return true;
+  for (size_t c = (size_t)k + 1; c < rk_skeleton_subtree_end(s, (size_t)k);
+       c = rk_skeleton_subtree_end(s, c))
+    if ((rk_skeleton_joint_flags(s, c) & RK_SKELETON_END_SITE) &&
+        rk_vec3_norm(rk_vec3_sub(pos[c], at)) < tol)
+      return true;
+  return false;
+}
+
+/* Detached feet (game rigs whose foot bones hang from root-level IK controls, not from the
+ * shins): a joint that dominates vertices, whose parent dominates none, standing below the end
+ * of a downward chain elsewhere within half that chain's last bone. The chain then ends
+ * at the foot, the foot's skin below it; detached[] marks the foot's subtree. Returns whether
+ * any was found. */
+static bool detach_feet(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
+                        bool *has_tip, rk_vec3 *tip, double *drop, bool *detached, int *foot_at) {
+  const size_t n = rk_skeleton_joint_count(s);
+  bool any = false;
+  for (size_t j = 0; j < n; j++) {
+    const int p = rk_skeleton_parent(s, j);
+    if (skin->vert_start[j + 1] == skin->vert_start[j] ||
+        (p >= 0 && skin->vert_start[p + 1] > skin->vert_start[p]))
+      continue;
+    for (size_t k = 0; k < n; k++) {
+      const int kp = rk_skeleton_parent(s, k);
+      if (!has_tip[k] || kp < 0 || skin->vert_start[kp + 1] == skin->vert_start[kp] || rk_skeleton_is_ancestor(s, j, k) ||
+          rk_skeleton_is_ancestor(s, k, j) || !(pos[j].y < pos[k].y) || !(tip[k].y < pos[k].y))
+        continue;
+      const double len = rk_vec3_norm(rk_vec3_sub(pos[k], pos[kp]));
+      if (!end_near(s, pos, tip, (int)k, pos[j], 0.5 * len))
+        continue;
+      tip[k] = pos[j];
+      drop[k] = 0;
+      foot_at[k] = (int)j;
+      for (size_t c = j; c < rk_skeleton_subtree_end(s, j); c++) {
+        detached[c] = true;
+        for (size_t v = skin->vert_start[c]; v < skin->vert_start[c + 1]; v++)
+          drop[k] = fmax(drop[k], pos[j].y - skin->vert_rest[v].y);
+      }
+      any = true;
+      break;
+    }
+  }
+  return any;
+}
+
 void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
-                             bool *control, rk_vec3 *tip, bool *has_tip, double *drop) {
+                             bool *control, rk_vec3 *tip, bool *has_tip, double *drop,
+                             int *foot_at) {
   const size_t n = rk_skeleton_joint_count(s);
   for (size_t j = 0; j < n; j++) {
+    foot_at[j] = -1;
     control[j] = false;
     has_tip[j] = false;
     tip[j] = pos[j];
@@ -92,19 +150,42 @@ void rk__humanoid_skin_marks(const rk_skeleton *s, const rk_skin_support *skin, 
   }
   if (!skin || skin->joint_count != n || rk_skin_support_vertex_count(skin, -1) == 0)
     return;
+  g_autofree bool *detached = g_new0(bool, n);
+  mark_controls(s, skin, detached, control);
+  chain_tips(s, skin, pos, control, tip, has_tip, drop);
+  /* Feet under root-level foot controls end the legs they stand at the end of; then the legs are
+   * chains again and the feet no part of any. */
+  if (detach_feet(s, skin, pos, has_tip, tip, drop, detached, foot_at)) {
+    mark_controls(s, skin, detached, control);
+    for (size_t j = 0; j < n; j++)
+      if (detached[j])
+        has_tip[j] = false;
+  }
+}
+
+/* Joints that dominate no vertex and carry none that does, the subtrees of detached feet aside:
+ * the control and helper bones. */
+static void mark_controls(const rk_skeleton *s, const rk_skin_support *skin, const bool *detached,
+                          bool *control) {
+  const size_t n = rk_skeleton_joint_count(s);
   /* Bottom-up: a joint carries a deforming bone when it or one of its descendants dominates a
    * vertex. */
   g_autofree bool *deforms = g_new0(bool, n);
   for (size_t j = n; j-- > 0;) {
-    deforms[j] = deforms[j] || skin->vert_start[j + 1] > skin->vert_start[j];
+    deforms[j] = !detached[j] && (deforms[j] || skin->vert_start[j + 1] > skin->vert_start[j]);
     const int p = rk_skeleton_parent(s, j);
     if (p >= 0 && deforms[j])
       deforms[p] = true;
   }
   for (size_t j = 0; j < n; j++)
     control[j] = !deforms[j];
-  /* A deforming joint whose children are all control bones ends its chain: its tip is the far
-   * extent of its vertices along its direction. */
+}
+
+/* Each deforming joint whose children are all control bones ends its chain: its tip is where its
+ * skin ends along its direction. */
+static void chain_tips(const rk_skeleton *s, const rk_skin_support *skin, const rk_vec3 *pos,
+                       const bool *control, rk_vec3 *tip, bool *has_tip, double *drop) {
+  const size_t n = rk_skeleton_joint_count(s);
   for (size_t j = 0; j < n; j++) {
     if (control[j] || skin->vert_start[j + 1] == skin->vert_start[j])
       continue;
@@ -133,12 +214,14 @@ void rk__humanoid_marks_at_rest(const rk_skeleton *s, const rk_skin_support *ski
   out->has_tip = g_new(bool, n);
   out->tip = g_new(rk_vec3, n);
   out->drop = g_new(double, n);
+  out->foot_at = g_new(int, n);
   g_autofree rk_vec3 *pos = g_new(rk_vec3, n);
   g_autofree rk_mat4 *models = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, models);
   for (size_t j = 0; j < n; j++)
     pos[j] = rk_mat4_get_translation(&models[j]);
-  rk__humanoid_skin_marks(s, skin, pos, out->control, out->tip, out->has_tip, out->drop);
+  rk__humanoid_skin_marks(s, skin, pos, out->control, out->tip, out->has_tip, out->drop,
+                          out->foot_at);
 }
 
 void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
@@ -146,6 +229,39 @@ void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
   g_clear_pointer(&marks->has_tip, g_free);
   g_clear_pointer(&marks->tip, g_free);
   g_clear_pointer(&marks->drop, g_free);
+  g_clear_pointer(&marks->foot_at, g_free);
+}
+
+/* A map (file) that names as a leg's foot a joint hanging elsewhere (a root-level IK control's
+ * foot bone) detaches it: the leg ends at the foot, its toes dropped with it, the drop reaching
+ * down to the lowest point of its skin (without a skin, of its joints). Returns whether it did. */
+static bool detach_named_foot(rk_humanoid_map *map, const rk_skeleton *s,
+                              const rk_skin_support *skin, int side) {
+  const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+  const int lower = map->joint[u + 1], foot = map->joint[u + 2];
+  if (lower < 0 || foot < 0 || rk_skeleton_is_ancestor(s, (size_t)lower, (size_t)foot) ||
+      rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)lower))
+    return false;
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, models);
+  const rk_vec3 at = rk_mat4_get_translation(&models[foot]);
+  double low = at.y;
+  const bool meshes = skin && skin->joint_count == n;
+  for (size_t c = (size_t)foot; c < rk_skeleton_subtree_end(s, (size_t)foot); c++) {
+    low = fmin(low, models[c].m[13]);
+    for (size_t v = meshes ? skin->vert_start[c] : 0; meshes && v < skin->vert_start[c + 1]; v++)
+      low = fmin(low, skin->vert_rest[v].y);
+  }
+  const int toes = map->joint[u + 3];
+  if (toes >= 0 && rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)toes))
+    map->joint[u + 3] = -1;
+  map->joint[u + 2] = -1;
+  map->detached_foot[side] = foot;
+  map->leg_end[side] = at;
+  map->leg_end_drop[side] = at.y - low;
+  map->leg_end_from_skin[side] = true;
+  return true;
 }
 
 void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
@@ -155,11 +271,30 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     const int lower = map->joint[u + 1];
+    map->detached_foot[side] = -1;
+    if (detach_named_foot(map, s, skin, side))
+      continue;
     map->leg_end_from_skin[side] = map->joint[u + 2] < 0 && lower >= 0 && mk.has_tip[lower];
     if (map->leg_end_from_skin[side]) {
       map->leg_end[side] = mk.tip[lower];
       map->leg_end_drop[side] = mk.drop[lower];
+      map->detached_foot[side] = mk.foot_at[lower];
     }
   }
   rk__humanoid_marks_clear(&mk);
+}
+
+bool rk__humanoid_tip_extends(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                              const bool *has_tip, int j) {
+  const int p = rk_skeleton_parent(s, (size_t)j);
+  if (!has_tip[j] || p < 0)
+    return has_tip[j];
+  const rk_vec3 bone = rk_vec3_sub(pos[j], pos[p]), out = rk_vec3_sub(tip[j], pos[j]);
+  const double lb = rk_vec3_norm(bone), lo = rk_vec3_norm(out);
+  return lb > 1e-12 && lo >= 0.1 * lb && rk_vec3_dot(bone, out) >= 0.5 * lb * lo;
+}
+
+bool rk__humanoid_is_prop(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                          const bool *has_tip, const bool *control, int j) {
+  return has_tip[j] && !control[j] && !rk__humanoid_tip_extends(s, pos, tip, has_tip, j);
 }

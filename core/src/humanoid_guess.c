@@ -1,6 +1,7 @@
-/* The best guess of a map for a rig the automatic mapping refuses: what the topology found before
- * it failed, completed by what the joint names say (control bones aside), written as an editable
- * map file with a commented line for every bone or chain not found. */
+/* Maps as text: the best guess of a map for a rig the automatic mapping refuses (what the topology
+ * found before it failed, completed by what the joint names say, control bones aside), written as
+ * an editable map file with a commented line for every bone or chain not found; and a map as the
+ * table --print-map shows. */
 #include "humanoid_internal.h"
 
 #include <rigkit/skin.h>
@@ -130,7 +131,29 @@ char *rk_humanoid_map_guess(const rk_skeleton *s, const rk_humanoid_options *opt
   }
   write_limb(out, &map, s, RK_BONE_LEFT_UPPER_LEG, true, "left_leg");
   write_limb(out, &map, s, RK_BONE_RIGHT_UPPER_LEG, true, "right_leg");
+  for (int side = 0; side < 2; side++)
+    if (map.detached_foot[side] >= 0 && map.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT] < 0)
+      g_string_append_printf(out, "# a foot hanging from an IK control: it follows the lower leg\n%s = %s\n",
+                             rk_bone_name(side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT),
+                             rk_skeleton_joint_name(s, (size_t)map.detached_foot[side]));
   write_limb(out, &map, s, RK_BONE_LEFT_SHOULDER, false, "left_arm");
   write_limb(out, &map, s, RK_BONE_RIGHT_SHOULDER, false, "right_arm");
+  return g_string_free(out, FALSE);
+}
+
+char *rk_humanoid_map_to_string(const rk_humanoid_map *map, const rk_skeleton *s) {
+  GString *out = g_string_new(NULL);
+  for (int b = 0; b < RK_BONE_COUNT; b++) {
+    int j = map->joint[b];
+    const int side = b == RK_BONE_LEFT_FOOT ? 0 : b == RK_BONE_RIGHT_FOOT ? 1 : -1;
+    const bool detached = j < 0 && side >= 0 && map->detached_foot[side] >= 0 &&
+                          (size_t)map->detached_foot[side] < rk_skeleton_joint_count(s);
+    if (detached)
+      j = map->detached_foot[side];
+    g_string_append_printf(out, "  %-16s %-28s %s\n", rk_bone_name((rk_bone)b),
+                           j >= 0 ? rk_skeleton_joint_name(s, (size_t)j) : "-",
+                           detached ? "detached (follows the lower leg)"
+                                    : rk_bone_source_name(map->source[b]));
+  }
   return g_string_free(out, FALSE);
 }

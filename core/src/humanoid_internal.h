@@ -48,7 +48,9 @@ char *rk__humanoid_name_key(const char *name);
  * poles, sockets); tip[j] (has_tip[j]) the end of a deforming joint with no deforming child: the
  * point of its bone its skin rolls about (a rocker sole's centre; a flat end's far extent along
  * the bone), drop[j] how far its skin reaches below that point at rest. skin NULL or without
- * vertices marks nothing (tip = pos, drop 0). Arrays have the skeleton's joint count. */
+ * vertices marks nothing (tip = pos, drop 0). foot_at[j] is a detached foot (a deforming foot
+ * hanging from a root-level IK control, not from its leg) standing at the end of the chain that
+ * ends at j, which then ends there, or -1. Arrays have the skeleton's joint count. */
 struct rk_skin_support;
 
 /* rk__humanoid_skin_marks at the skeleton's rest pose, into arrays it allocates (freed with
@@ -57,16 +59,30 @@ typedef struct rk__humanoid_marks {
   bool *control, *has_tip;
   rk_vec3 *tip;
   double *drop;
+  int *foot_at;
 } rk__humanoid_marks;
 void rk__humanoid_marks_at_rest(const rk_skeleton *s, const struct rk_skin_support *skin,
                                 rk__humanoid_marks *out);
 void rk__humanoid_marks_clear(rk__humanoid_marks *marks);
 
 /* Sets the end of each leg of map that has a lower leg but no foot to where the lower leg's skin
- * ends (as the automatic mapping does), or marks it not from the skin when skin is NULL or has
- * no vertices below the lower leg (humanoid_chains.c). */
+ * ends (as the automatic mapping does; at a detached foot standing there, detached_foot), or
+ * marks it not from the skin when skin is NULL or has no vertices below the lower leg; a foot the
+ * map names that does not hang from its leg is detached (humanoid_chains.c). */
 void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
                                 const struct rk_skin_support *skin);
+
+/* Whether joint j's skin tip carries on its bone (within 60 degrees of the bone, at least a tenth
+ * of its length out): only then does the skin say how far its chain reaches. A socket's prop (a
+ * rifle held upright, a shield hanging off the forearm) does not make an arm reach the ground or
+ * the rig taller (humanoid_chains.c). */
+bool rk__humanoid_tip_extends(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                              const bool *has_tip, int j);
+
+/* Whether joint j is a socket's prop: a skinned leaf (its children all control bones) whose skin
+ * does not carry on its bone (rk__humanoid_tip_extends): chains follow it last. */
+bool rk__humanoid_is_prop(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                          const bool *has_tip, const bool *control, int j);
 
 /* rk_humanoid_map_build without rk_humanoid_map_finish (humanoid.c): on failure, map keeps what
  * the topology found before it failed (the hips and legs of a quadruped, the trunk of a rig whose
@@ -75,6 +91,6 @@ bool rk__humanoid_map_topology(const rk_skeleton *s, const rk_humanoid_options *
                                rk_humanoid_map *map, GError **error);
 void rk__humanoid_skin_marks(const rk_skeleton *s, const struct rk_skin_support *skin,
                              const rk_vec3 *pos, bool *control, rk_vec3 *tip, bool *has_tip,
-                             double *drop);
+                             double *drop, int *foot_at);
 
 #endif

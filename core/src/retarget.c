@@ -179,6 +179,11 @@ static void set_feet(rk_retargeter *rt) {
     rk_skin_point p;
     if (sd->tgt.source == RK_SOLE_FROM_MESH && rk_skin_lowest_subtree(rt->skin, rest, sd->foot, &p))
       sd->low = fmin(sd->low, p.position.y);
+    /* A detached foot is the leg's end: its skin is the sole's. */
+    const int loose = tm->detached_foot[side];
+    if (sd->tgt.source == RK_SOLE_FROM_MESH && loose >= 0 && (size_t)loose < rt->nt &&
+        rk_skin_lowest_subtree(rt->skin, rest, loose, &p))
+      sd->low = fmin(sd->low, p.position.y);
     rt->contact_side[rt->foot_count] = side;
     rt->contact_joint[rt->foot_count++] = sd->foot;
     if (sd->toe >= 0) {
@@ -327,6 +332,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   rt->skin = skin;
   set_rules(rt);
   set_feet(rt);
+  rk__rt_parts_init(rt);
   set_source_slots(rt);
   set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);
@@ -375,6 +381,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   for (int s = 0; s < 2; s++)
     g_free(rt->leg_joints[s]);
   g_free(rt->body_joints);
+  g_free(rt->parts);
   rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
   rk__rt_scratch_free(rt->spare);
@@ -425,6 +432,7 @@ static bool solve_frames(rk__rt_run *run, GError **error) {
     rk__rt_pose_frame(run, f);
     if (!rk__rt_solve_frame(run, f, error))
       return false;
+    rk__rt_parts_frame(run);
     if (!finite_locals(run->tgt_locals, run->rt->nt)) {
       g_set_error(error, RK_ERROR, RK_ERROR_FAILED,
                   "clip '%s' frame %zu: the retargeted pose is not finite", rk_clip_name(run->clip), f);

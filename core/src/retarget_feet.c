@@ -238,6 +238,11 @@ static rk_vec3 foot_low(const rk__rt_run *c, int side, int *joint) {
   rk_skin_point p;
   if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, rt->side[side].foot, &p)) {
     *joint = p.joint;
+    /* A detached foot, posed level at the leg's end after the legs (retarget_parts.c). */
+    const rk__rt_side *sd = &rt->side[side];
+    const rk_vec3 a = rk__rt_ankle(sd, c->tgt_models);
+    if (sd->loose_foot && a.y - sd->loose_drop < p.position.y)
+      return rk_vec3_make(a.x, a.y - sd->loose_drop, a.z);
     return p.position;
   }
   rk_vec3 pts[RK__RT_POINTS];

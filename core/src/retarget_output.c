@@ -100,6 +100,7 @@ typedef struct look_ctx {
   rk_skin_support *skin;           /* the output's meshes, or NULL */
   rk_sole sole[2];                 /* the target's soles on the measured skeleton */
   int foot[2];
+  int loose[2];                    /* each leg's detached foot (retarget_parts.c), or -1 */
   int *body[4];                    /* joints outside: no foot, the left, the right, both feet */
   size_t body_n[4];
   double rest_pitch[2], src_rest_pitch[2];
@@ -109,6 +110,12 @@ typedef struct look_ctx {
 static double pitch_of(const rk_vec3 *pts) {
   const rk_vec3 d = rk_vec3_sub(pts[RK_SOLE_BALL], pts[RK_SOLE_HEEL]);
   return atan2(d.y, rk_vec3_norm(rk__rt_horizontal(d)));
+}
+
+/* Whether joint j of the measured skeleton belongs to side's foot (its detached foot too). */
+static bool in_foot(const look_ctx *x, int side, size_t j) {
+  return rk_skeleton_is_ancestor(x->skel, (size_t)x->foot[side], j) ||
+         (x->loose[side] >= 0 && rk_skeleton_is_ancestor(x->skel, (size_t)x->loose[side], j));
 }
 
 /* The measured skeleton's joints for the result's soles and the body lists; false when a foot
@@ -126,14 +133,18 @@ static bool look_init(look_ctx *x) {
     x->foot[side] = rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(x->rt->tgt, (size_t)x->r->tsole[side].foot));
     if (x->foot[side] < 0)
       return false;
+    const int lf = x->rt->tmap.detached_foot[side];
+    x->loose[side] = x->rt->side[side].loose_foot
+                         ? rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(x->rt->tgt, (size_t)lf))
+                         : -1;
     x->rest_pitch[side] = pitch_of(x->r->tsole[side].rest);
     x->src_rest_pitch[side] = pitch_of(x->r->ssole[side].rest);
   }
   for (int m = 0; m < 4; m++) {
     x->body[m] = g_new(int, n);
     for (size_t j = 0; j < n; j++) {
-      const bool left = (m & 1) && rk_skeleton_is_ancestor(x->skel, (size_t)x->foot[0], j);
-      const bool right = (m & 2) && rk_skeleton_is_ancestor(x->skel, (size_t)x->foot[1], j);
+      const bool left = (m & 1) && in_foot(x, 0, j);
+      const bool right = (m & 2) && in_foot(x, 1, j);
       if (!left && !right)
         x->body[m][x->body_n[m]++] = (int)j;
     }
@@ -161,8 +172,12 @@ static double lowest_of(const look_ctx *x, const rk_mat4 *models, const int *joi
 /* The lowest point (y) of a foot at models: its mesh, else its sole points. */
 static double foot_lowest(const look_ctx *x, const rk_mat4 *models, int side, const rk_vec3 *pts) {
   rk_skin_point p;
-  if (x->skin && rk_skin_lowest_subtree(x->skin, models, x->foot[side], &p))
-    return p.position.y;
+  if (x->skin && rk_skin_lowest_subtree(x->skin, models, x->foot[side], &p)) {
+    double low = p.position.y;
+    if (x->loose[side] >= 0 && rk_skin_lowest_subtree(x->skin, models, x->loose[side], &p))
+      low = fmin(low, p.position.y);
+    return low;
+  }
   return fmin(pts[0].y, fmin(pts[1].y, pts[2].y));
 }
 

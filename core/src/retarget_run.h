@@ -53,6 +53,9 @@ typedef struct rk__rt_side {
   rk_vec3 ankle_local;     /* the ankle in foot's frame: zero, or the end of a footless leg */
   bool footless;
   bool src_footless;       /* the source's leg has no foot bone either (its sole one point) */
+  bool loose_foot;         /* its foot is a detached one (retarget_parts.c), posed level at the
+                              leg's end: its lowest point loose_drop below the ankle */
+  double loose_drop;
 } rk__rt_side;
 
 /* Where side sd's ankle is in models (the foot joint, or the end of a footless leg). */
@@ -60,6 +63,19 @@ static inline rk_vec3 rk__rt_ankle(const rk__rt_side *sd, const rk_mat4 *models)
   return sd->footless ? rk_mat4_transform_point(&models[sd->foot], sd->ankle_local)
                       : rk_mat4_get_translation(&models[sd->foot]);
 }
+
+/* A loose part of the target (retarget_parts.c): a deforming bone hanging from a root-level
+ * control, posed on the body part it belongs to. */
+typedef struct rk__rt_part {
+  int joint;           /* the part's top deforming joint */
+  int keyed;           /* the joint keyed to move it: its highest control, or joint itself */
+  int leader;          /* the joint it follows */
+  bool level;          /* a detached foot: level as at rest, turned with the leader's heading */
+  rk_mat4 offset;      /* the part's rest model in the leader's rest frame */
+  rk_mat4 below;       /* the keyed joint's rest model in the part's rest frame */
+  rk_mat4 part_rest;   /* the part's rest model without its translation */
+  rk_quat leader_rest; /* the leader's rest world rotation */
+} rk__rt_part;
 
 struct rk_retargeter {
   rk_skeleton *src, *tgt;
@@ -87,6 +103,8 @@ struct rk_retargeter {
   bool meshes;            /* both soles come from meshes */
   int *body_joints;       /* target joints outside the feet: the body the floor holds */
   size_t body_count;
+  rk__rt_part *parts;     /* loose parts (retarget_parts.c) */
+  size_t part_count;
   rk_tree *tree;      /* the target as a mechanism: hips free, everything else as built */
   int *leg_joints[2]; /* target joints (links) from upper leg to toes (or foot), per side */
   size_t leg_count[2];
@@ -216,7 +234,8 @@ typedef struct rk__rt_run {
   rk_vec3 *src_cache_d; /* world displacement of each used joint by its animated translation */
   bool *src_moves;      /* per source joint: the clip animates its translation (hips aside) */
   bool *tgt_moves;      /* per target joint: the run may move its translation off its rest (the
-                           hips, and joints whose counterparts the clip translates) */
+                           hips, joints whose counterparts the clip translates, and the keyed
+                           joints of loose parts) */
   bool cached;
   const rk_quat *cur_q; /* the current frame's slice */
   const rk_vec3 *cur_p;
@@ -291,6 +310,12 @@ void rk__rt_fk_below(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *
  * (rk__rt_fk_below). Allocates nothing. */
 void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int from,
                     int to);
+
+/* Finds the target's loose parts (retarget_parts.c) once its feet are set, and takes them out of
+ * the body the floor holds. */
+void rk__rt_parts_init(rk_retargeter *rt);
+/* Poses the loose parts on the solved frame: their keyed joints' locals and the models below. */
+void rk__rt_parts_frame(rk__rt_run *c);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
@@ -338,9 +363,9 @@ void rk__rt_scan_source(rk__rt_run *run);
 void rk__rt_transfer_all(rk__rt_run *run);
 /* Makes frame f the current frame with its transferred target pose (ground offset and lift
  * included): locals, models, and the world rotations of rt->world_kept. From the cache it sets
- * every local rotation and the translations of t_joints: the other joints' translations and
- * every scale are their rest's already (the transfer set them, and IK turns joints and moves the
- * hips only). */
+ * every local rotation and the translations (and rest scales) of t_joints: the other joints'
+ * translations and scales are their rest's already (the transfer set them; IK turns joints and
+ * moves the hips, and a loose part's keyed joint, in t_joints, takes a whole transform). */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
 /* Raises what the transfer recorded of frame f by dy (metres): the FK-only foot joints and sole
  * points, the body's lowest point (the pose itself is raised where it is made). */

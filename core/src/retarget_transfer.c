@@ -49,9 +49,13 @@ void rk__rt_transfer_init(rk__rt_run *c) {
                       rk_skeleton_parent(rt->src, j) >= 0 &&
                       rk_clip_find_track(c->clip, (int)j, RK_CHANNEL_TRANSLATION) >= 0;
   c->tgt_moves = g_new0(bool, nt);
+  for (size_t j = 0; j < nt; j++)
+    c->tgt_moves[j] = (int)j == rt->tgt_hips || translated(c, j);
+  /* A loose part's keyed joint is placed where the part belongs (retarget_parts.c). */
+  for (size_t k = 0; k < rt->part_count; k++)
+    c->tgt_moves[rt->parts[k].keyed] = true;
   c->t_joints = g_new(int, nt);
   for (size_t j = 0; j < nt; j++) {
-    c->tgt_moves[j] = (int)j == rt->tgt_hips || translated(c, j);
     if ((int)j == rt->tgt_hips)
       c->hips_t = c->t_count;
     if (c->tgt_moves[j])
@@ -341,8 +345,12 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   const rk_vec3 *t = c->tgt_t_cache + f * c->t_count;
   for (size_t j = 0; j < nt; j++)
     c->tgt_locals[j].r = r[j];
-  for (size_t i = 0; i < c->t_count; i++)
+  const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
+  for (size_t i = 0; i < c->t_count; i++) {
+    /* (A loose part's keyed joint took a whole transform the frame before: its scale too.) */
     c->tgt_locals[c->t_joints[i]].t = t[i];
+    c->tgt_locals[c->t_joints[i]].s = rest[c->t_joints[i]].s;
+  }
   for (size_t i = 0; i < rt->kept_count; i++)
     c->tgt_world[rt->world_kept[i]] = c->limb_world[rt->world_kept[i]] = w[i];
   if (c->lift)

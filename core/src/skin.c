@@ -22,12 +22,9 @@ typedef struct gathered {
 typedef struct build_ctx {
   const rk_skeleton *skeleton;
   size_t n;
-  const rk_mat4 *rest; /* rest models */
-  rk_mat4 *bind_inv;   /* model space at bind time -> joint frame: the inverse bind matrix, or
-                          the rest model's inverse for a joint without one */
-  rk_mat4 *rest_inv;   /* model space at rest -> joint frame (rigid meshes follow from rest) */
-  rk_vec3 *pivot;      /* rest positions */
-  int *path;           /* scratch, n entries */
+  rk__skin_frames frames; /* rest models, inverse binds, rest inverses */
+  rk_vec3 *pivot;         /* rest positions */
+  int *path;              /* scratch, n entries */
 } build_ctx;
 
 /* How far a point r carried by joint k can move in joint j's rest frame when the joints between
@@ -58,59 +55,27 @@ static double chain_reach(const build_ctx *b, int j, int k, rk_vec3 r) {
  * mesh), the dominant one, its rest position and reach. */
 static void gather_vertex(const build_ctx *b, const rk_mesh_data *d, size_t mi, size_t v,
                           gathered *g) {
-  const rk_vec3 bind =
-      rk_vec3_make(d->positions[3 * v], d->positions[3 * v + 1], d->positions[3 * v + 2]);
-  int joint[4];
-  double w[4];
-  int nk = 0;
-  if (d->joints) {
-    for (int k = 0; k < 4; k++)
-      if (d->weights[4 * v + (size_t)k] > 0)
-        joint[nk] = d->joints[4 * v + (size_t)k], w[nk++] = d->weights[4 * v + (size_t)k];
-  }
-  if (nk == 0)
-    joint[0] = d->joints ? d->joints[4 * v] : d->attach_joint, w[nk++] = 1;
-  int dom = 0;
-  for (int k = 1; k < nk; k++)
-    if (w[k] > w[dom])
-      dom = k;
+  rk_skin_vertex sv;
+  const int dom = rk__skin_vertex(&b->frames, d, v, &sv);
   memset(g, 0, sizeof *g);
   g->cand.mesh = (uint32_t)mi;
   g->cand.vertex = (uint32_t)v;
-  g->cand.dominant = joint[dom];
+  g->cand.dominant = sv.joint[dom];
   rk_vec3 r[4];
   for (int k = 0; k < 4; k++) {
-    g->cand.joint[k] = k < nk ? joint[k] : joint[dom];
-    if (k >= nk)
+    g->cand.joint[k] = k < sv.count ? sv.joint[k] : sv.joint[dom];
+    if (k >= sv.count)
       continue;
-    const rk_mat4 *to_joint = d->joints ? &b->bind_inv[joint[k]] : &b->rest_inv[joint[k]];
-    const rk_vec3 q = rk_mat4_transform_point(to_joint, bind);
-    r[k] = rk_mat4_transform_point(&b->rest[joint[k]], q);
-    g->rest = rk_vec3_add(g->rest, rk_vec3_scale(r[k], w[k]));
-    g->cand.wq[k][0] = w[k] * q.x, g->cand.wq[k][1] = w[k] * q.y, g->cand.wq[k][2] = w[k] * q.z;
-    g->cand.wq[k][3] = w[k];
+    const rk_vec3 q = sv.local[k];
+    const double w = sv.weight[k];
+    r[k] = rk_mat4_transform_point(&b->frames.rest[sv.joint[k]], q);
+    g->rest = rk_vec3_add(g->rest, rk_vec3_scale(r[k], w));
+    g->cand.wq[k][0] = w * q.x, g->cand.wq[k][1] = w * q.y, g->cand.wq[k][2] = w * q.z;
+    g->cand.wq[k][3] = w;
   }
-  for (int k = 0; k < nk; k++)
+  for (int k = 0; k < sv.count; k++)
     if (k != dom)
-      g->reach += w[k] * chain_reach(b, joint[dom], joint[k], r[k]);
-}
-
-static bool check_mesh(const rk_mesh_data *d, size_t mi, size_t n, GError **error) {
-  if (!d->joints && d->attach_joint >= (int)n) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                "mesh %zu ('%s') is attached to joint %d, beyond the skeleton's %zu joints", mi,
-                d->name ? d->name : "", d->attach_joint, n);
-    return false;
-  }
-  for (size_t i = 0; d->joints && i < 4 * d->vertex_count; i++)
-    if (d->joints[i] >= n) {
-      g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                  "mesh %zu ('%s'): vertex %zu is weighted to joint %u, beyond the skeleton's "
-                  "%zu joints",
-                  mi, d->name ? d->name : "", i / 4, d->joints[i], n);
-      return false;
-    }
-  return true;
+      g->reach += sv.weight[k] * chain_reach(b, sv.joint[dom], sv.joint[k], r[k]);
 }
 
 /* Every vertex of the skinned and attached meshes, gathered; NULL with the error. */
@@ -119,7 +84,7 @@ static GArray *gather_meshes(const build_ctx *b, const rk_mesh *const *meshes, s
   GArray *all = g_array_new(FALSE, FALSE, sizeof(gathered));
   for (size_t mi = 0; mi < mesh_count; mi++) {
     const rk_mesh_data *d = rk_mesh_data_get(meshes[mi]);
-    if (!check_mesh(d, mi, b->n, error)) {
+    if (!rk__skin_mesh_check(d, mi, b->n, error)) {
       g_array_free(all, TRUE);
       return NULL;
     }
@@ -187,23 +152,15 @@ static void add_bounds(const rk_skin_support *s, size_t j, GArray *bounds) {
 static void ctx_init(build_ctx *b, rk_skin_support *s) {
   b->skeleton = s->skeleton;
   b->n = s->joint_count;
-  b->rest = s->rest_models;
-  b->bind_inv = g_new(rk_mat4, b->n);
-  b->rest_inv = g_new(rk_mat4, b->n);
+  rk__skin_frames_init(&b->frames, s->skeleton, s->rest_models);
   b->pivot = g_new(rk_vec3, b->n);
   b->path = g_new(int, b->n);
-  for (size_t j = 0; j < b->n; j++) {
-    if (!rk_mat4_inverse_affine(&b->rest[j], &b->rest_inv[j]))
-      b->rest_inv[j] = rk_mat4_identity();
-    if (!rk_skeleton_inverse_bind(s->skeleton, j, &b->bind_inv[j]))
-      b->bind_inv[j] = b->rest_inv[j];
-    b->pivot[j] = rk_mat4_get_translation(&b->rest[j]);
-  }
+  for (size_t j = 0; j < b->n; j++)
+    b->pivot[j] = rk_mat4_get_translation(&s->rest_models[j]);
 }
 
 static void ctx_clear(build_ctx *b) {
-  g_free(b->bind_inv);
-  g_free(b->rest_inv);
+  rk__skin_frames_clear(&b->frames);
   g_free(b->pivot);
   g_free(b->path);
 }
@@ -321,10 +278,8 @@ rk_skin_support *rk_skin_support_new(rk_skeleton *skeleton, const rk_mesh *const
 
 rk_skin_support *rk_skin_support_from_asset(const rk_asset *asset, GError **error) {
   g_return_val_if_fail(asset != NULL, NULL);
-  const size_t nm = rk_asset_mesh_count(asset);
-  g_autofree const rk_mesh **meshes = g_new(const rk_mesh *, nm + 1);
-  for (size_t i = 0; i < nm; i++)
-    meshes[i] = rk_asset_mesh(asset, i);
+  size_t nm;
+  g_autofree const rk_mesh **meshes = rk__skin_asset_meshes(asset, &nm);
   return rk_skin_support_new(rk_asset_skeleton(asset), meshes, nm, error);
 }
 

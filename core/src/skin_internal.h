@@ -1,9 +1,11 @@
 /* Internal: the layout of rk_skin_support (rigkit/skin.h), for the core files that build and read
- * it. */
+ * it, and what every skinning of a mesh vertex shares (skin.c's supports, skin_mesh.c's meshes):
+ * the frames a vertex is carried in and its influences. */
 #ifndef RK_SKIN_INTERNAL_H
 #define RK_SKIN_INTERNAL_H
 
 #include <rigkit/skin.h>
+#include <rigkit/skin_mesh.h>
 
 #include <stdint.h>
 
@@ -38,5 +40,28 @@ struct rk_skin_support {
   size_t *bound_start; /* joint_count + 1, likewise into bounds */
   rk__skin_bound *bounds;
 };
+
+/* The frames skinning carries a skeleton's vertices in, per joint. */
+typedef struct rk__skin_frames {
+  size_t n;
+  const rk_mat4 *rest; /* rest models (borrowed) */
+  rk_mat4 *bind_inv;   /* model space at bind time -> joint frame: the inverse bind matrix, or
+                          the rest model's inverse for a joint without one */
+  rk_mat4 *rest_inv;   /* model space at rest -> joint frame (rigid meshes follow from rest) */
+} rk__skin_frames;
+
+/* Fills f for skeleton s whose rest models are rest (kept borrowed); rk__skin_frames_clear frees
+ * what it allocates. */
+void rk__skin_frames_init(rk__skin_frames *f, const rk_skeleton *s, const rk_mat4 *rest);
+void rk__skin_frames_clear(rk__skin_frames *f);
+/* Whether mesh d (index mi) fits a skeleton of n joints; false with RK_ERROR_INVALID naming the
+ * mesh and the joint. */
+bool rk__skin_mesh_check(const rk_mesh_data *d, size_t mi, size_t n, GError **error);
+/* The meshes of an asset as an array (borrowed from it; *n receives their count); free the array
+ * with g_free. */
+const rk_mesh **rk__skin_asset_meshes(const rk_asset *asset, size_t *n);
+/* Vertex v of a skinned or attached mesh d: its influences in *out (unused entries zeroed), the
+ * index of the dominant one returned. */
+int rk__skin_vertex(const rk__skin_frames *f, const rk_mesh_data *d, size_t v, rk_skin_vertex *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include "retarget_batch.h"
 #include "retarget_html.h"
 #include "retarget_preflight.h"
+#include "retarget_silhouette.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -212,7 +213,7 @@ static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outco
       if (!e->error)
         g_string_append_printf(s, " -> %s", e->output);
       else
-        g_string_append_printf(s, ": %s", e->error);
+        g_string_append_printf(s, ": [%s] %s", e->error_code ? e->error_code : "failed", e->error);
       g_string_append_c(s, '\n');
     }
   size_t not_run = 0;
@@ -646,6 +647,7 @@ int rk__cmd_retarget(int argc, char **argv) {
   rk__rt_input *inputs = NULL;
   size_t n_inputs = 0;
   rk__rt_journal *journal = NULL;
+  rk__rt_silhouette *silhouette = NULL;
   int status = parse_args(&a, argc, argv);
   if (status == RK_EXIT_OK)
     status = check_args(&a);
@@ -674,6 +676,8 @@ int rk__cmd_retarget(int argc, char **argv) {
     cfg.out_dir = a.out_dir;
     cfg.plot_dir = a.plot;
     cfg.html_path = a.html;
+    if (a.html && cfg.target)
+      cfg.silhouette = silhouette = rk__rt_silhouette_new(cfg.target);
     cfg.resume = a.resume;
     cfg.shard = a.shard;
     cfg.jobs = a.jobs > 0 ? a.jobs : (int)g_get_num_processors();
@@ -691,6 +695,7 @@ int rk__cmd_retarget(int argc, char **argv) {
       g_ptr_array_unref(inputs[i].entries);
   g_free(inputs);
   rk__rt_journal_free(journal);
+  rk__rt_silhouette_free(silhouette);
   rk_asset_free(cfg.target);
   g_free(cfg.target_error);
   g_free(cfg.target_guess);

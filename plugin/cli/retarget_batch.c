@@ -21,6 +21,7 @@ typedef struct rig {
   rk_retargeter *rt;
   rk_humanoid_map map; /* the source rig's map */
   char *error;
+  rk__rt_error code;   /* with error: why */
 } rig;
 
 static void rig_free(gpointer p) {
@@ -152,6 +153,7 @@ static rig *rig_for(batch *b, const rk_asset *src) {
     g_autoptr(GError) e = NULL;
     if (!rk_profile_map_asset(b->cfg->profile, src, RK_PROFILE_SOURCE, &r->map, &e)) {
       r->error = g_strdup_printf("source rig cannot be mapped: %s", e->message);
+      r->code = RK__RT_ERROR_SOURCE_UNMAPPED;
       /* Once per rig: the map to start from. */
       g_autofree char *guess = rk_profile_map_guess(src, RK_PROFILE_SOURCE, e->message);
       fprintf(stderr,
@@ -160,8 +162,10 @@ static rig *rig_for(batch *b, const rk_asset *src) {
               guess);
     } else {
       r->rt = rk_retargeter_new_onto(s, &r->map, b->cfg->target, &b->cfg->target_map, &e);
-      if (!r->rt)
+      if (!r->rt) {
         r->error = g_strdup(e->message);
+        r->code = RK__RT_ERROR_RETARGET_FAILED;
+      }
     }
     g_hash_table_insert(b->rigs, g_steal_pointer(&fp), r);
   }
@@ -220,6 +224,7 @@ typedef struct clip_job {
   const char *source, *output, *clip_name;
   size_t index;
   rk_retarget_result *r;
+  rk_clip *reduced;   /* with --reduce: the result's keys reduced, until written */
   GPtrArray *notes;   /* char* */
   size_t keys;        /* keys written */
   GPtrArray *files;   /* char*: the files written, the plot included */
@@ -241,6 +246,7 @@ static void clip_job_clear(clip_job *j) {
   if (j->warnings)
     g_array_unref(j->warnings);
   rk_retarget_result_free(j->r);
+  rk_clip_free(j->reduced);
   g_ptr_array_unref(j->notes);
   if (j->files)
     g_ptr_array_unref(j->files);
@@ -276,21 +282,28 @@ static char *retarget_clip(clip_job *j) {
   return NULL;
 }
 
+/* With --reduce, the result's keys reduced into j->reduced; NULL or why it failed. */
+static char *reduce_keys(clip_job *j) {
+  const rk__rt_config *cfg = j->b->cfg;
+  if (cfg->reduce_tol < 0)
+    return NULL;
+  g_autoptr(GError) e = NULL;
+  rk_reduce_stats st;
+  j->reduced = rk_clip_reduce(rk_retarget_result_clip(j->r), rk_asset_skeleton(cfg->target),
+                              cfg->reduce_tol, rk_retarget_result_fps(j->r), &st, &e);
+  if (!j->reduced)
+    return g_strdup_printf("key reduction failed: %s", e->message);
+  rk_clip_set_name(j->reduced, j->clip_name);
+  return NULL;
+}
+
 /* Writes the output: the target character with this one clip (reduced with --reduce); NULL or
  * why it failed. */
 static char *write_output(clip_job *j) {
   const rk__rt_config *cfg = j->b->cfg;
   rk_skeleton *ts = rk_asset_skeleton(cfg->target);
   g_autoptr(GError) e = NULL;
-  rk_clip *clip = NULL;
-  if (cfg->reduce_tol >= 0) {
-    rk_reduce_stats st;
-    clip = rk_clip_reduce(rk_retarget_result_clip(j->r), ts, cfg->reduce_tol,
-                          rk_retarget_result_fps(j->r), &st, &e);
-    if (!clip)
-      return g_strdup_printf("key reduction failed: %s", e->message);
-    rk_clip_set_name(clip, j->clip_name);
-  }
+  rk_clip *clip = g_steal_pointer(&j->reduced);
   if (edits_target_document(cfg)) {
     /* The editor only reads the clip: the result's own, unless reduced (no copy of every key). */
     const rk_clip *written = clip ? clip : rk_retarget_result_clip(j->r);
@@ -311,25 +324,31 @@ static char *write_output(clip_job *j) {
   return NULL;
 }
 
+/* Imports the written output into j->back; NULL or why it is not one clip of the target's
+ * joints. */
+static char *import_output(clip_job *j) {
+  const rk__rt_config *cfg = j->b->cfg;
+  const size_t nt = rk_skeleton_joint_count(rk_asset_skeleton(cfg->target));
+  g_autoptr(GError) e = NULL;
+  const rk_import_options ro = readback_options(cfg, j->output);
+  j->back = rk_import_file(j->output, &ro, &e);
+  if (!j->back)
+    return g_strdup_printf("the written output cannot be read back: %s", e->message);
+  if (rk_skeleton_joint_count(rk_asset_skeleton(j->back)) != nt)
+    return g_strdup_printf("the written output reads back with %zu joints, the target has %zu",
+                           rk_skeleton_joint_count(rk_asset_skeleton(j->back)), nt);
+  if (rk_asset_clip_count(j->back) != 1)
+    return g_strdup_printf("the written output reads back with %zu clips, not 1",
+                           rk_asset_clip_count(j->back));
+  return NULL;
+}
+
 /* Reads the written file back: everything after it is measured on what a user gets. An output
  * that does not read back as one clip of the target's joints is removed (nothing unverified is
  * left under its name); NULL or why it is not usable. */
 static char *read_back(clip_job *j) {
-  const rk__rt_config *cfg = j->b->cfg;
-  const size_t nt = rk_skeleton_joint_count(rk_asset_skeleton(cfg->target));
-  g_autoptr(GError) e = NULL;
-  j->files = written_files(cfg, j->output);
-  const rk_import_options ro = readback_options(cfg, j->output);
-  j->back = rk_import_file(j->output, &ro, &e);
-  char *bad = NULL;
-  if (!j->back)
-    bad = g_strdup_printf("the written output cannot be read back: %s", e->message);
-  else if (rk_skeleton_joint_count(rk_asset_skeleton(j->back)) != nt)
-    bad = g_strdup_printf("the written output reads back with %zu joints, the target has %zu",
-                          rk_skeleton_joint_count(rk_asset_skeleton(j->back)), nt);
-  else if (rk_asset_clip_count(j->back) != 1)
-    bad = g_strdup_printf("the written output reads back with %zu clips, not 1",
-                          rk_asset_clip_count(j->back));
+  j->files = written_files(j->b->cfg, j->output);
+  char *bad = import_output(j);
   if (bad)
     for (guint i = 0; i < j->files->len; i++)
       g_unlink(g_ptr_array_index(j->files, i));
@@ -467,6 +486,16 @@ static char *measure_output(clip_job *j) {
   return NULL;
 }
 
+/* The review page's player data of a clip (--html): the source clip and the output read back,
+ * sampled alike, with the feet's lowest points measured on it. */
+static char *clip_motion(const clip_job *j) {
+  const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
+                               rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
+                               rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
+                               rk_retarget_result_floor(j->r), j->foot_low, j->b->cfg->silhouette};
+  return rk__rt_html_motion(&hc);
+}
+
 /* The report entry of a clip that went through every step, recorded in the journal. */
 static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   const rk__rt_config *cfg = j->b->cfg;
@@ -494,13 +523,8 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   for (guint i = 0; i < j->notes->len; i++)
     g_ptr_array_add(e->notes, g_strdup(g_ptr_array_index(j->notes, i)));
   e->seconds = seconds;
-  if (cfg->html_path) {
-    const rk__rt_html_clip hc = {rk_asset_skeleton(j->src), j->src_clip,
-                                 rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
-                                 rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
-                                 rk_retarget_result_floor(j->r), j->foot_low};
-    e->motion = rk__rt_html_motion(&hc);
-  }
+  if (cfg->html_path)
+    e->motion = clip_motion(j);
   g_ptr_array_add(j->files, NULL);
   g_autoptr(GError) err = NULL;
   /* A glTF output read back carries its bytes' SHA-256: the journal need not read them again. */
@@ -523,20 +547,51 @@ static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size
                 .output = output, .index = k};
   j.clip_name = rk_clip_name(j.src_clip);
   j.notes = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *failure = retarget_clip(&j);
-  if (!failure)
-    failure = write_output(&j);
-  if (!failure)
-    failure = read_back(&j);
-  if (!failure)
-    failure = measure_output(&j);
+  /* The steps, each with the code of its failure (measure_output fails only writing the plot). */
+  static const struct {
+    char *(*run)(clip_job *j);
+    rk__rt_error code;
+  } steps[] = {{retarget_clip, RK__RT_ERROR_RETARGET_FAILED},
+               {reduce_keys, RK__RT_ERROR_RETARGET_FAILED},
+               {write_output, RK__RT_ERROR_WRITE_FAILED},
+               {read_back, RK__RT_ERROR_READBACK_FAILED},
+               {measure_output, RK__RT_ERROR_WRITE_FAILED}};
+  g_autofree char *failure = NULL;
+  rk__rt_error code = RK__RT_ERROR_RETARGET_FAILED;
+  for (size_t s = 0; !failure && s < G_N_ELEMENTS(steps); s++) {
+    failure = steps[s].run(&j);
+    code = steps[s].code;
+  }
   const double seconds = (double)(g_get_monotonic_time() - t_start) / G_USEC_PER_SEC;
   rk__rt_entry *entry = failure ? rk__rt_entry_error(b->cfg, source, j.clip_name, (int)k, output,
-                                                     failure, seconds)
+                                                     code, failure, seconds)
                                 : clip_entry(&j, seconds);
   *frames_out = failure ? 0 : rk_retarget_result_frames(j.r);
   clip_job_clear(&j);
   return entry;
+}
+
+/* The player of a clip --resume skipped (--html): its output read back and measured as a run
+ * measures it, the clip retargeted again for the floor and contacts that needs (nothing is
+ * written). NULL when that fails: the journal found the output's bytes unchanged, so only a read
+ * error can. */
+static char *resumed_motion(batch *b, const rig *rg, const rk_asset *src, size_t k,
+                            const char *output) {
+  clip_job j = {.b = b, .rg = rg, .src = src, .src_clip = rk_asset_clip(src, k), .output = output,
+                .index = k};
+  j.notes = g_ptr_array_new_with_free_func(g_free);
+  char *motion = NULL;
+  g_autofree char *failure = retarget_clip(&j);
+  if (!failure)
+    failure = import_output(&j);
+  if (!failure) {
+    const size_t frames = rk_retarget_result_frames(j.r);
+    j.foot_low = g_new(double, 2 * (frames ? frames : 1));
+    rk_retarget_measure_look(rg->rt, j.r, j.src_clip, j.back, &j.look, j.foot_low, NULL);
+    motion = clip_motion(&j);
+  }
+  clip_job_clear(&j);
+  return motion;
 }
 
 /* True when both paths name one existing file (same device and inode). */
@@ -562,7 +617,8 @@ static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool re
   g_autofree char *what = entry->clip ? g_strdup_printf("%s: clip '%s'", in->path, entry->clip)
                                       : g_strdup(in->path);
   if (entry->error)
-    say_locked(b, "rigkit retarget: %s: %s", what, entry->error);
+    say_locked(b, "rigkit retarget: %s: [%s] %s", what,
+               entry->error_code ? entry->error_code : "failed", entry->error);
   else if (!resumed) {
     for (guint i = 0; i < entry->notes->len; i++)
       say_locked(b, "rigkit retarget: note: %s: %s", what, (const char *)g_ptr_array_index(entry->notes, i));
@@ -578,8 +634,9 @@ static void finish_clip(batch *b, rk__rt_input *in, rk__rt_entry *entry, bool re
 }
 
 /* The clips of a source file to run (all, or --clip's), or NULL with *problem saying why the
- * file cannot run (g_free). */
-static GArray *clips_to_run(const rk__rt_config *cfg, const rk_asset *src, char **problem) {
+ * file cannot run (g_free) and *code its kind. */
+static GArray *clips_to_run(const rk__rt_config *cfg, const rk_asset *src, char **problem,
+                            rk__rt_error *code) {
   GArray *clips = g_array_new(FALSE, FALSE, sizeof(size_t));
   const size_t count = rk_asset_clip_count(src);
   if (cfg->clip_select) {
@@ -593,27 +650,33 @@ static GArray *clips_to_run(const rk__rt_config *cfg, const rk_asset *src, char 
       g_array_append_val(clips, i);
   }
   *problem = NULL;
+  *code = RK__RT_ERROR_NO_CLIP;
   if (count == 0)
     *problem = g_strdup("the file holds a skeleton but no clip");
   else if (clips->len == 0)
     *problem = g_strdup_printf("no clip '%s' in the file (it has %zu)", cfg->clip_select, count);
-  else if (cfg->out_file && clips->len > 1)
+  else if (cfg->out_file && clips->len > 1) {
+    *code = RK__RT_ERROR_OUTPUT_CONFLICT;
     *problem = g_strdup_printf(
         "the file holds %u clips and --out writes one: choose one with --clip or use --out-dir",
         clips->len);
+  }
   if (*problem)
     g_clear_pointer(&clips, g_array_unref);
   return clips;
 }
 
-/* Why clip k (clip_name) of a source file must not run, or NULL (g_free): its rig cannot be
- * retargeted, its output would replace an input (same directory, stem and extension as its own
- * source or the target), or another clip already writes that output (else this clip claims it). */
+/* Why clip k (clip_name) of a source file must not run, or NULL (g_free), and *code its kind:
+ * its rig cannot be retargeted, its output would replace an input (same directory, stem and
+ * extension as its own source or the target), or another clip already writes that output (else
+ * this clip claims it). */
 static char *clip_blocked(batch *b, const rig *rg, const char *source, const char *clip_name,
-                          const char *output) {
+                          const char *output, rk__rt_error *code) {
   const rk__rt_config *cfg = b->cfg;
+  *code = rg->code;
   if (!rg->rt)
     return g_strdup(rg->error);
+  *code = RK__RT_ERROR_OUTPUT_CONFLICT;
   const char *input_hit = same_file(output, source)            ? source
                           : same_file(output, cfg->target_path) ? cfg->target_path
                                                                 : NULL;
@@ -638,17 +701,21 @@ static void process_file(batch *b, rk__rt_input *in) {
   const rk__rt_config *cfg = b->cfg;
   const gint64 t_start = g_get_monotonic_time();
   if (!cfg->target) {
-    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, cfg->target_error, 0), false,
-                0);
+    finish_clip(b, in,
+                rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, RK__RT_ERROR_TARGET_UNUSABLE,
+                                   cfg->target_error, 0),
+                false, 0);
     return;
   }
   g_autoptr(GError) e = NULL;
   g_autoptr(rk_asset) src = rk_import_file(in->path, &cfg->source_import, &e);
   g_autofree char *problem = src ? NULL : g_strdup_printf("cannot read the clip: %s", e->message);
-  g_autoptr(GArray) clips = src ? clips_to_run(cfg, src, &problem) : NULL;
+  rk__rt_error code = RK__RT_ERROR_SOURCE_UNREADABLE;
+  g_autoptr(GArray) clips = src ? clips_to_run(cfg, src, &problem, &code) : NULL;
   if (problem) {
     const double seconds = (double)(g_get_monotonic_time() - t_start) / G_USEC_PER_SEC;
-    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, problem, seconds), false, 0);
+    finish_clip(b, in, rk__rt_entry_error(cfg, in->path, NULL, -1, NULL, code, problem, seconds),
+                false, 0);
     return;
   }
   if (clips->len > 1) {
@@ -667,13 +734,17 @@ static void process_file(batch *b, rk__rt_input *in) {
                              ? rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name)
                              : NULL;
     if (prev) {
+      if (cfg->html_path)
+        prev->motion = resumed_motion(b, rg, src, k, prev->output);
       finish_clip(b, in, prev, true, 0);
       continue;
     }
-    g_autofree char *blocked = clip_blocked(b, rg, in->path, clip_name, output);
+    rk__rt_error blocked_code;
+    g_autofree char *blocked = clip_blocked(b, rg, in->path, clip_name, output, &blocked_code);
     size_t frames = 0;
     rk__rt_entry *entry =
-        blocked ? rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, blocked, 0)
+        blocked ? rk__rt_entry_error(cfg, in->path, clip_name, (int)k, output, blocked_code,
+                                     blocked, 0)
                 : run_clip(b, rg, src, k, in->path, output, &frames);
     finish_clip(b, in, entry, false, frames);
   }

@@ -17,7 +17,10 @@
 #include <rigkit/rigkit.h>
 #include <signal.h>
 
+#include "retarget_errors.h"
+
 typedef struct rk__rt_journal rk__rt_journal;
+typedef struct rk__rt_silhouette rk__rt_silhouette;
 
 /** Everything a batch needs, read-only while it runs. */
 typedef struct rk__rt_config {
@@ -41,6 +44,7 @@ typedef struct rk__rt_config {
   const char *out_dir;             /* --out-dir DIR, or NULL */
   const char *plot_dir;            /* --plot DIR, or NULL */
   const char *html_path;           /* --html FILE, or NULL */
+  const rk__rt_silhouette *silhouette; /* with --html: the target's silhouette on the page */
   bool resume;                     /* --resume */
   char *fingerprint;               /* SHA-256 of everything that decides an output's bytes */
   int jobs;                        /* worker threads */
@@ -71,6 +75,7 @@ typedef struct rk__rt_entry {
   char *target;           /* --target as given */
   char *output;           /* output path, NULL when none was planned */
   char *error;            /* NULL = ok */
+  char *error_code;       /* rk__rt_error_name of why it failed, NULL = ok */
   gint64 frames;          /* output frames */
   double fps;
   gint64 mapped_joints;   /* canonical bones mapped in both rigs */
@@ -102,7 +107,8 @@ typedef struct rk__rt_entry {
   GPtrArray *notes;       /* char* */
   double seconds;
   char *motion;           /* the review page's player data (rk__rt_html_motion), or NULL: not
-                             asked for (no --html), not run now (resumed), failed */
+                             asked for (no --html), failed, or resumed and its output could not
+                             be read back */
 } rk__rt_entry;
 
 /** One source file of the batch and, once run, the report entries of its clips. */
@@ -148,11 +154,11 @@ void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg, const rk
                              const rk_retarget_result *r);
 /** Sets an entry's verdict and copies the warnings (rk_retarget_warning) of rk_retarget_judge. */
 void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings);
-/** Report entry of a clip that failed, with `error` (NULL: "failed"). clip_name/output may be
- * NULL; clip_index -1 for a failure of the whole file. */
+/** Report entry of a clip that failed with `code`, saying `error` (NULL: "failed").
+ * clip_name/output may be NULL; clip_index -1 for a failure of the whole file. */
 rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
-                                 int clip_index, const char *output, const char *error,
-                                 double seconds);
+                                 int clip_index, const char *output, rk__rt_error code,
+                                 const char *error, double seconds);
 void rk__rt_entry_free(rk__rt_entry *e);
 /** An entry as the report and the journal write it (the same members in the same order for
  * every clip). The caller owns the object. */

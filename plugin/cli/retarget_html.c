@@ -3,6 +3,8 @@
  * nothing: it must open from a mail attachment or an air-gapped farm as well as from disk. */
 #include "retarget_html.h"
 
+#include "retarget_silhouette.h"
+
 #include <rigkit/fk.h>
 #include <rigkit/json_text.h>
 
@@ -15,12 +17,12 @@ static size_t sample_frame(size_t s, size_t samples, size_t frames) {
   return (size_t)llround((double)s * (double)(frames - 1) / (double)(samples - 1));
 }
 
-/* {"parents": [...], "pos": [[x, y, z, ...] per sample]} in millimetres. */
+/* {"parents": [...], "pos": [[x, y, z, ...] per sample]} in millimetres; the model matrices of
+ * every sample into all[samples * n]. */
 static void append_rig(GString *s, const rk_skeleton *sk, const rk_clip *clip, double fps,
-                       size_t frames, size_t samples, bool by_frame) {
+                       size_t frames, size_t samples, bool by_frame, rk_mat4 *all) {
   const size_t n = rk_skeleton_joint_count(sk);
   g_autofree rk_transform *locals = g_new(rk_transform, n ? n : 1);
-  g_autofree rk_mat4 *models = g_new(rk_mat4, n ? n : 1);
   g_string_append(s, "{\"parents\":[");
   for (size_t j = 0; j < n; j++)
     g_string_append_printf(s, "%s%d", j ? "," : "", rk_skeleton_parent(sk, j));
@@ -31,6 +33,7 @@ static void append_rig(GString *s, const rk_skeleton *sk, const rk_clip *clip, d
       rk_clip_sample_frame(clip, rk_skeleton_rest_locals(sk), fps, f, locals, n);
     else
       rk_clip_sample(clip, rk_skeleton_rest_locals(sk), (double)f / fps, locals, n);
+    rk_mat4 *models = all + k * n;
     rk_fk_models(sk, locals, models);
     g_string_append(s, k ? ",[" : "[");
     for (size_t j = 0; j < n; j++)
@@ -51,9 +54,14 @@ char *rk__rt_html_motion(const rk__rt_html_clip *c) {
   for (size_t k = 0; k < samples; k++)
     g_string_append_printf(s, "%s%zu", k ? "," : "", sample_frame(k, samples, c->frames));
   g_string_append(s, "],\"source\":");
-  append_rig(s, c->source, c->source_clip, c->fps, c->frames, samples, false);
+  const size_t ns = rk_skeleton_joint_count(c->source), nt = rk_skeleton_joint_count(c->target);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, MAX(ns, nt) * samples + 1);
+  append_rig(s, c->source, c->source_clip, c->fps, c->frames, samples, false, models);
   g_string_append(s, ",\"target\":");
-  append_rig(s, c->target, c->target_clip, c->fps, c->frames, samples, true);
+  append_rig(s, c->target, c->target_clip, c->fps, c->frames, samples, true, models);
+  g_string_truncate(s, s->len - 1); /* the target's closing brace: its skin goes inside */
+  rk__rt_silhouette_append_turns(s, c->silhouette, c->target, models, samples);
+  g_string_append_c(s, '}');
   /* The feet's lowest points above the floor at every output frame, for the foot plot. */
   g_string_append(s, ",\"feet\":[");
   for (int side = 0; side < 2; side++) {
@@ -95,6 +103,7 @@ static const char page_head[] =
     "#player{margin:1em 0;padding:.5em;border:1px solid #ccc;display:none}\n"
     "#player canvas{display:block;border:1px solid #eee;margin:.3em 0;max-width:100%}\n"
     "#error{color:#b00020;white-space:pre-wrap}\n"
+    "#silhouette{color:#555;margin:0}\n"
     "</style></head><body>\n";
 
 static const char page_body[] =
@@ -103,25 +112,38 @@ static const char page_body[] =
     "<option>clean</option><option>check</option><option>failed</option></select></label>"
     " <span id=\"shown\"></span></p>\n"
     "<div id=\"player\"><h2 id=\"title\"></h2><p id=\"error\"></p><div id=\"stage\">"
-    "<canvas id=\"view\" width=\"900\" height=\"420\"></canvas>"
+    "<canvas id=\"view\" width=\"900\" height=\"420\"></canvas><p id=\"silhouette\"></p>"
     "<button id=\"play\">play</button> <input id=\"scrub\" type=\"range\" min=\"0\" value=\"0\" "
     "style=\"width:60%\"> <span id=\"time\"></span>"
     "<canvas id=\"timeline\" width=\"900\" height=\"220\"></canvas>"
     "<p id=\"warnings\"></p></div></div>\n"
     "<table id=\"clips\"><thead><tr></tr></thead><tbody></tbody></table>\n";
 
-/* The table and the player. Data: #rk-batch (the report's members), #rk-motion-K (clip K's). */
+/* The table and the player. Data: #rk-batch (the report's members), #rk-motion-K (clip K's),
+ * #rk-mesh (the target's mesh for its silhouette). */
 static const char page_script[] =
     "<script>\n'use strict';\n(function () {\n"
     "const $ = (id) => document.getElementById(id);\n"
     "const batch = JSON.parse($('rk-batch').textContent);\n"
     "const clips = batch.clips;\n"
+    "const meshNode = $('rk-mesh'), mesh = meshNode ? JSON.parse(meshNode.textContent) : null;\n"
+    "const MESH = [0x9a, 0xb8, 0xd8, 255]; /* the silhouette's colour */\n"
+    "/* Each vertex's influences flattened: start[v] .. start[v + 1] into slot, weight, offset. */\n"
+    "if (mesh && mesh.draw) {\n"
+    "  const v = mesh.vertices, start = [0], slot = [], wt = [], off = [];\n"
+    "  for (let i = 0; i < v.length;) {\n"
+    "    const n = v[i++];\n"
+    "    for (let k = 0; k < n; k++, i += 5) { slot.push(v[i]); wt.push(v[i + 1]); off.push(v[i + 2], v[i + 3], v[i + 4]); }\n"
+    "    start.push(slot.length);\n"
+    "  }\n"
+    "  mesh.flat = {start: start, slot: slot, wt: wt, off: off, count: start.length - 1};\n"
+    "}\n"
     "const base = (p) => (p || '').split(/[\\\\/]/).pop();\n"
     "const sub = (o, k) => (o && typeof o === 'object' ? o[k] : null);\n"
     "const cols = [\n"
     "  ['clip', (c) => c.clip || '(file)'], ['source', (c) => base(c.source)],\n"
     "  ['verdict', (c) => c.verdict || ''],\n"
-    "  ['warnings', (c) => c.error ? c.error : c.warnings.map((w) => w.code).join(', ')],\n"
+    "  ['warnings', (c) => c.error ? c.error_code : c.warnings.map((w) => w.code).join(', ')],\n"
     "  ['skate mm', (c) => sub(c.foot_skate_mm, 'max'), 1],\n"
     "  ['goal mm', (c) => sub(c.ik_goal_error_mm, 'max'), 1],\n"
     "  ['soles mm', (c) => sub(c.mesh_lowest_planted_mm, 'median'), 1],\n"
@@ -195,9 +217,48 @@ static const char page_script[] =
     "    }\n"
     "    b[0] = Math.max(b[0], hi - lo);\n"
     "  }\n"
+    "  for (const q of rig.mesh2d || []) {\n"
+    "    let lo = Infinity, hi = -Infinity;\n"
+    "    for (let i = 0; i < q.length; i += 2) {\n"
+    "      lo = Math.min(lo, q[i]); hi = Math.max(hi, q[i]);\n"
+    "      b[2] = Math.min(b[2], q[i + 1]); b[3] = Math.max(b[3], q[i + 1]);\n"
+    "    }\n"
+    "    b[0] = Math.max(b[0], hi - lo);\n"
+    "  }\n"
     "  return b;\n"
     "}\n"
     "const proj = (p, j) => p[j] * 0.8 + p[j + 2] * 0.6;\n"
+    "/* The target's mesh at every sample, projected as its joints are (u, y per vertex): linear\n"
+    " * blend skinning, each joint at its position in rig.pos turned from rest by its quaternion. */\n"
+    "function skinTarget(m) {\n"
+    "  const rig = m.target, f = mesh.flat, sk = rig.skin, S = sk.joints.length;\n"
+    "  const bin = atob(sk.turns), dv = new DataView(new ArrayBuffer(bin.length));\n"
+    "  for (let i = 0; i < bin.length; i++) dv.setUint8(i, bin.charCodeAt(i));\n"
+    "  const R = new Float64Array(9 * S), T = new Float64Array(3 * S);\n"
+    "  rig.mesh2d = rig.pos.map((p, k) => {\n"
+    "    for (let s = 0; s < S; s++) {\n"
+    "      const q = [0, 1, 2, 3].map((c) => dv.getInt16(8 * (k * S + s) + 2 * c, true) / 32767);\n"
+    "      const [x, y, z, w] = q, r = R.subarray(9 * s);\n"
+    "      r[0] = 1 - 2 * (y * y + z * z); r[1] = 2 * (x * y + z * w); r[2] = 2 * (x * z - y * w);\n"
+    "      r[3] = 2 * (x * y - z * w); r[4] = 1 - 2 * (x * x + z * z); r[5] = 2 * (y * z + x * w);\n"
+    "      r[6] = 2 * (x * z + y * w); r[7] = 2 * (y * z - x * w); r[8] = 1 - 2 * (x * x + y * y);\n"
+    "      for (let a = 0; a < 3; a++) T[3 * s + a] = p[3 * sk.joints[s] + a];\n"
+    "    }\n"
+    "    const out = new Float32Array(2 * f.count);\n"
+    "    for (let v = 0; v < f.count; v++) {\n"
+    "      let X = 0, Y = 0, Z = 0;\n"
+    "      for (let i = f.start[v]; i < f.start[v + 1]; i++) {\n"
+    "        const s = f.slot[i], w = f.wt[i], r = R.subarray(9 * s);\n"
+    "        const a = f.off[3 * i], b = f.off[3 * i + 1], c = f.off[3 * i + 2];\n"
+    "        X += w * (T[3 * s] + r[0] * a + r[3] * b + r[6] * c);\n"
+    "        Y += w * (T[3 * s + 1] + r[1] * a + r[4] * b + r[7] * c);\n"
+    "        Z += w * (T[3 * s + 2] + r[2] * a + r[5] * b + r[8] * c);\n"
+    "      }\n"
+    "      out[2 * v] = X * 0.8 + Z * 0.6; out[2 * v + 1] = Y;\n"
+    "    }\n"
+    "    return out;\n"
+    "  });\n"
+    "}\n"
     "function open(i, f) {\n"
     "  current = i; playing = false;\n"
     "  const c = clips[i];\n"
@@ -205,12 +266,16 @@ static const char page_script[] =
     "  $('title').textContent = base(c.source) + (c.clip ? \" clip '\" + c.clip + \"'\" : '') +\n"
     "    ' -> ' + (c.output ? base(c.output) : '(no output)') + ': ' + (c.verdict || '');\n"
     "  $('title').className = c.verdict || '';\n"
-    "  $('error').textContent = c.error ? 'error: ' + c.error : '';\n"
+    "  $('error').textContent = c.error ? 'error: [' + c.error_code + '] ' + c.error : '';\n"
     "  const m = $('rk-motion-' + i);\n"
     "  motion = m ? JSON.parse(m.textContent) : null;\n"
     "  $('stage').style.display = motion ? 'block' : 'none';\n"
-    "  if (!motion && !c.error) $('error').textContent = 'not retargeted in this run (resumed): no motion to play';\n"
+    "  if (!motion && !c.error) $('error').textContent = 'its output could not be read back: no motion to play';\n"
     "  if (motion) {\n"
+    "    const drawn = mesh && mesh.draw && motion.target.skin;\n"
+    "    if (drawn) skinTarget(motion);\n"
+    "    $('silhouette').textContent = !mesh ? '' : drawn || !mesh.draw ? mesh.note :\n"
+    "      \"the output's joints are not the target's: skeleton only\";\n"
     "    motion.source.b = bounds(motion.source);\n"
     "    motion.target.b = bounds(motion.target);\n"
     "    $('scrub').max = motion.sample_frames.length - 1;\n"
@@ -219,11 +284,34 @@ static const char page_script[] =
     "  }\n"
     "  render();\n"
     "}\n"
+    "/* The silhouette: each triangle filled into the picture's pixels where it covers their centres\n"
+    " * (a canvas path of 20,000 triangles takes a second to fill; this takes milliseconds). */\n"
+    "function fillMesh(g, m, X, Y, x0, w, h) {\n"
+    "  const img = g.getImageData(x0, 0, w, h), d = img.data, t = mesh.triangles;\n"
+    "  const p = new Float32Array(m.length);\n"
+    "  for (let i = 0; i < m.length; i += 2) { p[i] = X(m[i]) - x0; p[i + 1] = Y(m[i + 1]); }\n"
+    "  const edge = (ax, ay, bx, by, x, y) => (bx - ax) * (y - ay) - (by - ay) * (x - ax);\n"
+    "  for (let i = 0; i < t.length; i += 3) {\n"
+    "    const ax = p[2 * t[i]], ay = p[2 * t[i] + 1];\n"
+    "    let bx = p[2 * t[i + 1]], by = p[2 * t[i + 1] + 1], cx = p[2 * t[i + 2]], cy = p[2 * t[i + 2] + 1];\n"
+    "    if (edge(ax, ay, bx, by, cx, cy) < 0) [bx, by, cx, cy] = [cx, cy, bx, by];\n"
+    "    const x1 = Math.max(0, Math.floor(Math.min(ax, bx, cx))), x2 = Math.min(w - 1, Math.ceil(Math.max(ax, bx, cx)));\n"
+    "    const y1 = Math.max(0, Math.floor(Math.min(ay, by, cy))), y2 = Math.min(h - 1, Math.ceil(Math.max(ay, by, cy)));\n"
+    "    for (let y = y1; y <= y2; y++)\n"
+    "      for (let x = x1; x <= x2; x++) {\n"
+    "        const u = x + 0.5, v = y + 0.5;\n"
+    "        if (edge(ax, ay, bx, by, u, v) < 0 || edge(bx, by, cx, cy, u, v) < 0 || edge(cx, cy, ax, ay, u, v) < 0) continue;\n"
+    "        d.set(MESH, 4 * (y * w + x));\n"
+    "      }\n"
+    "  }\n"
+    "  g.putImageData(img, x0, 0);\n"
+    "}\n"
     "function drawRig(g, rig, k, x0, w, h, floorY, label) {\n"
     "  const b = rig.b, pad = 20;\n"
     "  const p = rig.pos[k], low = Math.min(b[2], floorY);\n"
     "  const sc = Math.min((w - 2 * pad) / (1.2 * b[0]), (h - 2 * pad - 16) / Math.max(b[3] - low, 1));\n"
     "  const X = (u) => x0 + w / 2 + (u - proj(p, 0)) * sc, Y = (y) => h - pad - (y - low) * sc;\n"
+    "  if (rig.mesh2d) fillMesh(g, rig.mesh2d[k], X, Y, x0, w, h);\n"
     "  g.strokeStyle = '#d00'; g.lineWidth = 2;\n"
     "  g.beginPath(); g.moveTo(x0 + 4, Y(floorY)); g.lineTo(x0 + w - 4, Y(floorY)); g.stroke();\n"
     "  g.strokeStyle = '#234'; g.lineWidth = 3; g.beginPath();\n"
@@ -240,6 +328,13 @@ static const char page_script[] =
     "  let h = 2166136261;\n"
     "  for (let i = 0; i < d.length; i += 7) h = Math.imul(h ^ d[i], 16777619) >>> 0;\n"
     "  return h.toString(16);\n"
+    "}\n"
+    "/* Pixels of the silhouette's colour: the test's proof that the mesh was drawn. */\n"
+    "function meshPixels(cv) {\n"
+    "  const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;\n"
+    "  let n = 0;\n"
+    "  for (let i = 0; i < d.length; i += 4) n += d[i] === MESH[0] && d[i + 1] === MESH[1] && d[i + 2] === MESH[2] && d[i + 3] === 255;\n"
+    "  return n;\n"
     "}\n"
     "function draw(k) {\n"
     "  frame = Math.max(0, Math.min(k, motion.sample_frames.length - 1));\n"
@@ -274,6 +369,7 @@ static const char page_script[] =
     "  $('scrub').value = frame;\n"
     "  $('time').textContent = 'frame ' + f + ' / ' + motion.frames + ' (' + (f / motion.fps).toFixed(2) + ' s)';\n"
     "  view.dataset.checksum = checksum(view);\n"
+    "  view.dataset.meshPixels = meshPixels(view);\n"
     "  view.dataset.frame = f;\n"
     "}\n"
     "$('scrub').oninput = () => { playing = false; draw(Number($('scrub').value)); };\n"
@@ -321,6 +417,10 @@ bool rk__rt_html_write(const rk__rt_config *cfg, const char *path, const rk__rt_
   json_object_set_array_member(root, "clips", clips);
   g_autofree char *data = rk_json_object_to_text(root, false, NULL);
   append_script_json(page, "rk-batch", data);
+  if (cfg->silhouette) {
+    g_autofree char *mesh = rk__rt_silhouette_json(cfg->silhouette);
+    append_script_json(page, "rk-mesh", mesh);
+  }
   g_string_append_len(page, motions->str, (gssize)motions->len);
   g_string_free(motions, TRUE);
   g_string_append(page, page_script);

@@ -16,17 +16,18 @@ typedef struct rk__rt_html_clip {
   size_t frames;                  /* output frames */
   double floor;                   /* the target's floor height (metres) */
   const double *foot_low;         /* frames x 2: each foot's lowest point in the output (metres) */
+  const rk__rt_silhouette *silhouette; /* the target's, drawn with the target's joints, or NULL */
 } rk__rt_html_clip;
 
 #define RK__RT_HTML_FRAMES 120
 
 /** The player's data of one clip as JSON text (joint positions in millimetres, parents, foot
- * heights above the floor; every frame up to RK__RT_HTML_FRAMES, else a stride). The caller frees
- * it. Allocates per call, never fails. */
+ * heights above the floor, the target's joint turns for its silhouette; every frame up to
+ * RK__RT_HTML_FRAMES, else a stride). The caller frees it. Allocates per call, never fails. */
 char *rk__rt_html_motion(const rk__rt_html_clip *c);
 
 /** Writes the page (atomically): every entry of every input (the report's members, the motion
- * of the clips run now), the batch's summary. Returns false with error when it cannot be
+ * of each clip), the target's mesh for its silhouette, the batch's summary. Returns false with error when it cannot be
  * written. */
 bool rk__rt_html_write(const rk__rt_config *cfg, const char *path, const rk__rt_input *inputs,
                        size_t n, const rk__rt_outcome *outcome, GError **error);

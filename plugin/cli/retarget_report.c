@@ -115,10 +115,11 @@ void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, cons
 }
 
 rk__rt_entry *rk__rt_entry_error(const rk__rt_config *cfg, const char *source, const char *clip_name,
-                                 int clip_index, const char *output, const char *error,
-                                 double seconds) {
+                                 int clip_index, const char *output, rk__rt_error code,
+                                 const char *error, double seconds) {
   rk__rt_entry *e = rk__rt_entry_new(cfg, source, clip_name, clip_index, output);
   e->error = g_strdup(error ? error : "failed");
+  e->error_code = g_strdup(rk__rt_error_name(code));
   e->verdict = g_strdup(rk_retarget_verdict_name(RK_RETARGET_FAILED));
   e->seconds = seconds;
   return e;
@@ -132,6 +133,7 @@ void rk__rt_entry_free(rk__rt_entry *e) {
   g_free(e->target);
   g_free(e->output);
   g_free(e->error);
+  g_free(e->error_code);
   if (e->contacts)
     g_ptr_array_unref(e->contacts);
   if (e->joints)
@@ -193,6 +195,7 @@ JsonObject *rk__rt_entry_json(const rk__rt_entry *e) {
   set_string_or_null(o, "output", e->output);
   json_object_set_string_member(o, "status", e->error ? "error" : "ok");
   set_string_or_null(o, "error", e->error);
+  set_string_or_null(o, "error_code", e->error_code);
   set_string_or_null(o, "verdict", e->verdict);
   JsonArray *warnings = json_array_new();
   for (guint i = 0; i < e->warnings->len; i++) {
@@ -388,9 +391,10 @@ static const struct {
 /* An entry read back from a journal line (as rk__rt_entry_json wrote it). */
 static rk__rt_entry *entry_from_json(JsonObject *o) {
   rk__rt_entry *e = g_new0(rk__rt_entry, 1);
-  char **strings[] = {&e->source, &e->clip, &e->target, &e->output, &e->error, &e->verdict, &e->plot};
-  static const char *const string_members[] = {"source", "clip", "target", "output", "error",
-                                               "verdict", "plot"};
+  char **strings[] = {&e->source, &e->clip,       &e->target,  &e->output,
+                      &e->error,  &e->error_code, &e->verdict, &e->plot};
+  static const char *const string_members[] = {"source", "clip",       "target",  "output",
+                                               "error",  "error_code", "verdict", "plot"};
   for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
     *strings[i] = get_string(o, string_members[i]);
   for (size_t i = 0; i < G_N_ELEMENTS(flat); i++) {

@@ -1,13 +1,15 @@
-/* Skin supports and soles of the shared characters: the lowest point equals brute-force skinning at
- * rest and at random poses, the soles sit where a foot's heel, ball and toe tip are (on the
- * CMU-style character, exactly where its shoes were built); soles from the bones of the generated
- * BVH clips touch the floor where their ground truth says the points are planted. */
+/* Skin supports, skin meshes and soles of the shared characters: the lowest point equals
+ * brute-force skinning at rest and at random poses, and so do the skin meshes' vertices; the
+ * soles sit where a foot's heel, ball and toe tip are (on the CMU-style character, exactly where
+ * its shoes were built); soles from the bones of the generated BVH clips touch the floor where
+ * their ground truth says the points are planted. */
 #include "import_test.h"
 #include "../core/skin_fixture.h"
 
 #include <json-glib/json-glib.h>
 #include <rigkit/humanoid.h>
 #include <rigkit/skin.h>
+#include <rigkit/skin_mesh.h>
 
 /* The meshes of an asset as an array (borrowed from it; free the array with g_free). */
 static const rk_mesh **asset_meshes(const rk_asset *a) {
@@ -70,6 +72,59 @@ Test(skin_files, lowest_point_of_the_characters_is_the_brute_force_one) {
       cr_assert(rk_skin_lowest(sup, models, NULL, 0, &p));
       cr_assert(p.position.y >= b.y - 1e-12 * scale && p.position.y <= b.y + 1e-6 * scale,
                 "%s pose %d: %.12g, brute force %.12g", files[f], pose, p.position.y, b.y);
+    }
+  }
+}
+
+/* The skin meshes of the characters (rigkit/skin_mesh.h): at rest and at 100 random poses their
+ * vertices reach exactly as far (lowest, highest, leftmost, rightmost) as every vertex of the
+ * file skinned by brute force; seam copies merged, no triangle gained. */
+Test(skin_files, skin_meshes_of_the_characters_skin_as_brute_force) {
+  const char *files[] = {"RiggedFigure.glb", "Fox.glb", "generated/mh_char.glb",
+                         "generated/game_robot.glb", "generated/cmu_char.fbx"};
+  guint64 rng = 5;
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    g_autoptr(rk_asset) a = import_ok(files[f], NULL);
+    const rk_skeleton *s = rk_asset_skeleton(a);
+    const size_t n = rk_skeleton_joint_count(s);
+    g_autoptr(GError) e = NULL;
+    g_autoptr(rk_skin_mesh) m = rk_skin_mesh_from_asset(a, &e);
+    cr_assert(m, "%s: %s", files[f], e ? e->message : "");
+    size_t vertices = 0, triangles = 0;
+    for (size_t k = 0; k < rk_asset_mesh_count(a); k++) {
+      const rk_mesh_data *d = rk_mesh_data_get(rk_asset_mesh(a, k));
+      vertices += d->vertex_count;
+      triangles += (d->indices ? d->index_count : d->vertex_count) / 3;
+    }
+    const size_t nv = rk_skin_mesh_vertex_count(m);
+    cr_assert(nv > 0 && nv <= vertices, "%s: %zu of %zu vertices", files[f], nv, vertices);
+    cr_assert(rk_skin_mesh_triangle_count(m) <= triangles);
+    g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
+    g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+    g_autofree rk_transform *locals = g_new(rk_transform, n);
+    g_autofree rk_vec3 *posed = g_new(rk_vec3, nv);
+    rk_skeleton_rest_models(s, rest);
+    for (int pose = 0; pose <= 100; pose++) {
+      if (pose == 0)
+        memcpy(models, rest, n * sizeof *models);
+      else
+        random_pose(s, &rng, 60 * RK_DEG, 0.5, locals, models);
+      rk_skin_mesh_pose(m, models, posed);
+      double got[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY}, want[4];
+      memcpy(want, got, sizeof got);
+      for (size_t i = 0; i < nv; i++)
+        got[0] = fmin(got[0], posed[i].y), got[1] = fmax(got[1], posed[i].y),
+        got[2] = fmin(got[2], posed[i].x), got[3] = fmax(got[3], posed[i].x);
+      for (size_t k = 0; k < rk_asset_mesh_count(a); k++) {
+        const rk_mesh_data *d = rk_mesh_data_get(rk_asset_mesh(a, k));
+        for (size_t v = 0; (d->joints || d->attach_joint >= 0) && v < d->vertex_count; v++) {
+          const rk_vec3 p = brute_skin(s, rest, d, v, models);
+          want[0] = fmin(want[0], p.y), want[1] = fmax(want[1], p.y);
+          want[2] = fmin(want[2], p.x), want[3] = fmax(want[3], p.x);
+        }
+      }
+      for (int i = 0; i < 4; i++)
+        rk_assert_near(got[i], want[i], 1e-9);
     }
   }
 }

@@ -12,7 +12,7 @@ static const char *const kEntryFields[] = {
     "foot_skate_mm", "ik_goal_error_mm", "loop_closure_residual_mm", "joint_limit_violations",
     "seconds", "verdict", "warnings", "mesh_lowest_planted_mm", "floor_penetration_mm",
     "foot_pitch_deg", "pose_error_mm", "ground_offset_mm", "lifted_frames", "pelvis_frames",
-    "unreachable_frames", "source_height_m", "target_height_m", "joints"};
+    "unreachable_frames", "source_height_m", "target_height_m", "joints", "error_code"};
 
 /* Every field a report entry promises (README.md, "Retargeting") is present with its type; an ok
  * entry has numbers everywhere. */
@@ -27,9 +27,11 @@ static void check_entry_fields(JsonObject *c) {
   rt_num(c, "seconds", NULL);
   if (strcmp(status, "ok") != 0) {
     cr_assert_not_null(rt_str(c, "error"), "a failed clip says why");
+    cr_assert_not_null(rt_str(c, "error_code"), "and with which code");
     return;
   }
   cr_assert_null(rt_str(c, "error"));
+  cr_assert_null(rt_str(c, "error_code"));
   cr_assert_not_null(rt_str(c, "output"));
   /* Every target joint, with the source joint that drives it or null; the mapped bones among
    * them. */
@@ -431,6 +433,9 @@ Test(retarget_cli, bad_clips_fail_alone_with_clear_errors_and_the_batch_goes_on)
   const char *expect_source[] = {fox, fox, fox, legless, nan, walk, trunc};
   const char *expect_error[] = {"quadruped", "quadruped", "quadruped", "hips", "bvh_nan.bvh", NULL,
                                 "truncated.glb"};
+  const char *expect_code[] = {"source-unmapped",   "source-unmapped",   "source-unmapped",
+                               "source-unmapped",   "source-unreadable", NULL,
+                               "source-unreadable"};
   for (guint i = 0; i < json_array_get_length(clips); i++) {
     JsonObject *c = json_array_get_object_element(clips, i);
     check_entry_fields(c);
@@ -443,6 +448,7 @@ Test(retarget_cli, bad_clips_fail_alone_with_clear_errors_and_the_batch_goes_on)
     cr_assert_not_null(strstr(rt_str(c, "error"), expect_error[i]), "entry %u: %s", i,
                        rt_str(c, "error"));
     cr_assert_not_null(strstr(r.err, rt_str(c, "error")), "printed on stderr too: %s", r.err);
+    cr_assert_str_eq(rt_str(c, "error_code"), expect_code[i], "entry %u", i);
   }
   JsonObject *sum = json_object_get_object_member(rep, "summary");
   cr_assert_eq(json_object_get_int_member(sum, "ok"), 1);

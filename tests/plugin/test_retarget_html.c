@@ -1,8 +1,9 @@
 /* The review page of `rigkit retarget --html` (retarget_html.c) in a real browser: headless
  * Chromium (Debian's chromium package) with the network blocked loads it, every clip of the
- * batch is a row of the rendered table, the player draws different pictures at two times, and a
- * failed clip shows its error. The page itself names nothing outside it. Skipped when no
- * Chromium is installed. */
+ * batch is a row of the rendered table, the player draws different pictures at two times, the
+ * target's silhouette is filled (pixels of its colour) for a skinned character and not for a bare
+ * skeleton, a failed clip shows its error, and a clip a --resume skipped has a player too. The
+ * page itself names nothing outside it. Skipped when no Chromium is installed. */
 #include "retarget_test.h"
 
 static char *find_chromium(void) {
@@ -34,6 +35,31 @@ static char *rendered(const char *chromium, const char *dir, const char *page, c
   return out;
 }
 
+/* The player of page#hash: its picture's checksum and how many pixels have the silhouette's colour
+ * (data-checksum and data-mesh-pixels of the view canvas). */
+typedef struct picture {
+  char *checksum;
+  long mesh_pixels;
+  char *dom;
+} picture;
+
+static char *attribute(const char *dom, const char *name);
+
+static picture player(const char *chromium, const char *dir, const char *page, const char *hash) {
+  picture p = {0};
+  p.dom = rendered(chromium, dir, page, hash);
+  p.checksum = attribute(p.dom, "data-checksum");
+  g_autofree char *pixels = attribute(p.dom, "data-mesh-pixels");
+  cr_assert(*p.checksum && *pixels, "the player drew nothing at %s", hash);
+  p.mesh_pixels = atol(pixels);
+  return p;
+}
+
+static void picture_clear(picture *p) {
+  g_free(p->checksum);
+  g_free(p->dom);
+}
+
 /* The value of attribute `name` on the first element that has it ("" when none). */
 static char *attribute(const char *dom, const char *name) {
   g_autofree char *key = g_strconcat(name, "=\"", NULL);
@@ -44,13 +70,33 @@ static char *attribute(const char *dom, const char *name) {
   return g_strndup(p, (gsize)(strchr(p, '"') - p));
 }
 
-Test(retarget_html, the_page_works_offline_in_chromium) {
-  g_autofree char *chromium = find_chromium();
-  if (!chromium)
+/* A batch's page to render: the browser, a scratch directory, the batch's output directory and
+ * the page's path in it. Skips the test when no Chromium is installed. */
+typedef struct page_case {
+  char *chromium, *dir, *out, *page;
+} page_case;
+
+static page_case page_case_new(void) {
+  page_case c = {find_chromium(), NULL, NULL, NULL};
+  if (!c.chromium)
     cr_skip("no chromium installed");
-  g_autofree char *dir = rt_tmpdir();
-  g_autofree char *out = g_build_filename(dir, "out", NULL);
-  g_autofree char *page = g_build_filename(dir, "review.html", NULL);
+  c.dir = rt_tmpdir();
+  c.out = g_build_filename(c.dir, "out", NULL);
+  c.page = g_build_filename(c.dir, "review.html", NULL);
+  return c;
+}
+
+static void page_case_clear(page_case *c) {
+  rt_rmtree(c->dir);
+  g_free(c->chromium);
+  g_free(c->dir);
+  g_free(c->out);
+  g_free(c->page);
+}
+
+Test(retarget_html, the_page_works_offline_in_chromium) {
+  page_case c = page_case_new();
+  const char *chromium = c.chromium, *dir = c.dir, *out = c.out, *page = c.page;
   const char *more[] = {"--unit", "cmu", "--html", page, NULL};
   const char *clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
                          "bad/bvh_bad_channel.bvh", NULL};
@@ -71,16 +117,61 @@ Test(retarget_html, the_page_works_offline_in_chromium) {
   }
   cr_assert(strstr(dom, "data-verdict=\"failed\""));
   cr_assert(strstr(dom, "<option>check</option>"));
-  /* The player at two times: two different pictures. */
-  g_autofree char *at0 = rendered(chromium, dir, page, "clip=0&frame=0");
-  g_autofree char *at1 = rendered(chromium, dir, page, "clip=0&frame=50");
-  g_autofree char *sum0 = attribute(at0, "data-checksum");
-  g_autofree char *sum1 = attribute(at1, "data-checksum");
-  cr_assert(*sum0 && *sum1, "the player drew nothing");
-  cr_assert_str_neq(sum0, sum1, "the same picture at frames 0 and 50");
-  /* The failed clip shows its error in the player. */
+  /* The player at two times: two different pictures, each with RiggedFigure's silhouette (a few
+   * thousand pixels of its colour: the figure is some 330 pixels tall). */
+  picture at0 = player(chromium, dir, page, "clip=0&frame=0");
+  picture at1 = player(chromium, dir, page, "clip=0&frame=50");
+  cr_assert_str_neq(at0.checksum, at1.checksum, "the same picture at frames 0 and 50");
+  cr_assert_gt(at0.mesh_pixels, 3000, "no silhouette: %ld pixels", at0.mesh_pixels);
+  cr_assert_gt(at1.mesh_pixels, 3000, "no silhouette: %ld pixels", at1.mesh_pixels);
+  cr_assert(strstr(at0.dom, "<p id=\"silhouette\">the target's silhouette: its mesh (256 triangles)"),
+            "the page does not say what it draws");
+  picture_clear(&at0);
+  picture_clear(&at1);
+  /* The failed clip shows its error in the player, with its code; its row shows the code. */
   g_autofree char *failed = rendered(chromium, dir, page, "clip=2");
   cr_assert(strstr(failed, "<p id=\"error\">error: "), "no error shown");
   cr_assert(strstr(failed, "channel 2 is not one of"), "the error is not the clip's");
-  rt_rmtree(dir);
+  cr_assert(strstr(failed, "<p id=\"error\">error: [source-unreadable] cannot read the clip"),
+            "the error's code is not shown");
+  cr_assert(strstr(dom, ">source-unreadable</td>"), "the failed clip's row lacks its code");
+  page_case_clear(&c);
+}
+
+/* A target without a mesh (a BVH skeleton): the skeleton alone, and the page says so. */
+Test(retarget_html, a_bare_skeleton_has_no_silhouette) {
+  page_case c = page_case_new();
+  const char *more[] = {"--unit", "cmu", "--html", c.page, NULL};
+  const char *clips[] = {"generated/cmu_walk.bvh", NULL};
+  g_object_unref(rt_run_report(c.dir, c.out, "makehuman_walk1.bvh", more, clips, 0, NULL));
+  picture p = player(c.chromium, c.dir, c.page, "clip=0&frame=30");
+  cr_assert_eq(p.mesh_pixels, 0, "%ld pixels of the silhouette's colour", p.mesh_pixels);
+  cr_assert(strstr(p.dom, "no skinned mesh: skeleton only"), "the page does not say why");
+  picture_clear(&p);
+  page_case_clear(&c);
+}
+
+/* Clips a --resume skipped get a player: the batch run without a page, then again with --resume
+ * and --html, runs nothing and still draws each clip, moving, with its silhouette. */
+Test(retarget_html, resumed_clips_have_a_player) {
+  page_case c = page_case_new();
+  const char *first[] = {"--unit", "cmu", NULL};
+  const char *again[] = {"--unit", "cmu", "--resume", "--html", c.page, NULL};
+  const char *clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh", NULL};
+  g_object_unref(rt_run_report(c.dir, c.out, "RiggedFigure.glb", first, clips, 0, NULL));
+  g_autofree char *table = NULL;
+  g_object_unref(rt_run_report(c.dir, c.out, "RiggedFigure.glb", again, clips, 0, &table));
+  cr_assert(strstr(table, "2 already done (--resume)"), "%s", table);
+  for (int clip = 0; clip < 2; clip++) {
+    g_autofree char *h0 = g_strdup_printf("clip=%d&frame=0", clip);
+    g_autofree char *h1 = g_strdup_printf("clip=%d&frame=60", clip);
+    picture a = player(c.chromium, c.dir, c.page, h0), b = player(c.chromium, c.dir, c.page, h1);
+    cr_assert_str_neq(a.checksum, b.checksum, "clip %d: the same picture at two times", clip);
+    cr_assert_gt(a.mesh_pixels, 3000, "clip %d: no silhouette", clip);
+    cr_assert(strstr(a.dom, "<p id=\"error\"></p>"), "clip %d: the player says something is wrong",
+              clip);
+    picture_clear(&a);
+    picture_clear(&b);
+  }
+  page_case_clear(&c);
 }

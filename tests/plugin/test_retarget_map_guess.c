@@ -93,12 +93,14 @@ Test(retarget_map_guess, wrong_chains_are_named) {
   rt_rmtree(dir);
 }
 
-/* The example maps of the game rigs (samples/maps/game_*_chains.map: every limb by its chain)
- * give the same output, byte for byte, as their automatic maps. */
+/* The example maps of the game rigs (samples/maps/game_*_chains.map: every limb by its chain,
+ * the soldier's feet under IK controls by name) give the same output, byte for byte, as their
+ * automatic maps. */
 Test(retarget_map_guess, the_sample_chain_maps_are_the_automatic_maps) {
   static const char *const rigs[][2] = {
       {"generated/game_robot.glb", "game_robot_chains.map"},
       {"generated/game_stylised.glb", "game_stylised_chains.map"},
+      {"generated/game_soldier.glb", "game_soldier_chains.map"},
   };
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   g_autofree char *dir = rt_tmpdir();

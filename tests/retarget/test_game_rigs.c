@@ -1,6 +1,7 @@
 /* Game rigs without a map (tests/data/generated: game_robot.glb, legs UpperLeg -> LowerLeg with
  * the feet in the lower legs' meshes and IK controls Foot.L/R and pole targets under Root that
- * weight nothing; game_stylised.glb, two-bone legs without a foot, one-bone arms, sockets): their
+ * weight nothing; game_stylised.glb, two-bone legs without a foot, one-bone arms, sockets;
+ * game_soldier.glb, deforming feet under root-level foot controls, a helmet at the root): their
  * chains are found from the skin, the bundled walk and hop retarget onto them with the planted
  * feet still (<= 5 mm) and the skinned mesh on the floor while planted, and the robot's own walk
  * retargets onto a human with its contacts found. */
@@ -52,6 +53,82 @@ Test(game_rigs, the_walk_and_hop_onto_the_stylised_figure_without_a_map) {
   rt_rmtree(dir);
 }
 
+/* World models of every frame of a written output (its first clip at its own rate). */
+static size_t output_models(const char *path, const rk_skeleton **skel, rk_mat4 **models) {
+  static rk_asset *a;
+  if (a)
+    rk_asset_free(a);
+  a = rt_read_output(path);
+  *skel = rk_asset_skeleton(a);
+  const rk_clip *clip = rk_asset_clip(a, 0);
+  const size_t n = rk_skeleton_joint_count(*skel), frames = rk_clip_frame_count(clip);
+  g_autofree rk_transform *locals = g_new(rk_transform, n);
+  *models = g_new(rk_mat4, frames * n);
+  for (size_t f = 0; f < frames; f++) {
+    rk_clip_sample_frame(clip, rk_skeleton_rest_locals(*skel), rk_clip_fps(clip), f, locals, n);
+    rk_fk_models(*skel, locals, *models + f * n);
+  }
+  return frames;
+}
+
+static rk_vec3 at(const rk_mat4 *m) {
+  return rk_mat4_get_translation(m);
+}
+
+/* A game rig whose deforming feet hang from root-level IK controls (FootControl.L/R under Root)
+ * and whose helmet hangs from a socket at the root: without a map the legs end at the feet, the
+ * walk, hop and turn plant them on the floor, and in every written frame each foot stands at
+ * the end of its lower leg, level, and the helmet stays on the head (before, both stayed at the
+ * origin while the report said clean). */
+Test(game_rigs, feet_and_helmet_under_root_controls_follow_the_body) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  static const char *const three[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
+                                      "generated/cmu_turn.bvh", NULL};
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_soldier.glb", cmu, three, 0, NULL);
+  check_planted(p, "game_soldier");
+  for (guint i = 0; i < rt_entry_count(p); i++) {
+    const char *clip;
+    JsonObject *c = rt_ok_entry(p, i, "game_soldier", &clip);
+    cr_assert_str_eq(rt_str(c, "verdict"), "clean", "%s", clip);
+    const rk_skeleton *s;
+    g_autofree rk_mat4 *m = NULL;
+    const size_t frames = output_models(rt_str(c, "output"), &s, &m);
+    const size_t n = rk_skeleton_joint_count(s);
+    g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
+    rk_skeleton_rest_models(s, rest);
+    const char *pairs[][2] = {{"Foot.L", "LowerLeg.L"}, {"Foot.R", "LowerLeg.R"},
+                              {"HelmetSlot", "Head"}};
+    for (size_t k = 0; k < G_N_ELEMENTS(pairs); k++) {
+      const int part = rk_skeleton_find_joint(s, pairs[k][0]), on = rk_skeleton_find_joint(s, pairs[k][1]);
+      cr_assert(part >= 0 && on >= 0);
+      /* Where the part stands in the frame of the bone it follows: as at rest. */
+      rk_mat4 inv;
+      cr_assert(rk_mat4_inverse_affine(&rest[on], &inv));
+      const rk_vec3 want = rk_mat4_transform_point(&inv, at(&rest[part]));
+      double worst = 0, tilt = 0;
+      for (size_t f = 0; f < frames; f++) {
+        const rk_mat4 *pm = &m[f * n + (size_t)part], *om = &m[f * n + (size_t)on];
+        cr_assert(rk_mat4_inverse_affine(om, &inv));
+        worst = fmax(worst, rk_vec3_norm(rk_vec3_sub(rk_mat4_transform_point(&inv, at(pm)), want)));
+        /* Level: the foot's rest up direction is still up (a turn about the vertical only). */
+        cr_assert(rk_mat4_inverse_affine(&rest[part], &inv));
+        const rk_mat4 turn = rk_mat4_mul_affine(pm, &inv);
+        const rk_vec3 up = rk_vec3_normalize(rk_mat4_transform_dir(&turn, rk_vec3_make(0, 1, 0)));
+        tilt = fmax(tilt, acos(fmin(1.0, up.y)) / RK_DEG);
+      }
+      cr_log_info("%s: %s stays on %s within %.3f mm, tilts %.2f deg", clip, pairs[k][0],
+                  pairs[k][1], 1000 * worst, tilt);
+      cr_assert_lt(worst, 1e-3, "%s: %s drifts %.1f mm off %s", clip, pairs[k][0], 1000 * worst,
+                   pairs[k][1]);
+      if (k < 2)
+        cr_assert_lt(tilt, 0.1, "%s: %s tilts %.2f deg", clip, pairs[k][0], tilt);
+    }
+  }
+  g_object_unref(p);
+  rt_rmtree(dir);
+}
+
 /* The robot's own clip (keyed on every bone, the controls where the legs put them) as a source:
  * its legs end in one point under each ankle, whose stillness gives the contacts. */
 Test(game_rigs, the_robot_walk_as_a_source) {
@@ -71,6 +148,8 @@ Test(game_rigs, the_printed_maps_name_the_chains) {
        "left_hand        Hand.L", "left_foot        -", "Foot.L"},
       {"generated/game_stylised.glb", "left_upper_leg   hip_L", "right_lower_leg  leg_R",
        "left_upper_arm   hand_L", "head             head", "socket"},
+      {"generated/game_soldier.glb", "left_lower_leg   LowerLeg.L", "left_foot        Foot.L",
+       "detached", "right_foot       Foot.R", "FootControl"},
   };
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   for (size_t i = 0; i < G_N_ELEMENTS(rigs); i++) {

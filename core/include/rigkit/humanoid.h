@@ -98,6 +98,11 @@ typedef struct rk_humanoid_map {
   double leg_end_drop[2];                /* how far the leg's skin reaches below leg_end at rest */
   bool leg_end_from_skin[2];             /* leg_end came from the skin (no foot joint): the
                                             point its sole rolls about */
+  int detached_foot[2];                  /* a foot bone that does not hang from its leg (a game
+                                            rig hangs it from a root-level IK control), or -1:
+                                            the leg ends at it (leg_end, leg_end_drop from its
+                                            skin) and a retarget keys it to follow the lower leg,
+                                            level (rigkit/retarget.h) */
 } rk_humanoid_map;
 
 /** Options of the automatic mapping. */

@@ -12,6 +12,7 @@
 #include <rigkit/asset.h>
 #include <rigkit/fk.h>
 #include <rigkit/skin.h>
+#include <rigkit/skin_mesh.h>
 #include <rigkit/dh.h>
 #include <rigkit/reduce.h>
 #include <rigkit/humanoid.h>

@@ -14,6 +14,8 @@
 #   and pole targets that deform nothing; a 13-joint stylised figure with sockets).
 # game_robot_walk.glb: the robot keyed frame by frame by make_clips.py's walk on the robot's own
 #   proportions, its IK controls keyed where the legs put the ankles and knees.
+# game_soldier.glb: a game rig whose deforming feet hang from root-level IK controls and whose
+#   helmet hangs from a socket at the root (the layout of a common game character pack).
 # Every mesh has a material with an 8x8 checker texture made here.
 #
 # Blender output is not byte-identical across runs or versions; the joints, rest poses, meshes
@@ -381,6 +383,38 @@ def stylised_bones():
     return b
 
 
+def soldier_bones():
+    """game_soldier, 35 joints, the layout of a common game character pack: Root - Pelvis -
+    Spine1 - Spine2 - Neck - Head; Collar.L - UpperArm.L - LowerArm.L - Hand.L - Finger1.L;
+    UpperLeg.L - LowerLeg.L ending at the ankle; the feet are deforming bones Foot.L under
+    FootControl.L under Root (beside IKLegTarget.L and IKLegPole.L, which deform nothing); a
+    helmet weighted to HelmetSlot under Root; a spear weighted to WeaponSlot under Hand.R."""
+    b = [('Root', V((0, 0, 0)), V((0, -0.3, 0)), None, False),
+         ('Pelvis', V((0, 0, 0.9)), V((0, 0, 1.0)), 'Root', True),
+         ('Spine1', V((0, 0, 1.0)), V((0, 0, 1.18)), 'Pelvis', True),
+         ('Spine2', V((0, 0, 1.18)), V((0, 0, 1.4)), 'Spine1', True),
+         ('Neck', V((0, 0, 1.42)), V((0, 0, 1.52)), 'Spine2', True),
+         ('Head', V((0, 0, 1.52)), V((0, 0, 1.74)), 'Neck', True),
+         ('HelmetSlot', V((0, 0, 1.66)), V((0, -0.1, 1.66)), 'Root', True)]
+    for side, sg in (('.L', 1), ('.R', -1)):
+        sh, el, wr = V((sg * 0.18, 0, 1.38)), V((sg * 0.45, 0, 1.38)), V((sg * 0.7, 0, 1.38))
+        ht = wr + V((sg * 0.09, 0, 0))
+        knee, ankle = V((sg * 0.1, -0.02, 0.5)), V((sg * 0.1, 0, 0.09))
+        b += [('Collar' + side, V((sg * 0.03, 0, 1.38)), sh, 'Spine2', True),
+              ('UpperArm' + side, sh, el, 'Collar' + side, True),
+              ('LowerArm' + side, el, wr, 'UpperArm' + side, True),
+              ('Hand' + side, wr, ht, 'LowerArm' + side, True),
+              ('Finger1' + side, ht, ht + V((sg * 0.07, 0, 0)), 'Hand' + side, True),
+              ('UpperLeg' + side, V((sg * 0.1, 0, 0.88)), knee, 'Pelvis', True),
+              ('LowerLeg' + side, knee, ankle, 'UpperLeg' + side, True),
+              ('IKLegPole' + side, knee + V((0, -0.5, 0)), knee + V((0, -0.6, 0)), 'Root', False),
+              ('FootControl' + side, V((sg * 0.1, 0.05, 0)), V((sg * 0.1, -0.15, 0)), 'Root', False),
+              ('IKLegTarget' + side, ankle, ankle + V((0, 0, 0.1)), 'FootControl' + side, False),
+              ('Foot' + side, ankle, ankle + V((0, -0.14, -0.05)), 'FootControl' + side, True)]
+    b += [('WeaponSlot', V((-0.79, 0, 1.38)), V((-0.79, 0, 1.48)), 'Hand.R', True)]
+    return b
+
+
 def build_armature(name, bones):
     arm_data = bpy.data.armatures.new(name)
     arm = bpy.data.objects.new(name, arm_data)
@@ -459,6 +493,34 @@ def stylised():
     print('make_characters.py: wrote game_stylised')
 
 
+def soldier():
+    reset()
+    bones = soldier_bones()
+    arm = build_armature('game_soldier_rig', bones)
+    mb = MeshBuilder()
+    size = {'Pelvis': (0.15, 0.1), 'Spine1': (0.14, 0.1), 'Spine2': (0.17, 0.11), 'Neck': (0.05, 0.05),
+            'Head': (0.1, 0.11), 'Collar': (0.04, 0.04), 'UpperArm': (0.045, 0.045),
+            'LowerArm': (0.04, 0.04), 'Hand': (0.04, 0.02), 'Finger1': (0.03, 0.015),
+            'UpperLeg': (0.07, 0.07), 'LowerLeg': (0.055, 0.055)}
+    for nm, h, t, parent, deform in bones:
+        key = nm.split('.')[0]
+        if key in size:
+            mb.box(h, t, size[key][0], size[key][1], {nm: 1.0})
+    for sg, side in ((1, '.L'), (-1, '.R')):
+        # A boot: a flat block from behind the ankle to the toes, its sole on the floor.
+        x = sg * 0.1
+        mb.hexa([V((x - 0.055, 0.06, 0)), V((x + 0.055, 0.06, 0)), V((x + 0.055, -0.2, 0)),
+                 V((x - 0.055, -0.2, 0)), V((x - 0.06, 0.06, 0.13)), V((x + 0.06, 0.06, 0.13)),
+                 V((x + 0.06, -0.2, 0.06)), V((x - 0.06, -0.2, 0.06))], {'Foot' + side: 1.0})
+    # A helmet around the head, and a spear upright in the right hand.
+    mb.box(V((0, 0, 1.6)), V((0, 0, 1.8)), 0.13, 0.14, {'HelmetSlot': 1.0})
+    mb.box(V((-0.79, 0, 0.5)), V((-0.79, 0, 2.1)), 0.012, 0.012, {'WeaponSlot': 1.0})
+    mat = checker_material('game_soldier_cloth', (0.45, 0.4, 0.3), (0.7, 0.2, 0.15))
+    mb.build('game_soldier_mesh', arm, mat)
+    export_glb(os.path.join(HERE, 'game_soldier.glb'))
+    print('make_characters.py: wrote game_soldier')
+
+
 def robot_rig(bones):
     """The robot as make_clips sees it (make_clips.game_robot_rig)."""
     b2c = lambda v: (v.x, v.z, -v.y)
@@ -534,6 +596,8 @@ def main():
         robot(only)
     if not only or 'game_stylised' in only:
         stylised()
+    if not only or 'game_soldier' in only:
+        soldier()
 
 
 main()

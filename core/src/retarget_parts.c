@@ -1,0 +1,155 @@
+/* Retargeting, loose parts: deforming bones a rig hangs from root-level controls instead of from
+ * its body (a game rig's feet under IK foot controls, a helmet under a socket at the root). The
+ * transfer and the IK pose the body; then each loose part is put where it belongs: a detached
+ * foot (rk_humanoid_map.detached_foot) at the end of the lower leg it stands at, level as at rest
+ * and turned with the leg's heading, which is what the leg's sole assumes (its drop below the
+ * leg's end is measured level); any other part rigidly on the deforming bone nearest to it at
+ * rest. The highest control above a part that moves nothing else (FootControl.L above Foot.L) is
+ * keyed so that the part lands there, its own pose under the control left at rest; a part hanging
+ * directly from the root is keyed itself. Rigs without loose parts are untouched. */
+#include "retarget_run.h"
+
+#include "skin_internal.h"
+
+/* Distance from p to the segment a-b. */
+static double segment_distance(rk_vec3 p, rk_vec3 a, rk_vec3 b) {
+  const rk_vec3 d = rk_vec3_sub(b, a);
+  const double dd = rk_vec3_dot(d, d);
+  const double t = dd > 0 ? fmax(0.0, fmin(1.0, rk_vec3_dot(rk_vec3_sub(p, a), d) / dd)) : 0.0;
+  return rk_vec3_norm(rk_vec3_sub(p, rk_vec3_add(a, rk_vec3_scale(d, t))));
+}
+
+/* The deforming joint of the body (the hips' subtree) whose bone (to each child) or the middle
+ * of whose skin (a head has no child) is nearest to where joint j stands at rest. */
+static int nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
+  const rk_skeleton *s = rt->tgt;
+  const int hips = rt->tgt_hips;
+  int best = hips;
+  double best_d = INFINITY;
+  for (size_t i = (size_t)hips; i < rk_skeleton_subtree_end(s, (size_t)hips); i++) {
+    if (count[i] == 0)
+      continue;
+    double d = rk_vec3_norm(rk_vec3_sub(rt->pt0[j], rt->pt0[i]));
+    for (size_t c = i + 1; c < rk_skeleton_subtree_end(s, i); c = rk_skeleton_subtree_end(s, c))
+      d = fmin(d, segment_distance(rt->pt0[j], rt->pt0[i], rt->pt0[c]));
+    rk_vec3 mid = rk_vec3_make(0, 0, 0);
+    for (size_t v = rt->skin->vert_start[i]; v < rt->skin->vert_start[i + 1]; v++)
+      mid = rk_vec3_add(mid, rt->skin->vert_rest[v]);
+    d = fmin(d, rk_vec3_norm(rk_vec3_sub(rt->pt0[j], rk_vec3_scale(mid, 1.0 / (double)count[i]))));
+    if (d < best_d) {
+      best_d = d;
+      best = (int)i;
+    }
+  }
+  return best;
+}
+
+/* Fills part p for the loose deforming joint j: the joint keyed for it, what it follows, and the
+ * rest relations between the three. */
+static void part_init(rk_retargeter *rt, const size_t *count, const size_t *below,
+                      const rk_mat4 *rest, int j, rk__rt_part *p) {
+  const rk_skeleton *s = rt->tgt;
+  const size_t hips = (size_t)rt->tgt_hips;
+  p->joint = j;
+  p->keyed = j;
+  for (int q = rk_skeleton_parent(s, (size_t)j);
+       q >= 0 && rk_skeleton_parent(s, (size_t)q) >= 0 && !rk_skeleton_is_ancestor(s, (size_t)q, hips) &&
+       below[q] == below[j];
+       q = rk_skeleton_parent(s, (size_t)q))
+    p->keyed = q;
+  p->level = false;
+  p->leader = -1;
+  for (int side = 0; side < 2; side++)
+    if (rt->tmap.detached_foot[side] == j && rt->side[side].footless) {
+      p->leader = rt->side[side].knee;
+      p->level = true;
+      rt->side[side].loose_foot = true;
+      rt->side[side].loose_drop = fmax(0.0, rt->tmap.leg_end_drop[side]);
+    }
+  if (p->leader < 0)
+    p->leader = nearest_bone(rt, count, j);
+  rk_mat4 inv;
+  if (!rk_mat4_inverse_affine(&rest[p->leader], &inv))
+    inv = rk_mat4_identity();
+  p->offset = rk_mat4_mul_affine(&inv, &rest[j]);
+  /* keyed = part * inverse(part's rest model in the keyed joint's rest frame) */
+  if (!rk_mat4_inverse_affine(&rest[j], &inv))
+    inv = rk_mat4_identity();
+  p->below = rk_mat4_mul_affine(&inv, &rest[p->keyed]);
+  p->part_rest = rest[j];
+  p->part_rest.m[12] = p->part_rest.m[13] = p->part_rest.m[14] = 0;
+  p->leader_rest = rt->qt0[p->leader];
+}
+
+void rk__rt_parts_init(rk_retargeter *rt) {
+  const rk_skeleton *s = rt->tgt;
+  const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
+  if (!rt->skin || rt->skin->joint_count != n || rk_skin_support_vertex_count(rt->skin, -1) == 0)
+    return;
+  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
+  for (size_t j = n; j-- > 0;) {
+    count[j] = rt->skin->vert_start[j + 1] - rt->skin->vert_start[j];
+    below[j] += count[j];
+    const int p = rk_skeleton_parent(s, j);
+    if (p >= 0)
+      below[p] += below[j];
+  }
+  g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(s, rest);
+  rt->parts = g_new(rk__rt_part, n);
+  for (size_t j = 0; j < n; j++) {
+    if (count[j] == 0 || rk_skeleton_is_ancestor(s, hips, j) || rk_skeleton_is_ancestor(s, j, hips))
+      continue;
+    bool loose = true;
+    for (int q = rk_skeleton_parent(s, j); loose && q >= 0; q = rk_skeleton_parent(s, (size_t)q))
+      loose = count[q] == 0;
+    if (loose)
+      part_init(rt, count, below, rest, (int)j, &rt->parts[rt->part_count++]);
+  }
+  /* The parts are not the body the floor holds: the feet stand with their legs, the rest ride on
+   * the bones they follow. */
+  size_t kept = 0;
+  for (size_t b = 0; b < rt->body_count; b++) {
+    bool in_part = false;
+    for (size_t k = 0; k < rt->part_count && !in_part; k++)
+      in_part = rk_skeleton_is_ancestor(s, (size_t)rt->parts[k].keyed, (size_t)rt->body_joints[b]);
+    if (!in_part)
+      rt->body_joints[kept++] = rt->body_joints[b];
+  }
+  rt->body_count = kept;
+}
+
+/* The heading of rotation q: its twist about the up axis (identity when q turns the up axis
+ * upside down). */
+static rk_quat heading(rk_quat q) {
+  const double m = sqrt(q.y * q.y + q.w * q.w);
+  return m > 1e-12 ? rk_quat_make(0, q.y / m, 0, q.w / m) : rk_quat_identity();
+}
+
+void rk__rt_parts_frame(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  for (size_t k = 0; k < rt->part_count; k++) {
+    const rk__rt_part *p = &rt->parts[k];
+    const rk_mat4 *lead = &c->tgt_models[p->leader];
+    rk_mat4 want = rk_mat4_mul_affine(lead, &p->offset);
+    if (p->level) {
+      rk_transform lt = rk_transform_identity();
+      rk_transform_from_mat4(lead, &lt);
+      const rk_quat turn = heading(rk_quat_mul(lt.r, rk_quat_conj(p->leader_rest)));
+      const rk_vec3 at = rk_mat4_get_translation(&want);
+      const rk_mat3 m3 = rk_quat_to_mat3(turn);
+      const rk_mat4 r = rk_mat4_from_rt(&m3, rk_vec3_make(0, 0, 0));
+      want = rk_mat4_mul_affine(&r, &p->part_rest);
+      want.m[12] = at.x, want.m[13] = at.y, want.m[14] = at.z;
+    }
+    const rk_mat4 keyed = rk_mat4_mul_affine(&want, &p->below);
+    const int parent = rk_skeleton_parent(rt->tgt, (size_t)p->keyed);
+    rk_mat4 local = keyed;
+    rk_mat4 inv;
+    if (parent >= 0 && rk_mat4_inverse_affine(&c->tgt_models[parent], &inv))
+      local = rk_mat4_mul_affine(&inv, &keyed);
+    /* A degenerate matrix (a zero scale somewhere above) keeps the last pose. */
+    rk_transform_from_mat4(&local, &c->tgt_locals[p->keyed]);
+    rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, p->keyed, p->keyed);
+  }
+}
