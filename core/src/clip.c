@@ -1,6 +1,7 @@
 /* Animation clips: track storage, copies, accessors and fixed-rate baking (sampling lives in
  * clip_sample.c). */
 #include "clip_internal.h"
+#include "math_internal.h"
 
 #include <rigkit/error.h>
 
@@ -8,21 +9,21 @@
 
 /* Fills s's key-lookup guess from its times, and the inverse norms of LINEAR rotation keys (the
  * sampler's per-key normalisation, computed once: two square roots and divisions fewer per
- * sample, for a quarter more memory per rotation key). */
-static void track_store_index(rk__track_store *s) {
+ * sample, for a quarter more memory per rotation key): inv when given (taken), else computed. */
+static void track_store_index(rk__track_store *s, double *inv) {
   const size_t n = s->view.key_count;
   const double span = n > 1 ? s->times[n - 1] - s->times[0] : 0.0;
   s->t0 = s->times[0];
   s->keys_per_second = span > 0 ? (double)(n - 1) / span : 0.0;
   s->inv_norms = NULL;
-  if (s->view.channel != RK_CHANNEL_ROTATION || s->view.interp != RK_INTERP_LINEAR)
+  if (s->view.channel != RK_CHANNEL_ROTATION || s->view.interp != RK_INTERP_LINEAR) {
+    g_free(inv);
     return;
-  s->inv_norms = g_new(double, n);
-  for (size_t k = 0; k < n; k++) {
+  }
+  s->inv_norms = inv ? inv : g_new(double, n);
+  for (size_t k = 0; !inv && k < n; k++) {
     const double *q = s->values + 4 * k;
-    const double m = sqrt(rk_quat_dot(rk_quat_make(q[0], q[1], q[2], q[3]),
-                                      rk_quat_make(q[0], q[1], q[2], q[3])));
-    s->inv_norms[k] = m > 0.0 && isfinite(m) ? 1.0 / m : 0.0;
+    s->inv_norms[k] = rk__clip_inv_norm(rk_quat_make(q[0], q[1], q[2], q[3]));
   }
 }
 
@@ -91,24 +92,7 @@ static bool keys_fine(const rk_track *t) {
     ok &= tk >= 0 && tk <= RK_CLIP_MAX_DURATION && tk > prev;
     prev = tk;
   }
-  /* A double is not finite when its 11 exponent bits are all ones: adding 1 to them carries into
-   * bit 11. Four values at a time (two SSE2 registers or one AVX register). */
-  typedef uint64_t u64x4 __attribute__((vector_size(32)));
-  const size_t nv = n * vpk;
-  u64x4 acc = {0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 4 <= nv; i += 4) {
-    u64x4 b;
-    memcpy(&b, &t->values[i], sizeof b);
-    acc |= ((b >> 52) & 0x7ff) + 1;
-  }
-  uint64_t bad = acc[0] | acc[1] | acc[2] | acc[3];
-  for (; i < nv; i++) {
-    uint64_t b;
-    memcpy(&b, &t->values[i], sizeof b);
-    bad |= ((b >> 52) & 0x7ff) + 1;
-  }
-  bad &= 0x800;
+  const bool bad = !rk__all_finite(t->values, n * vpk);
   if (t->channel == RK_CHANNEL_ROTATION) {
     const size_t at = t->interp == RK_INTERP_CUBIC ? (size_t)rk_channel_components(t->channel) : 0;
     for (size_t k = 0; k < n; k++) {
@@ -180,15 +164,17 @@ static bool check_track(const rk_clip *clip, const rk_track *t, GError **error) 
   return true;
 }
 
-/* Adds track (checked) with its keys in times and values (taken). */
-static void store_track(rk_clip *clip, const rk_track *track, double *times, double *values) {
+/* Adds track (checked) with its keys in times and values and its inverse norms in inv (taken;
+ * NULL: computed here). */
+static void store_track(rk_clip *clip, const rk_track *track, double *times, double *values,
+                        double *inv) {
   rk__track_store s;
   s.view = *track;
   s.times = times;
   s.values = values;
   s.view.times = s.times;
   s.view.values = s.values;
-  track_store_index(&s);
+  track_store_index(&s, inv);
   if (!clip->slots) {
     clip->slots = g_new(int, clip->joint_count * 3);
     for (size_t i = 0; i < clip->joint_count * 3; i++)
@@ -213,18 +199,27 @@ bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
   if (!check_track(clip, track, error))
     return false;
   store_track(clip, track, g_memdup2(track->times, track->key_count * sizeof(double)),
-              g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double)));
+              g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double)),
+              NULL);
   return true;
 }
 
-bool rk__clip_adopt_track(rk_clip *clip, const rk_track *track, GError **error) {
+bool rk_clip_take_track(rk_clip *clip, const rk_track *track, GError **error) {
+  g_return_val_if_fail(clip && track, false);
   if (!check_track(clip, track, error)) {
     g_free((void *)track->times);
     g_free((void *)track->values);
     return false;
   }
-  store_track(clip, track, (double *)track->times, (double *)track->values);
+  store_track(clip, track, (double *)track->times, (double *)track->values, NULL);
   return true;
+}
+
+void rk__clip_adopt_track(rk_clip *clip, const rk_track *track, double *inv_norms) {
+#ifndef NDEBUG
+  g_assert(check_track(clip, track, NULL));
+#endif
+  store_track(clip, track, (double *)track->times, (double *)track->values, inv_norms);
 }
 
 rk_clip *rk_clip_copy(const rk_clip *clip) {
@@ -239,7 +234,7 @@ rk_clip *rk_clip_copy(const rk_clip *clip) {
     s.values = g_memdup2(src->values, src->view.key_count * values_per_key(&src->view) * sizeof(double));
     s.view.times = s.times;
     s.view.values = s.values;
-    track_store_index(&s);
+    track_store_index(&s, NULL);
     g_array_append_val(c->tracks, s);
   }
   if (clip->slots)

@@ -281,6 +281,9 @@ typedef struct lane_batch {
   int n;
 } lane_batch;
 
+/* How many keys ahead of a cursor's key sample_track prefetches. */
+#define CURSOR_AHEAD 16
+
 /* Samples track i (ts) at time t into its joint's channel of out, or queues it in b; keys (one
  * per track) is a cursor, or NULL to look every key up. */
 static inline __attribute__((always_inline)) void sample_track(const rk__track_store *ts, size_t i,
@@ -294,6 +297,14 @@ static inline __attribute__((always_inline)) void sample_track(const rk__track_s
     return;
   }
   const size_t k = keys ? cursor_key(ts, t, &keys[i]) : find_key(ts, t);
+  /* A cursor plays forward: the keys a few samples ahead are asked for from memory now (a long
+   * clip's tracks are many streams the hardware does not fetch ahead by itself). */
+  if (keys && k + CURSOR_AHEAD < tr->key_count) {
+    __builtin_prefetch(ts->times + k + CURSOR_AHEAD);
+    __builtin_prefetch(ts->values + (k + CURSOR_AHEAD) * (size_t)rk_channel_components(tr->channel));
+    if (ts->inv_norms)
+      __builtin_prefetch(ts->inv_norms + k + CURSOR_AHEAD);
+  }
   if (tr->channel == RK_CHANNEL_ROTATION && tr->interp == RK_INTERP_LINEAR) {
     b->lane[b->n++] = (rot_lane){ts, k, &out[tr->joint]};
     if (b->n == 4) {

@@ -30,20 +30,18 @@ typedef struct rk__p4 {
  * by value change the ABI without AVX). */
 #define RK__V4D_PICK(m, a, b) ((rk__v4d)(((rk__v4i)(a) & (m)) | ((rk__v4i)(b) & ~(m))))
 
-/* The vector (a, b, c, d) (through memory: building it lane by lane reads as uninitialised to
- * GCC's warnings). */
+/* The vector (a, b, c, d) (from two halves: built lane by lane in place, GCC's warnings take it
+ * for a read of the uninitialised lanes). */
 RK__QL void rk__v4d_set(rk__v4d *o, double a, double b, double c, double d) {
-  const double v[4] = {a, b, c, d};
-  memcpy(o, v, sizeof v);
+  const __m128d lo = {a, b}, hi = {c, d};
+  *o = __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
 }
 
-/* The square root of each lane (correctly rounded, as sqrt). */
+/* The square root of each lane (correctly rounded, as sqrt), a half at a time (SSE2's). */
 RK__QL void rk__v4d_sqrt(rk__v4d *o, const rk__v4d *x) {
-  __m128d h[2];
-  memcpy(h, x, sizeof h);
-  h[0] = _mm_sqrt_pd(h[0]);
-  h[1] = _mm_sqrt_pd(h[1]);
-  memcpy(o, h, sizeof h);
+  const __m128d lo = _mm_sqrt_pd(__builtin_shufflevector(*x, *x, 0, 1));
+  const __m128d hi = _mm_sqrt_pd(__builtin_shufflevector(*x, *x, 2, 3));
+  *o = __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
 }
 
 /* Every lane q. */

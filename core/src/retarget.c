@@ -6,6 +6,8 @@
  * the baked result (retarget_result.c). */
 #include "retarget_run.h"
 
+#include "math_internal.h"
+
 #include <rigkit/error.h>
 
 #include <string.h>
@@ -240,6 +242,38 @@ static void set_source_slots(rk_retargeter *rt) {
       rt->src_slot[j] = (int)rt->src_used++;
 }
 
+/* Marks the joints from `end` up to the parent of its ancestor `top` (inclusive). */
+static void keep_chain(const rk_retargeter *rt, bool *keep, int top, int end) {
+  const int stop = rk_skeleton_parent(rt->tgt, (size_t)top);
+  for (int j = end; j >= 0; j = rk_skeleton_parent(rt->tgt, (size_t)j)) {
+    keep[j] = true;
+    if (j == stop)
+      break;
+  }
+}
+
+/* The target joints whose transferred world rotations are read after the transfer: the hips
+ * (facing), the joints of both soles, and the limbs IK turns with their parents (legs from the
+ * hips to the toes, arms from the shoulders to the hands: the solve starts from them). */
+static void set_kept_worlds(rk_retargeter *rt) {
+  g_autofree bool *keep = g_new0(bool, rt->nt);
+  keep[rt->tgt_hips] = true;
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_side *sd = &rt->side[side];
+    keep_chain(rt, keep, sd->upper, sd->toe >= 0 ? sd->toe : sd->foot);
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      keep[sd->tgt.joint[p]] = keep[sd->tgt_bones.joint[p]] = true;
+    const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
+    const int tu = rt->tmap.joint[ua], hand = rt->tmap.joint[ua + 2];
+    if (tu >= 0 && hand >= 0)
+      keep_chain(rt, keep, tu, hand);
+  }
+  rt->world_kept = g_new(int, rt->nt);
+  for (size_t j = 0; j < rt->nt; j++)
+    if (keep[j])
+      rt->world_kept[rt->kept_count++] = (int)j;
+}
+
 /* The target as a mechanism: every joint as the tree builds it without motion (balls), the hips
  * free so the pelvis can translate when both feet hold it. */
 static rk_tree *target_tree(const rk_retargeter *rt, GError **error) {
@@ -300,6 +334,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_feet(rt);
   rk__rt_parts_init(rt);
   set_source_slots(rt);
+  set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);
   rt->tree = target_tree(rt, error);
   if (!rt->tree) {
@@ -351,6 +386,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   rk_tree_unref(rt->tree);
   rk__rt_scratch_free(rt->spare);
   rk__rt_lanes_free(rt->lanes);
+  g_free(rt->world_kept);
   g_free(rt);
 }
 
@@ -372,11 +408,10 @@ int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint) {
 
 /* ---- the run --------------------------------------------------------------------------------- */
 
+/* Whether every component of x[0..n) is finite (rk_transform_is_finite of each). */
 static bool finite_locals(const rk_transform *x, size_t n) {
-  for (size_t j = 0; j < n; j++)
-    if (!rk_transform_is_finite(&x[j]))
-      return false;
-  return true;
+  G_STATIC_ASSERT(sizeof(rk_transform) == 10 * sizeof(double));
+  return rk__all_finite(x, n * 10);
 }
 
 /* Output frame count of a clip at fps; false with error beyond RK_CLIP_MAX_KEYS. */
@@ -443,7 +478,9 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   bool ok = rk__rt_ik_init(&run, error);
   if (ok) {
     rk__rt_feet_prepare(&run);
-    ok = solve_frames(&run, error) && rk__rt_bake(&run, error);
+    ok = solve_frames(&run, error);
+    if (ok)
+      rk__rt_bake(&run);
   }
   if (!ok) {
     rk__rt_run_clear(&run);

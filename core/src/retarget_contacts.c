@@ -164,15 +164,24 @@ static GArray *runs_of_copy(const bool *on, size_t frames, int min_frames) {
   return runs_of(tmp, frames, min_frames);
 }
 
-/* The phase of a foot at frame f from its planted points and which low points move across the
- * floor about them. */
-static rk_foot_phase phase_at(const rk__rt_run *c, int side, size_t f, const bool *low) {
-  const rk_retarget_result *res = c->res;
+/* Marks flags[f * stride] for every frame f of the intervals iv (in [0, frames)). */
+static void mark_intervals(const GArray *iv, bool *flags, size_t stride, size_t frames) {
+  for (guint i = 0; i < iv->len; i++) {
+    const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
+    for (int f = MAX(ci->first, 0); f <= ci->last && (size_t)f < frames; f++)
+      flags[(size_t)f * stride] = true;
+  }
+}
+
+/* The phase of a foot at frame f from its planted points (planted: frame f's row, per sole
+ * slot), whether it slides, and which low points move across the floor about the planted ones. */
+static rk_foot_phase phase_at(const rk__rt_run *c, int side, size_t f, const bool *low,
+                              const bool *planted_row, bool sliding) {
   bool planted[RK__RT_POINTS], sweeping[RK__RT_POINTS];
   const double sweep = c->opts->contact_speed * c->rt->smap.height;
   for (int p = 0; p < RK__RT_POINTS; p++) {
     const size_t k = (size_t)(side * RK__RT_POINTS + p);
-    planted[p] = rk__rt_in_intervals(res->points[side][p], (int)f);
+    planted[p] = planted_row[k];
     const size_t a = f > 0 ? f - 1 : f, b = f + 1 < c->frames ? f + 1 : f;
     const rk_vec3 d = rk__rt_horizontal(rk_vec3_sub(SOLE(c->src_pts, b, k), SOLE(c->src_pts, a, k)));
     sweeping[p] = low[f * RK__RT_SOLE_SLOTS + k] && !planted[p] && b > a &&
@@ -185,16 +194,14 @@ static rk_foot_phase phase_at(const rk__rt_run *c, int side, size_t f, const boo
     return sweeping[RK_SOLE_BALL] || sweeping[RK_SOLE_TIP] ? RK_FOOT_PIVOT : RK_FOOT_HEEL_STRIKE;
   if (front)
     return sweeping[RK_SOLE_HEEL] ? RK_FOOT_PIVOT : RK_FOOT_TOE_OFF;
-  return rk__rt_in_intervals(res->slides[side], (int)f) ? RK_FOOT_SLIDE : RK_FOOT_SWING;
+  return sliding ? RK_FOOT_SLIDE : RK_FOOT_SWING;
 }
 
 /* Whether joint j of a foot is held still at frame f by the sole points planted there: the toe
  * joint by its ball (the toes flat under it), the foot by its heel and its ball or tip (the sole
  * flat), a foot without toes by any two points, a leg without a foot bone by its one point. */
-static bool joint_held(const rk__rt_run *c, int side, int j, size_t f) {
-  bool on[RK__RT_POINTS];
-  for (int p = 0; p < RK__RT_POINTS; p++)
-    on[p] = rk__rt_in_intervals(c->res->points[side][p], (int)f);
+static bool joint_held(const rk__rt_run *c, int side, int j, const bool *planted_row) {
+  const bool *on = planted_row + side * RK__RT_POINTS;
   if (c->rt->side[side].footless)
     return on[RK_SOLE_HEEL];
   if (c->rt->side[side].toe < 0)
@@ -204,14 +211,16 @@ static bool joint_held(const rk__rt_run *c, int side, int j, size_t f) {
   return on[RK_SOLE_HEEL] && (on[RK_SOLE_BALL] || on[RK_SOLE_TIP]);
 }
 
-/* The contact joints' intervals: the frames their planted sole points hold them still. */
-static void joint_intervals(rk__rt_run *c, size_t frames) {
+/* The contact joints' intervals: the frames their planted sole points (planted: per frame and
+ * sole slot) hold them still. */
+static void joint_intervals(rk__rt_run *c, size_t frames, const bool *planted) {
   const rk_retargeter *rt = c->rt;
   rk_retarget_result *res = c->res;
   g_autofree bool *on = g_new(bool, frames);
   for (size_t k = 0; k < rt->foot_count; k++) {
     for (size_t f = 0; f < frames; f++)
-      on[f] = joint_held(c, rt->contact_side[k], rt->contact_joint[k], f);
+      on[f] = joint_held(c, rt->contact_side[k], rt->contact_joint[k],
+                         planted + f * RK__RT_SOLE_SLOTS);
     res->contact_joint[k] = rt->contact_joint[k];
     res->intervals[k] = runs_of(on, frames, 1);
   }
@@ -229,6 +238,8 @@ void rk__rt_find_contacts(rk__rt_run *c) {
   /* Per sole point and frame: low (near the ground) and still (3D speed: a heel lifting off
    * rises). */
   g_autofree bool *low = g_new(bool, frames * RK__RT_SOLE_SLOTS);
+  g_autofree bool *planted = g_new0(bool, frames * RK__RT_SOLE_SLOTS);
+  g_autofree bool *sliding = g_new0(bool, frames);
   g_autofree bool *on = g_new(bool, frames);
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
@@ -245,21 +256,27 @@ void rk__rt_find_contacts(rk__rt_run *c) {
       res->points[side][p] = runs_of(on, frames, min_frames);
       trim_ends(c, k, res->points[side][p], min_frames);
       res->sole_joint[side][p] = c->tsole[side]->joint[p];
+      /* Per frame, whether the point is planted (the passes below ask at every frame). */
+      mark_intervals(res->points[side][p], planted + k, RK__RT_SOLE_SLOTS, frames);
     }
     /* Sliding: low but no point planted. */
     for (size_t f = 0; f < frames; f++) {
       bool any_low = false, any_planted = false;
       for (int p = 0; p < points; p++) {
-        any_low |= low[f * RK__RT_SOLE_SLOTS + (size_t)(side * RK__RT_POINTS + p)];
-        any_planted |= rk__rt_in_intervals(res->points[side][p], (int)f);
+        const size_t k = (size_t)(side * RK__RT_POINTS + p);
+        any_low |= low[f * RK__RT_SOLE_SLOTS + k];
+        any_planted |= planted[f * RK__RT_SOLE_SLOTS + k];
       }
       on[f] = plant && any_low && !any_planted;
     }
     res->slides[side] = runs_of_copy(on, frames, min_frames);
+    memset(sliding, 0, frames * sizeof *sliding);
+    mark_intervals(res->slides[side], sliding, 1, frames);
     for (size_t f = 0; f < frames; f++)
-      res->phase[f * 2 + (size_t)side] = (guint8)phase_at(c, side, f, low);
+      res->phase[f * 2 + (size_t)side] =
+          (guint8)phase_at(c, side, f, low, planted + f * RK__RT_SOLE_SLOTS, sliding[f]);
   }
-  joint_intervals(c, frames);
+  joint_intervals(c, frames, planted);
 }
 
 /* ---- pins ------------------------------------------------------------------------------------ */

@@ -23,36 +23,60 @@ static rk_quat toward(rk_quat a, rk_quat b, double w) {
   return w >= 1 ? b : w <= 0 ? a : rk_quat_slerp(a, b, w);
 }
 
-/* The side's sole points with the ankle at `ankle` and the foot and toes turned to rf and rt_,
- * the toe joint where the transferred pose holds it relative to the foot. */
-static void sole_points(const rk__rt_run *c, int side, rk_vec3 ankle, rk_quat rf, rk_quat rt_,
-                        rk_vec3 out[RK__RT_POINTS]) {
-  const rk_retargeter *rt = c->rt;
-  const rk__rt_side *sd = &rt->side[side];
+/* What the transferred pose holds of a side's sole (its models current): the ankle, the toe
+ * joint's offset from it, each sole point's offset from its joint (its ankle) and the world
+ * rotations those offsets are held in. */
+typedef struct sole_pose {
+  rk_vec3 a0, toe_off;
+  rk_quat rf0;
+  rk_vec3 held[RK__RT_POINTS];
+  rk_quat r0[RK__RT_POINTS];
+  int joint[RK__RT_POINTS];
+  bool on_toe[RK__RT_POINTS];
+  bool toe;
+} sole_pose;
+
+static void sole_pose_of(const rk__rt_run *c, int side, sole_pose *sp) {
+  const rk__rt_side *sd = &c->rt->side[side];
   const rk_mat4 *m = c->tgt_models;
-  const rk_quat rf0 = c->tgt_world[sd->foot];
-  const rk_vec3 a0 = rk__rt_ankle(sd, m);
-  rk_vec3 toe = ankle;
-  if (sd->toe >= 0)
-    toe = rk_vec3_add(ankle, rk_quat_rotate(rk_quat_mul(rf, rk_quat_conj(rf0)),
-                                            rk_vec3_sub(rk_mat4_get_translation(&m[sd->toe]), a0)));
+  sp->rf0 = c->tgt_world[sd->foot];
+  sp->a0 = rk__rt_ankle(sd, m);
+  sp->toe = sd->toe >= 0;
+  if (sp->toe)
+    sp->toe_off = rk_vec3_sub(rk_mat4_get_translation(&m[sd->toe]), sp->a0);
   for (int p = 0; p < RK__RT_POINTS; p++) {
     const int j = c->tsole[side]->joint[p];
-    const bool on_toe = j == sd->toe && sd->toe >= 0;
-    const rk_quat r = on_toe ? rt_ : rf, r0 = c->tgt_world[j];
-    const rk_vec3 origin = on_toe ? toe : ankle;
-    /* The point's offset from its joint (its ankle) as the transferred pose holds it, turned to
-     * r. */
-    const rk_vec3 held = rk_vec3_sub(rk_mat4_transform_point(&m[j], c->tsole[side]->local[p]),
-                                     on_toe ? rk_mat4_get_translation(&m[j]) : a0);
-    out[p] = rk_vec3_add(origin, rk_quat_rotate(rk_quat_mul(r, rk_quat_conj(r0)), held));
+    sp->joint[p] = j;
+    sp->on_toe[p] = j == sd->toe && sd->toe >= 0;
+    sp->r0[p] = c->tgt_world[j];
+    sp->held[p] = rk_vec3_sub(rk_mat4_transform_point(&m[j], c->tsole[side]->local[p]),
+                              sp->on_toe[p] ? rk_mat4_get_translation(&m[j]) : sp->a0);
+  }
+}
+
+/* The side's sole points with the ankle at `ankle` and the foot and toes turned to rf and rt_,
+ * the toe joint where the transferred pose holds it relative to the foot (the turn of a joint
+ * computed once for the points it carries). */
+static void sole_points(const sole_pose *sp, rk_vec3 ankle, rk_quat rf, rk_quat rt_,
+                        rk_vec3 out[RK__RT_POINTS]) {
+  rk_vec3 toe = ankle;
+  if (sp->toe)
+    toe = rk_vec3_add(ankle, rk_quat_rotate(rk_quat_mul(rf, rk_quat_conj(sp->rf0)), sp->toe_off));
+  rk_quat turn[RK__RT_POINTS];
+  for (int p = 0; p < RK__RT_POINTS; p++) {
+    int same = -1;
+    for (int q = 0; q < p; q++)
+      if (sp->joint[q] == sp->joint[p] && sp->on_toe[q] == sp->on_toe[p])
+        same = q;
+    turn[p] = same >= 0 ? turn[same] : rk_quat_mul(sp->on_toe[p] ? rt_ : rf, rk_quat_conj(sp->r0[p]));
+    out[p] = rk_vec3_add(sp->on_toe[p] ? toe : ankle, rk_quat_rotate(turn[p], sp->held[p]));
   }
 }
 
 /* The foot's and toes' rotations for the points the goal holds (fully planted: around a contact
  * the foot turns as the source's does): toes flat while the ball holds, the sole flat and turned
  * onto its pins while heel and front both hold. */
-static void orient(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
+static void orient(const rk__rt_run *c, int side, const sole_pose *sp, rk__rt_foot_goal *g) {
   const rk_retargeter *rt = c->rt;
   const rk__rt_side *sd = &rt->side[side];
   const double heel = g->w[RK_SOLE_HEEL] >= 1, ball = g->w[RK_SOLE_BALL] >= 1,
@@ -89,7 +113,7 @@ static void orient(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
   if (hold <= 0)
     return;
   rk_vec3 pts[RK__RT_POINTS];
-  sole_points(c, side, rk_vec3_make(0, 0, 0), g->foot, g->toe, pts);
+  sole_points(sp, rk_vec3_make(0, 0, 0), g->foot, g->toe, pts);
   const rk_vec3 have = rk__rt_horizontal(rk_vec3_sub(pts[b], pts[a]));
   const rk_vec3 want = rk__rt_horizontal(rk_vec3_sub(g->pin[b], g->pin[a]));
   if (rk_vec3_norm(have) < 1e-9 || rk_vec3_norm(want) < 1e-9)
@@ -100,10 +124,10 @@ static void orient(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
 }
 
 /* The ankle that puts every fully planted point of the goal on its pin (their mean). */
-static bool exact_ankle(const rk__rt_run *c, int side, const rk__rt_foot_goal *g, rk_vec3 *ankle) {
-  const rk_vec3 a0 = rk__rt_ankle(&c->rt->side[side], c->tgt_models);
+static bool exact_ankle(const sole_pose *sp, const rk__rt_foot_goal *g, rk_vec3 *ankle) {
+  const rk_vec3 a0 = sp->a0;
   rk_vec3 pts[RK__RT_POINTS], sum = rk_vec3_make(0, 0, 0);
-  sole_points(c, side, a0, g->foot, g->toe, pts);
+  sole_points(sp, a0, g->foot, g->toe, pts);
   int n = 0;
   for (int p = 0; p < RK__RT_POINTS; p++)
     if (g->w[p] >= 1) {
@@ -116,16 +140,18 @@ static bool exact_ankle(const rk__rt_run *c, int side, const rk__rt_foot_goal *g
 }
 
 /* The goal of one side at frame f without the fades (weights, pins, rotations, the exact ankle
- * when a point is fully planted). */
-static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS]) {
+ * when a point is fully planted), and what the pose holds of its sole (sp). */
+static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS],
+                 sole_pose *sp) {
   for (int p = 0; p < RK__RT_POINTS; p++) {
     const GArray *iv = c->res->points[side][p];
     g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &index[p]);
     g->pin[p] = index[p] >= 0 ? g_array_index(c->pins[side][p], rk_vec3, index[p]) : rk_vec3_make(0, 0, 0);
   }
-  orient(c, side, g);
-  g->ankle = rk__rt_ankle(&c->rt->side[side], c->tgt_models);
-  g->held = exact_ankle(c, side, g, &g->ankle);
+  sole_pose_of(c, side, sp);
+  orient(c, side, sp, g);
+  g->ankle = sp->a0;
+  g->held = exact_ankle(sp, g, &g->ankle);
 }
 
 void rk__rt_feet_prepare(rk__rt_run *c) {
@@ -136,18 +162,17 @@ void rk__rt_feet_prepare(rk__rt_run *c) {
       g_array_set_size(c->edges[side][p], iv->len);
       if (!c->opts->foot_ik)
         continue;
+      /* The last frames' corrections come from the frames' own goals (rk__rt_feet_goals): they
+       * are read after them. */
       for (guint i = 0; i < iv->len; i++) {
-        const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
-        rk__rt_edge *e = &g_array_index(c->edges[side][p], rk__rt_edge, i);
-        for (int end = 0; end < 2; end++) {
-          const size_t f = (size_t)(end ? ci->last : ci->first);
-          rk__rt_pose_frame(c, f);
-          rk__rt_foot_goal g;
-          int index[RK__RT_POINTS];
-          hold(c, side, f, &g, index);
-          const rk_vec3 d = rk_vec3_sub(g.ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
-          *(end ? &e->last : &e->first) = d;
-        }
+        const size_t f = (size_t)g_array_index(iv, rk_contact_interval, i).first;
+        rk__rt_pose_frame(c, f);
+        rk__rt_foot_goal g;
+        int index[RK__RT_POINTS];
+        sole_pose sp;
+        hold(c, side, f, &g, index, &sp);
+        g_array_index(c->edges[side][p], rk__rt_edge, i).first =
+            rk_vec3_sub(g.ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
       }
     }
 }
@@ -155,12 +180,13 @@ void rk__rt_feet_prepare(rk__rt_run *c) {
 /* A sliding foot kept on the floor: where its lowest sole point floats higher above the floor than
  * the source's (scaled) by more than half the contact height, it comes down to that (by weight
  * w); through the floor it is lifted anyway. */
-static void keep_on_floor(const rk__rt_run *c, int side, size_t f, double w, rk__rt_foot_goal *g) {
+static void keep_on_floor(const rk__rt_run *c, int side, size_t f, double w, const sole_pose *sp,
+                          rk__rt_foot_goal *g) {
   double src = INFINITY, have = INFINITY;
   for (int p = 0; p < RK__RT_POINTS; p++)
     src = fmin(src, SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y);
   rk_vec3 pts[RK__RT_POINTS];
-  sole_points(c, side, g->ankle, g->foot, g->toe, pts);
+  sole_points(sp, g->ankle, g->foot, g->toe, pts);
   for (int p = 0; p < RK__RT_POINTS; p++)
     have = fmin(have, pts[p].y);
   const double want = c->tgt_floor + c->rt->scale * fmax(0.0, src - c->src_floor) +
@@ -176,7 +202,14 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
     if (!c->opts->foot_ik)
       continue;
     int index[RK__RT_POINTS];
-    hold(c, side, f, g, index);
+    sole_pose sp;
+    hold(c, side, f, g, index, &sp);
+    /* The ankle's correction at the last frame of a contact, for the frames that fade out of it. */
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      if (index[p] >= 0 &&
+          g_array_index(c->res->points[side][p], rk_contact_interval, index[p]).last == (int)f)
+        g_array_index(c->edges[side][p], rk__rt_edge, index[p]).last =
+            rk_vec3_sub(g->ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
     if (!g->held) {
       /* Fading in or out: the ankle's correction at the nearest end of the firmest contact. */
       int best = -1;
@@ -193,7 +226,7 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
     int si;
     const double ws = rk__rt_interval_weight(c->res->slides[side], (int)f, c->ik.blend, &si);
     if (ws > 0 && !g->held)
-      keep_on_floor(c, side, f, ws, g);
+      keep_on_floor(c, side, f, ws, &sp, g);
     g->active = true;
   }
 }

@@ -11,29 +11,41 @@
 
 /* ---- limbs ----------------------------------------------------------------------------------- */
 
-/* World rotation of a model matrix (scale removed). */
-static rk_quat model_rotation(const rk_mat4 *m) {
-  rk_transform x;
-  return rk_transform_from_mat4(m, &x) ? x.r : rk_quat_identity();
+/* Sets joint j's local rotation so that its world rotation becomes w: from its parent's world
+ * rotation in limb_world (current), which then holds w for j. */
+static void set_world_rotation(rk__rt_run *c, int j, rk_quat w) {
+  const int p = rk_skeleton_parent(c->rt->tgt, (size_t)j);
+  const rk_quat pw = p < 0 ? rk_quat_identity() : c->limb_world[p];
+  c->tgt_locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
+  c->limb_world[j] = rk_quat_normalize(w);
 }
 
-/* Sets joint j's local rotation so that its world rotation becomes w (its parent's model is
- * current). */
-static void set_world_rotation(const rk_skeleton *s, rk_transform *locals, const rk_mat4 *models,
-                               int j, rk_quat w) {
-  const int p = rk_skeleton_parent(s, (size_t)j);
-  const rk_quat pw = p < 0 ? rk_quat_identity() : model_rotation(&models[p]);
-  locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
+/* After joint `from` turned: the models from it down to its descendant `to`, and the world
+ * rotations of the joints below it on the way (a twist joint or two), parents first. */
+static void turned_path(rk__rt_run *c, int from, int to) {
+  const rk_skeleton *s = c->rt->tgt;
+  rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, from, to);
+  enum { LONGEST = 64 };
+  int path[LONGEST];
+  int n = 0;
+  for (int j = to; j != from && j >= 0 && n < LONGEST; j = rk_skeleton_parent(s, (size_t)j))
+    path[n++] = j;
+  while (n-- > 0) {
+    const int j = path[n];
+    c->limb_world[j] =
+        rk_quat_normalize(rk_quat_mul(c->limb_world[rk_skeleton_parent(s, (size_t)j)], c->tgt_locals[j].r));
+  }
 }
 
 /* Bends the limb a -> b -> end (joints a, b in ancestor order, the end point pc where the pose
  * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
  * the current pose (fallback_pole when the limb is straight): analytic two-bone IK (rigkit/ik.h),
- * applied as world rotations of a and b. Updates locals, and the models from a down to b's parent
- * only: the caller redoes a's subtree once its last turn is set (rk__rt_fk_below). Returns
- * whether the target was reached. */
-static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *models, int a, int b,
-                      rk_vec3 pc, rk_vec3 target, rk_vec3 fallback_pole) {
+ * applied as world rotations of a and b (limb_world: a's parent's and theirs current). Updates
+ * locals and limb_world, and the models from a down to b's parent only: the caller redoes a's
+ * subtree once its last turn is set (rk__rt_fk_below). Returns whether the target was reached. */
+static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
+                      rk_vec3 fallback_pole) {
+  const rk_mat4 *models = c->tgt_models;
   const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]);
   const rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(pc, pa)), ab = rk_vec3_sub(pb, pa);
   const rk_vec3 off = rk_vec3_sub(ab, rk_vec3_scale(line, rk_vec3_dot(ab, line)));
@@ -45,11 +57,10 @@ static bool bend_limb(const rk_skeleton *s, rk_transform *locals, rk_mat4 *model
   job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab) ? rk_vec3_normalize(off) : fallback_pole;
   if (!rk_two_bone_run(&job))
     return false;
-  const rk_quat wa = model_rotation(&models[a]), wb = model_rotation(&models[b]);
-  set_world_rotation(s, locals, models, a, rk_quat_mul(job.start_rotation, wa));
-  rk__rt_fk_path(s, locals, models, a, rk_skeleton_parent(s, (size_t)b));
-  set_world_rotation(s, locals, models, b,
-                     rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
+  const rk_quat wa = c->limb_world[a], wb = c->limb_world[b];
+  set_world_rotation(c, a, rk_quat_mul(job.start_rotation, wa));
+  turned_path(c, a, rk_skeleton_parent(c->rt->tgt, (size_t)b));
+  set_world_rotation(c, b, rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
   return job.reached;
 }
 
@@ -174,14 +185,12 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
  * the ankle's goal, and whatever turn about its own axis the bend gave it (a straight leg's bend
  * plane can swing round) would turn the foot; it takes the transferred pose's turn instead. */
 static void untwist_shin(rk__rt_run *c, const rk__rt_side *sd) {
-  const rk_retargeter *rt = c->rt;
   const rk_vec3 shin = rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models),
                                    rk_mat4_get_translation(&c->tgt_models[sd->knee]));
-  const rk_quat now = model_rotation(&c->tgt_models[sd->knee]), want = c->tgt_world[sd->knee];
+  const rk_quat now = c->limb_world[sd->knee], want = c->tgt_world[sd->knee];
   /* Where the transferred turn points the shin, swung back onto where the bend points it. */
   const rk_vec3 was = rk_quat_rotate(rk_quat_mul(want, rk_quat_conj(now)), shin);
-  set_world_rotation(rt->tgt, c->tgt_locals, c->tgt_models, sd->knee,
-                     rk_quat_normalize(rk_quat_mul(rk_quat_from_to(was, shin), want)));
+  set_world_rotation(c, sd->knee, rk_quat_normalize(rk_quat_mul(rk_quat_from_to(was, shin), want)));
 }
 
 /* One leg onto its goal: analytic two-bone in the bend plane of the transferred pose, then the
@@ -191,21 +200,22 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk__rt_side *sd = &rt->side[side];
   const rk__rt_foot_goal *g = &c->ik.goal[side];
   const rk_skeleton *s = rt->tgt;
-  const bool reached = bend_limb(s, c->tgt_locals, c->tgt_models, sd->upper, sd->knee,
-                                 rk__rt_ankle(sd, c->tgt_models), g->ankle, pelvis_forward(c));
-  /* Each turn below needs its parent's model: the models down the chain one joint at a time,
-   * then the leg's subtree once (a footless leg's foot is its knee). */
+  const bool reached = bend_limb(c, sd->upper, sd->knee, rk__rt_ankle(sd, c->tgt_models), g->ankle,
+                                 pelvis_forward(c));
+  /* Each turn below needs its parent's world rotation, and the bend's positions: the models down
+   * the chain one joint at a time, then the leg's subtree once (a footless leg's foot is its
+   * knee). */
   if (sd->footless) {
-    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->knee, sd->knee);
+    turned_path(c, sd->knee, sd->knee);
     untwist_shin(c, sd);
   } else {
-    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
-    set_world_rotation(s, c->tgt_locals, c->tgt_models, sd->foot, g->foot);
+    turned_path(c, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
+    set_world_rotation(c, sd->foot, g->foot);
   }
   int last = sd->foot;
   if (sd->toe >= 0) {
-    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
-    set_world_rotation(s, c->tgt_locals, c->tgt_models, sd->toe, g->toe);
+    turned_path(c, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
+    set_world_rotation(c, sd->toe, g->toe);
     last = sd->toe;
   }
   rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, last);
@@ -244,8 +254,8 @@ static void place_legs(rk__rt_run *c) {
  * are redone. */
 static void turn_hand(rk__rt_run *c, int tu, int tf, int th, rk_quat w) {
   const rk_skeleton *s = c->rt->tgt;
-  rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, tf, rk_skeleton_parent(s, (size_t)th));
-  set_world_rotation(s, c->tgt_locals, c->tgt_models, th, w);
+  turned_path(c, tf, rk_skeleton_parent(s, (size_t)th));
+  set_world_rotation(c, th, w);
   rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, th);
 }
 
@@ -267,8 +277,7 @@ static void reach_hands(rk__rt_run *c) {
     rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sh), rk__rt_src_pos(c, su)));
     rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
     rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
-    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
-              back);
+    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, back);
     turn_hand(c, tu, tf, th, hand_world);
   }
 }
@@ -296,9 +305,9 @@ static void floor_hands(rk__rt_run *c) {
     const double dy = c->tgt_floor - subtree_low(c, tu);
     if (dy <= 1e-4 * rt->tmap.height)
       continue;
-    const rk_quat hand_world = model_rotation(&c->tgt_models[th]);
+    const rk_quat hand_world = c->limb_world[th];
     const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
-    bend_limb(rt->tgt, c->tgt_locals, c->tgt_models, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
+    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
               rk_vec3_scale(pelvis_forward(c), -1.0));
     turn_hand(c, tu, tf, th, hand_world);
   }

@@ -35,9 +35,11 @@ void rk__rt_keys_init(rk__rt_run *c) {
    * (translations only where the run moves them: elsewhere every key is the rest's). */
   rk_clip_bake_times(c->duration, c->fps, frames, bb->times);
   bb->rot = g_new(double *, nt);
+  bb->inv = g_new(double *, nt);
   bb->trans = g_new0(double *, nt);
   for (size_t j = 0; j < nt; j++) {
     bb->rot[j] = g_new(double, frames * 4);
+    bb->inv[j] = g_new(double, frames);
     if (c->tgt_moves[j])
       bb->trans[j] = g_new(double, frames * 3);
   }
@@ -55,6 +57,7 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
     if (f > 0 && r.x * dst[-4] + r.y * dst[-3] + r.z * dst[-2] + r.w * dst[-1] < 0)
       r = rk_quat_make(-r.x, -r.y, -r.z, -r.w); /* same hemisphere as the previous key */
     dst[0] = r.x, dst[1] = r.y, dst[2] = r.z, dst[3] = r.w;
+    bb->inv[j][f] = rk__clip_inv_norm(r);
     /* A channel found moving once is kept: no need to measure it again (an acos a joint). */
     if (!bb->rot_used[j] && rk_quat_angle_between(r, trest[j].r) > 1e-9)
       bb->rot_used[j] = true;
@@ -68,7 +71,7 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
   }
 }
 
-bool rk__rt_bake(rk__rt_run *c, GError **error) {
+void rk__rt_bake(rk__rt_run *c) {
   const size_t nt = c->rt->nt;
   rk__rt_keys *bb = &c->keys;
   /* Frame times increase strictly on the grid (rk_clip_bake_times). */
@@ -78,23 +81,23 @@ bool rk__rt_bake(rk__rt_run *c, GError **error) {
   rk_retarget_result *res = c->res;
   res->clip = rk_clip_new(rk_clip_name(c->clip), nt);
   rk_clip_set_fps(res->clip, c->fps);
-  /* The used channels' arrays go to the clip as they are (each track its own times). */
+  /* The used channels' arrays go to the clip as they are (each track its own times): every
+   * frame's pose was finite (solve_frames), its rotations unit, its times increasing. */
   for (size_t j = 0; j < nt; j++) {
-    for (int ch = 0; ch < 2; ch++) {
-      double **values = ch == 0 ? &bb->rot[j] : &bb->trans[j];
-      if (!(ch == 0 ? bb->rot_used[j] : bb->trans_used[j]))
-        continue;
-      rk_track tr = {(int)j, ch == 0 ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION,
-                     RK_INTERP_LINEAR, nkeys, g_memdup2(bb->times, nkeys * sizeof(double)), *values};
-      *values = NULL;
-      if (!rk__clip_adopt_track(res->clip, &tr, error)) {
-        g_prefix_error(error, "clip '%s': ", rk_clip_name(c->clip));
-        return false;
-      }
+    if (bb->rot_used[j]) {
+      const rk_track tr = {(int)j, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, nkeys,
+                           g_memdup2(bb->times, nkeys * sizeof(double)), bb->rot[j]};
+      rk__clip_adopt_track(res->clip, &tr, bb->inv[j]);
+      bb->rot[j] = bb->inv[j] = NULL;
+    }
+    if (bb->trans_used[j]) {
+      const rk_track tr = {(int)j, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, nkeys,
+                           g_memdup2(bb->times, nkeys * sizeof(double)), bb->trans[j]};
+      rk__clip_adopt_track(res->clip, &tr, NULL);
+      bb->trans[j] = NULL;
     }
   }
   rk_clip_set_duration(res->clip, rk_clip_bake_duration(c->duration, c->fps));
-  return true;
 }
 
 /* ---- the result ------------------------------------------------------------------------------ */

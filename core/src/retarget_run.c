@@ -177,13 +177,15 @@ void *rk__rt_scratch_carve(rk__rt_run *c, size_t bytes) {
   return p;
 }
 
-/* Gives the run's scratch back to the retargeter (kept when none is there and it is not too
- * large). */
+/* Gives the run's scratch back to the retargeter (kept when none is there, it is not too large
+ * and an earlier run ended: a retargeter that runs once frees it at once). */
 static void scratch_give_back(rk__rt_run *c) {
+  rk_retargeter *rt = (rk_retargeter *)c->rt;
   rk__rt_scratch *s = c->scratch;
   c->scratch = NULL;
-  if (s && (s->capacity > SCRATCH_KEEP_MAX ||
-            !g_atomic_pointer_compare_and_exchange(&((rk_retargeter *)c->rt)->spare, NULL, s)))
+  const bool again = g_atomic_int_add(&rt->runs_ended, 1) > 0;
+  if (s && (!again || s->capacity > SCRATCH_KEEP_MAX ||
+            !g_atomic_pointer_compare_and_exchange(&rt->spare, NULL, s)))
     rk__rt_scratch_free(s);
 }
 
@@ -191,9 +193,11 @@ static void scratch_give_back(rk__rt_run *c) {
 static void keys_clear(rk__rt_keys *bb, size_t nt) {
   for (size_t j = 0; bb->rot && j < nt; j++) {
     g_free(bb->rot[j]);
+    g_free(bb->inv[j]);
     g_free(bb->trans[j]);
   }
   g_clear_pointer(&bb->rot, g_free);
+  g_clear_pointer(&bb->inv, g_free);
   g_clear_pointer(&bb->trans, g_free);
   g_clear_pointer(&bb->rot_used, g_free);
   g_clear_pointer(&bb->trans_used, g_free);
@@ -208,6 +212,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_world, g_free);
   g_clear_pointer(&c->src_moves, g_free);
   g_clear_pointer(&c->tgt_world, g_free);
+  g_clear_pointer(&c->limb_world, g_free);
   g_clear_pointer(&c->redo, g_free);
   g_clear_pointer(&c->hips_chain, g_free);
   g_clear_pointer(&c->tgt_locals, g_free);
@@ -226,10 +231,11 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
   g_clear_pointer(&c->tally.limb_cos, g_free);
   g_clear_pointer(&c->tgt_moves, g_free);
+  g_clear_pointer(&c->t_joints, g_free);
   keys_clear(&c->keys, c->rt->nt);
   /* The per-frame arrays were carved from the scratch. */
   c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
-  c->tgt_cache = NULL, c->tgt_world_cache = NULL;
+  c->tgt_rot_cache = NULL, c->tgt_t_cache = NULL, c->tgt_world_cache = NULL;
   c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL;
   scratch_give_back(c);
 }

@@ -113,12 +113,17 @@ struct rk_retargeter {
   size_t src_used; /* how many */
   struct rk__rt_scratch *spare; /* the last run's per-frame arrays, for the next run (taken and
                                    given back atomically: runs on several threads share rt) */
+  gint runs_ended;              /* runs finished so far (atomic): the first keeps no spare */
   struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
+  int *world_kept;      /* the target joints whose transferred world rotations the passes after the
+                           transfer read (hips, legs, soles, hands), ascending */
+  size_t kept_count;
 };
 
 /* The per-frame arrays of a run in one block: a run takes the retargeter's spare block when it
  * is large enough (its pages already mapped: fresh arrays cost a page fault every 4 KB, 12% of a
- * run) and gives it back when done. */
+ * run) and gives it back when done, from the retargeter's second run on (a retargeter run once,
+ * one clip onto one character, holds no memory after it). */
 typedef struct rk__rt_scratch {
   size_t capacity, used; /* bytes */
   unsigned char *data;
@@ -158,6 +163,7 @@ struct rk_retarget_result {
 typedef struct rk__rt_keys {
   double *times;
   double **rot;   /* per target joint: frames * 4 */
+  double **inv;   /* per target joint: frames, the rotation keys' inverse norms (the clip's) */
   double **trans; /* per target joint the run translates (tgt_moves): frames * 3, else NULL */
   bool *rot_used, *trans_used;
 } rk__rt_keys;
@@ -202,13 +208,6 @@ typedef struct rk__rt_edge {
   rk_vec3 first, last;
 } rk__rt_edge;
 
-/* A transferred target joint's local rotation and translation, as the per-frame cache keeps it
- * (its scale is the rest pose's). */
-typedef struct rk__rt_local {
-  rk_quat r;
-  rk_vec3 t;
-} rk__rt_local;
-
 /* One run (one thread): the clip, the options, per-frame scratch and what the passes hand on. */
 typedef struct rk__rt_run {
   const rk_retargeter *rt;
@@ -243,9 +242,18 @@ typedef struct rk__rt_run {
   const rk_vec3 *cur_d;
   double cur_t;
   size_t cur_f;
-  rk__rt_local *tgt_cache;  /* transferred target locals per frame (cached runs) */
-  rk_quat *tgt_world_cache; /* and the world rotations they came from */
-  rk_quat *tgt_world;
+  /* The transferred target per frame (cached runs): every joint's local rotation (frames x nt),
+   * the translations of the joints in t_joints (frames x t_count; the others keep their rest's)
+   * and the world rotations of rt->world_kept (frames x rt->kept_count). */
+  rk_quat *tgt_rot_cache;
+  rk_vec3 *tgt_t_cache;
+  rk_quat *tgt_world_cache;
+  int *t_joints; /* the target joints tgt_moves marks (ascending) */
+  size_t t_count;
+  size_t hips_t;   /* the hips' place in t_joints */
+  rk_quat *tgt_world; /* after rk__rt_pose_frame, current for rt->world_kept only */
+  rk_quat *limb_world; /* the world rotations IK turns limbs from (retarget_ik.c): the transferred
+                          ones of rt->world_kept after rk__rt_pose_frame, then as IK sets them */
   int *redo;       /* the joints the lanes left to the scalar transfer (rk__rt_world_lanes) */
   int *hips_chain; /* the target hips' ancestors (ascending): placed before the hips */
   size_t hips_chain_count;
@@ -354,7 +362,10 @@ void rk__rt_scan_source(rk__rt_run *run);
  * the target's sole points (tgt_pts) and the lowest point of its body (tgt_body). */
 void rk__rt_transfer_all(rk__rt_run *run);
 /* Makes frame f the current frame with its transferred target pose (ground offset and lift
- * included). */
+ * included): locals, models, and the world rotations of rt->world_kept. From the cache it sets
+ * every local rotation and the translations (and rest scales) of t_joints: the other joints'
+ * translations and scales are their rest's already (the transfer set them; IK turns joints and
+ * moves the hips, and a loose part's keyed joint, in t_joints, takes a whole transform). */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
 /* Raises what the transfer recorded of frame f by dy (metres): the FK-only foot joints and sole
  * points, the body's lowest point (the pose itself is raised where it is made). */
@@ -385,9 +396,11 @@ void rk__rt_fit_ground(rk__rt_run *run);
 void rk__rt_fit_floor(rk__rt_run *run);
 
 /* ---- retarget_feet.c ---- */
-/* The ankle corrections at the ends of every planted interval (from the exact solve there). */
+/* The ankle corrections at the first frames of every planted interval (from the exact solve
+ * there); rk__rt_feet_goals sets those at the last frames. */
 void rk__rt_feet_prepare(rk__rt_run *run);
-/* What each foot wants at frame f (the current frame, transferred pose): ik->goal. */
+/* What each foot wants at frame f (the current frame, transferred pose): ik->goal; and the ankle
+ * correction at f where f ends a planted interval (read from the frames after it). */
 void rk__rt_feet_goals(rk__rt_run *run, size_t f);
 /* How far (m, >= 0) the mesh of side's foot is below the floor in the current models, a slight
  * dip of the toes' mesh at the crease of a foot the goal holds at its toes aside. */
@@ -417,7 +430,7 @@ rk_retarget_result *rk__rt_result_new(const rk__rt_run *run);
 void rk__rt_keys_init(rk__rt_run *run);
 /* Stores frame f's pose as keys. */
 void rk__rt_key_frame(rk__rt_run *run, size_t f);
-/* The baked clip from the keys; false with error. */
-bool rk__rt_bake(rk__rt_run *run, GError **error);
+/* The baked clip from the keys (the clip takes their arrays). */
+void rk__rt_bake(rk__rt_run *run);
 
 #endif

@@ -42,33 +42,6 @@ static bool translated(const rk__rt_run *c, size_t j) {
 void rk__rt_transfer_init(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames, nt = rt->nt;
-  /* Sample and transfer each frame once when the per-frame caches fit the budget. */
-  const size_t per_frame = rt->src_used * (sizeof(rk_quat) + 2 * sizeof(rk_vec3)) +
-                           nt * (sizeof(rk__rt_local) + sizeof(rk_quat)) + sizeof(rk_vec3);
-  c->cached =
-      frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
-  const size_t slices = c->cached ? frames : 1;
-  /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
-   * target caches, the sole points and body heights, the keys' times (rk__rt_keys_init). */
-  const size_t bytes[] = {
-      (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
-      (slices * rt->src_used + 1) * sizeof(rk_vec3), c->cached ? frames * sizeof(rk_vec3) : 0,
-      c->cached ? frames * nt * sizeof(rk__rt_local) : 0,
-      c->cached ? frames * nt * sizeof(rk_quat) : 0,
-      frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
-      frames * sizeof(double), frames * sizeof(double)};
-  rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
-  c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
-  c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
-  /* Read only where written: for the joints the clip moves (src_moves). */
-  c->src_cache_d = rk__rt_scratch_carve(c, bytes[2]);
-  c->hips_lift = rk__rt_scratch_carve(c, bytes[3]);
-  c->tgt_cache = rk__rt_scratch_carve(c, bytes[4]);
-  c->tgt_world_cache = rk__rt_scratch_carve(c, bytes[5]);
-  c->src_pts = rk__rt_scratch_carve(c, bytes[6]);
-  c->tgt_pts = rk__rt_scratch_carve(c, bytes[7]);
-  c->tgt_body = rk__rt_scratch_carve(c, bytes[8]);
-  c->keys.times = rk__rt_scratch_carve(c, bytes[9]);
   /* Joints whose translation the clip animates carry it over (the hips have their own rule). */
   c->src_moves = g_new0(bool, rt->ns);
   for (size_t j = 0; j < rt->ns; j++)
@@ -81,11 +54,48 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   /* A loose part's keyed joint is placed where the part belongs (retarget_parts.c). */
   for (size_t k = 0; k < rt->part_count; k++)
     c->tgt_moves[rt->parts[k].keyed] = true;
+  c->t_joints = g_new(int, nt);
+  for (size_t j = 0; j < nt; j++) {
+    if ((int)j == rt->tgt_hips)
+      c->hips_t = c->t_count;
+    if (c->tgt_moves[j])
+      c->t_joints[c->t_count++] = (int)j;
+  }
+  /* Sample and transfer each frame once when the per-frame caches fit the budget. */
+  const size_t per_frame = rt->src_used * (sizeof(rk_quat) + 2 * sizeof(rk_vec3)) +
+                           (nt + rt->kept_count) * sizeof(rk_quat) +
+                           (c->t_count + 1) * sizeof(rk_vec3);
+  c->cached =
+      frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
+  const size_t slices = c->cached ? frames : 1, kept = c->cached ? frames : 0;
+  /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
+   * target caches, the sole points and body heights, the keys' times (rk__rt_keys_init). */
+  const size_t bytes[] = {
+      (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
+      (slices * rt->src_used + 1) * sizeof(rk_vec3), kept * sizeof(rk_vec3),
+      kept * nt * sizeof(rk_quat), kept * c->t_count * sizeof(rk_vec3),
+      kept * rt->kept_count * sizeof(rk_quat),
+      frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
+      frames * sizeof(double), frames * sizeof(double)};
+  rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
+  c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
+  c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
+  /* Read only where written: for the joints the clip moves (src_moves). */
+  c->src_cache_d = rk__rt_scratch_carve(c, bytes[2]);
+  c->hips_lift = rk__rt_scratch_carve(c, bytes[3]);
+  c->tgt_rot_cache = rk__rt_scratch_carve(c, bytes[4]);
+  c->tgt_t_cache = rk__rt_scratch_carve(c, bytes[5]);
+  c->tgt_world_cache = rk__rt_scratch_carve(c, bytes[6]);
+  c->src_pts = rk__rt_scratch_carve(c, bytes[7]);
+  c->tgt_pts = rk__rt_scratch_carve(c, bytes[8]);
+  c->tgt_body = rk__rt_scratch_carve(c, bytes[9]);
+  c->keys.times = rk__rt_scratch_carve(c, bytes[10]);
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
   c->src_world = g_new(rk_quat, rt->ns);
   c->tgt_world = g_new(rk_quat, nt);
+  c->limb_world = g_new(rk_quat, nt);
   c->redo = g_new(int, nt);
   c->hips_chain = g_new(int, nt);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
@@ -233,11 +243,13 @@ static void transfer_pose(rk__rt_run *c) {
       c->tgt_world[j] = rk__rt_transfer_rotation(c, j);
   memcpy(c->tgt_locals, rest, nt * sizeof *rest);
   rk__rt_local_lanes(rt, c->tgt_world, c->tgt_locals);
-  for (size_t j = 0; j < nt; j++) {
-    if (rk_skeleton_parent(rt->tgt, j) < 0)
+  const int *parents = rk_skeleton_parents(rt->tgt);
+  for (size_t j = 0; j < nt; j++)
+    if (parents[j] < 0)
       c->tgt_locals[j].r = c->tgt_world[j];
-    c->tgt_locals[j].t = transfer_translation(c, j, rest);
-  }
+  /* Translations off their rest's: only the joints tgt_moves marks. */
+  for (size_t i = 0; i < c->t_count; i++)
+    c->tgt_locals[c->t_joints[i]].t = transfer_translation(c, (size_t)c->t_joints[i], rest);
   /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
    * the legs; their height is the source's, scaled, plus the clip's one ground offset, so the
    * hip bob is the source's. */
@@ -269,9 +281,14 @@ void rk__rt_transfer_all(rk__rt_run *c) {
     load_source(c, f);
     transfer_pose(c);
     if (c->cached) {
+      rk_quat *r = c->tgt_rot_cache + f * nt, *w = c->tgt_world_cache + f * rt->kept_count;
+      rk_vec3 *t = c->tgt_t_cache + f * c->t_count;
       for (size_t j = 0; j < nt; j++)
-        c->tgt_cache[f * nt + j] = (rk__rt_local){c->tgt_locals[j].r, c->tgt_locals[j].t};
-      memcpy(c->tgt_world_cache + f * nt, c->tgt_world, nt * sizeof(rk_quat));
+        r[j] = c->tgt_locals[j].r;
+      for (size_t i = 0; i < c->t_count; i++)
+        t[i] = c->tgt_locals[c->t_joints[i]].t;
+      for (size_t i = 0; i < rt->kept_count; i++)
+        w[i] = c->tgt_world[rt->world_kept[i]];
     }
     for (int side = 0; side < 2; side++)
       rk_sole_at(c->tsole[side], c->tgt_models, c->tgt_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
@@ -296,34 +313,54 @@ void rk__rt_raise_frame(rk__rt_run *c, size_t f, double dy) {
 }
 
 void rk__rt_shift_ground(rk__rt_run *c, double offset) {
-  const rk_retargeter *rt = c->rt;
   c->ground_offset = offset;
   c->res->ground_offset = offset;
   for (size_t f = 0; f < c->frames; f++) {
     if (c->cached) {
-      rk__rt_local *hips = &c->tgt_cache[f * rt->nt + (size_t)rt->tgt_hips];
-      hips->t = rk_vec3_add(hips->t, rk_vec3_scale(c->hips_lift[f], offset));
+      rk_vec3 *hips = &c->tgt_t_cache[f * c->t_count + c->hips_t];
+      *hips = rk_vec3_add(*hips, rk_vec3_scale(c->hips_lift[f], offset));
     }
     rk__rt_raise_frame(c, f, offset);
   }
+}
+
+/* Prefetches the cache lines of [p, p + bytes). */
+static void prefetch_rows(const void *p, size_t bytes) {
+  for (size_t o = 0; o < bytes; o += 64)
+    __builtin_prefetch((const char *)p + o);
 }
 
 void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
   load_source(c, f);
   if (!c->cached) {
     transfer_pose(c);
+    memcpy(c->limb_world, c->tgt_world, c->rt->nt * sizeof(rk_quat));
     return;
   }
   /* The transferred pose from the cache: locals (the body's lift added), world rotations and
    * models. */
-  const size_t nt = c->rt->nt, th = (size_t)c->rt->tgt_hips;
-  const rk_transform *rest = rk_skeleton_rest_locals(c->rt->tgt);
-  for (size_t j = 0; j < nt; j++) {
-    const rk__rt_local *x = &c->tgt_cache[f * nt + j];
-    c->tgt_locals[j] = (rk_transform){.t = x->t, .r = x->r, .s = rest[j].s};
+  const rk_retargeter *rt = c->rt;
+  const size_t nt = rt->nt, th = (size_t)rt->tgt_hips;
+  const rk_quat *r = c->tgt_rot_cache + f * nt, *w = c->tgt_world_cache + f * rt->kept_count;
+  const rk_vec3 *t = c->tgt_t_cache + f * c->t_count;
+  for (size_t j = 0; j < nt; j++)
+    c->tgt_locals[j].r = r[j];
+  const rk_transform *rest = rk_skeleton_rest_locals(rt->tgt);
+  for (size_t i = 0; i < c->t_count; i++) {
+    /* (A loose part's keyed joint took a whole transform the frame before: its scale too.) */
+    c->tgt_locals[c->t_joints[i]].t = t[i];
+    c->tgt_locals[c->t_joints[i]].s = rest[c->t_joints[i]].s;
   }
-  memcpy(c->tgt_world, c->tgt_world_cache + f * nt, nt * sizeof(rk_quat));
+  for (size_t i = 0; i < rt->kept_count; i++)
+    c->tgt_world[rt->world_kept[i]] = c->limb_world[rt->world_kept[i]] = w[i];
   if (c->lift)
     c->tgt_locals[th].t = rk_vec3_add(c->tgt_locals[th].t, rk_vec3_scale(c->hips_lift[f], c->lift[f]));
+  /* The solve poses the frames in order, a frame's work apart: the next frame's cached rows are
+   * asked for from memory now (written long before, they are out of the caches). */
+  if (f + 1 < c->frames) {
+    prefetch_rows(r + nt, nt * sizeof *r);
+    prefetch_rows(w + rt->kept_count, rt->kept_count * sizeof *w);
+    prefetch_rows(c->src_cache_p + (f + 1) * rt->src_used, rt->src_used * sizeof(rk_vec3));
+  }
   rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
 }

@@ -101,12 +101,12 @@ static void add_translation_track(const rk__bvh_file *b, rk__raw_clip *clip, gui
   const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
   rk__raw_track *t =
       rk__raw_clip_add_track(clip, (int)i, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR);
-  g_array_set_size(t->times, (guint)b->frames);
-  g_array_set_size(t->values, (guint)(3 * b->frames));
+  rk__raw_track_reserve(t, b->frames);
+  t->keys = b->frames;
   for (size_t f = 0; f < b->frames; f++) {
     rk_vec3 v = rk__bvh_joint_translation(b, j, f, add);
-    g_array_index(t->times, double, f) = (double)f * ft;
-    double *o = &g_array_index(t->values, double, 3 * f);
+    t->times[f] = (double)f * ft;
+    double *o = t->values + 3 * f;
     o[0] = v.x, o[1] = v.y, o[2] = v.z;
   }
 }
@@ -115,16 +115,16 @@ static void add_translation_track(const rk__bvh_file *b, rk__raw_clip *clip, gui
 static void add_rotation_track(const rk__bvh_file *b, rk__raw_clip *clip, guint i, double ft) {
   const rk__bvh_joint *j = rk__bvh_joint_at(b, i);
   rk__raw_track *t = rk__raw_clip_add_track(clip, (int)i, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR);
-  g_array_set_size(t->times, (guint)b->frames);
-  g_array_set_size(t->values, (guint)(4 * b->frames));
+  rk__raw_track_reserve(t, b->frames);
+  t->keys = b->frames;
   rk_quat prev = rk_quat_identity();
   for (size_t f = 0; f < b->frames; f++) {
     rk_quat q = rk__bvh_joint_rotation(j, b->data + f * b->columns + j->first_channel);
     if (rk_quat_dot(q, prev) < 0)
       q = rk_quat_make(-q.x, -q.y, -q.z, -q.w);
     prev = q;
-    g_array_index(t->times, double, f) = (double)f * ft;
-    double *o = &g_array_index(t->values, double, 4 * f);
+    t->times[f] = (double)f * ft;
+    double *o = t->values + 4 * f;
     o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
   }
 }

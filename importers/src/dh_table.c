@@ -332,6 +332,7 @@ static void add_clip(dh_table *t, const rk_dh_row *mrows, const int *ids, rk__ra
     const bool rev = mrows[i].type == RK_DH_REVOLUTE;
     rk__raw_track *tr = rk__raw_clip_add_track(
         clip, ids[i], rev ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR);
+    rk__raw_track_reserve(tr, t->frame_count);
     rk_quat prev_q = rk_quat_identity();
     for (size_t f = 0; f < t->frame_count; f++) {
       rk_transform x = modified_local(&mrows[i], q[f * n + i]);

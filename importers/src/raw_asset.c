@@ -11,8 +11,8 @@ static void raw_joint_clear(gpointer p) {
 
 static void raw_track_free(gpointer p) {
   rk__raw_track *t = p;
-  g_array_unref(t->times);
-  g_array_unref(t->values);
+  g_free(t->times);
+  g_free(t->values);
   g_free(t);
 }
 
@@ -102,8 +102,6 @@ rk__raw_track *rk__raw_clip_add_track(rk__raw_clip *clip, int joint, rk_channel 
   t->joint = joint;
   t->channel = channel;
   t->interp = interp;
-  t->times = g_array_new(FALSE, FALSE, sizeof(double));
-  t->values = g_array_new(FALSE, FALSE, sizeof(double));
   g_ptr_array_add(clip->tracks, t);
   return t;
 }
@@ -112,9 +110,21 @@ int rk__raw_track_stride(const rk__raw_track *t) {
   return rk_channel_components(t->channel) * (t->interp == RK_INTERP_CUBIC ? 3 : 1);
 }
 
+void rk__raw_track_reserve(rk__raw_track *t, size_t keys) {
+  if (keys <= t->capacity)
+    return;
+  t->times = g_renew(double, t->times, keys);
+  t->values = g_renew(double, t->values, keys * (size_t)rk__raw_track_stride(t));
+  t->capacity = keys;
+}
+
 void rk__raw_track_push(rk__raw_track *t, double time, const double *values) {
-  g_array_append_val(t->times, time);
-  g_array_append_vals(t->values, values, (guint)rk__raw_track_stride(t));
+  if (t->keys == t->capacity)
+    rk__raw_track_reserve(t, t->capacity ? 2 * t->capacity : 16);
+  const size_t stride = (size_t)rk__raw_track_stride(t);
+  t->times[t->keys] = time;
+  memcpy(t->values + t->keys * stride, values, stride * sizeof(double));
+  t->keys++;
 }
 
 rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw) {
@@ -205,8 +215,8 @@ static void for_each_value(rk__raw_asset *raw, rk_channel channel, const guint8 
       if (t->channel != channel || (want && !want[t->joint]))
         continue;
       const int nc = rk_channel_components(channel);
-      double *v = (double *)(void *)t->values->data;
-      const size_t total = t->values->len / (size_t)nc;
+      double *v = t->values;
+      const size_t total = t->keys * (size_t)rk__raw_track_stride(t) / (size_t)nc;
       for (size_t i = 0; i < total; i++)
         fn(v + i * (size_t)nc, ctx);
     }
@@ -245,8 +255,8 @@ void rk__raw_scale_lengths(rk__raw_asset *raw, double s) {
 static void premultiply_track(rk__raw_track *t, const rk_transform *m) {
   const int nc = rk_channel_components(t->channel);
   const bool cubic = t->interp == RK_INTERP_CUBIC;
-  double *v = (double *)(void *)t->values->data;
-  const size_t per_key = (size_t)rk__raw_track_stride(t), keys = t->times->len;
+  double *v = t->values;
+  const size_t per_key = (size_t)rk__raw_track_stride(t), keys = t->keys;
   for (size_t k = 0; k < keys; k++)
     for (int part = 0; part < (cubic ? 3 : 1); part++) {
       double *x = v + k * per_key + (size_t)(part * nc);
@@ -518,13 +528,19 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
     const rk__raw_clip *rc = g_ptr_array_index(raw->clips, c);
     g_autoptr(rk_clip) clip = rk_clip_new(rc->name, n);
     for (guint k = 0; k < rc->tracks->len; k++) {
-      const rk__raw_track *rt = g_ptr_array_index(rc->tracks, k);
-      if (rt->times->len == 0)
+      rk__raw_track *rt = g_ptr_array_index(rc->tracks, k);
+      if (rt->keys == 0)
         continue;
-      rk_track t = {remap[rt->joint], rt->channel, rt->interp, rt->times->len,
-                    (const double *)(void *)rt->times->data,
-                    (const double *)(void *)rt->values->data};
-      if (!rk_clip_add_track(clip, &t, error)) {
+      /* The clip takes the keys' arrays (the raw asset is freed after this): an imported clip is
+       * not held twice while the asset is made. */
+      if (rt->capacity > rt->keys) { /* the growth's slack returned */
+        rt->times = g_renew(double, rt->times, rt->keys);
+        rt->values = g_renew(double, rt->values, rt->keys * (size_t)rk__raw_track_stride(rt));
+      }
+      rk_track t = {remap[rt->joint], rt->channel, rt->interp, rt->keys, rt->times, rt->values};
+      rt->times = rt->values = NULL;
+      rt->keys = rt->capacity = 0;
+      if (!rk_clip_take_track(clip, &t, error)) {
         g_prefix_error(error, "clip '%s', joint '%s': ", rc->name,
                        rk__raw_joint_at(raw, (size_t)rt->joint)->name);
         return NULL;

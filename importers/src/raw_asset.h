@@ -26,8 +26,10 @@ typedef struct rk__raw_track {
   int joint; /* raw joint index */
   rk_channel channel;
   rk_interp interp;
-  GArray *times;  /* double, seconds, strictly increasing */
-  GArray *values; /* double; components per key (x3 for cubic: in-tangent, value, out-tangent) */
+  size_t keys;     /* keys in times and values */
+  size_t capacity; /* keys they have room for (exact once reserved: no slack to hold) */
+  double *times;   /* seconds, strictly increasing */
+  double *values;  /* components per key (x3 for cubic: in-tangent, value, out-tangent) */
 } rk__raw_track;
 
 typedef struct rk__raw_clip {
@@ -79,6 +81,9 @@ rk__raw_track *rk__raw_clip_add_track(rk__raw_clip *clip, int joint, rk_channel 
                                       rk_interp interp);
 /** Appends one key (values: components, or 3 * components for cubic tracks). */
 void rk__raw_track_push(rk__raw_track *t, double time, const double *values);
+/** Makes room for `keys` keys in all (a reader that knows its key count reserves it first: the
+ * arrays are then exactly that size). */
+void rk__raw_track_reserve(rk__raw_track *t, size_t keys);
 /** Number of doubles per key of a track. */
 int rk__raw_track_stride(const rk__raw_track *t);
 rk__raw_mesh *rk__raw_add_mesh(rk__raw_asset *raw);
@@ -111,8 +116,9 @@ char *rk__raw_fresh_name(const char *name, GHashTable *taken);
 /** Makes joint names unique by appending ".001", ".002", ... to later duplicates and records a
  * note for each renamed joint. */
 void rk__raw_uniquify_names(rk__raw_asset *raw);
-/** Builds the immutable asset (skeleton in preorder, clips, meshes, provenance). Fails with the
- * skeleton's, clip's or mesh's GError. */
+/** Builds the immutable asset (skeleton in preorder, clips, meshes, provenance); the clips take
+ * the raw tracks' key arrays (the raw asset is only freed after this). Fails with the skeleton's,
+ * clip's or mesh's GError. */
 rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const char *path,
                                GError **error);
 

@@ -49,6 +49,7 @@ static unsigned add_keys(rk__raw_clip *clip, int joint, rk_channel ch, rk_interp
                          const double *times, const double *values, size_t n, double shift) {
   const int stride = rk_channel_components(ch) * (interp == RK_INTERP_CUBIC ? 3 : 1);
   rk__raw_track *t = rk__raw_clip_add_track(clip, joint, ch, interp);
+  rk__raw_track_reserve(t, n);
   unsigned dropped = 0;
   double last = -INFINITY;
   double prev_q[4] = {0, 0, 0, 1};

@@ -226,30 +226,36 @@ Test(clip, bake_frame_grid_ends_at_the_duration) {
   cr_assert_eq(rk_clip_bake_times(0.0, 30, 1, t), 1, "a single frame");
 }
 
-/* A track adopted (its arrays taken) samples as the same track added (copied); one the checks
- * refuse is freed (ASan builds would report a leak). */
+/* A track adopted (its arrays taken, its inverse norms given or computed) samples as the same
+ * track added (copied). */
 Test(clip, adopted_tracks_are_added_tracks_without_the_copy) {
-  g_autoptr(rk_clip) added = rk_clip_new("a", 2), adopted = rk_clip_new("b", 2);
+  g_autoptr(rk_clip) added = rk_clip_new("a", 2), given = rk_clip_new("b", 2);
+  g_autoptr(rk_clip) computed = rk_clip_new("c", 2);
   const double times[3] = {0, 0.5, 1};
-  const double q[12] = {0, 0, 0, 1, 0, 0.3826834323650898, 0, 0.9238795325112867, 0, 1, 0, 0};
+  const double q[12] = {0, 0, 0, 2, 0, 0.3826834323650898, 0, 0.9238795325112867, 0, 1, 0, 0};
   rk_track t = {1, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, 3, times, q};
   cr_assert(rk_clip_add_track(added, &t, NULL));
-  rk_track own = t;
-  own.times = g_memdup2(times, sizeof times);
-  own.values = g_memdup2(q, sizeof q);
-  cr_assert(rk__clip_adopt_track(adopted, &own, NULL));
-  for (double at = 0; at <= 1.0; at += 0.125) {
-    rk_transform rest[2] = {rk_transform_identity(), rk_transform_identity()}, a[2], b[2];
-    cr_assert(rk_clip_sample(added, rest, at, a, 2) && rk_clip_sample(adopted, rest, at, b, 2));
-    cr_assert(memcmp(&a[1].r, &b[1].r, sizeof a[1].r) == 0, "t = %g", at);
+  double *inv = g_new(double, 3);
+  for (int k = 0; k < 3; k++)
+    inv[k] = rk__clip_inv_norm(rk_quat_make(q[4 * k], q[4 * k + 1], q[4 * k + 2], q[4 * k + 3]));
+  for (int pass = 0; pass < 2; pass++) {
+    rk_track own = t;
+    own.times = g_memdup2(times, sizeof times);
+    own.values = g_memdup2(q, sizeof q);
+    rk__clip_adopt_track(pass ? computed : given, &own, pass ? NULL : inv);
   }
-  cr_assert_eq(rk_clip_duration(adopted), 1.0);
-  const double back[3] = {0, 1, 0.5}; /* times not increasing */
-  own.times = g_memdup2(back, sizeof back);
-  own.values = g_memdup2(q, sizeof q);
-  g_autoptr(GError) e = NULL;
-  cr_assert_not(rk__clip_adopt_track(adopted, &own, &e));
-  cr_assert(e && strstr(e->message, "not increasing"), "%s", e ? e->message : "");
+  const double tv[3] = {1, 2, 3};
+  rk_track tt = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 1, g_memdup2(times, 8), g_memdup2(tv, sizeof tv)};
+  rk__clip_adopt_track(given, &tt, NULL);
+  for (double at = 0; at <= 1.0; at += 0.125) {
+    rk_transform rest[2] = {rk_transform_identity(), rk_transform_identity()}, a[2], b[2], c[2];
+    cr_assert(rk_clip_sample(added, rest, at, a, 2) && rk_clip_sample(given, rest, at, b, 2) &&
+              rk_clip_sample(computed, rest, at, c, 2));
+    cr_assert(memcmp(&a[1].r, &b[1].r, sizeof a[1].r) == 0, "t = %g", at);
+    cr_assert(memcmp(&a[1].r, &c[1].r, sizeof a[1].r) == 0, "t = %g", at);
+    cr_assert(b[0].t.x == 1 && b[0].t.y == 2 && b[0].t.z == 3);
+  }
+  cr_assert_eq(rk_clip_duration(given), 1.0);
 }
 
 /* Every value position of a track (in the four-at-a-time part of the check and in its tail)
@@ -282,4 +288,26 @@ Test(clip, every_key_is_checked_wherever_it_sits) {
       cr_assert(ok == (b == 4 && k == 2), "time %d = %g", k, bad_times[b]);
       times[k] = keep;
     }
+}
+
+/* rk_clip_take_track: the clip takes the arrays (no copy: the track's pointers are the clip's),
+ * checks them as rk_clip_add_track does, and frees them when it refuses them. */
+Test(clip, taken_tracks_keep_their_arrays_and_are_checked) {
+  g_autoptr(rk_clip) c = rk_clip_new("c", 1);
+  double *times = g_new(double, 2), *values = g_new(double, 6);
+  times[0] = 0, times[1] = 1;
+  for (int i = 0; i < 6; i++)
+    values[i] = i;
+  rk_track t = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 2, times, values};
+  cr_assert(rk_clip_take_track(c, &t, NULL));
+  const rk_track *got = rk_clip_track(c, 0);
+  cr_assert(got->times == times && got->values == values, "the clip holds the given arrays");
+  double *bad_t = g_new(double, 2), *bad_v = g_new(double, 6);
+  bad_t[0] = 1, bad_t[1] = 0;
+  memcpy(bad_v, values, 6 * sizeof(double));
+  rk_track b = {0, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, 2, bad_t, bad_v};
+  g_autoptr(GError) e = NULL;
+  cr_assert_not(rk_clip_take_track(c, &b, &e));
+  cr_assert(strstr(e->message, "not increasing"), "%s", e->message);
+  cr_assert(rk_clip_track(c, 0)->times == times, "unchanged on failure");
 }

@@ -1,6 +1,10 @@
 /* Math: rigid transforms, quaternions, axis-angle (textbook worked examples and edge cases). */
 #include "rk_test.h"
 
+#include "../../core/src/math_internal.h"
+
+#include <float.h>
+
 /* Textbook: T = Trans_y(1) Trans_x(3) Rot_z(pi/2). */
 Test(math, composite_transform_matches_textbook) {
   rk_mat4 ty = rk_mat4_translation(rk_vec3_make(0, 1, 0));
@@ -294,4 +298,24 @@ Test(math, same_hemisphere_flips_only_across_the_equator) {
   /* Orthogonal (dot 0) stays as it is. */
   const rk_quat ortho = rk_quat_make(0, 0, 0, 1), x_turn = rk_quat_make(1, 0, 0, 0);
   assert_quat_eq(rk_quat_same_hemisphere(x_turn, ortho), x_turn);
+}
+
+/* rk__all_finite against isfinite on every value: a NaN or an infinity at each position of
+ * arrays of every length up to 13 (the four-at-a-time part and the tail), the largest finite
+ * doubles and subnormals passing. */
+Test(math, all_finite_matches_isfinite_at_every_position) {
+  const double odd[3] = {NAN, INFINITY, -INFINITY};
+  double v[13];
+  for (size_t n = 0; n <= 13; n++) {
+    for (size_t i = 0; i < n; i++)
+      v[i] = i % 3 == 0 ? DBL_MAX : i % 3 == 1 ? -4.9e-324 : (double)i;
+    cr_assert(rk__all_finite(v, n), "n %zu", n);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) {
+        const double keep = v[i];
+        v[i] = odd[k];
+        cr_assert_not(rk__all_finite(v, n), "n %zu, %g at %zu", n, odd[k], i);
+        v[i] = keep;
+      }
+  }
 }
