@@ -100,6 +100,16 @@ static bool end_near(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *ti
   return false;
 }
 
+/* The lowest rest vertex (y) of the skin joint j and its descendants dominate (INFINITY for
+ * none): how far down a detached foot reaches. */
+static double subtree_skin_low(const rk_skeleton *s, const rk_skin_support *skin, size_t j) {
+  double low = INFINITY;
+  for (size_t c = j; c < rk_skeleton_subtree_end(s, j); c++)
+    for (size_t v = skin->vert_start[c]; v < skin->vert_start[c + 1]; v++)
+      low = fmin(low, skin->vert_rest[v].y);
+  return low;
+}
+
 /* Detached feet (game rigs whose foot bones hang from root-level IK controls, not from the
  * shins): a joint that dominates vertices, whose parent dominates none, standing below the end
  * of a downward chain elsewhere within half that chain's last bone. The chain then ends
@@ -123,13 +133,10 @@ static bool detach_feet(const rk_skeleton *s, const rk_skin_support *skin, const
       if (!end_near(s, pos, tip, (int)k, pos[j], 0.5 * len))
         continue;
       tip[k] = pos[j];
-      drop[k] = 0;
+      drop[k] = fmax(0.0, pos[j].y - subtree_skin_low(s, skin, j));
       foot_at[k] = (int)j;
-      for (size_t c = j; c < rk_skeleton_subtree_end(s, j); c++) {
+      for (size_t c = j; c < rk_skeleton_subtree_end(s, j); c++)
         detached[c] = true;
-        for (size_t v = skin->vert_start[c]; v < skin->vert_start[c + 1]; v++)
-          drop[k] = fmax(drop[k], pos[j].y - skin->vert_rest[v].y);
-      }
       any = true;
       break;
     }
@@ -247,12 +254,10 @@ static bool detach_named_foot(rk_humanoid_map *map, const rk_skeleton *s,
   rk_skeleton_rest_models(s, models);
   const rk_vec3 at = rk_mat4_get_translation(&models[foot]);
   double low = at.y;
-  const bool meshes = skin && skin->joint_count == n;
-  for (size_t c = (size_t)foot; c < rk_skeleton_subtree_end(s, (size_t)foot); c++) {
+  if (skin && skin->joint_count == n)
+    low = fmin(low, subtree_skin_low(s, skin, (size_t)foot));
+  for (size_t c = (size_t)foot; c < rk_skeleton_subtree_end(s, (size_t)foot); c++)
     low = fmin(low, models[c].m[13]);
-    for (size_t v = meshes ? skin->vert_start[c] : 0; meshes && v < skin->vert_start[c + 1]; v++)
-      low = fmin(low, skin->vert_rest[v].y);
-  }
   const int toes = map->joint[u + 3];
   if (toes >= 0 && rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)toes))
     map->joint[u + 3] = -1;
