@@ -9,6 +9,7 @@
  * directly from the root is keyed itself. Rigs without loose parts are untouched. */
 #include "retarget_run.h"
 
+#include "math_internal.h"
 #include "skin_internal.h"
 
 /* Distance from p to the segment a-b. */
@@ -78,7 +79,6 @@ static void part_init(rk_retargeter *rt, const size_t *count, const size_t *belo
   p->below = rk_mat4_mul_affine(&inv, &rest[p->keyed]);
   p->part_rest = rest[j];
   p->part_rest.m[12] = p->part_rest.m[13] = p->part_rest.m[14] = 0;
-  p->leader_rest = rt->qt0[p->leader];
 }
 
 void rk__rt_parts_init(rk_retargeter *rt) {
@@ -119,28 +119,25 @@ void rk__rt_parts_init(rk_retargeter *rt) {
   rt->body_count = kept;
 }
 
-/* The heading of rotation q: its twist about the up axis (identity when q turns the up axis
- * upside down). */
-static rk_quat heading(rk_quat q) {
-  const double m = sqrt(q.y * q.y + q.w * q.w);
-  return m > 1e-12 ? rk_quat_make(0, q.y / m, 0, q.w / m) : rk_quat_identity();
-}
-
 void rk__rt_parts_frame(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   for (size_t k = 0; k < rt->part_count; k++) {
     const rk__rt_part *p = &rt->parts[k];
     const rk_mat4 *lead = &c->tgt_models[p->leader];
-    rk_mat4 want = rk_mat4_mul_affine(lead, &p->offset);
+    rk_mat4 want;
     if (p->level) {
+      /* The leader's turn from rest about the vertical (its heading) only. */
       rk_transform lt = rk_transform_identity();
       rk_transform_from_mat4(lead, &lt);
-      const rk_quat turn = heading(rk_quat_mul(lt.r, rk_quat_conj(p->leader_rest)));
-      const rk_vec3 at = rk_mat4_get_translation(&want);
-      const rk_mat3 m3 = rk_quat_to_mat3(turn);
+      const rk_vec3 up = rk_vec3_make(0, 1, 0);
+      const double yaw = rk__twist_angle(rk_quat_mul(lt.r, rk_quat_conj(rt->qt0[p->leader])), up);
+      const rk_mat3 m3 = rk_quat_to_mat3(rk_quat_from_axis_angle(up, yaw));
       const rk_mat4 r = rk_mat4_from_rt(&m3, rk_vec3_make(0, 0, 0));
       want = rk_mat4_mul_affine(&r, &p->part_rest);
+      const rk_vec3 at = rk_mat4_transform_point(lead, rk_mat4_get_translation(&p->offset));
       want.m[12] = at.x, want.m[13] = at.y, want.m[14] = at.z;
+    } else {
+      want = rk_mat4_mul_affine(lead, &p->offset);
     }
     const rk_mat4 keyed = rk_mat4_mul_affine(&want, &p->below);
     const int parent = rk_skeleton_parent(rt->tgt, (size_t)p->keyed);

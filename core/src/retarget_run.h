@@ -74,7 +74,6 @@ typedef struct rk__rt_part {
   rk_mat4 offset;      /* the part's rest model in the leader's rest frame */
   rk_mat4 below;       /* the keyed joint's rest model in the part's rest frame */
   rk_mat4 part_rest;   /* the part's rest model without its translation */
-  rk_quat leader_rest; /* the leader's rest world rotation */
 } rk__rt_part;
 
 struct rk_retargeter {
