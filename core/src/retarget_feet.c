@@ -240,10 +240,11 @@ static rk_vec3 foot_low(const rk__rt_run *c, int side, int *joint) {
     *joint = p.joint;
     /* A detached foot, posed level at the leg's end after the legs (retarget_parts.c). */
     const rk__rt_side *sd = &rt->side[side];
+    if (!sd->loose_foot)
+      return p.position;
     const rk_vec3 a = rk__rt_ankle(sd, c->tgt_models);
-    if (sd->loose_foot && a.y - sd->loose_drop < p.position.y)
-      return rk_vec3_make(a.x, a.y - sd->loose_drop, a.z);
-    return p.position;
+    return a.y - sd->loose_drop < p.position.y ? rk_vec3_make(a.x, a.y - sd->loose_drop, a.z)
+                                               : p.position;
   }
   rk_vec3 pts[RK__RT_POINTS];
   rk_sole_at(c->tsole[side], c->tgt_models, pts);
