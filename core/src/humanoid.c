@@ -109,9 +109,19 @@ static double horizontal_reach(const mapper *m, int j, rk_vec3 o) {
   return r;
 }
 
+/* Joints of j's subtree that are not control bones (end sites count: a BVH hand's fingertips). */
+static size_t body_joint_count(const mapper *m, int j) {
+  size_t n = 0;
+  const size_t end = rk_skeleton_subtree_end(m->s, (size_t)j);
+  for (size_t k = (size_t)j; k < end; k++)
+    n += !m->control[k];
+  return n;
+}
+
 /* Follows the chain from j by repeatedly taking the child chosen by `pick` (lowest reach for
- * legs, highest for the spine, widest for arms) and writes the joints that are neither helpers
- * nor too close to their parent. Returns the count. */
+ * legs, highest for the spine; for arms the child carrying the most joints, then the widest: a
+ * hand with its fingers, not a prop socket beside it that happens to stick out further) and
+ * writes the joints that are neither helpers nor too close to their parent. Returns the count. */
 typedef enum chain_dir { CHAIN_DOWN, CHAIN_UP, CHAIN_OUT } chain_dir;
 
 static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin, int *out,
@@ -127,7 +137,8 @@ static size_t follow_chain(const mapper *m, int j, chain_dir dir, rk_vec3 origin
       int c = g_array_index(ch, int, i);
       double v = dir == CHAIN_DOWN ? -m->min_y[c]
                  : dir == CHAIN_UP ? m->max_y[c]
-                                   : horizontal_reach(m, c, origin);
+                                   : horizontal_reach(m, c, origin) +
+                                         100 * m->height * (double)body_joint_count(m, c);
       /* Prefer real joints over end sites when they reach as far. */
       if ((rk_skeleton_joint_flags(m->s, (size_t)c) & RK_SKELETON_END_SITE) == 0)
         v += 1e-9 * m->height;
@@ -266,19 +277,18 @@ static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map
   return true;
 }
 
-/* Children that are neither end sites nor helpers. */
-static size_t real_child_count(const mapper *m, int j) {
+/* Children that are not helpers (end sites count: fingertips of a BVH hand). */
+static size_t branch_count(const mapper *m, int j) {
   size_t n = 0;
   g_autoptr(GArray) ch = children_of(m, j);
-  for (guint i = 0; i < ch->len; i++) {
-    int c = g_array_index(ch, int, i);
-    n += !is_end_site(m, c) && !is_helper(m, c);
-  }
+  for (guint i = 0; i < ch->len; i++)
+    n += !is_helper(m, g_array_index(ch, int, i));
   return n;
 }
 
-/* Assigns one arm chain: hand = first joint that branches into fingers (or the last real joint),
- * forearm and upper arm above it, shoulder (clavicle) above those when it is not the chest. */
+/* Assigns one arm chain: hand = the last joint that branches (into fingers; a forearm may branch
+ * earlier into a socket or a twist bone), else the last real joint; forearm and upper arm above
+ * it, shoulder (clavicle) above those when it is not the chest. */
 static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map *map, bool left) {
   const rk_bone shoulder = left ? RK_BONE_LEFT_SHOULDER : RK_BONE_RIGHT_SHOULDER;
   int last = -1;
@@ -286,8 +296,8 @@ static void map_arm(const mapper *m, const int *chain, size_t n, rk_humanoid_map
     if (!is_end_site(m, chain[k]))
       last = (int)k;
   int hand = last;
-  for (int k = 0; k <= last; k++) {
-    if (k >= 2 && real_child_count(m, chain[k]) >= 2) {
+  for (int k = last; k >= 2; k--) {
+    if (branch_count(m, chain[k]) >= 2) {
       hand = k;
       break;
     }
@@ -615,7 +625,7 @@ static void map_neck_and_head(const mapper *m, const found *f, rk_humanoid_map *
     return;
   int head_k = top;
   for (size_t k = k0 + 1; k <= (size_t)top; k++)
-    if (real_child_count(m, chain[k]) >= 2) {
+    if (branch_count(m, chain[k]) >= 2) {
       head_k = (int)k;
       break;
     }

@@ -216,3 +216,39 @@ Test(humanoid, chain_skips_coincident_helpers) {
   cr_assert_eq(out[4], toe);
   cr_assert_eq(rk_humanoid_chain(s, toe, hips, 0.01, out), 0);
 }
+
+/* The rig of `base` with a socket joint added under each forearm: `out` away from the forearm
+ * (model axes; x mirrored for the right side), a leaf, further out sideways than the hand. */
+static rk_skeleton *with_forearm_sockets(const rk_skeleton *base, rk_vec3 out) {
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  const size_t n = rk_skeleton_joint_count(base);
+  for (size_t i = 0; i < n; i++)
+    rk_skeleton_builder_add_joint(b, rk_skeleton_joint_name(base, i), rk_skeleton_parent(base, i),
+                                  rk_skeleton_rest(base, i), rk_skeleton_joint_flags(base, i));
+  const char *forearm[2] = {"j9", "j15"};
+  for (int side = 0; side < 2; side++) {
+    rk_transform x = rk_transform_identity();
+    x.t = rk_vec3_make(side ? -out.x : out.x, out.y, out.z);
+    rk_skeleton_builder_add_joint(b, side ? "socket_b" : "socket_a",
+                                  rk_skeleton_find_joint(base, forearm[side]), &x, 0);
+  }
+  g_autoptr(GError) error = NULL;
+  rk_skeleton *s = rk_skeleton_builder_build(b, NULL, &error);
+  cr_assert(s, "%s", error ? error->message : "");
+  return s;
+}
+
+Test(humanoid, a_socket_beside_the_hand_is_not_the_hand) {
+  /* Arms hanging (70 degrees down) with a shield or weapon socket on each forearm that sticks out
+   * sideways beyond the hand: the arm goes on through the joint that carries the fingers, and the
+   * hand is that joint, not the forearm where the socket branches. Nameless, so the topology
+   * alone decides. */
+  fx_rig_params p = FX_RIG_PARAMS_INIT;
+  p.arm_down_deg = 70;
+  g_autoptr(rk_skeleton) base = fx_rig(&p, NULL);
+  g_autoptr(rk_skeleton) s = with_forearm_sockets(base, rk_vec3_make(0.2, -0.1, 0.0));
+  rk_humanoid_map map;
+  g_autoptr(GError) error = NULL;
+  cr_assert(rk_humanoid_map_build(s, NULL, &map, &error), "%s", error ? error->message : "");
+  expect_standard_map(s, &map, NULL);
+}
