@@ -196,8 +196,9 @@ static GArray *leg_children(const mapper *m, int j) {
   return legs;
 }
 
-/* A leg of two bones whose lower one carries the foot in its mesh (game rigs: thigh and shin, no
- * foot bone): upper and lower leg, the leg's end where its skin ends near the ground. */
+/* A leg whose last bone carries the foot in its mesh (game rigs: thigh and shin, or one bone
+ * from the hip, no foot bone): upper leg [and lower leg], the leg's end where its skin ends near
+ * the ground. */
 static bool map_short_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map *map,
                           bool left, GError **error) {
   const rk_bone upper = left ? RK_BONE_LEFT_UPPER_LEG : RK_BONE_RIGHT_UPPER_LEG;
@@ -205,18 +206,17 @@ static bool map_short_leg(const mapper *m, const int *chain, size_t n, rk_humano
   while (n > 0 && is_end_site(m, chain[n - 1]))
     n--;
   const int last = n > 0 ? chain[n - 1] : -1;
-  if (n != 2 || !m->has_tip[last] || m->tip[last].y > m->ground + 0.12 * m->height) {
+  if (n < 1 || n > 2 || !m->has_tip[last] || m->tip[last].y > m->ground + 0.12 * m->height) {
     g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
                 "%s leg: the chain from '%s' (%zu bone%s) has no ankle: no joint near the ground "
                 "below a knee%s",
                 side, n > 0 ? rk_skeleton_joint_name(m->s, (size_t)chain[0]) : "?", n,
                 n == 1 ? "" : "s",
-                n == 1 ? " and no knee (a leg needs two bones)"
-                       : n == 2 ? ", and no skinned mesh ends near the ground below its last bone"
-                                : "");
+                n == 1 || n == 2 ? ", and no skinned mesh ends near the ground below its last bone"
+                                 : "");
     return false;
   }
-  for (int b = 0; b < 2; b++) {
+  for (size_t b = 0; b < n; b++) {
     map->joint[upper + b] = chain[b];
     static const rk__name_class leg_class[2] = {NC_UPPER_LEG, NC_LOWER_LEG};
     const bool named = m->use_names && m->names[chain[b]].cls == leg_class[b];
@@ -227,6 +227,20 @@ static bool map_short_leg(const mapper *m, const int *chain, size_t n, rk_humano
   map->leg_end_from_skin[left ? 0 : 1] = true;
   map->detached_foot[left ? 0 : 1] = m->foot_at[last];
   return true;
+}
+
+/* Whether joint j, near the ground right below a leg's first bone, is a foot (a leg of one bone
+ * and a foot) rather than a short leg's knee: named so, or its bone (to its first child, else to
+ * where its skin ends) runs more along the ground than down. */
+static bool foot_below_hip(const mapper *m, int j) {
+  if (is_end_site(m, j) || m->pos[j].y > m->ground + 0.12 * m->height)
+    return false;
+  if (m->use_names && m->names[j].cls == NC_FOOT)
+    return true;
+  g_autoptr(GArray) ch = children_of(m, j);
+  const rk_vec3 end = ch->len ? m->pos[g_array_index(ch, int, 0)] : m->has_tip[j] ? m->tip[j] : m->pos[j];
+  const rk_vec3 d = rk_vec3_sub(end, m->pos[j]);
+  return hypot(d.x, d.z) > fabs(d.y) && hypot(d.x, d.z) > 0.02 * m->height;
 }
 
 /* Assigns the bones of one leg chain: upper leg, lower leg, foot (the first joint in the chain
@@ -241,9 +255,13 @@ static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map
       ankle = (int)k;
       break;
     }
+  /* A leg of one bone and a foot: no lower leg. */
+  const bool one_bone = ankle < 0 && n >= 2 && foot_below_hip(m, chain[1]);
+  if (one_bone)
+    ankle = 1;
   if (ankle < 0)
     return map_short_leg(m, chain, n, map, left, error);
-  int idx[4] = {ankle - 2, ankle - 1, ankle, -1};
+  int idx[4] = {one_bone ? 0 : ankle - 2, one_bone ? -1 : ankle - 1, ankle, -1};
   if ((size_t)ankle + 1 < n && !is_end_site(m, chain[ankle + 1]))
     idx[3] = ankle + 1;
   /* Names inside this chain override the positional guess. */
@@ -260,6 +278,8 @@ static bool map_leg(const mapper *m, const int *chain, size_t n, rk_humanoid_map
         }
     if (found[0] < 0)
       found[0] = found[4];
+    if (one_bone)
+      found[1] = -1; /* "leg_L" names the only bone, which plays the upper leg */
     for (int b = 0; b < 4; b++)
       if (found[b] >= 0)
         idx[b] = found[b];
@@ -786,11 +806,21 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
       map->leg_end_drop[side] = 0;
       map->leg_end_from_skin[side] = false;
     } else if (!map->leg_end_from_skin[side]) {
-      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                  "the %s leg ('%s' -> '%s') has no foot joint and no skinned mesh below its lower "
-                  "leg to end it: map %s_foot, or read the rig with its meshes",
-                  side ? "right" : "left", rk_skeleton_joint_name(s, (size_t)map->joint[u]),
-                  rk_skeleton_joint_name(s, (size_t)map->joint[u + 1]), side ? "right" : "left");
+      /* Its last bone carries more of the leg (a chain cut short), or nothing ends it. */
+      const int last = map->joint[map->joint[u + 1] >= 0 ? u + 1 : u];
+      const size_t below = (size_t)last + 1;
+      if (below < rk_skeleton_subtree_end(s, (size_t)last))
+        g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                    "the %s leg ends at '%s', which carries '%s' below it: list the leg's bones "
+                    "down to the foot (upper leg[, lower leg[, foot[, toes]]]) or map %s_foot",
+                    side ? "right" : "left", rk_skeleton_joint_name(s, (size_t)last),
+                    rk_skeleton_joint_name(s, below), side ? "right" : "left");
+      else
+        g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
+                    "the %s leg ('%s' -> '%s') has no foot joint and no skinned mesh below its "
+                    "last bone to end it: map %s_foot, or read the rig with its meshes",
+                    side ? "right" : "left", rk_skeleton_joint_name(s, (size_t)map->joint[u]),
+                    rk_skeleton_joint_name(s, (size_t)last), side ? "right" : "left");
       return false;
     }
   }
@@ -809,7 +839,8 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
   for (int side = 0; side < 2; side++) {
     rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     const rk_vec3 end = map->leg_end[side];
-    len += rk_vec3_norm(rk_vec3_sub(P(u + 1), P(u))) + rk_vec3_norm(rk_vec3_sub(end, P(u + 1))) +
+    const rk_bone knee = map->joint[u + 1] >= 0 ? u + 1 : u; /* a leg of one bone has no knee */
+    len += rk_vec3_norm(rk_vec3_sub(P(knee), P(u))) + rk_vec3_norm(rk_vec3_sub(end, P(knee))) +
            (end.y - ground);
   }
 #undef P
@@ -820,83 +851,4 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
     return false;
   }
   return true;
-}
-
-bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *s, GError **error) {
-  const size_t n = rk_skeleton_joint_count(s);
-  for (int b = 0; b < RK_BONE_COUNT; b++) {
-    int j = map->joint[b];
-    if (j >= (int)n || j < -1) {
-      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "bone %s maps to joint %d out of range",
-                  bone_names[b], j);
-      return false;
-    }
-    if (j < 0 && bone_required[b]) {
-      g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "required bone %s is not mapped",
-                  bone_names[b]);
-      return false;
-    }
-    for (int c = 0; c < b && j >= 0; c++)
-      if (map->joint[c] == j && !(b == RK_BONE_CHEST && c == RK_BONE_SPINE)) {
-        g_set_error(error, RK_ERROR, RK_ERROR_MAPPING, "joint '%s' is mapped to both %s and %s",
-                    rk_skeleton_joint_name(s, (size_t)j), bone_names[c], bone_names[b]);
-        return false;
-      }
-  }
-  /* Each limb and the trunk top-down: every mapped bone below its mapped predecessor. */
-  static const rk_bone chains[][5] = {
-      {RK_BONE_HIPS, RK_BONE_LEFT_UPPER_LEG, RK_BONE_LEFT_LOWER_LEG, RK_BONE_LEFT_FOOT, RK_BONE_LEFT_TOES},
-      {RK_BONE_HIPS, RK_BONE_RIGHT_UPPER_LEG, RK_BONE_RIGHT_LOWER_LEG, RK_BONE_RIGHT_FOOT, RK_BONE_RIGHT_TOES},
-      {RK_BONE_CHEST, RK_BONE_LEFT_SHOULDER, RK_BONE_LEFT_UPPER_ARM, RK_BONE_LEFT_FOREARM, RK_BONE_LEFT_HAND},
-      {RK_BONE_CHEST, RK_BONE_RIGHT_SHOULDER, RK_BONE_RIGHT_UPPER_ARM, RK_BONE_RIGHT_FOREARM, RK_BONE_RIGHT_HAND},
-      {RK_BONE_HIPS, RK_BONE_SPINE, RK_BONE_CHEST, RK_BONE_NECK, RK_BONE_HEAD},
-  };
-  for (size_t c = 0; c < G_N_ELEMENTS(chains); c++) {
-    int prev = -1;
-    rk_bone prev_b = chains[c][0];
-    for (int k = 0; k < 5; k++) {
-      int j = map->joint[chains[c][k]];
-      if (j < 0)
-        continue;
-      if (prev >= 0 && (j == prev ? chains[c][k] != RK_BONE_CHEST
-                                  : !rk_skeleton_is_ancestor(s, (size_t)prev, (size_t)j))) {
-        g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
-                    "bone %s ('%s') is not below bone %s ('%s') in the hierarchy",
-                    bone_names[chains[c][k]], rk_skeleton_joint_name(s, (size_t)j),
-                    bone_names[prev_b], rk_skeleton_joint_name(s, (size_t)prev));
-        return false;
-      }
-      prev = j;
-      prev_b = chains[c][k];
-    }
-  }
-  return true;
-}
-
-size_t rk_humanoid_chain(const rk_skeleton *s, int from, int to, double min_length, int *out) {
-  if (from < 0 || to < 0 || !rk_skeleton_is_ancestor(s, (size_t)from, (size_t)to))
-    return 0;
-  size_t n = 0;
-  for (int j = to; j != from; j = rk_skeleton_parent(s, (size_t)j))
-    out[n++] = j;
-  out[n++] = from;
-  /* Reverse to root-first, then drop helpers that coincide with their parent (not the ends). */
-  for (size_t a = 0, z = n - 1; a < z; a++, z--) {
-    int t = out[a];
-    out[a] = out[z];
-    out[z] = t;
-  }
-  if (min_length <= 0 || n <= 2)
-    return n;
-  g_autofree rk_mat4 *models = g_new(rk_mat4, rk_skeleton_joint_count(s));
-  rk_skeleton_rest_models(s, models);
-  size_t k = 1;
-  for (size_t i = 1; i + 1 < n; i++) {
-    rk_vec3 d = rk_vec3_sub(rk_mat4_get_translation(&models[out[i]]),
-                            rk_mat4_get_translation(&models[out[k - 1]]));
-    if (rk_vec3_norm(d) > min_length)
-      out[k++] = out[i];
-  }
-  out[k++] = out[n - 1];
-  return k;
 }

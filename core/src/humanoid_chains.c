@@ -245,7 +245,8 @@ void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
 static bool detach_named_foot(rk_humanoid_map *map, const rk_skeleton *s,
                               const rk_skin_support *skin, int side) {
   const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-  const int lower = map->joint[u + 1], foot = map->joint[u + 2];
+  const int lower = map->joint[u + 1] >= 0 ? map->joint[u + 1] : map->joint[u];
+  const int foot = map->joint[u + 2];
   if (lower < 0 || foot < 0 || rk_skeleton_is_ancestor(s, (size_t)lower, (size_t)foot) ||
       rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)lower))
     return false;
@@ -275,7 +276,8 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
   rk__humanoid_marks_at_rest(s, skin, &mk);
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    const int lower = map->joint[u + 1];
+    /* The leg's last bone: its lower leg, or its only bone. */
+    const int lower = map->joint[u + 1] >= 0 ? map->joint[u + 1] : map->joint[u];
     map->detached_foot[side] = -1;
     if (detach_named_foot(map, s, skin, side))
       continue;
@@ -289,11 +291,36 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
   rk__humanoid_marks_clear(&mk);
 }
 
+/* Whether skinned joint j (its parent p) hangs beside a sibling like one of a pair of legs of one
+ * bone: their skins end well below them, at one level, the two on either side of p, joints at
+ * one height. A hip offset to the side is no bone direction for such a leg's skin to follow. */
+static bool hanging_pair(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
+                         const bool *has_tip, int j, int p) {
+  const rk_vec3 out = rk_vec3_sub(tip[j], pos[j]);
+  const double reach = rk_vec3_norm(out);
+  if (!(out.y < -0.7 * reach))
+    return false;
+  const size_t end = rk_skeleton_subtree_end(s, (size_t)p);
+  for (size_t k = (size_t)p + 1; k < end; k = rk_skeleton_subtree_end(s, k)) {
+    if ((int)k == j || !has_tip[k])
+      continue;
+    const rk_vec3 ok = rk_vec3_sub(tip[k], pos[k]);
+    const double side = (pos[j].x - pos[p].x) * (pos[k].x - pos[p].x) +
+                        (pos[j].z - pos[p].z) * (pos[k].z - pos[p].z);
+    if (ok.y < -0.7 * rk_vec3_norm(ok) && side < 0 && fabs(pos[k].y - pos[j].y) <= 0.05 * reach &&
+        fabs(tip[k].y - tip[j].y) <= 0.05 * reach)
+      return true;
+  }
+  return false;
+}
+
 bool rk__humanoid_tip_extends(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
                               const bool *has_tip, int j) {
   const int p = rk_skeleton_parent(s, (size_t)j);
   if (!has_tip[j] || p < 0)
     return has_tip[j];
+  if (hanging_pair(s, pos, tip, has_tip, j, p))
+    return true;
   const rk_vec3 bone = rk_vec3_sub(pos[j], pos[p]), out = rk_vec3_sub(tip[j], pos[j]);
   const double lb = rk_vec3_norm(bone), lo = rk_vec3_norm(out);
   return lb > 1e-12 && lo >= 0.1 * lb && rk_vec3_dot(bone, out) >= 0.5 * lb * lo;

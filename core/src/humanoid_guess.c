@@ -76,18 +76,18 @@ static void guess_from_names(const rk_skeleton *s, const bool *control, rk_human
 }
 
 /* One limb as a chain line when its mapped bones read back as that chain (the chain rules of
- * rigkit/humanoid.h: legs upper + lower leg [+ foot [+ toes]], arms upper arm [+ forearm [+ hand]]
+ * rigkit/humanoid.h: legs upper [+ lower leg [+ foot [+ toes]]], arms upper arm [+ forearm [+ hand]]
  * or all four), else as bone lines; commented when nothing of it is mapped. */
 static void write_limb(GString *out, const rk_humanoid_map *map, const rk_skeleton *s,
                        rk_bone first, bool leg, const char *chain) {
   unsigned mask = 0;
   for (int k = 0; k < 4; k++)
     mask |= map->joint[first + k] >= 0 ? 1u << k : 0u;
-  const bool as_chain = leg ? mask == 0x3 || mask == 0x7 || mask == 0xf
+  const bool as_chain = leg ? mask == 0x1 || mask == 0x3 || mask == 0x7 || mask == 0xf
                             : mask == 0x2 || mask == 0x6 || mask == 0xe || mask == 0xf;
   if (mask == 0) {
     g_string_append_printf(out, "# %s = %s    (not found)\n", chain,
-                           leg ? "UPPER_LEG LOWER_LEG [FOOT [TOES]]"
+                           leg ? "UPPER_LEG [LOWER_LEG [FOOT [TOES]]]"
                                : "[CLAVICLE] UPPER_ARM [FOREARM [HAND]]");
     return;
   }

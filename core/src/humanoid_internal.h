@@ -73,9 +73,10 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
                                 const struct rk_skin_support *skin);
 
 /* Whether joint j's skin tip carries on its bone (within 60 degrees of the bone, at least a tenth
- * of its length out): only then does the skin say how far its chain reaches. A socket's prop (a
- * rifle held upright, a shield hanging off the forearm) does not make an arm reach the ground or
- * the rig taller (humanoid_chains.c). */
+ * of its length out), or j is one of a mirrored pair of legs of one bone (two skinned siblings at
+ * one height, on either side of their parent, whose skins hang down to one level): only then does
+ * the skin say how far its chain reaches. A socket's prop (a rifle held upright, a shield hanging
+ * off the forearm) does not make an arm reach the ground or the rig taller (humanoid_chains.c). */
 bool rk__humanoid_tip_extends(const rk_skeleton *s, const rk_vec3 *pos, const rk_vec3 *tip,
                               const bool *has_tip, int j);
 

@@ -289,7 +289,8 @@ static const struct {
 };
 
 /* One chain key (`left_leg = UpperLeg.L LowerLeg.L`): its joints from the body outwards, each
- * below the one before; a leg is upper leg, lower leg [, foot [, toes]], an arm upper arm
+ * below the one before; a leg is upper leg [, lower leg [, foot [, toes]]] (one bone: the
+ * upper leg, the foot in its mesh), an arm upper arm
  * [, forearm [, hand]] or clavicle, upper arm, forearm, hand; an empty chain unmaps the limb.
  * Without a rig (s NULL) only the count is checked. */
 static bool read_chain(GKeyFile *kf, const char *name, const char *group, size_t c,
@@ -308,10 +309,10 @@ static bool read_chain(GKeyFile *kf, const char *name, const char *group, size_t
         joints[n] = parts[i];
       n++;
     }
-  if (n > 4 || (leg && n == 1)) {
-    g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
-                "%s: [%s] %s: %s joints (a %s)", name, group, key, n > 4 ? "more than 4" : "1",
-                leg ? "leg is 2 to 4: upper leg, lower leg[, foot[, toes]]"
+  if (n > 4) {
+    g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: [%s] %s: more than 4 joints (a %s)", name,
+                group, key,
+                leg ? "leg is 1 to 4: upper leg[, lower leg[, foot[, toes]]]"
                     : "arm is 1 to 4: [clavicle,] upper arm[, forearm[, hand]]");
     return false;
   }

@@ -199,6 +199,7 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
   for (int side = 0; side < 2; side++) {
     rk__rt_foot_goal *g = &c->ik.goal[side];
     g->active = g->held = g->lifted = false;
+    g->lift = 0;
     if (!c->opts->foot_ik)
       continue;
     int index[RK__RT_POINTS];

@@ -1,7 +1,7 @@
 /* Retargeting, IK per frame: the feet's goals (retarget_feet.c), the pelvis when planted legs
  * cannot reach their ankles' goals (the loop through the ground, solved with rigkit/ik.h),
- * analytic two-bone legs and hands, feet lifted out of the floor, and the closure of the loop on
- * the final pose. */
+ * analytic two-bone legs and hands (legs of one bone aimed), feet lifted out of the floor, and
+ * the closure of the loop on the final pose. */
 #include "retarget_run.h"
 
 #include <rigkit/error.h>
@@ -64,6 +64,34 @@ static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
   return job.reached;
 }
 
+/* Turns a leg of one bone a (its end point pc, carried by a or a joint below it) about its hip
+ * toward target: the end goes where the bone's length lets it at the target's height, as close
+ * to the target as it can get along the ground (a stiff leg cannot shorten: a lower goal than it
+ * reaches would otherwise put the end through the floor), or straight at the target when the
+ * target is out of reach above or below. Updates a's local and limb_world (not the models).
+ * Returns whether the end reaches the target. */
+static bool aim_limb(rk__rt_run *c, int a, rk_vec3 pc, rk_vec3 target) {
+  const rk_vec3 pa = rk_mat4_get_translation(&c->tgt_models[a]);
+  const rk_vec3 now = rk_vec3_sub(pc, pa);
+  const double len = rk_vec3_norm(now), dy = target.y - pa.y;
+  if (!(len > 0))
+    return false;
+  rk_vec3 want = rk_vec3_sub(target, pa);
+  if (fabs(dy) < len) {
+    rk_vec3 h = rk_vec3_make(want.x, 0, want.z);
+    if (rk_vec3_norm(h) <= 1e-9 * len)
+      h = rk_vec3_make(now.x, 0, now.z); /* right below the hip: swing out the way it points */
+    if (rk_vec3_norm(h) > 1e-9 * len)
+      want = rk_vec3_add(rk_vec3_scale(rk_vec3_normalize(h), sqrt(len * len - dy * dy)),
+                         rk_vec3_make(0, dy, 0));
+  }
+  if (!(rk_vec3_norm(want) > 0))
+    return false;
+  set_world_rotation(c, a, rk_quat_mul(rk_quat_from_to(now, want), c->limb_world[a]));
+  const rk_vec3 end = rk_vec3_add(pa, rk_vec3_scale(rk_vec3_normalize(want), len));
+  return rk_vec3_norm(rk_vec3_sub(end, target)) <= 1e-6 * len;
+}
+
 /* Where the ankle sits in its foot joint's frame, as a loop's offset (rigkit/loop.h). */
 static rk_mat4 ankle_offset(const rk__rt_side *sd) {
   return sd->footless ? rk_mat4_translation(sd->ankle_local) : rk_mat4_identity();
@@ -109,6 +137,83 @@ bool rk__rt_ik_init(rk__rt_run *c, GError **error) {
 
 /* ---- one frame ------------------------------------------------------------------------------- */
 
+/* Whether a leg's goal must be reached from the pelvis: its foot held, or lifted out of the
+ * floor (in its swing that pulls on the pelvis only through a knee: a leg of one bone swings its
+ * foot up instead). */
+static bool holds_pelvis(const rk_retargeter *rt, const rk__rt_foot_goal *g, int side) {
+  return g->active && (g->held || (g->lifted && rt->side[side].knee != rt->side[side].upper));
+}
+
+/* Moves the pelvis (translation only) so that its world position becomes p, and redoes the
+ * models. */
+static void set_pelvis_position(rk__rt_run *c, rk_vec3 p) {
+  const rk_retargeter *rt = c->rt;
+  const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
+  rk_mat4 inv = rk_mat4_identity();
+  if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+    inv = rk_mat4_identity();
+  c->tgt_locals[rt->tgt_hips].t = rk_mat4_transform_point(&inv, p);
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+/* The pelvis of legs of one bone, in closed form. A stiff leg reaches its pin only at its length:
+ * the pelvis stands on a sphere about each held pin (less the hip's offset from the pelvis).
+ * One foot held: straight above or below where it is (the source's path over the ground kept),
+ * else the sphere's nearest point; both: the nearest point of the two spheres' circle. Returns
+ * false when the spheres do not meet (the general solve then gets as close as it can). */
+static bool stand_on_stiff_legs(rk__rt_run *c, const bool held[2]) {
+  const rk_retargeter *rt = c->rt;
+  const rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
+  rk_vec3 centre[2];
+  double len[2];
+  int n = 0;
+  for (int side = 0; side < 2; side++) {
+    if (!held[side])
+      continue;
+    const rk__rt_side *sd = &rt->side[side];
+    const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
+    centre[n] = rk_vec3_sub(c->ik.goal[side].ankle, rk_vec3_sub(hip, p));
+    len[n++] = rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
+  }
+  rk_vec3 q = p;
+  if (n == 1) {
+    const rk_vec3 d = rk_vec3_sub(p, centre[0]);
+    const double across = hypot(d.x, d.z);
+    if (across <= len[0])
+      q.y = centre[0].y + sqrt(len[0] * len[0] - across * across);
+    else if (rk_vec3_norm(d) > 0)
+      q = rk_vec3_add(centre[0], rk_vec3_scale(rk_vec3_normalize(d), len[0]));
+  } else if (n == 2) {
+    const rk_vec3 u = rk_vec3_sub(centre[1], centre[0]);
+    const double d = rk_vec3_norm(u);
+    if (!(d > 0) || d > len[0] + len[1] || d < fabs(len[0] - len[1]))
+      return false;
+    const rk_vec3 w = rk_vec3_scale(u, 1.0 / d);
+    const double a = (d * d + len[0] * len[0] - len[1] * len[1]) / (2 * d);
+    const rk_vec3 mid = rk_vec3_add(centre[0], rk_vec3_scale(w, a));
+    const double r = sqrt(fmax(0.0, len[0] * len[0] - a * a));
+    rk_vec3 out = rk_vec3_sub(p, mid);
+    out = rk_vec3_sub(out, rk_vec3_scale(w, rk_vec3_dot(out, w)));
+    if (rk_vec3_norm(out) <= 1e-9 * d) /* right on the line: the pelvis above it */
+      out = rk_vec3_sub(rk_vec3_make(0, 1, 0), rk_vec3_scale(w, w.y));
+    if (!(rk_vec3_norm(out) > 0))
+      return false;
+    q = rk_vec3_add(mid, rk_vec3_scale(rk_vec3_normalize(out), r));
+  }
+  set_pelvis_position(c, q);
+  return true;
+}
+
+/* Never into the floor: the pelvis comes back up as far as the body went through it (below its
+ * lowest point `low` before the move; then the legs may not reach: counted). */
+static void pelvis_off_the_floor(rk__rt_run *c, double low) {
+  const rk_retargeter *rt = c->rt;
+  const double depth = fmin(low, c->tgt_floor) - rk__rt_body_low(c, c->tgt_models);
+  if (depth > 0)
+    set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]),
+                                       rk_vec3_make(0, depth, 0)));
+}
+
 /* Both feet planted close a loop through the ground. When a planted leg cannot reach its pin
  * from the transferred pelvis, the closure equations (rigkit/loop.h) of the planted feet are
  * solved with the pelvis free to translate and those legs free (the body dips or shifts as a
@@ -118,20 +223,32 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   rk__rt_ik *ik = &c->ik;
   bool held[2] = {false, false}, reachable = true;
   for (int side = 0; side < 2; side++) {
-    held[side] = ik->goal[side].active && (ik->goal[side].held || ik->goal[side].lifted);
+    const rk__rt_side *sd = &rt->side[side];
+    held[side] = holds_pelvis(rt, &ik->goal[side], side);
     if (!held[side])
       continue;
-    const rk__rt_side *sd = &rt->side[side];
     rk_vec3 a = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
     rk_vec3 b = rk_mat4_get_translation(&c->tgt_models[sd->knee]);
     rk_vec3 e = rk__rt_ankle(sd, c->tgt_models);
     const double thigh = rk_vec3_norm(rk_vec3_sub(b, a)), shin = rk_vec3_norm(rk_vec3_sub(e, b));
     const double d = rk_vec3_norm(rk_vec3_sub(ik->goal[side].ankle, a));
-    reachable &= d < (thigh + shin) * (1.0 - 1e-4) && d > fabs(thigh - shin) * (1.0 + 1e-4);
+    /* A leg of one bone reaches only at its length: the pelvis goes up and down with it. */
+    reachable &= sd->knee == sd->upper
+                     ? fabs(d - shin) <= 1e-4 * shin
+                     : d < (thigh + shin) * (1.0 - 1e-4) && d > fabs(thigh - shin) * (1.0 + 1e-4);
   }
   const rk_joint *hips_joint = rk_tree_joint(rt->tree, (size_t)rt->tgt_hips);
   if (reachable || hips_joint->dof_count != 6)
     return true;
+  const bool stiff = (!held[0] || rt->side[0].knee == rt->side[0].upper) &&
+                     (!held[1] || rt->side[1].knee == rt->side[1].upper);
+  if (stiff) {
+    const double low = rk__rt_body_low(c, c->tgt_models);
+    if (stand_on_stiff_legs(c, held)) {
+      pelvis_off_the_floor(c, low);
+      return true;
+    }
+  }
   rk_tree_q_from_locals(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL, ik->q_fk, NULL);
   memcpy(ik->q, ik->q_fk, ik->ndof * sizeof(double));
   for (size_t j = 0; j < ik->ndof; j++)
@@ -165,19 +282,7 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   rk_tree_joint_local(rt->tree, (size_t)rt->tgt_hips, ik->q, &pelvis);
   c->tgt_locals[rt->tgt_hips].t = pelvis.t;
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-  /* Never into the floor: the pelvis comes back up as far as the body went through it (then the
-   * legs may not reach: counted). */
-  const double depth = fmin(low, c->tgt_floor) - rk__rt_body_low(c, c->tgt_models);
-  if (depth > 0) {
-    const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
-    rk_mat4 inv = rk_mat4_identity();
-    if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
-      inv = rk_mat4_identity();
-    const rk_vec3 up = rk_vec3_sub(rk_mat4_transform_point(&inv, rk_vec3_make(0, depth, 0)),
-                                   rk_mat4_transform_point(&inv, rk_vec3_make(0, 0, 0)));
-    c->tgt_locals[rt->tgt_hips].t = rk_vec3_add(c->tgt_locals[rt->tgt_hips].t, up);
-    rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-  }
+  pelvis_off_the_floor(c, low);
   return true;
 }
 
@@ -193,15 +298,17 @@ static void untwist_shin(rk__rt_run *c, const rk__rt_side *sd) {
   set_world_rotation(c, sd->knee, rk_quat_normalize(rk_quat_mul(rk_quat_from_to(was, shin), want)));
 }
 
-/* One leg onto its goal: analytic two-bone in the bend plane of the transferred pose, then the
- * foot and toes turned as the goal says. */
+/* One leg onto its goal: analytic two-bone in the bend plane of the transferred pose (a leg of
+ * one bone turned about its hip), then the foot and toes turned as the goal says. */
 static bool place_leg(rk__rt_run *c, int side) {
   const rk_retargeter *rt = c->rt;
   const rk__rt_side *sd = &rt->side[side];
   const rk__rt_foot_goal *g = &c->ik.goal[side];
   const rk_skeleton *s = rt->tgt;
-  const bool reached = bend_limb(c, sd->upper, sd->knee, rk__rt_ankle(sd, c->tgt_models), g->ankle,
-                                 pelvis_forward(c));
+  const rk_vec3 ankle = rk__rt_ankle(sd, c->tgt_models);
+  const bool reached = sd->knee == sd->upper
+                           ? aim_limb(c, sd->upper, ankle, g->ankle)
+                           : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, pelvis_forward(c));
   /* Each turn below needs its parent's world rotation, and the bend's positions: the models down
    * the chain one joint at a time, then the leg's subtree once (a footless leg's foot is its
    * knee). */
@@ -243,7 +350,9 @@ static void place_legs(rk__rt_run *c) {
       if (depth <= 1e-5 * c->rt->tmap.height)
         break;
       /* From where the ankle is: a goal below the leg's reach lifts nothing by itself. */
+      const double was = g->ankle.y;
       g->ankle.y = fmax(g->ankle.y, rk__rt_ankle(&c->rt->side[side], c->tgt_models).y) + depth;
+      g->lift += g->ankle.y - was;
       g->lifted = true;
       place_leg(c, side);
     }
@@ -336,8 +445,7 @@ static bool held_missed(const rk__rt_run *c) {
   for (int side = 0; side < 2; side++) {
     const rk__rt_foot_goal *g = &c->ik.goal[side];
     const rk_vec3 a = rk__rt_ankle(&c->rt->side[side], c->tgt_models);
-    if (g->active && (g->held || g->lifted) &&
-        rk_vec3_norm(rk_vec3_sub(a, g->ankle)) > 1e-4 * c->rt->tmap.height)
+    if (holds_pelvis(c->rt, g, side) && rk_vec3_norm(rk_vec3_sub(a, g->ankle)) > 1e-4 * c->rt->tmap.height)
       return true;
   }
   return false;

@@ -148,7 +148,8 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
   rk__rt_tally *t = &c->tally;
   for (size_t k = 0; k < nf; k++)
     c->res->heights_ik[f * nf + k] = c->tgt_models[rt->contact_joint[k]].m[13] - rt->tmap.ground;
-  /* Sole points as written, and the errors of the fully planted ones against their pins. */
+  /* Sole points as written, and the errors of the fully planted ones against their pins (raised
+   * by a lift out of the floor: the mesh then stands on the floor, measured below). */
   for (int side = 0; side < 2; side++) {
     rk_vec3 *pts = c->res->sole_ik + f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS;
     rk_sole_at(c->tsole[side], c->tgt_models, pts);
@@ -156,7 +157,8 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
     for (int p = 0; g->active && p < RK__RT_POINTS; p++) {
       if (g->w[p] < 1.0)
         continue;
-      const double e = 1000.0 * rk_vec3_norm(rk_vec3_sub(pts[p], g->pin[p]));
+      const rk_vec3 pin = rk_vec3_add(g->pin[p], rk_vec3_make(0, g->lift, 0));
+      const double e = 1000.0 * rk_vec3_norm(rk_vec3_sub(pts[p], pin));
       t->goal_err_sum += e;
       t->goal_err_n++;
       t->goal_err_max = fmax(t->goal_err_max, e);
@@ -169,8 +171,7 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
   rk_vec3 fwd = rk_quat_rotate(rk_quat_mul(c->tgt_world[rt->tgt_hips], rk_quat_conj(rt->qt0[rt->tgt_hips])),
                                rt->tmap.forward);
   for (int side = 0; side < 2; side++) {
-    rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    t->limit_violations += knee_backwards(c->tgt_models, rt->tmap.joint[u], rt->tmap.joint[u + 1],
+    t->limit_violations += knee_backwards(c->tgt_models, rt->side[side].upper, rt->side[side].knee,
                                           rk__rt_ankle(&rt->side[side], c->tgt_models), fwd);
   }
   /* Limb directions vs the source's. */

@@ -47,8 +47,9 @@ typedef struct rk__rt_side {
   rk_sole tgt_bones;       /* the target's from its bones (options.soles = bones) */
   double low, low_bones;   /* the foot's lowest point at rest: of its mesh (else its sole), of
                               its bones' sole */
-  int upper, knee, foot;   /* target leg joints; a leg without a foot bone (its foot in the
-                              lower leg's mesh) has foot = knee, the ankle at ankle_local */
+  int upper, knee, foot;   /* target leg joints; a leg of one bone has knee = upper (the bone
+                              turns about the hip); a leg without a foot bone (its foot in the
+                              last bone's mesh) has foot = knee, the ankle at ankle_local */
   int toe;                 /* target toe joint or -1 */
   rk_vec3 ankle_local;     /* the ankle in foot's frame: zero, or the end of a footless leg */
   bool footless;
@@ -172,6 +173,8 @@ typedef struct rk__rt_foot_goal {
   bool active;              /* the leg is solved this frame */
   bool held;                /* a sole point is fully planted: the leg must reach */
   bool lifted;              /* lifted out of the floor: the leg must reach too */
+  double lift;              /* how far it was lifted (the pins' height then stands that much
+                               higher: a stiff leg rolled onto its sole's edge) */
   rk_vec3 ankle;            /* where the ankle goes */
   rk_quat foot, toe;        /* world rotations of the foot and the toe joint */
   double w[RK__RT_POINTS];  /* how firmly each sole point holds its pin (0..1) */

@@ -197,12 +197,15 @@ static void check_repairs(judge *jg, const rk_asset *source) {
   g_string_free(s, TRUE);
 }
 
-/* Findings from the result itself: legs out of reach, a moved pelvis, a clip planted throughout. */
-static void check_result(judge *jg, const rk_retarget_result *r) {
+/* Findings from the result itself: legs out of reach, a moved pelvis (not on legs of one bone:
+ * a stiff leg reaches the floor only at its length, so the pelvis always rides on it), a clip
+ * planted throughout. */
+static void check_result(judge *jg, const rk_retargeter *rt, const rk_retarget_result *r) {
   const rk_retarget_quality *q = &r->quality;
   if (r->frames > 0)
     check(jg, RK_QUALITY_LEG_CANNOT_REACH, 100.0 * (double)q->unreachable_frames / (double)r->frames);
-  if (q->pelvis_frames > 0)
+  const bool stiff = rt->side[0].knee == rt->side[0].upper && rt->side[1].knee == rt->side[1].upper;
+  if (q->pelvis_frames > 0 && !stiff)
     check(jg, RK_QUALITY_HIP_BOB_CHANGED, q->pelvis_max_mm);
   check(jg, RK_QUALITY_ALL_FRAMES_PLANTED,
         100.0 * fmax(foot_travel(r, 0), foot_travel(r, 1)) / jg->height);
@@ -235,7 +238,7 @@ GArray *rk_retarget_judge(const rk_retargeter *rt, const rk_retarget_result *r,
   /* Foot IK moves the legs (and the floor the body) on purpose: then the body above them. */
   if (in->pose)
     check(&jg, RK_QUALITY_POSE_ERROR, r->foot_ik ? in->pose->body_max_mm : in->pose->max_mm);
-  check_result(&jg, r);
+  check_result(&jg, rt, r);
   check_scale(&jg, rt);
   check_repairs(&jg, in->source);
   g_array_sort(jg.out, by_code);

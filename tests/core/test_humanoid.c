@@ -252,3 +252,51 @@ Test(humanoid, a_socket_beside_the_hand_is_not_the_hand) {
   cr_assert(rk_humanoid_map_build(s, NULL, &map, &error), "%s", error ? error->message : "");
   expect_standard_map(s, &map, NULL);
 }
+
+Test(humanoid, a_leg_of_one_bone_and_a_foot_has_no_lower_leg) {
+  /* Nameless: body -> leg (one bone down to the ankle) -> foot (forward along the ground) on each
+   * side. The leg is the upper leg, the foot its foot, no knee; a map file may name such a leg
+   * by its one joint. */
+  g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+  rk_transform x = rk_transform_identity();
+  x.t = rk_vec3_make(0, 0.6, 0);
+  const int body = rk_skeleton_builder_add_joint(b, "b0", -1, &x, 0);
+  x.t = rk_vec3_make(0, 0.6, 0);
+  rk_skeleton_builder_add_joint(b, "b1", body, &x, 0);
+  for (int side = 0; side < 2; side++) {
+    x.t = rk_vec3_make(side ? -0.1 : 0.1, 0, 0);
+    const int leg = rk_skeleton_builder_add_joint(b, side ? "b4" : "b2", body, &x, 0);
+    x.t = rk_vec3_make(0, -0.52, 0);
+    const int foot = rk_skeleton_builder_add_joint(b, side ? "b5" : "b3", leg, &x, 0);
+    x.t = rk_vec3_make(0, -0.06, 0.14);
+    rk_skeleton_builder_add_joint(b, side ? "b5_end" : "b3_end", foot, &x, RK_SKELETON_END_SITE);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, &error);
+  cr_assert(s, "%s", error ? error->message : "");
+  rk_humanoid_map map;
+  cr_assert(rk_humanoid_map_build(s, NULL, &map, &error), "%s", error ? error->message : "");
+  static const char *const want[][3] = {{"b2", "b3"}, {"b4", "b5"}};
+  for (int side = 0; side < 2; side++) {
+    const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
+    cr_assert_str_eq(rk_skeleton_joint_name(s, (size_t)map.joint[u]), want[side][0]);
+    cr_assert_eq(map.joint[u + 1], -1, "a leg of one bone has no lower leg");
+    cr_assert_str_eq(rk_skeleton_joint_name(s, (size_t)map.joint[u + 2]), want[side][1]);
+  }
+  rk_assert_vec3_near(map.forward, rk_vec3_make(0, 0, 1), 1e-9);
+  rk_assert_near(map.leg_length, 0.52 + 0.06, 1e-9);
+  /* The same from a map file naming the leg by its one joint and the foot on its own line. */
+  rk_humanoid_map by_file;
+  rk_humanoid_map_clear(&by_file);
+  by_file.joint[RK_BONE_HIPS] = body;
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  cr_assert(g_key_file_load_from_data(kf,
+                                      "[target]\nleft_leg = b2\nleft_foot = b3\n"
+                                      "right_leg = b4\nright_foot = b5\n",
+                                      (gsize)-1, 0, NULL));
+  cr_assert(rk_humanoid_map_apply_keyfile(&by_file, s, kf, "target", "one.map", &error), "%s",
+            error ? error->message : "");
+  cr_assert(rk_humanoid_map_finish(&by_file, s, &error), "%s", error ? error->message : "");
+  for (int k = RK_BONE_LEFT_UPPER_LEG; k < RK_BONE_COUNT; k++)
+    cr_assert_eq(by_file.joint[k], map.joint[k], "%s", rk_bone_name((rk_bone)k));
+}

@@ -68,13 +68,16 @@ Test(retarget_map_guess, the_printed_guess_edited_maps_the_refused_rig) {
   rt_rmtree(dir);
 }
 
-/* A chain whose joints are not in hierarchy order, and a leg of one joint: the error names the
- * chain and the joints. */
+/* A chain whose joints are not in hierarchy order, a leg of one joint with its lower leg left
+ * out, a chain too long: the error names the chain or the leg, and the joints. */
 Test(retarget_map_guess, wrong_chains_are_named) {
   static const char *const maps[][2] = {
       {"[target]\nleft_leg = LowerLeg.L UpperLeg.L\n",
        "left_leg: 'UpperLeg.L' is not below 'LowerLeg.L'"},
-      {"[target]\nright_leg = UpperLeg.R\n", "right_leg: 1 joints (a leg is 2 to 4"},
+      {"[target]\nright_leg = UpperLeg.R\n",
+       "the right leg ends at 'UpperLeg.R', which carries 'LowerLeg.R' below it"},
+      {"[target]\nright_leg = UpperLeg.R LowerLeg.R Hips Spine Chest\n",
+       "right_leg: more than 4 joints (a leg is 1 to 4"},
       {"[target]\nleft_arm = Hand.L Nope\n", "left_arm: no joint 'Nope' in the rig"},
   };
   g_autofree char *robot = rt_data("generated/game_robot.glb");
@@ -101,6 +104,7 @@ Test(retarget_map_guess, the_sample_chain_maps_are_the_automatic_maps) {
       {"generated/game_robot.glb", "game_robot_chains.map"},
       {"generated/game_stylised.glb", "game_stylised_chains.map"},
       {"generated/game_soldier.glb", "game_soldier_chains.map"},
+      {"generated/game_blocky.glb", "game_blocky_chains.map"},
   };
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   g_autofree char *dir = rt_tmpdir();

@@ -1,7 +1,8 @@
 /* Game rigs without a map (tests/data/generated: game_robot.glb, legs UpperLeg -> LowerLeg with
  * the feet in the lower legs' meshes and IK controls Foot.L/R and pole targets under Root that
  * weight nothing; game_stylised.glb, two-bone legs without a foot, one-bone arms, sockets;
- * game_soldier.glb, deforming feet under root-level foot controls, a helmet at the root): their
+ * game_soldier.glb, deforming feet under root-level foot controls, a helmet at the root;
+ * game_blocky.glb, legs and arms of one bone): their
  * chains are found from the skin, the bundled walk and hop retarget onto them with the planted
  * feet still (<= 5 mm) and the skinned mesh on the floor while planted, and the robot's own walk
  * retargets onto a human with its contacts found. */
@@ -49,6 +50,28 @@ Test(game_rigs, the_walk_and_hop_onto_the_stylised_figure_without_a_map) {
   static const char *const cmu[] = {"--unit", "cmu", NULL};
   JsonParser *p = rt_run_report(dir, dir, "generated/game_stylised.glb", cmu, clips, 0, NULL);
   check_planted(p, "game_stylised");
+  g_object_unref(p);
+  rt_rmtree(dir);
+}
+
+/* Legs of one bone (game_blocky: leg_L/R hang from the body, the foot in each leg's mesh): the
+ * leg turns about the hip, the pelvis rides on the planted leg, and the walk, hop and turn keep
+ * their planted feet still and the mesh on the floor, with no warning at all. */
+Test(game_rigs, the_walk_hop_and_turn_onto_legs_of_one_bone_without_a_map) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  static const char *const three[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
+                                      "generated/cmu_turn.bvh", NULL};
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, three, 0, NULL);
+  check_planted(p, "game_blocky");
+  for (guint i = 0; i < rt_entry_count(p); i++) {
+    const char *clip;
+    JsonObject *c = rt_ok_entry(p, i, "game_blocky", &clip);
+    cr_assert_str_eq(rt_str(c, "verdict"), "clean", "%s onto game_blocky", clip);
+    JsonObject *contacts = json_object_get_object_member(c, "contacts");
+    cr_assert(json_object_has_member(contacts, "leg_L") && json_object_has_member(contacts, "leg_R"),
+              "%s: the legs themselves plant", clip);
+  }
   g_object_unref(p);
   rt_rmtree(dir);
 }
@@ -150,6 +173,8 @@ Test(game_rigs, the_printed_maps_name_the_chains) {
        "left_upper_arm   hand_L", "head             head", "socket"},
       {"generated/game_soldier.glb", "left_lower_leg   LowerLeg.L", "left_foot        Foot.L",
        "detached", "right_foot       Foot.R", "FootControl"},
+      {"generated/game_blocky.glb", "left_upper_leg   leg_L", "right_upper_leg  leg_R",
+       "left_lower_leg   -", "left_upper_arm   arm_L", "lower_leg   leg"},
   };
   g_autofree char *walk = rt_data("generated/cmu_walk.bvh");
   for (size_t i = 0; i < G_N_ELEMENTS(rigs); i++) {

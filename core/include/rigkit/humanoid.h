@@ -47,11 +47,11 @@ G_BEGIN_DECLS
   X(RK_BONE_RIGHT_FOREARM, "right_forearm", RK_BONE_LEFT_FOREARM, false)                         \
   X(RK_BONE_RIGHT_HAND, "right_hand", RK_BONE_LEFT_HAND, false)                                  \
   X(RK_BONE_LEFT_UPPER_LEG, "left_upper_leg", RK_BONE_RIGHT_UPPER_LEG, true)                     \
-  X(RK_BONE_LEFT_LOWER_LEG, "left_lower_leg", RK_BONE_RIGHT_LOWER_LEG, true)                     \
+  X(RK_BONE_LEFT_LOWER_LEG, "left_lower_leg", RK_BONE_RIGHT_LOWER_LEG, false)                    \
   X(RK_BONE_LEFT_FOOT, "left_foot", RK_BONE_RIGHT_FOOT, false)                                   \
   X(RK_BONE_LEFT_TOES, "left_toes", RK_BONE_RIGHT_TOES, false)                                   \
   X(RK_BONE_RIGHT_UPPER_LEG, "right_upper_leg", RK_BONE_LEFT_UPPER_LEG, true)                    \
-  X(RK_BONE_RIGHT_LOWER_LEG, "right_lower_leg", RK_BONE_LEFT_LOWER_LEG, true)                    \
+  X(RK_BONE_RIGHT_LOWER_LEG, "right_lower_leg", RK_BONE_LEFT_LOWER_LEG, false)                   \
   X(RK_BONE_RIGHT_FOOT, "right_foot", RK_BONE_LEFT_FOOT, false)                                  \
   X(RK_BONE_RIGHT_TOES, "right_toes", RK_BONE_LEFT_TOES, false)
 
@@ -76,8 +76,8 @@ RK_API const char *rk_bone_name(rk_bone bone);
 RK_API bool rk_bone_parse(const char *name, rk_bone *bone);
 /** The same bone on the other side (itself for centre bones). */
 RK_API rk_bone rk_bone_mirror(rk_bone bone);
-/** True for the bones every humanoid map needs (hips, the upper and lower bone of both legs; a
- * leg without a foot bone ends where its skin does, rk_humanoid_map.leg_end). */
+/** True for the bones every humanoid map needs (hips and both upper legs: a leg of one bone has
+ * no lower leg; a leg without a foot bone ends where its skin does, rk_humanoid_map.leg_end). */
 RK_API bool rk_bone_is_required(rk_bone bone);
 /** Static name of a source ("unmapped", "name", "topology", "map-file"). */
 RK_API const char *rk_bone_source_name(rk_bone_source source);

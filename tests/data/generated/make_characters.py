@@ -383,6 +383,18 @@ def stylised_bones():
     return b
 
 
+def blocky_bones():
+    """game_blocky, 7 joints: root -> body -> head; legs of one bone leg_L/R hanging from the
+    body, the foot in each leg's mesh; one-bone arms arm_L/R."""
+    b = [('root', V((0, 0, 0)), V((0, -0.2, 0)), None, False),
+         ('body', V((0, 0, 0.56)), V((0, 0, 1.0)), 'root', True),
+         ('head', V((0, 0, 1.0)), V((0, 0, 1.3)), 'body', True)]
+    for side, sg in (('_L', 1), ('_R', -1)):
+        b += [('leg' + side, V((sg * 0.1, 0, 0.56)), V((sg * 0.1, 0, 0.08)), 'body', True),
+              ('arm' + side, V((sg * 0.22, 0, 0.95)), V((sg * 0.24, 0, 0.6)), 'body', True)]
+    return b
+
+
 def soldier_bones():
     """game_soldier, 35 joints, the layout of a common game character pack: Root - Pelvis -
     Spine1 - Spine2 - Neck - Head; Collar.L - UpperArm.L - LowerArm.L - Hand.L - Finger1.L;
@@ -493,6 +505,24 @@ def stylised():
     print('make_characters.py: wrote game_stylised')
 
 
+def blocky():
+    reset()
+    bones = blocky_bones()
+    arm = build_armature('game_blocky_rig', bones)
+    mb = MeshBuilder()
+    size = {'body': (0.17, 0.1), 'head': (0.14, 0.14), 'leg': (0.07, 0.07), 'arm': (0.06, 0.06)}
+    for nm, h, t, parent, deform in bones:
+        if deform:
+            hx, hy = size[nm.split('_')[0]]
+            mb.box(h, t, hx, hy, {nm: 1.0})
+            if nm.startswith('leg'):
+                foot_block(mb, nm, t, 0.075, 50, 60, 0.1)
+    mat = checker_material('game_blocky_paint', (0.35, 0.5, 0.85), (0.95, 0.75, 0.3))
+    mb.build('game_blocky_mesh', arm, mat)
+    export_glb(os.path.join(HERE, 'game_blocky.glb'))
+    print('make_characters.py: wrote game_blocky')
+
+
 def soldier():
     reset()
     bones = soldier_bones()
@@ -598,6 +628,8 @@ def main():
         stylised()
     if not only or 'game_soldier' in only:
         soldier()
+    if not only or 'game_blocky' in only:
+        blocky()
 
 
 main()
