@@ -1,9 +1,67 @@
-/* Checks of a humanoid map against its rig (every required bone, no joint twice, each limb and
- * the trunk in hierarchy order) and the chain of joints between two of them. */
+/* The canonical bones (names, mirrors, which are required), the checks of a humanoid map against
+ * its rig (every required bone, no joint twice, each limb and the trunk in hierarchy order) and
+ * the chain of joints between two of them. */
 #include <rigkit/error.h>
 #include <rigkit/humanoid.h>
 
 #include <math.h>
+
+/* ---- bone table ------------------------------------------------------------------------------ */
+
+static const char *const bone_names[RK_BONE_COUNT] = {
+#define RK__BONE_NAME(e, name, mirror, required) name,
+    RK_BONES(RK__BONE_NAME)
+#undef RK__BONE_NAME
+};
+
+static const rk_bone bone_mirrors[RK_BONE_COUNT] = {
+#define RK__BONE_MIRROR(e, name, mirror, required) mirror,
+    RK_BONES(RK__BONE_MIRROR)
+#undef RK__BONE_MIRROR
+};
+
+static const bool bone_required[RK_BONE_COUNT] = {
+#define RK__BONE_REQ(e, name, mirror, required) required,
+    RK_BONES(RK__BONE_REQ)
+#undef RK__BONE_REQ
+};
+
+const char *rk_bone_name(rk_bone bone) {
+  return (unsigned)bone < RK_BONE_COUNT ? bone_names[bone] : "?";
+}
+
+bool rk_bone_parse(const char *name, rk_bone *bone) {
+  for (int b = 0; name && b < RK_BONE_COUNT; b++)
+    if (g_ascii_strcasecmp(name, bone_names[b]) == 0) {
+      *bone = (rk_bone)b;
+      return true;
+    }
+  return false;
+}
+
+rk_bone rk_bone_mirror(rk_bone bone) {
+  return (unsigned)bone < RK_BONE_COUNT ? bone_mirrors[bone] : bone;
+}
+
+bool rk_bone_is_required(rk_bone bone) {
+  return (unsigned)bone < RK_BONE_COUNT && bone_required[bone];
+}
+
+const char *rk_bone_source_name(rk_bone_source source) {
+  switch (source) {
+  case RK_BONE_UNMAPPED:
+    return "unmapped";
+  case RK_BONE_BY_NAME:
+    return "name";
+  case RK_BONE_BY_TOPOLOGY:
+    return "topology";
+  case RK_BONE_BY_MAP_FILE:
+    return "map-file";
+  }
+  return "?";
+}
+
+/* ---- checks ---------------------------------------------------------------------------------- */
 
 bool rk_humanoid_map_validate(const rk_humanoid_map *map, const rk_skeleton *s, GError **error) {
   const size_t n = rk_skeleton_joint_count(s);
