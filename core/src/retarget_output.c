@@ -91,7 +91,7 @@ bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result 
   }
   rk__clip_player_clear(&sp);
   rk__clip_player_clear(&op);
-  e.median_mm = rk__median(err, ne);
+  e.median_mm = rk__select_median(err, ne, false); /* rk__median without the sort */
   *out = e;
   return true;
 }

@@ -312,5 +312,5 @@ double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_res
     }
   if (na == 0)
     return NAN;
-  return rk__median_upper(angles, na);
+  return rk__select_median(angles, na, true); /* rk__median_upper without the sort */
 }
