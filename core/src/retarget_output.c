@@ -1,9 +1,8 @@
 /* Retargeting, what a person sees in an output: figures measured on a clip of the target (the
  * written output read back), against the source clip. */
+#include "clip_player.h"
 #include "retarget_run.h"
 #include "stats.h"
-
-#include <rigkit/fk.h>
 
 #include <string.h>
 
@@ -48,8 +47,16 @@ bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result 
   }
   if (used == 0)
     return false;
-  g_autofree rk_transform *sl = g_new(rk_transform, rt->ns), *ol = g_new(rk_transform, n);
-  g_autofree rk_mat4 *sm = g_new(rk_mat4, rt->ns), *om = g_new(rk_mat4, n);
+  /* The measured joints of both clips: the output's, and their counterparts in the source. */
+  g_autofree int *out_read = g_new(int, n);
+  size_t nr = 0;
+  for (size_t j = 0; j < n; j++)
+    if (src[j] >= 0)
+      out_read[nr++] = (int)j;
+  rk__clip_player sp, op;
+  rk__clip_player_init(&sp, rt->src, source_clip, src, n);
+  rk__clip_player_init(&op, skeleton, clip, out_read, nr);
+  const rk_mat4 *sm = sp.models, *om = op.models;
   g_autofree double *err = g_new(double, frames * used);
   const double dur = rk_clip_duration(source_clip);
   rk_retarget_pose_error e = {0, 0, -1, -1, 0};
@@ -63,10 +70,8 @@ bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result 
   size_t ne = 0;
   for (size_t f = 0; f < frames; f++) {
     const double t = fmin((double)f / r->fps, dur);
-    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), t, sl, rt->ns);
-    rk_fk_models(rt->src, sl, sm);
-    rk_clip_sample_frame(clip, rk_skeleton_rest_locals(skeleton), r->fps, f, ol, n);
-    rk_fk_models(skeleton, ol, om);
+    rk__clip_player_at(&sp, t);
+    rk__clip_player_at(&op, (double)f / r->fps); /* as rk_clip_sample_frame */
     const rk_vec3 travel = rk_vec3_scale(r->travel, t);
     for (size_t j = 0; j < n; j++) {
       if (src[j] < 0)
@@ -84,7 +89,9 @@ bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result 
       }
     }
   }
-  e.median_mm = rk__median(err, ne);
+  rk__clip_player_clear(&sp);
+  rk__clip_player_clear(&op);
+  e.median_mm = rk__select_median(err, ne, false); /* rk__median without the sort */
   *out = e;
   return true;
 }
@@ -209,16 +216,19 @@ static void look_frames(const look_ctx *x, const rk_clip *source_clip, const rk_
                         double *foot_low) {
   const rk_retargeter *rt = x->rt;
   const rk_retarget_result *r = x->r;
-  const size_t n = rk_skeleton_joint_count(x->skel);
-  g_autofree rk_transform *ol = g_new(rk_transform, n), *sl = g_new(rk_transform, rt->ns);
-  g_autofree rk_mat4 *om = g_new(rk_mat4, n), *sm = g_new(rk_mat4, rt->ns);
+  /* Every joint of the output (its body's lowest point reads them all), the source's soles. */
+  const int src_read[2 * RK_SOLE_POINTS] = {r->ssole[0].joint[0], r->ssole[0].joint[1],
+                                            r->ssole[0].joint[2], r->ssole[1].joint[0],
+                                            r->ssole[1].joint[1], r->ssole[1].joint[2]};
+  rk__clip_player op, srcp;
+  rk__clip_player_init(&op, x->skel, clip, NULL, 0);
+  rk__clip_player_init(&srcp, rt->src, source_clip, src_read, 2 * RK_SOLE_POINTS);
+  const rk_mat4 *om = op.models, *sm = srcp.models;
   const double dur = rk_clip_duration(source_clip), floor_y = r->tgt_floor;
   double depth = 0;
   for (size_t f = 0; f < r->frames; f++) {
-    rk_clip_sample_frame(clip, rk_skeleton_rest_locals(x->skel), r->fps, f, ol, n);
-    rk_fk_models(x->skel, ol, om);
-    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), fmin((double)f / r->fps, dur), sl, rt->ns);
-    rk_fk_models(rt->src, sl, sm);
+    rk__clip_player_at(&op, (double)f / r->fps); /* as rk_clip_sample_frame */
+    rk__clip_player_at(&srcp, fmin((double)f / r->fps, dur));
     int planted = 0;
     for (int side = 0; side < 2; side++) {
       rk_vec3 *tp = pts + f * RK__RT_SOLE_SLOTS + (size_t)side * 3, sp[RK_SOLE_POINTS];
@@ -244,6 +254,8 @@ static void look_frames(const look_ctx *x, const rk_clip *source_clip, const rk_
     depth = fmax(depth, floor_y - lowest_of(x, om, x->body[planted], x->body_n[planted]));
   }
   out->penetration_mm = 1000.0 * fmax(0.0, depth);
+  rk__clip_player_clear(&op);
+  rk__clip_player_clear(&srcp);
 }
 
 void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,

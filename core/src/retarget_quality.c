@@ -1,9 +1,8 @@
 /* Retargeting, quality: foot skate, pin errors, loop closure, knees bent backwards and limb
  * directions, measured frame by frame during a run and on baked clips (rk_retarget_measure). */
+#include "clip_player.h"
 #include "retarget_run.h"
 #include "stats.h"
-
-#include <rigkit/fk.h>
 
 #include <string.h>
 
@@ -28,17 +27,16 @@ static double angle_deg(double c) {
  * rate fps: frames x nj, frame-major (g_free). */
 static rk_vec3 *clip_positions(const rk_skeleton *s, const rk_clip *c, double fps, size_t frames,
                                const int *joints, size_t nj) {
-  const size_t n = rk_skeleton_joint_count(s);
-  g_autofree rk_transform *locals = g_new(rk_transform, n);
-  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk__clip_player p;
+  rk__clip_player_init(&p, s, c, joints, nj);
   rk_vec3 *out = g_new0(rk_vec3, frames * (nj ? nj : 1));
   for (size_t f = 0; f < frames; f++) {
-    rk_clip_sample_frame(c, rk_skeleton_rest_locals(s), fps, f, locals, n);
-    rk_fk_models(s, locals, models);
+    rk__clip_player_at(&p, (double)f / fps); /* as rk_clip_sample_frame */
     for (size_t k = 0; k < nj; k++)
       if (joints[k] >= 0)
-        out[f * nj + k] = rk_mat4_get_translation(&models[joints[k]]);
+        out[f * nj + k] = rk_mat4_get_translation(&p.models[joints[k]]);
   }
+  rk__clip_player_clear(&p);
   return out;
 }
 
@@ -291,17 +289,16 @@ double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_res
   if (nl == 0 || frames == 0)
     return NAN;
   /* The source sampled at the output's frame times (clamped to its duration). */
-  const size_t ns = rt->ns;
-  g_autofree rk_transform *locals = g_new(rk_transform, ns);
-  g_autofree rk_mat4 *models = g_new(rk_mat4, ns);
+  rk__clip_player src;
+  rk__clip_player_init(&src, rt->src, source_clip, sj, 2 * nl);
   g_autofree rk_vec3 *sp = g_new(rk_vec3, frames * 2 * nl);
   const double dur = rk_clip_duration(source_clip);
   for (size_t f = 0; f < frames; f++) {
-    rk_clip_sample(source_clip, rk_skeleton_rest_locals(rt->src), fmin((double)f / fps, dur), locals, ns);
-    rk_fk_models(rt->src, locals, models);
+    rk__clip_player_at(&src, fmin((double)f / fps, dur));
     for (size_t k = 0; k < 2 * nl; k++)
-      sp[f * 2 * nl + k] = rk_mat4_get_translation(&models[sj[k]]);
+      sp[f * 2 * nl + k] = rk_mat4_get_translation(&src.models[sj[k]]);
   }
+  rk__clip_player_clear(&src);
   g_autofree rk_vec3 *op = clip_positions(skeleton, clip, fps, frames, oj, 2 * nl);
   g_autofree double *angles = g_new(double, frames * nl);
   size_t na = 0;
@@ -316,5 +313,5 @@ double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_res
     }
   if (na == 0)
     return NAN;
-  return rk__median_upper(angles, na);
+  return rk__select_median(angles, na, true); /* rk__median_upper without the sort */
 }

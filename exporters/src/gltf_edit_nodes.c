@@ -135,33 +135,33 @@ void rk__gltf_nodes_clear(rk__gltf_nodes *d) {
 
 /* ---- the clip as node keys ------------------------------------------------------------------ */
 
-/* What the frames are computed with: the joint each node was read from, the corrections, and the
- * per-frame work arrays (allocated once). */
+/* What the frames are computed with: the joint each node was read from and the corrections
+ * (read only while frames are posed), and the keys they produce. */
 typedef struct node_keys {
   const rk__gltf_nodes *d;
   const rk_asset *asset;
+  const rk_clip *clip;
+  double fps;
+  size_t frames;
   size_t nj;
   double k;        /* K: document units per canonical metre */
   int *joint_of;   /* per node: the joint read from it, or -1 */
   rk_mat4 *fix;    /* per joint: B_j */
-  rk_transform *locals;
-  rk_mat4 *models; /* per joint, canonical */
-  rk_mat4 *world;  /* per node, this frame */
-  rk_clip_cursor cursor; /* frames are sampled in order: each track's key found from the last */
-  double *t, *r, *s; /* per node, per frame: 3, 4, 3 values */
+  double **t, **r, **s; /* per node a joint was read from: frames x 3, 4, 3 values (else NULL) */
   const char *path;
 } node_keys;
 
 static void node_keys_clear(node_keys *nk) {
-  g_free(nk->joint_of);
-  g_free(nk->fix);
-  g_free(nk->locals);
-  g_free(nk->models);
-  g_free(nk->world);
-  g_free(nk->cursor.keys);
+  for (guint n = 0; nk->t && n < nk->d->count; n++) {
+    g_free(nk->t[n]);
+    g_free(nk->r[n]);
+    g_free(nk->s[n]);
+  }
   g_free(nk->t);
   g_free(nk->r);
   g_free(nk->s);
+  g_free(nk->joint_of);
+  g_free(nk->fix);
 }
 
 /* K m: the canonical model matrix m in document units. */
@@ -174,7 +174,7 @@ static rk_mat4 in_document_units(const node_keys *nk, const rk_mat4 *m) {
   return km;
 }
 
-/* Binds joints to nodes and computes B_j. */
+/* Binds joints to nodes, computes B_j and allocates the joint nodes' keys. */
 static bool bind_joints(node_keys *nk, GError **error) {
   const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
   const guint nn = nk->d->count;
@@ -182,7 +182,11 @@ static bool bind_joints(node_keys *nk, GError **error) {
   for (guint i = 0; i < nn; i++)
     nk->joint_of[i] = -1;
   nk->fix = g_new(rk_mat4, nk->nj);
-  rk_skeleton_rest_models(sk, nk->models);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, nk->nj);
+  rk_skeleton_rest_models(sk, models);
+  nk->t = g_new0(double *, nn ? nn : 1);
+  nk->r = g_new0(double *, nn ? nn : 1);
+  nk->s = g_new0(double *, nn ? nn : 1);
   size_t bound = 0;
   for (size_t j = 0; j < nk->nj; j++) {
     const int n = rk_asset_joint_source_node(nk->asset, j);
@@ -196,7 +200,7 @@ static bool bind_joints(node_keys *nk, GError **error) {
       return false;
     }
     nk->joint_of[n] = (int)j;
-    const rk_mat4 km = in_document_units(nk, &nk->models[j]);
+    const rk_mat4 km = in_document_units(nk, &models[j]);
     rk_mat4 inv;
     if (!rk_mat4_inverse_affine(&km, &inv)) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID, "%s: joint '%s' has a singular rest pose",
@@ -204,6 +208,9 @@ static bool bind_joints(node_keys *nk, GError **error) {
       return false;
     }
     nk->fix[j] = rk_mat4_mul(&inv, &nk->d->world[n]);
+    nk->t[n] = g_new(double, 3 * nk->frames + 1);
+    nk->r[n] = g_new(double, 4 * nk->frames + 1);
+    nk->s[n] = g_new(double, 3 * nk->frames + 1);
     bound++;
   }
   if (bound == 0) {
@@ -214,28 +221,39 @@ static bool bind_joints(node_keys *nk, GError **error) {
   return true;
 }
 
+/* A run of frames [first, end) posed by one thread, with its own work arrays (allocated once). */
+typedef struct pose_run {
+  const node_keys *nk;
+  size_t first, end;
+  rk_transform *locals;
+  rk_mat4 *models; /* per joint, canonical */
+  rk_mat4 *world;  /* per node, this frame */
+  rk_clip_cursor cursor; /* frames are sampled in order: each track's key found from the last */
+  GError *error;   /* the run's first failure (it stops there) */
+} pose_run;
+
 /* The world matrices and the joint nodes' local transforms of frame f (allocates nothing). */
-static bool pose_frame(node_keys *nk, const rk_clip *clip, double fps, size_t f, size_t frames,
-                       GError **error) {
+static bool pose_frame(pose_run *w, size_t f, GError **error) {
+  const node_keys *nk = w->nk;
   const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
   const rk__gltf_nodes *d = nk->d;
-  if (fps > 0) /* as rk_clip_sample_frame: time f / fps, clamped to the clip */
-    rk_clip_sample_cursor(clip, rk_skeleton_rest_locals(sk), (double)f / fps, &nk->cursor,
-                          nk->locals, nk->nj);
-  rk_fk_models(sk, nk->locals, nk->models);
+  if (nk->fps > 0) /* as rk_clip_sample_frame: time f / fps, clamped to the clip */
+    rk_clip_sample_cursor(nk->clip, rk_skeleton_rest_locals(sk), (double)f / nk->fps, &w->cursor,
+                          w->locals, nk->nj);
+  rk_fk_models(sk, w->locals, w->models);
   for (guint k = 0; k < d->count; k++) {
     const guint n = d->order[k];
     const int j = nk->joint_of[n], p = d->parent[n];
     if (j < 0) {
-      nk->world[n] = p < 0 ? d->local[n] : rk_mat4_mul(&nk->world[p], &d->local[n]);
+      w->world[n] = p < 0 ? d->local[n] : rk_mat4_mul(&w->world[p], &d->local[n]);
       continue;
     }
-    const rk_mat4 km = in_document_units(nk, &nk->models[j]);
-    nk->world[n] = rk_mat4_mul(&km, &nk->fix[j]);
+    const rk_mat4 km = in_document_units(nk, &w->models[j]);
+    w->world[n] = rk_mat4_mul(&km, &nk->fix[j]);
     rk_mat4 inv = rk_mat4_identity(), local;
     rk_transform x;
-    bool ok = p < 0 || rk_mat4_inverse_affine(&nk->world[p], &inv);
-    local = rk_mat4_mul(&inv, &nk->world[n]);
+    bool ok = p < 0 || rk_mat4_inverse_affine(&w->world[p], &inv);
+    local = rk_mat4_mul(&inv, &w->world[n]);
     ok = ok && rk_transform_from_mat4(&local, &x) && rk_transform_is_finite(&x);
     if (!ok) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
@@ -244,25 +262,98 @@ static bool pose_frame(node_keys *nk, const rk_clip *clip, double fps, size_t f,
                   rk_skeleton_joint_name(sk, (size_t)j), f);
       return false;
     }
-    const size_t at = (size_t)n * frames + f;
-    memcpy(nk->t + 3 * at, &x.t, 3 * sizeof(double));
-    memcpy(nk->r + 4 * at, &x.r, 4 * sizeof(double));
-    memcpy(nk->s + 3 * at, &x.s, 3 * sizeof(double));
+    memcpy(nk->t[n] + 3 * f, &x.t, 3 * sizeof(double));
+    memcpy(nk->r[n] + 4 * f, &x.r, 4 * sizeof(double));
+    memcpy(nk->s[n] + 3 * f, &x.s, 3 * sizeof(double));
   }
   return true;
 }
 
+static gpointer pose_frames(gpointer data) {
+  pose_run *w = data;
+  for (size_t f = w->first; f < w->end && pose_frame(w, f, &w->error); f++)
+    ;
+  return NULL;
+}
+
+/* Frames a thread of its own is worth starting for (the frames of a short clip take less time
+ * than the thread's start). */
+#define POSE_THREAD_FRAMES 256
+
+/* Poses every frame: the frames in two halves on two threads when the clip is long and the
+ * machine has two processors (each frame depends only on the clip, so the keys are the same
+ * bits); the failure of the earliest frame, as one thread would find it. */
+static bool pose_all(const node_keys *nk, GError **error) {
+  const size_t runs = nk->frames >= 2 * POSE_THREAD_FRAMES && g_get_num_processors() > 1 ? 2 : 1;
+  pose_run w[2];
+  GThread *helper = NULL;
+  for (size_t i = 0; i < runs; i++) {
+    w[i] = (pose_run){.nk = nk, .first = nk->frames * i / runs, .end = nk->frames * (i + 1) / runs};
+    w[i].locals = g_new(rk_transform, nk->nj);
+    w[i].models = g_new(rk_mat4, nk->nj);
+    w[i].world = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
+    w[i].cursor.keys_count = rk_clip_track_count(nk->clip);
+    w[i].cursor.keys = g_new0(uint32_t, w[i].cursor.keys_count + 1);
+  }
+  if (runs > 1)
+    helper = g_thread_try_new("rigkit-pose", pose_frames, &w[1], NULL);
+  pose_frames(&w[0]);
+  if (runs > 1 && helper)
+    g_thread_join(helper);
+  else if (runs > 1 && !w[0].error)
+    pose_frames(&w[1]);
+  bool ok = true;
+  for (size_t i = 0; i < runs; i++) {
+    if (ok && w[i].error) {
+      g_propagate_error(error, w[i].error);
+      w[i].error = NULL;
+      ok = false;
+    }
+    g_clear_error(&w[i].error);
+    g_free(w[i].locals);
+    g_free(w[i].models);
+    g_free(w[i].world);
+    g_free(w[i].cursor.keys);
+  }
+  return ok;
+}
+
 /* Whether node n's scale leaves its rest scale in some frame. */
-static bool scale_moves(const node_keys *nk, guint n, size_t frames) {
+static bool scale_moves(const node_keys *nk, guint n) {
   rk_transform rest;
   if (!rk_transform_from_mat4(&nk->d->local[n], &rest))
     return true;
   const double r[3] = {rest.s.x, rest.s.y, rest.s.z};
-  for (size_t f = 0; f < frames; f++)
+  for (size_t f = 0; f < nk->frames; f++)
     for (int c = 0; c < 3; c++)
-      if (fabs(nk->s[3 * ((size_t)n * frames + f) + (size_t)c] - r[c]) > 1e-6 * fabs(r[c]))
+      if (fabs(nk->s[n][3 * f + (size_t)c] - r[c]) > 1e-6 * fabs(r[c]))
         return true;
   return false;
+}
+
+/* The clip takes node n's keys (nk's pointers cleared): translation and rotation, and the scale
+ * when it moves. */
+static bool take_node_keys(node_keys *nk, rk_clip *out, guint n, const double *times,
+                           GError **error) {
+  const size_t frames = nk->frames, bytes = frames * sizeof(double);
+  if (!scale_moves(nk, n))
+    g_clear_pointer(&nk->s[n], g_free);
+  const rk_track tt = {(int)n, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, frames,
+                       g_memdup2(times, bytes), g_steal_pointer(&nk->t[n])};
+  const rk_track rt = {(int)n, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames,
+                       g_memdup2(times, bytes), g_steal_pointer(&nk->r[n])};
+  if (!rk_clip_take_track(out, &tt, error)) {
+    g_free((void *)rt.times);
+    g_free((void *)rt.values);
+    return false;
+  }
+  if (!rk_clip_take_track(out, &rt, error))
+    return false;
+  if (!nk->s[n])
+    return true;
+  const rk_track st = {(int)n, RK_CHANNEL_SCALE, RK_INTERP_LINEAR, frames,
+                       g_memdup2(times, bytes), g_steal_pointer(&nk->s[n])};
+  return rk_clip_take_track(out, &st, error);
 }
 
 rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
@@ -271,27 +362,19 @@ rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
   node_keys nk = {0};
   nk.d = d;
   nk.asset = asset;
+  nk.clip = clip;
+  nk.fps = fps;
+  nk.frames = frames;
   nk.nj = rk_skeleton_joint_count(rk_asset_skeleton(asset));
   *animated = NULL;
   const double unit = rk_asset_unit_scale(asset);
   nk.k = unit > 0 && isfinite(unit) ? 1.0 / unit : 1.0;
   nk.path = path;
-  nk.locals = g_new(rk_transform, nk.nj);
-  nk.models = g_new(rk_mat4, nk.nj);
-  nk.world = g_new(rk_mat4, d->count ? d->count : 1);
-  nk.cursor.keys_count = rk_clip_track_count(clip);
-  nk.cursor.keys = g_new0(uint32_t, nk.cursor.keys_count + 1);
-  const size_t cells = (size_t)d->count * frames;
-  nk.t = g_new(double, 3 * cells + 1);
-  nk.r = g_new(double, 4 * cells + 1);
-  nk.s = g_new(double, 3 * cells + 1);
   rk_clip *out = NULL;
-  g_autofree double *times = g_new(double, frames);
+  g_autofree double *times = g_new(double, frames ? frames : 1);
   for (size_t f = 0; f < frames; f++)
     times[f] = fmin((double)f / fps, rk_clip_duration(clip));
-  bool ok = bind_joints(&nk, error);
-  for (size_t f = 0; ok && f < frames; f++)
-    ok = pose_frame(&nk, clip, fps, f, frames, error);
+  bool ok = bind_joints(&nk, error) && pose_all(&nk, error);
   if (ok) {
     out = rk_clip_new(rk_clip_name(clip), d->count);
     rk_clip_set_fps(out, fps);
@@ -303,12 +386,7 @@ rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
       if (n < 0)
         continue;
       (*animated)[n] = true;
-      const size_t at = (size_t)n * frames;
-      const rk_track tt = {n, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, frames, times, nk.t + 3 * at};
-      const rk_track rt = {n, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames, times, nk.r + 4 * at};
-      const rk_track st = {n, RK_CHANNEL_SCALE, RK_INTERP_LINEAR, frames, times, nk.s + 3 * at};
-      ok = rk_clip_add_track(out, &tt, error) && rk_clip_add_track(out, &rt, error) &&
-           (!scale_moves(&nk, (guint)n, frames) || rk_clip_add_track(out, &st, error));
+      ok = take_node_keys(&nk, out, (guint)n, times, error);
       if (!ok)
         g_prefix_error(error, "%s: joint '%s': ", path, rk_skeleton_joint_name(sk, j));
     }

@@ -654,6 +654,9 @@ int rk__cmd_retarget(int argc, char **argv) {
   if (status == RK_EXIT_OK)
     status = load_settings(&a, &cfg, &profile);
   if (status == RK_EXIT_OK) {
+    /* Without --shard the first input is the first CLIP: its import runs beside the target's. */
+    if (!a.print_map && !a.shard && a.clips->len > 0)
+      cfg.prefetch = rk__rt_prefetch_start(g_ptr_array_index(a.clips, 0), &a.src_io);
     load_target(&a, &cfg);
     /* Sources come with their meshes: a game rig's skin tells its control bones (IK targets,
      * poles) from its limbs and where a leg without a foot bone ends. */
@@ -695,6 +698,7 @@ int rk__cmd_retarget(int argc, char **argv) {
       g_ptr_array_unref(inputs[i].entries);
   g_free(inputs);
   rk__rt_journal_free(journal);
+  rk__rt_prefetch_free(cfg.prefetch);
   rk__rt_silhouette_free(silhouette);
   rk_asset_free(cfg.target);
   g_free(cfg.target_error);

@@ -708,7 +708,9 @@ static void process_file(batch *b, rk__rt_input *in) {
     return;
   }
   g_autoptr(GError) e = NULL;
-  g_autoptr(rk_asset) src = rk_import_file(in->path, &cfg->source_import, &e);
+  g_autoptr(rk_asset) src = NULL;
+  if (!rk__rt_prefetch_take(cfg->prefetch, in->path, &src, &e))
+    src = rk_import_file(in->path, &cfg->source_import, &e);
   g_autofree char *problem = src ? NULL : g_strdup_printf("cannot read the clip: %s", e->message);
   rk__rt_error code = RK__RT_ERROR_SOURCE_UNREADABLE;
   g_autoptr(GArray) clips = src ? clips_to_run(cfg, src, &problem, &code) : NULL;

@@ -18,6 +18,7 @@
 #include <signal.h>
 
 #include "retarget_errors.h"
+#include "retarget_prefetch.h"
 
 typedef struct rk__rt_journal rk__rt_journal;
 typedef struct rk__rt_silhouette rk__rt_silhouette;
@@ -50,6 +51,8 @@ typedef struct rk__rt_config {
   int jobs;                        /* worker threads */
   bool progress;                   /* draw a progress bar (stderr is a terminal) */
   const char *shard;               /* --shard K/N as given, or NULL */
+  rk__rt_prefetch *prefetch;       /* the first source file's import, begun beside the target's,
+                                      or NULL */
 } rk__rt_config;
 
 /** One contact joint of a report entry: its name in the output and its planted intervals. */
