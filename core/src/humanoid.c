@@ -752,7 +752,7 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
       map->leg_end_from_skin[side] = false;
     } else if (!map->leg_end_from_skin[side]) {
       /* Its last bone carries more of the leg (a chain cut short), or nothing ends it. */
-      const int last = map->joint[map->joint[u + 1] >= 0 ? u + 1 : u];
+      const int last = rk__humanoid_leg_knee(map, u);
       const size_t below = (size_t)last + 1;
       if (below < rk_skeleton_subtree_end(s, (size_t)last))
         g_set_error(error, RK_ERROR, RK_ERROR_MAPPING,
@@ -784,8 +784,8 @@ bool rk_humanoid_map_finish(rk_humanoid_map *map, const rk_skeleton *s, GError *
   for (int side = 0; side < 2; side++) {
     rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     const rk_vec3 end = map->leg_end[side];
-    const rk_bone knee = map->joint[u + 1] >= 0 ? u + 1 : u; /* a leg of one bone has no knee */
-    len += rk_vec3_norm(rk_vec3_sub(P(knee), P(u))) + rk_vec3_norm(rk_vec3_sub(end, P(knee))) +
+    const rk_vec3 knee = rk_mat4_get_translation(&models[rk__humanoid_leg_knee(map, u)]);
+    len += rk_vec3_norm(rk_vec3_sub(knee, P(u))) + rk_vec3_norm(rk_vec3_sub(end, knee)) +
            (end.y - ground);
   }
 #undef P

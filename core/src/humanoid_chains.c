@@ -245,7 +245,7 @@ void rk__humanoid_marks_clear(rk__humanoid_marks *marks) {
 static bool detach_named_foot(rk_humanoid_map *map, const rk_skeleton *s,
                               const rk_skin_support *skin, int side) {
   const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-  const int lower = map->joint[u + 1] >= 0 ? map->joint[u + 1] : map->joint[u];
+  const int lower = rk__humanoid_leg_knee(map, u);
   const int foot = map->joint[u + 2];
   if (lower < 0 || foot < 0 || rk_skeleton_is_ancestor(s, (size_t)lower, (size_t)foot) ||
       rk_skeleton_is_ancestor(s, (size_t)foot, (size_t)lower))
@@ -277,7 +277,7 @@ void rk__humanoid_skin_leg_ends(rk_humanoid_map *map, const rk_skeleton *s,
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     /* The leg's last bone: its lower leg, or its only bone. */
-    const int lower = map->joint[u + 1] >= 0 ? map->joint[u + 1] : map->joint[u];
+    const int lower = rk__humanoid_leg_knee(map, u);
     map->detached_foot[side] = -1;
     if (detach_named_foot(map, s, skin, side))
       continue;

@@ -1,8 +1,9 @@
 /* The canonical bones (names, mirrors, which are required), the checks of a humanoid map against
  * its rig (every required bone, no joint twice, each limb and the trunk in hierarchy order) and
  * the chain of joints between two of them. */
+#include "humanoid_internal.h"
+
 #include <rigkit/error.h>
-#include <rigkit/humanoid.h>
 
 #include <math.h>
 
@@ -59,6 +60,10 @@ const char *rk_bone_source_name(rk_bone_source source) {
     return "map-file";
   }
   return "?";
+}
+
+int rk__humanoid_leg_knee(const rk_humanoid_map *map, rk_bone upper) {
+  return map->joint[upper + 1] >= 0 ? map->joint[upper + 1] : map->joint[upper];
 }
 
 /* ---- checks ---------------------------------------------------------------------------------- */

@@ -94,4 +94,9 @@ void rk__humanoid_skin_marks(const rk_skeleton *s, const struct rk_skin_support 
                              const rk_vec3 *pos, bool *control, rk_vec3 *tip, bool *has_tip,
                              double *drop, int *foot_at);
 
+/* A leg's last bone above its foot: its lower leg, or for a leg of one bone its upper leg (the
+ * whole leg then turns below a knee at the hip). `upper` is RK_BONE_LEFT_UPPER_LEG or
+ * RK_BONE_RIGHT_UPPER_LEG (humanoid_check.c). */
+int rk__humanoid_leg_knee(const rk_humanoid_map *map, rk_bone upper);
+
 #endif

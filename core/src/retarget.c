@@ -6,6 +6,7 @@
  * the baked result (retarget_result.c). */
 #include "retarget_run.h"
 
+#include "humanoid_internal.h"
 #include "math_internal.h"
 
 #include <rigkit/error.h>
@@ -92,19 +93,13 @@ static void set_rules(rk_retargeter *rt) {
   }
 }
 
-/* A leg's knee: its lower leg, or for a leg of one bone its upper leg (the whole leg is then
- * the "shin" below a knee at the hip). */
-static int knee_of(const rk_humanoid_map *map, rk_bone upper) {
-  return map->joint[upper + 1] >= 0 ? map->joint[upper + 1] : map->joint[upper];
-}
-
 /* Mean rest length of the two legs, hip to knee to ankle: the scale of root motion, exactly 1
  * between two rigs of one skeleton whatever their feet. */
 static double leg_length(const rk_humanoid_map *map, const rk_vec3 *rest) {
   double len = 0;
   for (int side = 0; side < 2; side++) {
     const rk_bone u = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
-    const rk_vec3 a = rest[map->joint[u]], b = rest[knee_of(map, u)];
+    const rk_vec3 a = rest[map->joint[u]], b = rest[rk__humanoid_leg_knee(map, u)];
     const rk_vec3 c = map->joint[u + 2] >= 0 ? rest[map->joint[u + 2]] : map->leg_end[side];
     len += rk_vec3_norm(rk_vec3_sub(b, a)) + rk_vec3_norm(rk_vec3_sub(c, b));
   }
@@ -158,7 +153,7 @@ static void set_feet(rk_retargeter *rt) {
     const rk_bone up = side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG;
     rk__rt_side *sd = &rt->side[side];
     sd->upper = tm->joint[up];
-    sd->knee = knee_of(tm, up);
+    sd->knee = rk__humanoid_leg_knee(tm, up);
     sd->foot = tm->joint[up + 2];
     sd->toe = tm->joint[up + 3];
     sd->footless = sd->foot < 0;
@@ -172,7 +167,7 @@ static void set_feet(rk_retargeter *rt) {
     }
     sd->src_footless = sm->joint[up + 2] < 0;
     if (sd->src_footless)
-      end_sole(src_rest, knee_of(sm, up), sm->leg_end[side], &sd->src);
+      end_sole(src_rest, rk__humanoid_leg_knee(sm, up), sm->leg_end[side], &sd->src);
     else if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward,
                                  &sd->src, NULL))
       joint_sole(rt->ps0, sm->joint[up + 2], &sd->src);
