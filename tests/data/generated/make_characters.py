@@ -486,41 +486,37 @@ def robot(only):
         print('make_characters.py: wrote game_robot_walk')
 
 
-def stylised():
+def block_figure(name, bones, size, foot, colours):
+    """A figure of boxes, one per deforming bone (half sizes by the bone name's first part), the
+    legs ending in rocker-soled feet (foot_block's half width, back, front, top) with no foot
+    bone, written to NAME.glb; colours: the checker material's two colours."""
     reset()
-    bones = stylised_bones()
-    arm = build_armature('game_stylised_rig', bones)
+    arm = build_armature(name + '_rig', bones)
     mb = MeshBuilder()
-    size = {'body': (0.2, 0.15), 'head': (0.16, 0.15), 'hip': (0.07, 0.07), 'leg': (0.06, 0.06),
-            'hand': (0.06, 0.06)}
     for nm, h, t, parent, deform in bones:
         if deform:
             hx, hy = size[nm.split('_')[0]]
             mb.box(h, t, hx, hy, {nm: 1.0})
             if nm.startswith('leg'):
-                foot_block(mb, nm, t, 0.07, 50, 60, 0.1)
-    mat = checker_material('game_stylised_paint', (0.3, 0.75, 0.4), (0.95, 0.9, 0.3))
-    mb.build('game_stylised_mesh', arm, mat)
-    export_glb(os.path.join(HERE, 'game_stylised.glb'))
-    print('make_characters.py: wrote game_stylised')
+                foot_block(mb, nm, t, *foot)
+    mat = checker_material(name + '_paint', *colours)
+    mb.build(name + '_mesh', arm, mat)
+    export_glb(os.path.join(HERE, name + '.glb'))
+    print('make_characters.py: wrote ' + name)
+
+
+def stylised():
+    block_figure('game_stylised', stylised_bones(),
+                 {'body': (0.2, 0.15), 'head': (0.16, 0.15), 'hip': (0.07, 0.07),
+                  'leg': (0.06, 0.06), 'hand': (0.06, 0.06)},
+                 (0.07, 50, 60, 0.1), ((0.3, 0.75, 0.4), (0.95, 0.9, 0.3)))
 
 
 def blocky():
-    reset()
-    bones = blocky_bones()
-    arm = build_armature('game_blocky_rig', bones)
-    mb = MeshBuilder()
-    size = {'body': (0.17, 0.1), 'head': (0.14, 0.14), 'leg': (0.07, 0.07), 'arm': (0.06, 0.06)}
-    for nm, h, t, parent, deform in bones:
-        if deform:
-            hx, hy = size[nm.split('_')[0]]
-            mb.box(h, t, hx, hy, {nm: 1.0})
-            if nm.startswith('leg'):
-                foot_block(mb, nm, t, 0.075, 50, 60, 0.1)
-    mat = checker_material('game_blocky_paint', (0.35, 0.5, 0.85), (0.95, 0.75, 0.3))
-    mb.build('game_blocky_mesh', arm, mat)
-    export_glb(os.path.join(HERE, 'game_blocky.glb'))
-    print('make_characters.py: wrote game_blocky')
+    block_figure('game_blocky', blocky_bones(),
+                 {'body': (0.17, 0.1), 'head': (0.14, 0.14), 'leg': (0.07, 0.07),
+                  'arm': (0.06, 0.06)},
+                 (0.075, 50, 60, 0.1), ((0.35, 0.5, 0.85), (0.95, 0.75, 0.3)))
 
 
 def soldier():
