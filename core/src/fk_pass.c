@@ -1,6 +1,7 @@
 /* The preorder FK pass (parent before child) over a parents array and local poses: the kernel of
- * rk_fk_job_run, rk_fk_models and rk_skeleton_rest_models, compiled for baseline x86-64 and for
- * AVX2+FMA and picked at run time (cpu.h). */
+ * rk_fk_job_run, rk_fk_models and rk_skeleton_rest_models, compiled for baseline x86-64 (in
+ * SSE2 registers of two doubles, two joints' rotations at once) and for AVX2+FMA (4-wide
+ * columns), picked at run time (cpu.h). Both do the same operations in the same order. */
 #include "fk_pass.h"
 
 #include "columns.h"
@@ -8,21 +9,14 @@
 
 #include <stdint.h>
 
-/* Two doubles: one SSE2 register, half a column of a frame in the baseline pass. */
-typedef double fk_v2d __attribute__((vector_size(16)));
-
 /* The columns of the local rotation R(q) (the scale multiplies the output columns afterwards). */
 typedef struct fk_rot {
   double l00, l01, l02, l10, l11, l12, l20, l21, l22;
 } fk_rot;
 
-/* The same for two joints at once, one in each lane. */
-typedef struct fk_rot2 {
-  fk_v2d l00, l01, l02, l10, l11, l12, l20, l21, l22;
-} fk_rot2;
-
-/* The rotation columns (a ROT) of the quaternion (qx, qy, qz, qw) in type T: one formula for a
- * joint in doubles and for two joints in lanes, so that each lane rounds as the scalar form does. */
+/* Returns the rotation columns (a ROT) of the quaternion (qx, qy, qz, qw) in type T: one formula
+ * for a joint in doubles and for two joints in the lanes of a vector, each lane rounding as the
+ * scalar form does. */
 #define FK_QUAT_COLS(T, ROT, one, qx, qy, qz, qw)                                                  \
   do {                                                                                             \
     const T x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;                                              \
@@ -37,21 +31,6 @@ __attribute__((always_inline)) static inline fk_rot fk_quat_cols(const rk_quat *
   FK_QUAT_COLS(double, fk_rot, 1.0, qx, qy, qz, qw);
 }
 
-/* Two joints' rotations in half as many instructions as one at a time: the baseline pass is
- * bound by its floating-point operations. */
-__attribute__((always_inline)) static inline fk_rot2 fk_quat_cols2(const rk_quat *a,
-                                                                   const rk_quat *b) {
-  const fk_v2d qx = {a->x, b->x}, qy = {a->y, b->y}, qz = {a->z, b->z}, qw = {a->w, b->w};
-  const fk_v2d one = {1, 1};
-  FK_QUAT_COLS(fk_v2d, fk_rot2, one, qx, qy, qz, qw);
-}
-
-/* Lane k of each column entry. */
-__attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r, int k) {
-  return (fk_rot){r->l00[k], r->l01[k], r->l02[k], r->l10[k], r->l11[k],
-                  r->l12[k], r->l20[k], r->l21[k], r->l22[k]};
-}
-
 /* A root without a frame above it: the local matrix itself. */
 __attribute__((always_inline)) static inline void fk_root(const rk_transform *x, const fk_rot *r,
                                                           double *o) {
@@ -61,16 +40,34 @@ __attribute__((always_inline)) static inline void fk_root(const rk_transform *x,
   o[12] = x->t.x, o[13] = x->t.y, o[14] = x->t.z, o[15] = 1;
 }
 
-/* P * T(t) R S in 4-wide columns (one AVX register each): each output column a combination of the
- * parent's columns; the bottom row (0,0,0,1) comes out by itself. */
-__attribute__((always_inline)) static inline void fk_compose_v4(const double *P,
-                                                                const rk_transform *x,
-                                                                const fk_rot *r, double *o) {
+/* The frame above joint j: its parent's model matrix, else root (NULL: none). */
+__attribute__((always_inline)) static inline const double *
+fk_above(const int *restrict parents, const rk_mat4 *root, rk_mat4 *restrict models, size_t j) {
+  const int p = parents[j];
+  return p >= 0 ? models[p].m : root ? root->m : NULL;
+}
+
+/* models[j] = parent * T(t) R(q) S(s), written out so that nothing is reloaded through aliasing
+ * (the parent matrix is read once into locals) and no full 4x4 local matrix is formed: each
+ * output column a combination of the parent's 4-wide columns (one AVX register each); the bottom
+ * row (0,0,0,1) comes out by itself. */
+__attribute__((always_inline)) static inline void fk_joint_v4(const int *restrict parents,
+                                                              const rk_transform *restrict locals,
+                                                              const rk_mat4 *root,
+                                                              rk_mat4 *restrict models, size_t j) {
+  const rk_transform *x = &locals[j];
+  const fk_rot r = fk_quat_cols(&x->r);
+  double *o = models[j].m;
+  const double *P = fk_above(parents, root, models, j);
+  if (!P) {
+    fk_root(x, &r, o);
+    return;
+  }
   rk__v4d c0, c1, c2, c3;
   rk__cols_load(P, &c0, &c1, &c2, &c3);
-  rk__v4d o0 = c0 * r->l00 + c1 * r->l01 + c2 * r->l02;
-  rk__v4d o1 = c0 * r->l10 + c1 * r->l11 + c2 * r->l12;
-  rk__v4d o2 = c0 * r->l20 + c1 * r->l21 + c2 * r->l22;
+  rk__v4d o0 = c0 * r.l00 + c1 * r.l01 + c2 * r.l02;
+  rk__v4d o1 = c0 * r.l10 + c1 * r.l11 + c2 * r.l12;
+  rk__v4d o2 = c0 * r.l20 + c1 * r.l21 + c2 * r.l22;
   if (x->s.x != 1.0 || x->s.y != 1.0 || x->s.z != 1.0) { /* animation scale is mostly 1 */
     o0 *= x->s.x;
     o1 *= x->s.y;
@@ -79,6 +76,55 @@ __attribute__((always_inline)) static inline void fk_compose_v4(const double *P,
   /* Two independent halves: a shorter dependency chain from the parent to the child. */
   const rk__v4d o3 = (c0 * x->t.x + c3) + (c1 * x->t.y + c2 * x->t.z);
   rk__cols_store(o, &o0, &o1, &o2, &o3);
+}
+
+/* The pass over all joints (joints == NULL) or over a subset, one joint at a time. */
+__attribute__((always_inline)) static inline void
+fk_pass_v4(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
+           const int *joints, size_t count, rk_mat4 *restrict models) {
+  if (joints) {
+    for (size_t k = 0; k < count; k++)
+      fk_joint_v4(parents, locals, root, models, (size_t)joints[k]);
+  } else {
+    for (size_t j = 0; j < count; j++)
+      fk_joint_v4(parents, locals, root, models, j);
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
+#include <emmintrin.h>
+
+/* The baseline pass is bound by its floating-point operations and shuffles (a skeleton of one
+ * root and 30 children, no chain of parents, runs as fast as the humanoid): it converts two
+ * joints' quaternions at once, one per lane (half the operations of one at a time), and composes
+ * in half columns (two SSE2 registers per column; GCC would split fk_joint_v4's 4-wide vectors
+ * itself and spill them around the scale test). */
+typedef double fk_v2d __attribute__((vector_size(16)));
+
+/* The rotation columns of two joints, one in each lane. */
+typedef struct fk_rot2 {
+  fk_v2d l00, l01, l02, l10, l11, l12, l20, l21, l22;
+} fk_rot2;
+
+__attribute__((always_inline)) static inline fk_rot2 fk_quat_cols2(const rk_quat *a,
+                                                                   const rk_quat *b) {
+  const fk_v2d qx = {a->x, b->x}, qy = {a->y, b->y}, qz = {a->z, b->z}, qw = {a->w, b->w};
+  /* Read as 16 bytes: GCC would otherwise build it from a scalar 1 with a shuffle at each use. */
+  static const volatile fk_v2d ones = {1, 1};
+  const fk_v2d one = ones;
+  FK_QUAT_COLS(fk_v2d, fk_rot2, one, qx, qy, qz, qw);
+}
+
+/* Lane k of each column entry. */
+__attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r, int k) {
+  return (fk_rot){r->l00[k], r->l01[k], r->l02[k], r->l10[k], r->l11[k],
+                  r->l12[k], r->l20[k], r->l21[k], r->l22[k]};
+}
+
+/* Lane k of v in both lanes. */
+__attribute__((always_inline)) static inline fk_v2d fk_bcast(fk_v2d v, int k) {
+  return (fk_v2d)(k ? _mm_unpackhi_pd((__m128d)v, (__m128d)v)
+                    : _mm_unpacklo_pd((__m128d)v, (__m128d)v));
 }
 
 /* One output column half: a*ka + b*kb + c*kc, times s when scaled, stored at o. */
@@ -90,35 +136,22 @@ __attribute__((always_inline)) static inline void fk_compose_v4(const double *P,
     memcpy(o, &h_, sizeof h_);                                                                     \
   } while (0)
 
-/* Lane k of v in both lanes. */
-#define FK_BCAST(v, k) __builtin_shuffle(v, (fk_v2i){k, k})
-typedef long long fk_v2i __attribute__((vector_size(16)));
-
-/* The product of fk_compose_v4 in half columns (two SSE2 registers per column), the same
- * operations in the same order, with the rotation in lane k of r: the translation column first
- * (it frees the parent's last column), each column stored as soon as it is done. */
-__attribute__((always_inline)) static inline void fk_compose_v2(const double *P,
-                                                                const rk_transform *x,
-                                                                const fk_rot2 *r, int k,
-                                                                double *o, bool scaled) {
-  fk_v2d c0a, c0b, c1a, c1b, c2a, c2b, c3a, c3b;
-  memcpy(&c0a, P, 16), memcpy(&c0b, P + 2, 16), memcpy(&c1a, P + 4, 16);
-  memcpy(&c1b, P + 6, 16), memcpy(&c2a, P + 8, 16), memcpy(&c2b, P + 10, 16);
-  memcpy(&c3a, P + 12, 16), memcpy(&c3b, P + 14, 16);
-  const fk_v2d tx = {x->t.x, x->t.x}, ty = {x->t.y, x->t.y}, tz = {x->t.z, x->t.z};
-  const fk_v2d o3a = (c0a * tx + c3a) + (c1a * ty + c2a * tz);
-  const fk_v2d o3b = (c0b * tx + c3b) + (c1b * ty + c2b * tz);
-  memcpy(o + 12, &o3a, 16), memcpy(o + 14, &o3b, 16);
+/* The three rotation columns of the product from the parent's columns c0..c2 (halves a, b) and
+ * lane k of r, each stored as soon as it is done. */
+__attribute__((always_inline)) static inline void
+fk_rotation_v2(const fk_v2d *c0a, const fk_v2d *c0b, const fk_v2d *c1a, const fk_v2d *c1b,
+               const fk_v2d *c2a, const fk_v2d *c2b, const rk_transform *x, const fk_rot2 *r,
+               int k, double *o, bool scaled) {
   const fk_v2d sx = {x->s.x, x->s.x}, sy = {x->s.y, x->s.y}, sz = {x->s.z, x->s.z};
-  const fk_v2d l00 = FK_BCAST(r->l00, k), l01 = FK_BCAST(r->l01, k), l02 = FK_BCAST(r->l02, k);
-  FK_HALF(o, c0a, c1a, c2a, l00, l01, l02, sx, scaled);
-  FK_HALF(o + 2, c0b, c1b, c2b, l00, l01, l02, sx, scaled);
-  const fk_v2d l10 = FK_BCAST(r->l10, k), l11 = FK_BCAST(r->l11, k), l12 = FK_BCAST(r->l12, k);
-  FK_HALF(o + 4, c0a, c1a, c2a, l10, l11, l12, sy, scaled);
-  FK_HALF(o + 6, c0b, c1b, c2b, l10, l11, l12, sy, scaled);
-  const fk_v2d l20 = FK_BCAST(r->l20, k), l21 = FK_BCAST(r->l21, k), l22 = FK_BCAST(r->l22, k);
-  FK_HALF(o + 8, c0a, c1a, c2a, l20, l21, l22, sz, scaled);
-  FK_HALF(o + 10, c0b, c1b, c2b, l20, l21, l22, sz, scaled);
+  fk_v2d l0 = fk_bcast(r->l00, k), l1 = fk_bcast(r->l01, k), l2 = fk_bcast(r->l02, k);
+  FK_HALF(o, *c0a, *c1a, *c2a, l0, l1, l2, sx, scaled);
+  FK_HALF(o + 2, *c0b, *c1b, *c2b, l0, l1, l2, sx, scaled);
+  l0 = fk_bcast(r->l10, k), l1 = fk_bcast(r->l11, k), l2 = fk_bcast(r->l12, k);
+  FK_HALF(o + 4, *c0a, *c1a, *c2a, l0, l1, l2, sy, scaled);
+  FK_HALF(o + 6, *c0b, *c1b, *c2b, l0, l1, l2, sy, scaled);
+  l0 = fk_bcast(r->l20, k), l1 = fk_bcast(r->l21, k), l2 = fk_bcast(r->l22, k);
+  FK_HALF(o + 8, *c0a, *c1a, *c2a, l0, l1, l2, sz, scaled);
+  FK_HALF(o + 10, *c0b, *c1b, *c2b, l0, l1, l2, sz, scaled);
 }
 
 /* True when all three scale factors are exactly 1 (the bits of 1.0: no other double equals it),
@@ -130,42 +163,31 @@ __attribute__((always_inline)) static inline bool fk_unit_scale(const rk_vec3 *s
   return ((a ^ one) | (b ^ one) | (c ^ one)) == 0;
 }
 
-/* The frame above joint j: its parent's model matrix, else root (NULL: none). */
-__attribute__((always_inline)) static inline const double *
-fk_above(const int *restrict parents, const rk_mat4 *root, rk_mat4 *restrict models, size_t j) {
-  const int p = parents[j];
-  return p >= 0 ? models[p].m : root ? root->m : NULL;
-}
-
-/* models[j] = parent * T(t) R(q) S(s), the parent read once, no 4x4 local matrix formed, in
- * 4-wide columns. */
-__attribute__((always_inline)) static inline void fk_joint_v4(const int *restrict parents,
-                                                              const rk_transform *restrict locals,
-                                                              const rk_mat4 *root,
-                                                              rk_mat4 *restrict models, size_t j) {
-  const rk_transform *x = &locals[j];
-  const fk_rot r = fk_quat_cols(&x->r);
-  const double *P = fk_above(parents, root, models, j);
-  if (P)
-    fk_compose_v4(P, x, &r, models[j].m);
-  else
-    fk_root(x, &r, models[j].m);
-}
-
-/* The same in half columns, the rotation columns taken from lane k of r. */
+/* fk_joint_v4 in half columns for joint j, its rotation in lane k of r: the translation column
+ * first (stored before the scale test, so that nothing is kept across it). */
 __attribute__((always_inline)) static inline void
 fk_joint_v2(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
             rk_mat4 *restrict models, size_t j, const fk_rot2 *r, int k) {
   const rk_transform *x = &locals[j];
+  double *o = models[j].m;
   const double *P = fk_above(parents, root, models, j);
   if (!P) {
     const fk_rot one = fk_rot_lane(r, k);
-    fk_root(x, &one, models[j].m);
-  } else if (fk_unit_scale(&x->s)) {
-    fk_compose_v2(P, x, r, k, models[j].m, false);
-  } else {
-    fk_compose_v2(P, x, r, k, models[j].m, true);
+    fk_root(x, &one, o);
+    return;
   }
+  fk_v2d c0a, c0b, c1a, c1b, c2a, c2b, c3a, c3b;
+  memcpy(&c0a, P, 16), memcpy(&c0b, P + 2, 16), memcpy(&c1a, P + 4, 16);
+  memcpy(&c1b, P + 6, 16), memcpy(&c2a, P + 8, 16), memcpy(&c2b, P + 10, 16);
+  memcpy(&c3a, P + 12, 16), memcpy(&c3b, P + 14, 16);
+  const fk_v2d tx = {x->t.x, x->t.x}, ty = {x->t.y, x->t.y}, tz = {x->t.z, x->t.z};
+  const fk_v2d o3a = (c0a * tx + c3a) + (c1a * ty + c2a * tz);
+  const fk_v2d o3b = (c0b * tx + c3b) + (c1b * ty + c2b * tz);
+  memcpy(o + 12, &o3a, 16), memcpy(o + 14, &o3b, 16);
+  if (fk_unit_scale(&x->s))
+    fk_rotation_v2(&c0a, &c0b, &c1a, &c1b, &c2a, &c2b, x, r, k, o, false);
+  else
+    fk_rotation_v2(&c0a, &c0b, &c1a, &c1b, &c2a, &c2b, x, r, k, o, true);
 }
 
 /* Joints a then b (b may be a child of a, or a itself), their rotations converted together. */
@@ -178,22 +200,10 @@ fk_pair_v2(const int *restrict parents, const rk_transform *restrict locals, con
     fk_joint_v2(parents, locals, root, models, b, &r, 1);
 }
 
-/* The preorder pass over all joints (joints == NULL) or over a subset; wide: in 4-wide columns,
- * else in half columns with the rotations of two joints converted at once (baseline x86-64,
- * where GCC would split the 4-wide vectors itself and spill them around the scale test). */
-__attribute__((always_inline)) static inline void
-fk_pass_body(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
-             const int *joints, size_t count, rk_mat4 *restrict models, bool wide) {
-  if (wide && joints) {
-    for (size_t k = 0; k < count; k++)
-      fk_joint_v4(parents, locals, root, models, (size_t)joints[k]);
-    return;
-  }
-  if (wide) {
-    for (size_t j = 0; j < count; j++)
-      fk_joint_v4(parents, locals, root, models, j);
-    return;
-  }
+__attribute__((noinline)) static void fk_pass_base(const int *restrict parents,
+                                                   const rk_transform *restrict locals,
+                                                   const rk_mat4 *root, const int *joints,
+                                                   size_t count, rk_mat4 *restrict models) {
   size_t k = 0;
   for (; k + 1 < count; k += 2) {
     if (joints)
@@ -207,19 +217,13 @@ fk_pass_body(const int *restrict parents, const rk_transform *restrict locals, c
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
-__attribute__((noinline)) static void fk_pass_base(const int *restrict parents,
-                                                   const rk_transform *restrict locals,
-                                                   const rk_mat4 *root, const int *joints,
-                                                   size_t count, rk_mat4 *restrict models) {
-  fk_pass_body(parents, locals, root, joints, count, models, false);
-}
-/* With AVX2+FMA it costs about half as much. */
+/* With AVX2+FMA it costs about half as much as the baseline pass. */
 __attribute__((noinline, target("avx2,fma"))) static void
 fk_pass_avx2(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
              const int *joints, size_t count, rk_mat4 *restrict models) {
-  fk_pass_body(parents, locals, root, joints, count, models, true);
+  fk_pass_v4(parents, locals, root, joints, count, models);
 }
+
 void rk__fk_pass(const int *restrict parents, const rk_transform *restrict locals,
                  const rk_mat4 *root, const int *joints, size_t count, rk_mat4 *restrict models) {
   if (rk__cpu_has_avx2_fma())
@@ -230,6 +234,6 @@ void rk__fk_pass(const int *restrict parents, const rk_transform *restrict local
 #else
 void rk__fk_pass(const int *restrict parents, const rk_transform *restrict locals,
                  const rk_mat4 *root, const int *joints, size_t count, rk_mat4 *restrict models) {
-  fk_pass_body(parents, locals, root, joints, count, models, true);
+  fk_pass_v4(parents, locals, root, joints, count, models);
 }
 #endif
