@@ -92,8 +92,6 @@ fk_pass_v4(const int *restrict parents, const rk_transform *restrict locals, con
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
-#include <emmintrin.h>
-
 /* The baseline pass is bound by its floating-point operations and shuffles (a skeleton of one
  * root and 30 children, no chain of parents, runs as fast as the humanoid): it converts two
  * joints' quaternions at once, one per lane (half the operations of one at a time), and composes
@@ -109,9 +107,7 @@ typedef struct fk_rot2 {
 __attribute__((always_inline)) static inline fk_rot2 fk_quat_cols2(const rk_quat *a,
                                                                    const rk_quat *b) {
   const fk_v2d qx = {a->x, b->x}, qy = {a->y, b->y}, qz = {a->z, b->z}, qw = {a->w, b->w};
-  /* Read as 16 bytes: GCC would otherwise build it from a scalar 1 with a shuffle at each use. */
-  static const volatile fk_v2d ones = {1, 1};
-  const fk_v2d one = ones;
+  const fk_v2d one = {1, 1};
   FK_QUAT_COLS(fk_v2d, fk_rot2, one, qx, qy, qz, qw);
 }
 
@@ -122,37 +118,17 @@ __attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r
 }
 
 /* Lane k of v in both lanes. */
-__attribute__((always_inline)) static inline fk_v2d fk_bcast(fk_v2d v, int k) {
-  return (fk_v2d)(k ? _mm_unpackhi_pd((__m128d)v, (__m128d)v)
-                    : _mm_unpacklo_pd((__m128d)v, (__m128d)v));
-}
+#define FK_BCAST(v, k)                                                                             \
+  ((k) ? __builtin_shufflevector(v, v, 1, 1) : __builtin_shufflevector(v, v, 0, 0))
 
 /* One output column half: a*ka + b*kb + c*kc, times s when scaled, stored at o. */
-#define FK_HALF(o, a, b, c, ka, kb, kc, s, scaled)                                                  \
+#define FK_HALF(o, a, b, c, ka, kb, kc, s, scaled)                                                 \
   do {                                                                                             \
     fk_v2d h_ = a * ka + b * kb + c * kc;                                                          \
     if (scaled)                                                                                    \
       h_ *= s;                                                                                     \
     memcpy(o, &h_, sizeof h_);                                                                     \
   } while (0)
-
-/* The three rotation columns of the product from the parent's columns c0..c2 (halves a, b) and
- * lane k of r, each stored as soon as it is done. */
-__attribute__((always_inline)) static inline void
-fk_rotation_v2(const fk_v2d *c0a, const fk_v2d *c0b, const fk_v2d *c1a, const fk_v2d *c1b,
-               const fk_v2d *c2a, const fk_v2d *c2b, const rk_transform *x, const fk_rot2 *r,
-               int k, double *o, bool scaled) {
-  const fk_v2d sx = {x->s.x, x->s.x}, sy = {x->s.y, x->s.y}, sz = {x->s.z, x->s.z};
-  fk_v2d l0 = fk_bcast(r->l00, k), l1 = fk_bcast(r->l01, k), l2 = fk_bcast(r->l02, k);
-  FK_HALF(o, *c0a, *c1a, *c2a, l0, l1, l2, sx, scaled);
-  FK_HALF(o + 2, *c0b, *c1b, *c2b, l0, l1, l2, sx, scaled);
-  l0 = fk_bcast(r->l10, k), l1 = fk_bcast(r->l11, k), l2 = fk_bcast(r->l12, k);
-  FK_HALF(o + 4, *c0a, *c1a, *c2a, l0, l1, l2, sy, scaled);
-  FK_HALF(o + 6, *c0b, *c1b, *c2b, l0, l1, l2, sy, scaled);
-  l0 = fk_bcast(r->l20, k), l1 = fk_bcast(r->l21, k), l2 = fk_bcast(r->l22, k);
-  FK_HALF(o + 8, *c0a, *c1a, *c2a, l0, l1, l2, sz, scaled);
-  FK_HALF(o + 10, *c0b, *c1b, *c2b, l0, l1, l2, sz, scaled);
-}
 
 /* True when all three scale factors are exactly 1 (the bits of 1.0: no other double equals it),
  * tested in integer registers with one branch. */
@@ -163,8 +139,36 @@ __attribute__((always_inline)) static inline bool fk_unit_scale(const rk_vec3 *s
   return ((a ^ one) | (b ^ one) | (c ^ one)) == 0;
 }
 
-/* fk_joint_v4 in half columns for joint j, its rotation in lane k of r: the translation column
- * first (stored before the scale test, so that nothing is kept across it). */
+/* The product of fk_joint_v4 in half columns (two SSE2 registers per column), the rotation in
+ * lane k of r: the translation column first (it frees the parent's last column), each column
+ * stored as soon as it is done. Compiled once with and once without the scale (scaled is a
+ * constant in each copy): the 4-wide form's test between the product and the stores made GCC
+ * keep the columns in stack slots across it. */
+__attribute__((always_inline)) static inline void fk_compose_v2(const double *P,
+                                                                const rk_transform *x,
+                                                                const fk_rot2 *r, int k,
+                                                                double *o, bool scaled) {
+  fk_v2d c0a, c0b, c1a, c1b, c2a, c2b, c3a, c3b;
+  memcpy(&c0a, P, 16), memcpy(&c0b, P + 2, 16), memcpy(&c1a, P + 4, 16);
+  memcpy(&c1b, P + 6, 16), memcpy(&c2a, P + 8, 16), memcpy(&c2b, P + 10, 16);
+  memcpy(&c3a, P + 12, 16), memcpy(&c3b, P + 14, 16);
+  const fk_v2d tx = {x->t.x, x->t.x}, ty = {x->t.y, x->t.y}, tz = {x->t.z, x->t.z};
+  const fk_v2d o3a = (c0a * tx + c3a) + (c1a * ty + c2a * tz);
+  const fk_v2d o3b = (c0b * tx + c3b) + (c1b * ty + c2b * tz);
+  memcpy(o + 12, &o3a, 16), memcpy(o + 14, &o3b, 16);
+  const fk_v2d sx = {x->s.x, x->s.x}, sy = {x->s.y, x->s.y}, sz = {x->s.z, x->s.z};
+  fk_v2d l0 = FK_BCAST(r->l00, k), l1 = FK_BCAST(r->l01, k), l2 = FK_BCAST(r->l02, k);
+  FK_HALF(o, c0a, c1a, c2a, l0, l1, l2, sx, scaled);
+  FK_HALF(o + 2, c0b, c1b, c2b, l0, l1, l2, sx, scaled);
+  l0 = FK_BCAST(r->l10, k), l1 = FK_BCAST(r->l11, k), l2 = FK_BCAST(r->l12, k);
+  FK_HALF(o + 4, c0a, c1a, c2a, l0, l1, l2, sy, scaled);
+  FK_HALF(o + 6, c0b, c1b, c2b, l0, l1, l2, sy, scaled);
+  l0 = FK_BCAST(r->l20, k), l1 = FK_BCAST(r->l21, k), l2 = FK_BCAST(r->l22, k);
+  FK_HALF(o + 8, c0a, c1a, c2a, l0, l1, l2, sz, scaled);
+  FK_HALF(o + 10, c0b, c1b, c2b, l0, l1, l2, sz, scaled);
+}
+
+/* fk_joint_v4 for joint j in half columns, its rotation in lane k of r. */
 __attribute__((always_inline)) static inline void
 fk_joint_v2(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
             rk_mat4 *restrict models, size_t j, const fk_rot2 *r, int k) {
@@ -174,20 +178,11 @@ fk_joint_v2(const int *restrict parents, const rk_transform *restrict locals, co
   if (!P) {
     const fk_rot one = fk_rot_lane(r, k);
     fk_root(x, &one, o);
-    return;
+  } else if (fk_unit_scale(&x->s)) {
+    fk_compose_v2(P, x, r, k, o, false);
+  } else {
+    fk_compose_v2(P, x, r, k, o, true);
   }
-  fk_v2d c0a, c0b, c1a, c1b, c2a, c2b, c3a, c3b;
-  memcpy(&c0a, P, 16), memcpy(&c0b, P + 2, 16), memcpy(&c1a, P + 4, 16);
-  memcpy(&c1b, P + 6, 16), memcpy(&c2a, P + 8, 16), memcpy(&c2b, P + 10, 16);
-  memcpy(&c3a, P + 12, 16), memcpy(&c3b, P + 14, 16);
-  const fk_v2d tx = {x->t.x, x->t.x}, ty = {x->t.y, x->t.y}, tz = {x->t.z, x->t.z};
-  const fk_v2d o3a = (c0a * tx + c3a) + (c1a * ty + c2a * tz);
-  const fk_v2d o3b = (c0b * tx + c3b) + (c1b * ty + c2b * tz);
-  memcpy(o + 12, &o3a, 16), memcpy(o + 14, &o3b, 16);
-  if (fk_unit_scale(&x->s))
-    fk_rotation_v2(&c0a, &c0b, &c1a, &c1b, &c2a, &c2b, x, r, k, o, false);
-  else
-    fk_rotation_v2(&c0a, &c0b, &c1a, &c1b, &c2a, &c2b, x, r, k, o, true);
 }
 
 /* Joints a then b (b may be a child of a, or a itself), their rotations converted together. */
