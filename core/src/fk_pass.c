@@ -57,6 +57,7 @@ __attribute__((always_inline)) static inline void fk_joint_v4(const int *restric
                                                               rk_mat4 *restrict models, size_t j) {
   const rk_transform *x = &locals[j];
   const fk_rot r = fk_quat_cols(&x->r);
+  const double tx = x->t.x, ty = x->t.y, tz = x->t.z;
   double *o = models[j].m;
   const double *P = fk_above(parents, root, models, j);
   if (!P) {
@@ -74,7 +75,7 @@ __attribute__((always_inline)) static inline void fk_joint_v4(const int *restric
     o2 *= x->s.z;
   }
   /* Two independent halves: a shorter dependency chain from the parent to the child. */
-  const rk__v4d o3 = (c0 * x->t.x + c3) + (c1 * x->t.y + c2 * x->t.z);
+  const rk__v4d o3 = (c0 * tx + c3) + (c1 * ty + c2 * tz);
   rk__cols_store(o, &o0, &o1, &o2, &o3);
 }
 
