@@ -47,6 +47,12 @@ fk_above(const int *restrict parents, const rk_mat4 *root, rk_mat4 *restrict mod
   return p >= 0 ? models[p].m : root ? root->m : NULL;
 }
 
+/* How far ahead of the joint being composed the passes ask for its local poses (bytes, 8 joints):
+ * poses streamed from memory (a pool of many characters' poses, one skeleton after another)
+ * otherwise arrive late, the more so for the baseline pass, whose out-of-order window spans
+ * fewer joints; in cache it costs two or three prefetch instructions per joint or pair. */
+#define FK_AHEAD (8 * (int)sizeof(rk_transform))
+
 /* models[j] = parent * T(t) R(q) S(s), written out so that nothing is reloaded through aliasing
  * (the parent matrix is read once into locals) and no full 4x4 local matrix is formed: each
  * output column a combination of the parent's 4-wide columns (one AVX register each); the bottom
@@ -56,6 +62,8 @@ __attribute__((always_inline)) static inline void fk_joint_v4(const int *restric
                                                               const rk_mat4 *root,
                                                               rk_mat4 *restrict models, size_t j) {
   const rk_transform *x = &locals[j];
+  const char *ahead = (const char *)x + FK_AHEAD;
+  __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
   const fk_rot r = fk_quat_cols(&x->r);
   const double tx = x->t.x, ty = x->t.y, tz = x->t.z;
   double *o = models[j].m;
@@ -190,6 +198,8 @@ fk_joint_v2(const int *restrict parents, const rk_transform *restrict locals, co
 __attribute__((always_inline)) static inline void
 fk_pair_v2(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
            rk_mat4 *restrict models, size_t a, size_t b) {
+  const char *ahead = (const char *)&locals[a] + FK_AHEAD;
+  __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64), __builtin_prefetch(ahead + 128);
   const fk_rot2 r = fk_quat_cols2(&locals[a].r, &locals[b].r);
   fk_joint_v2(parents, locals, root, models, a, &r, 0);
   if (b != a)
