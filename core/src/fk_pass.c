@@ -1,7 +1,8 @@
 /* The preorder FK pass (parent before child) over a parents array and local poses: the kernel of
  * rk_fk_job_run, rk_fk_models and rk_skeleton_rest_models, compiled for baseline x86-64 (in
  * SSE2 registers of two doubles, two joints' rotations at once) and for AVX2+FMA (4-wide
- * columns), picked at run time (cpu.h). Both do the same operations in the same order. */
+ * columns), picked at run time (cpu.h). Both do the same operations in the same order (the AVX2
+ * one fusing multiplies into additions: the two differ in last bits, as cpu.h allows). */
 #include "fk_pass.h"
 
 #include "columns.h"
