@@ -17,16 +17,31 @@ static size_t sample_frame(size_t s, size_t samples, size_t frames) {
   return (size_t)llround((double)s * (double)(frames - 1) / (double)(samples - 1));
 }
 
-/* {"parents": [...], "pos": [[x, y, z, ...] per sample]} in millimetres; the model matrices of
- * every sample into all[samples * n]. */
-static void append_rig(GString *s, const rk_skeleton *sk, const rk_clip *clip, double fps,
-                       size_t frames, size_t samples, bool by_frame, rk_mat4 *all) {
+/* Whether joint j is drawn as the body: in the subtree of one of body[] (-1: none), or every
+ * joint when body[0] (the hips) is unknown. */
+static bool drawn(const rk_skeleton *sk, const int body[RK__RT_HTML_BODY], size_t j) {
+  if (body[0] < 0)
+    return true;
+  for (int b = 0; b < RK__RT_HTML_BODY; b++)
+    if (body[b] >= 0 && rk_skeleton_is_ancestor(sk, (size_t)body[b], j))
+      return true;
+  return false;
+}
+
+/* {"parents": [...], "drawn": [0 or 1 per joint], "center": the hips or 0, "pos": [[x, y, z, ...]
+ * per sample]} in millimetres; the model matrices of every sample into all[samples * n]. */
+static void append_rig(GString *s, const rk_skeleton *sk, const int body[RK__RT_HTML_BODY],
+                       const rk_clip *clip, double fps, size_t frames, size_t samples, bool by_frame,
+                       rk_mat4 *all) {
   const size_t n = rk_skeleton_joint_count(sk);
   g_autofree rk_transform *locals = g_new(rk_transform, n ? n : 1);
   g_string_append(s, "{\"parents\":[");
   for (size_t j = 0; j < n; j++)
     g_string_append_printf(s, "%s%d", j ? "," : "", rk_skeleton_parent(sk, j));
-  g_string_append(s, "],\"pos\":[");
+  g_string_append(s, "],\"drawn\":[");
+  for (size_t j = 0; j < n; j++)
+    g_string_append_printf(s, "%s%d", j ? "," : "", drawn(sk, body, j));
+  g_string_append_printf(s, "],\"center\":%d,\"pos\":[", body[0] >= 0 ? body[0] : 0);
   for (size_t k = 0; k < samples; k++) {
     const size_t f = sample_frame(k, samples, frames);
     if (by_frame)
@@ -56,9 +71,9 @@ char *rk__rt_html_motion(const rk__rt_html_clip *c) {
   g_string_append(s, "],\"source\":");
   const size_t ns = rk_skeleton_joint_count(c->source), nt = rk_skeleton_joint_count(c->target);
   g_autofree rk_mat4 *models = g_new(rk_mat4, MAX(ns, nt) * samples + 1);
-  append_rig(s, c->source, c->source_clip, c->fps, c->frames, samples, false, models);
+  append_rig(s, c->source, c->source_body, c->source_clip, c->fps, c->frames, samples, false, models);
   g_string_append(s, ",\"target\":");
-  append_rig(s, c->target, c->target_clip, c->fps, c->frames, samples, true, models);
+  append_rig(s, c->target, c->target_body, c->target_clip, c->fps, c->frames, samples, true, models);
   g_string_truncate(s, s->len - 1); /* the target's closing brace: its skin goes inside */
   rk__rt_silhouette_append_turns(s, c->silhouette, c->target, models, samples);
   g_string_append_c(s, '}');
@@ -205,12 +220,14 @@ static const char page_script[] =
     "  ' ok, ' + s.error + ' failed; verdicts: ' + ['clean', 'check', 'failed'].map((v) =>\n"
     "  clips.filter((c) => c.verdict === v).length + ' ' + v).join(', ');\n"
     "let current = -1, motion = null, frame = 0, playing = false, last = 0;\n"
-    "/* [widest pose, unused, lowest y, highest y]: the view follows the rig, scaled to its poses. */\n"
+    "/* [widest pose, unused, lowest y, highest y] of the drawn joints and the mesh: the view follows\n"
+    " * the rig's hips, scaled to its poses (controls and the root left at the origin do not count). */\n"
     "function bounds(rig) {\n"
     "  let b = [1, 0, Infinity, -Infinity];\n"
     "  for (const p of rig.pos) {\n"
     "    let lo = Infinity, hi = -Infinity;\n"
     "    for (let j = 0; j < p.length; j += 3) {\n"
+    "      if (!rig.drawn[j / 3]) continue;\n"
     "      const u = proj(p, j);\n"
     "      lo = Math.min(lo, u); hi = Math.max(hi, u);\n"
     "      b[2] = Math.min(b[2], p[j + 1]); b[3] = Math.max(b[3], p[j + 1]);\n"
@@ -310,13 +327,13 @@ static const char page_script[] =
     "  const b = rig.b, pad = 20;\n"
     "  const p = rig.pos[k], low = Math.min(b[2], floorY);\n"
     "  const sc = Math.min((w - 2 * pad) / (1.2 * b[0]), (h - 2 * pad - 16) / Math.max(b[3] - low, 1));\n"
-    "  const X = (u) => x0 + w / 2 + (u - proj(p, 0)) * sc, Y = (y) => h - pad - (y - low) * sc;\n"
+    "  const X = (u) => x0 + w / 2 + (u - proj(p, 3 * rig.center)) * sc, Y = (y) => h - pad - (y - low) * sc;\n"
     "  if (rig.mesh2d) fillMesh(g, rig.mesh2d[k], X, Y, x0, w, h);\n"
     "  g.strokeStyle = '#d00'; g.lineWidth = 2;\n"
     "  g.beginPath(); g.moveTo(x0 + 4, Y(floorY)); g.lineTo(x0 + w - 4, Y(floorY)); g.stroke();\n"
     "  g.strokeStyle = '#234'; g.lineWidth = 3; g.beginPath();\n"
     "  rig.parents.forEach((q, j) => {\n"
-    "    if (q < 0) return;\n"
+    "    if (q < 0 || !rig.drawn[q] || !rig.drawn[j]) return;\n"
     "    g.moveTo(X(proj(p, 3 * q)), Y(p[3 * q + 1]));\n"
     "    g.lineTo(X(proj(p, 3 * j)), Y(p[3 * j + 1]));\n"
     "  });\n"

@@ -6,6 +6,8 @@
 
 #include "retarget_batch.h"
 
+#define RK__RT_HTML_BODY 3 /* the hips, the left and the right detached foot */
+
 /** What the player of one clip draws, sampled at most RK__RT_HTML_FRAMES times over the clip. */
 typedef struct rk__rt_html_clip {
   const rk_skeleton *source;      /* the source rig and its clip (sampled at the output's times) */
@@ -17,6 +19,11 @@ typedef struct rk__rt_html_clip {
   double floor;                   /* the target's floor height (metres) */
   const double *foot_low;         /* frames x 2: each foot's lowest point in the output (metres) */
   const rk__rt_silhouette *silhouette; /* the target's, drawn with the target's joints, or NULL */
+  /* The joints drawn as each rig's body: the subtrees of its hips and of its detached feet (-1:
+   * none); the view follows the hips. Controls, poles and a root left at the origin are not drawn
+   * (a line from the origin to each foot control would cross the picture). hips -1: all drawn. */
+  int source_body[RK__RT_HTML_BODY];
+  int target_body[RK__RT_HTML_BODY];
 } rk__rt_html_clip;
 
 #define RK__RT_HTML_FRAMES 120

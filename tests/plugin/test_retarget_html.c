@@ -175,3 +175,69 @@ Test(retarget_html, resumed_clips_have_a_player) {
   }
   page_case_clear(&c);
 }
+
+/* A clip's player data as the page holds it (the JSON of <script id="rk-motion-K">). */
+static JsonNode *page_motion(const char *page, int clip) {
+  g_autofree char *text = NULL;
+  cr_assert(g_file_get_contents(page, &text, NULL, NULL));
+  g_autofree char *open = g_strdup_printf("<script type=\"application/json\" id=\"rk-motion-%d\">", clip);
+  const char *start = strstr(text, open);
+  cr_assert(start, "no motion for clip %d on the page", clip);
+  start += strlen(open);
+  g_autoptr(GString) json = g_string_new_len(start, strstr(start, "</script>") - start);
+  g_string_replace(json, "<\\/", "</", 0);
+  g_autoptr(GError) e = NULL;
+  JsonNode *node = json_from_string(json->str, &e);
+  cr_assert(node, "%s", e ? e->message : "");
+  return node;
+}
+
+/* The player of a game rig: the joints drawn are every one but `hidden` (its root and the
+ * controls); `parts` of them hang from joints not drawn (the hips and any detached feet); the view
+ * follows `hips`; the silhouette fills more than `pixels` at sample 60. */
+static void check_game_rig(const char *target, const char *hips, const char *const *hidden,
+                           size_t parts, long pixels) {
+  page_case c = page_case_new();
+  const char *more[] = {"--unit", "cmu", "--html", c.page, NULL};
+  const char *clips[] = {"generated/cmu_walk.bvh", NULL};
+  g_object_unref(rt_run_report(c.dir, c.out, target, more, clips, 0, NULL));
+  g_autofree char *output = g_build_filename(c.out, "cmu_walk.glb", NULL);
+  rk_asset *back = rt_read_output(output);
+  const rk_skeleton *sk = rk_asset_skeleton(back);
+  JsonNode *motion = page_motion(c.page, 0);
+  JsonObject *rig = json_object_get_object_member(json_node_get_object(motion), "target");
+  JsonArray *drawn = json_object_get_array_member(rig, "drawn");
+  JsonArray *parents = json_object_get_array_member(rig, "parents");
+  cr_assert_eq(json_array_get_length(drawn), rk_skeleton_joint_count(sk));
+  const int center = (int)json_object_get_int_member(rig, "center");
+  cr_assert_str_eq(rk_skeleton_joint_name(sk, (size_t)center), hips);
+  size_t roots = 0;
+  for (size_t j = 0; j < rk_skeleton_joint_count(sk); j++) {
+    const char *name = rk_skeleton_joint_name(sk, j);
+    const bool on = json_array_get_int_element(drawn, (guint)j) != 0;
+    cr_assert_eq(json_array_get_int_element(parents, (guint)j), rk_skeleton_parent(sk, j));
+    cr_assert_eq(on, !g_strv_contains(hidden, name), "%s: joint '%s' is %sdrawn", target, name,
+                 on ? "" : "not ");
+    const int p = rk_skeleton_parent(sk, j);
+    roots += on && (p < 0 || json_array_get_int_element(drawn, (guint)p) == 0);
+  }
+  cr_assert_eq(roots, parts, "%s: %zu parts drawn apart", target, roots);
+  picture pic = player(c.chromium, c.dir, c.page, "clip=0&frame=60");
+  cr_assert_gt(pic.mesh_pixels, pixels, "%s: the silhouette is %ld pixels", target, pic.mesh_pixels);
+  picture_clear(&pic);
+  json_node_unref(motion);
+  rk_asset_free(back);
+  page_case_clear(&c);
+}
+
+/* Game rigs whose controls (foot IK targets, poles, sockets) hang from a root left at the origin:
+ * the player draws the body and the detached feet, not a line from the origin to each control,
+ * and the view follows the hips, so the character fills the view as a plain rig does (before, the
+ * view spanned the origin and the walk, and the robot's silhouette was some 3,000 pixels). */
+Test(retarget_html, a_game_rigs_controls_are_not_drawn) {
+  const char *robot[] = {"Root", "Foot.L", "Foot.R", "PoleLeg.L", "PoleLeg.R", NULL};
+  check_game_rig("generated/game_robot.glb", "Hips", robot, 1, 12000);
+  const char *soldier[] = {"Root", "FootControl.L", "FootControl.R", "IKLegTarget.L",
+                           "IKLegTarget.R", "IKLegPole.L", "IKLegPole.R", "HelmetSlot", NULL};
+  check_game_rig("generated/game_soldier.glb", "Pelvis", soldier, 3, 12000);
+}
