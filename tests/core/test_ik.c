@@ -700,17 +700,18 @@ Test(ik_solve, stop_reasons_are_reported) {
   cr_assert_eq(res.status, RK_IK_MAX_ITERATIONS);
   cr_assert_eq(res.iterations, 3);
   cr_assert_not(res.reached);
-  /* Endless restarts stop at the time budget. */
+  /* Endless restarts stop at the time budget. 20 ms, not less: on a loaded machine (a build
+   * beside the suite) a 2 ms budget could pass while the thread waited, before any restart. */
   o.max_iterations = 1 << 30;
   o.max_restarts = 1 << 30;
-  o.time_budget_s = 2e-3;
+  o.time_budget_s = 20e-3;
   memset(q, 0, sizeof q);
   gint64 t0 = g_get_monotonic_time();
   cr_assert(rk_ik_solve(&s.p, &o, q, ws, &res, NULL));
   gint64 t1 = g_get_monotonic_time();
   cr_assert_eq(res.status, RK_IK_TIMEOUT, "%s", rk_ik_status_name(res.status));
   cr_assert(res.restarts > 0);
-  cr_assert(t1 - t0 < 200000, "took %lld us", (long long)(t1 - t0));
+  cr_assert(t1 - t0 < 2000000, "took %lld us", (long long)(t1 - t0));
   /* The best attempt is returned: straight toward the target, within limits. */
   for (int j = 0; j < 7; j++)
     cr_assert(q[j] >= s.lo[j] && q[j] <= s.hi[j]);
