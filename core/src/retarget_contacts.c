@@ -339,18 +339,31 @@ static void fit_pins(rk__rt_run *c, int side) {
       g_array_append_val(refs, r);
     }
   g_array_sort(refs, by_start);
+  /* The holding intervals of each point are its seen ones from the earliest not yet ended: the
+   * starts only grow and a point's intervals are disjoint, so that earliest one only moves on
+   * (a scan of every earlier interval per interval was quadratic in the clip's length). */
+  g_autofree guint *seen = g_new(guint, RK__RT_POINTS * (refs->len + 1));
+  guint count[RK__RT_POINTS] = {0}, head[RK__RT_POINTS] = {0};
   for (guint i = 0; i < refs->len; i++) {
     pin_ref *r = &g_array_index(refs, pin_ref, i);
+    /* The two leads: the earliest holding interval of another point, then of the third. */
     const pin_ref *lead[2] = {NULL, NULL};
-    for (guint k = 0; k < i; k++) {
-      const pin_ref *q = &g_array_index(refs, pin_ref, k);
-      if (q->point == r->point || q->last < r->first || (lead[0] && lead[0]->point == q->point))
+    guint at[2] = {0, 0};
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      const guint *mine = seen + (size_t)p * (refs->len + 1);
+      while (head[p] < count[p] && g_array_index(refs, pin_ref, mine[head[p]]).last < r->first)
+        head[p]++;
+      if (p == r->point || head[p] == count[p])
         continue;
-      if (!lead[0])
-        lead[0] = q;
-      else if (!lead[1])
-        lead[1] = q;
+      const guint k = mine[head[p]];
+      if (!lead[0] || k < at[0]) {
+        lead[1] = lead[0], at[1] = at[0];
+        lead[0] = &g_array_index(refs, pin_ref, k), at[0] = k;
+      } else if (!lead[1] || k < at[1]) {
+        lead[1] = &g_array_index(refs, pin_ref, k), at[1] = k;
+      }
     }
+    seen[(size_t)r->point * (refs->len + 1) + count[r->point]++] = i;
     if (!lead[0])
       continue;
     const rk_vec3 a = *lead[0]->pin, rest_a = sole->rest[lead[0]->point];
