@@ -369,6 +369,9 @@ void rk__rt_transfer_all(rk__rt_run *run);
  * translations and scales are their rest's already (the transfer set them; IK turns joints and
  * moves the hips, and a loose part's keyed joint, in t_joints, takes a whole transform). */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
+/* rk__rt_pose_frame with the models of `joints` only (an ancestor closure, ascending) from the
+ * cache: the others' are stale until the next rk__rt_pose_frame (all of them when not cached). */
+void rk__rt_pose_frame_joints(rk__rt_run *run, size_t f, const int *joints, size_t count);
 /* Raises what the transfer recorded of frame f by dy (metres): the FK-only foot joints and sole
  * points, the body's lowest point (the pose itself is raised where it is made). */
 void rk__rt_raise_frame(rk__rt_run *run, size_t f, double dy);

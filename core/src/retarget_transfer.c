@@ -330,12 +330,14 @@ static void prefetch_rows(const void *p, size_t bytes) {
     __builtin_prefetch((const char *)p + o);
 }
 
-void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
+/* rk__rt_pose_frame without the models from the cache (the transfer, when not cached, sets them
+ * all): whether they are still to be done. */
+static bool pose_locals(rk__rt_run *c, size_t f) {
   load_source(c, f);
   if (!c->cached) {
     transfer_pose(c);
     memcpy(c->limb_world, c->tgt_world, c->rt->nt * sizeof(rk_quat));
-    return;
+    return false;
   }
   /* The transferred pose from the cache: locals (the body's lift added), world rotations and
    * models. */
@@ -362,5 +364,15 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
     prefetch_rows(w + rt->kept_count, rt->kept_count * sizeof *w);
     prefetch_rows(c->src_cache_p + (f + 1) * rt->src_used, rt->src_used * sizeof(rk_vec3));
   }
-  rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
+  return true;
+}
+
+void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
+  if (pose_locals(c, f))
+    rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+void rk__rt_pose_frame_joints(rk__rt_run *c, size_t f, const int *joints, size_t count) {
+  if (pose_locals(c, f))
+    rk__fk_pass(rk_skeleton_parents(c->rt->tgt), c->tgt_locals, NULL, joints, count, c->tgt_models);
 }
