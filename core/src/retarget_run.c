@@ -6,6 +6,8 @@
 #include "fk_pass.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 double rk__rt_frame_time(const rk__rt_run *c, size_t f) {
   return fmin((double)f / c->fps, c->duration);
@@ -142,9 +144,31 @@ static size_t scratch_round(size_t bytes) {
   return (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
 }
 
+/* Blocks from this size on start on a huge page and ask for huge pages: a run walks a dozen
+ * per-frame arrays of the block at once, frame by frame, and in pages of 4 KB those walks miss
+ * the TLB (and the first run faults each page in). */
+#define SCRATCH_HUGE ((size_t)2 << 20)
+
+/* A block of `bytes` (huge pages where the system gives them on request). */
+static unsigned char *scratch_alloc(size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (bytes >= 2 * SCRATCH_HUGE) {
+    void *p = NULL;
+    if (posix_memalign(&p, SCRATCH_HUGE, bytes) == 0) {
+      (void)madvise(p, bytes, MADV_HUGEPAGE);
+      return p;
+    }
+  }
+#endif
+  unsigned char *p = malloc(bytes);
+  if (!p)
+    g_error("out of memory: %zu bytes", bytes);
+  return p;
+}
+
 void rk__rt_scratch_free(rk__rt_scratch *s) {
   if (s) {
-    g_free(s->data);
+    free(s->data);
     g_free(s);
   }
 }
@@ -161,7 +185,7 @@ void rk__rt_scratch_reserve(rk__rt_run *c, const size_t *bytes, size_t n) {
   if (!s) {
     s = g_new0(rk__rt_scratch, 1);
     s->capacity = need;
-    s->data = g_malloc(need);
+    s->data = scratch_alloc(need);
   }
   s->used = (size_t)(-(uintptr_t)s->data & (SCRATCH_ALIGN - 1));
   c->scratch = s;
