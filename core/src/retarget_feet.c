@@ -125,6 +125,11 @@ static void orient(const rk__rt_run *c, int side, const sole_pose *sp, rk__rt_fo
 
 /* The ankle that puts every fully planted point of the goal on its pin (their mean). */
 static bool exact_ankle(const sole_pose *sp, const rk__rt_foot_goal *g, rk_vec3 *ankle) {
+  bool any = false;
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    any |= g->w[p] >= 1;
+  if (!any) /* a swinging foot (most frames of a walk's other foot) */
+    return false;
   const rk_vec3 a0 = sp->a0;
   rk_vec3 pts[RK__RT_POINTS], sum = rk_vec3_make(0, 0, 0);
   sole_points(sp, a0, g->foot, g->toe, pts);

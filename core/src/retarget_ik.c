@@ -337,17 +337,22 @@ static void place_legs(rk__rt_run *c) {
     if (!g->active)
       continue;
     place_leg(c, side);
-    /* Turned about its held end, then (still through, or held at both ends or none) lifted. */
-    for (int pass = 0; pass < 8 && rk__rt_foot_depth(c, side, g) > 1e-5 * c->rt->tmap.height; pass++) {
+    /* Turned about its held end, then (still through, or held at both ends or none) lifted. The
+     * depth is measured once per placing of the leg. */
+    const double tol = 1e-5 * c->rt->tmap.height;
+    double depth = rk__rt_foot_depth(c, side, g);
+    for (int pass = 0; pass < 8 && depth > tol; pass++) {
       if (!rk__rt_foot_tilt(c, side, g))
         break;
       place_leg(c, side);
+      depth = rk__rt_foot_depth(c, side, g);
     }
     /* Lifted by its depth (again while blended vertices, which follow the leg's bend too, are
      * still through). */
     for (int pass = 0; pass < 4; pass++) {
-      const double depth = rk__rt_foot_depth(c, side, g);
-      if (depth <= 1e-5 * c->rt->tmap.height)
+      if (pass > 0)
+        depth = rk__rt_foot_depth(c, side, g);
+      if (depth <= tol)
         break;
       /* From where the ankle is: a goal below the leg's reach lifts nothing by itself. */
       const double was = g->ankle.y;
