@@ -10,7 +10,9 @@
 #include <sys/mman.h>
 
 double rk__rt_frame_time(const rk__rt_run *c, size_t f) {
-  return fmin((double)f / c->fps, c->duration);
+  /* fmin's value for a time >= 0 (a comparison: fmin is a call into libm). */
+  const double t = (double)f / c->fps;
+  return t > c->duration ? c->duration : t;
 }
 
 rk_vec3 rk__rt_src_pos(const rk__rt_run *c, int j) {
