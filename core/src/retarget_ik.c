@@ -20,11 +20,12 @@ static void set_world_rotation(rk__rt_run *c, int j, rk_quat w) {
   c->limb_world[j] = rk_quat_normalize(w);
 }
 
-/* After joint `from` turned: the models from it down to its descendant `to`, and the world
- * rotations of the joints below it on the way (a twist joint or two), parents first. */
+/* After joint `from` turned: the world rotations of the joints below it on the way down to its
+ * descendant `to` (a twist joint or two), parents first. Their models wait for the caller's one
+ * pass over the limb once its last turn is set (rk__rt_fk_below from its top: each model is made
+ * once, from its final local, as a pass along the way would make it). */
 static void turned_path(rk__rt_run *c, int from, int to) {
   const rk_skeleton *s = c->rt->tgt;
-  rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, from, to);
   enum { LONGEST = 64 };
   int path[LONGEST];
   int n = 0;
@@ -41,8 +42,8 @@ static void turned_path(rk__rt_run *c, int from, int to) {
  * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
  * the current pose (fallback_pole when the limb is straight): analytic two-bone IK (rigkit/ik.h),
  * applied as world rotations of a and b (limb_world: a's parent's and theirs current). Updates
- * locals and limb_world, and the models from a down to b's parent only: the caller redoes a's
- * subtree once its last turn is set (rk__rt_fk_below). Returns whether the target was reached. */
+ * locals and limb_world, not the models: the caller redoes a's subtree once its last turn is set
+ * (rk__rt_fk_below). Returns whether the target was reached. */
 static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
                       rk_vec3 fallback_pole) {
   const rk_mat4 *models = c->tgt_models;
@@ -309,23 +310,20 @@ static bool place_leg(rk__rt_run *c, int side) {
   const bool reached = sd->knee == sd->upper
                            ? aim_limb(c, sd->upper, ankle, g->ankle)
                            : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, pelvis_forward(c));
-  /* Each turn below needs its parent's world rotation, and the bend's positions: the models down
-   * the chain one joint at a time, then the leg's subtree once (a footless leg's foot is its
-   * knee). */
+  /* Each turn below needs its parent's world rotation; the leg's models are made once at the end
+   * (a footless leg's foot is its knee, whose untwist reads the bent models). */
   if (sd->footless) {
-    turned_path(c, sd->knee, sd->knee);
+    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->upper, sd->knee);
     untwist_shin(c, sd);
   } else {
     turned_path(c, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
     set_world_rotation(c, sd->foot, g->foot);
   }
-  int last = sd->foot;
   if (sd->toe >= 0) {
     turned_path(c, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
     set_world_rotation(c, sd->toe, g->toe);
-    last = sd->toe;
   }
-  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, last);
+  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, sd->upper);
   return reached;
 }
 
@@ -370,7 +368,7 @@ static void turn_hand(rk__rt_run *c, int tu, int tf, int th, rk_quat w) {
   const rk_skeleton *s = c->rt->tgt;
   turned_path(c, tf, rk_skeleton_parent(s, (size_t)th));
   set_world_rotation(c, th, w);
-  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, th);
+  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, tu);
 }
 
 /* Hands: the source's hand relative to its shoulder, scaled by arm length; the hand keeps its
