@@ -38,14 +38,21 @@ static void turned_path(rk__rt_run *c, int from, int to) {
   }
 }
 
+/* The target pelvis' facing in the current pose. */
+static rk_vec3 pelvis_forward(const rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
+                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
+}
+
 /* Bends the limb a -> b -> end (joints a, b in ancestor order, the end point pc where the pose
  * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
- * the current pose (fallback_pole when the limb is straight): analytic two-bone IK (rigkit/ik.h),
- * applied as world rotations of a and b (limb_world: a's parent's and theirs current). Updates
- * locals and limb_world, not the models: the caller redoes a's subtree once its last turn is set
+ * the current pose (when the limb is straight, the plane of the pelvis' facing, turned back for
+ * forward < 0: worked out only then): analytic two-bone IK (rigkit/ik.h), applied as world
+ * rotations of a and b (limb_world: a's parent's and theirs current). Updates locals and
+ * limb_world, not the models: the caller redoes a's subtree once its last turn is set
  * (rk__rt_fk_below). Returns whether the target was reached. */
-static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
-                      rk_vec3 fallback_pole) {
+static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target, double forward) {
   const rk_mat4 *models = c->tgt_models;
   const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]);
   const rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(pc, pa)), ab = rk_vec3_sub(pb, pa);
@@ -55,7 +62,9 @@ static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
   job.mid = pb;
   job.end = pc;
   job.target = target;
-  job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab) ? rk_vec3_normalize(off) : fallback_pole;
+  job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab)
+                 ? rk_vec3_normalize(off)
+                 : forward < 0 ? rk_vec3_scale(pelvis_forward(c), -1.0) : pelvis_forward(c);
   if (!rk_two_bone_run(&job))
     return false;
   const rk_quat wa = c->limb_world[a], wb = c->limb_world[b];
@@ -96,13 +105,6 @@ static bool aim_limb(rk__rt_run *c, int a, rk_vec3 pc, rk_vec3 target) {
 /* Where the ankle sits in its foot joint's frame, as a loop's offset (rigkit/loop.h). */
 static rk_mat4 ankle_offset(const rk__rt_side *sd) {
   return sd->footless ? rk_mat4_translation(sd->ankle_local) : rk_mat4_identity();
-}
-
-/* The target pelvis' facing in the current pose. */
-static rk_vec3 pelvis_forward(const rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
-  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
-                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
 }
 
 /* ---- set-up ---------------------------------------------------------------------------------- */
@@ -309,7 +311,7 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk_vec3 ankle = rk__rt_ankle(sd, c->tgt_models);
   const bool reached = sd->knee == sd->upper
                            ? aim_limb(c, sd->upper, ankle, g->ankle)
-                           : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, pelvis_forward(c));
+                           : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, 1.0);
   /* Each turn below needs its parent's world rotation; the leg's models are made once at the end
    * (a footless leg's foot is its knee, whose untwist reads the bent models). */
   if (sd->footless) {
@@ -388,8 +390,7 @@ static void reach_hands(rk__rt_run *c) {
     rk_quat hand_world = c->tgt_world[th];
     rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sh), rk__rt_src_pos(c, su)));
     rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
-    rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
-    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, back);
+    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
     turn_hand(c, tu, tf, th, hand_world);
   }
 }
@@ -419,8 +420,7 @@ static void floor_hands(rk__rt_run *c) {
       continue;
     const rk_quat hand_world = c->limb_world[th];
     const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
-    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
-              rk_vec3_scale(pelvis_forward(c), -1.0));
+    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
     turn_hand(c, tu, tf, th, hand_world);
   }
 }
