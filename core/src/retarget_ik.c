@@ -329,6 +329,22 @@ static bool place_leg(rk__rt_run *c, int side) {
   return reached;
 }
 
+/* Whether two quaternions have the same components. */
+static bool same_quat(rk_quat a, rk_quat b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+}
+
+/* Whether side's leg stands where its goal puts it already: the ankle there, the foot and toes
+ * turned so (a swinging leg, whose goal is the pose's own). Solving it would only turn it by
+ * rounding errors. */
+static bool leg_in_place(const rk__rt_run *c, int side, const rk__rt_foot_goal *g) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  const rk_vec3 a = rk__rt_ankle(sd, c->tgt_models);
+  return a.x == g->ankle.x && a.y == g->ankle.y && a.z == g->ankle.z &&
+         (sd->footless || same_quat(c->limb_world[sd->foot], g->foot)) &&
+         (sd->toe < 0 || same_quat(c->limb_world[sd->toe], g->toe));
+}
+
 /* Legs onto their goals; a foot whose mesh then goes through the floor is lifted out of it (a
  * source foot through its own floor is fixed, not copied). */
 static void place_legs(rk__rt_run *c) {
@@ -336,7 +352,8 @@ static void place_legs(rk__rt_run *c) {
     rk__rt_foot_goal *g = &c->ik.goal[side];
     if (!g->active)
       continue;
-    place_leg(c, side);
+    if (!leg_in_place(c, side, g))
+      place_leg(c, side);
     /* Turned about its held end, then (still through, or held at both ends or none) lifted. The
      * depth is measured once per placing of the leg. */
     const double tol = 1e-5 * c->rt->tmap.height;
