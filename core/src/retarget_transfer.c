@@ -100,7 +100,8 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->hips_chain = g_new(int, nt);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
   c->hips_chain_count = hp < 0 ? 0 : rk_skeleton_ancestor_closure(rt->tgt, &hp, 1, c->hips_chain);
-  c->tgt_locals = g_new(rk_transform, nt);
+  /* Only the translations and scales of t_joints ever leave their rest's (transfer_pose). */
+  c->tgt_locals = g_memdup2(rk_skeleton_rest_locals(rt->tgt), nt * sizeof(rk_transform));
   c->tgt_models = g_new(rk_mat4, nt);
   /* The target's soles and body from its meshes, unless it has none or the options say bones. */
   const bool meshes = rt->meshes && c->opts->soles != RK_RETARGET_SOLES_BONES;
@@ -241,15 +242,18 @@ static void transfer_pose(rk__rt_run *c) {
   for (size_t j = 0; j < nt; j++)
     if (rt->rules[j].kind == RK__RULE_REST)
       c->tgt_world[j] = rk__rt_transfer_rotation(c, j);
-  memcpy(c->tgt_locals, rest, nt * sizeof *rest);
+  /* Every rotation is set below; translations and scales are their rest's but where tgt_moves
+   * marks a joint (the solve moves those: the hips, a loose part's keyed joint). */
   rk__rt_local_lanes(rt, c->tgt_world, c->tgt_locals);
   const int *parents = rk_skeleton_parents(rt->tgt);
   for (size_t j = 0; j < nt; j++)
     if (parents[j] < 0)
       c->tgt_locals[j].r = c->tgt_world[j];
-  /* Translations off their rest's: only the joints tgt_moves marks. */
-  for (size_t i = 0; i < c->t_count; i++)
-    c->tgt_locals[c->t_joints[i]].t = transfer_translation(c, (size_t)c->t_joints[i], rest);
+  for (size_t i = 0; i < c->t_count; i++) {
+    const size_t j = (size_t)c->t_joints[i];
+    c->tgt_locals[j].t = transfer_translation(c, j, rest);
+    c->tgt_locals[j].s = rest[j].s;
+  }
   /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
    * the legs; their height is the source's, scaled, plus the clip's one ground offset, so the
    * hip bob is the source's. */
