@@ -146,11 +146,11 @@ static bool exact_ankle(const sole_pose *sp, const rk__rt_foot_goal *g, rk_vec3 
 
 /* The goal of one side at frame f without the fades (weights, pins, rotations, the exact ankle
  * when a point is fully planted), and what the pose holds of its sole (sp). */
-static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS],
+static void hold(rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS],
                  sole_pose *sp) {
   for (int p = 0; p < RK__RT_POINTS; p++) {
     const GArray *iv = c->res->points[side][p];
-    g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &index[p]);
+    g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &c->weight_at[side][p], &index[p]);
     g->pin[p] = index[p] >= 0 ? g_array_index(c->pins[side][p], rk_vec3, index[p]) : rk_vec3_make(0, 0, 0);
   }
   sole_pose_of(c, side, sp);
@@ -268,7 +268,8 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
       }
     }
     int si;
-    const double ws = rk__rt_interval_weight(c->res->slides[side], (int)f, c->ik.blend, &si);
+    const double ws = rk__rt_interval_weight(c->res->slides[side], (int)f, c->ik.blend,
+                                             &c->weight_at[side][RK__RT_POINTS], &si);
     if (ws > 0 && !g->held)
       keep_on_floor(c, side, f, ws, &sp, g);
     g->active = true;

@@ -69,7 +69,25 @@ bool rk__rt_in_intervals(const GArray *iv, int f) {
   return i < iv->len && g_array_index(iv, rk_contact_interval, i).first <= f;
 }
 
-double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
+/* first_ending_from, walked from *at (its answer for a nearby frame: the passes ask frame after
+ * frame) when that is a few intervals away, else looked up; *at becomes the answer. */
+static guint first_ending_near(const GArray *iv, int f, guint *at) {
+  enum { STEPS = 4 };
+  const rk_contact_interval *a = (const rk_contact_interval *)(const void *)iv->data;
+  const guint n = iv->len;
+  guint i = MIN(*at, n);
+  int steps = 0;
+  while (i < n && a[i].last < f && steps++ < STEPS)
+    i++;
+  while (i > 0 && a[i - 1].last >= f && steps++ < STEPS)
+    i--;
+  if ((i < n && a[i].last < f) || (i > 0 && a[i - 1].last >= f))
+    i = first_ending_from(iv, f);
+  *at = i;
+  return i;
+}
+
+double rk__rt_interval_weight(const GArray *iv, int f, int blend, guint *at, int *index) {
   double best = 0;
   *index = -1;
   if (!iv)
@@ -77,7 +95,7 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   /* Only intervals within `blend` frames of f weigh anything: from the first ending at f - blend
    * or later, until one starts after f + blend (the same ones, in the same order, as a scan). */
   const int reach = MAX(blend, 0);
-  for (guint i = first_ending_from(iv, f - reach); i < iv->len; i++) {
+  for (guint i = first_ending_near(iv, f - reach, at); i < iv->len; i++) {
     const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
     if (ci->first - f > reach)
       break;
