@@ -21,8 +21,9 @@ static void ground_motion(rk__rt_run *c, double floor) {
   rk_retarget_result *res = c->res;
   const size_t frames = c->frames;
   const double H = rt->smap.height;
-  g_autoptr(GArray) vx = g_array_new(FALSE, FALSE, sizeof(double));
-  g_autoptr(GArray) vz = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autofree double *vx = g_new(double, frames * RK__RT_SOLE_SLOTS + 1);
+  g_autofree double *vz = g_new(double, frames * RK__RT_SOLE_SLOTS + 1);
+  size_t n = 0;
   for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
     for (size_t f = 0; f < frames; f++) {
       if (SOLE(c->src_pts, f, k).y - floor > c->opts->contact_height * H)
@@ -32,14 +33,12 @@ static void ground_motion(rk__rt_run *c, double floor) {
         continue;
       rk_vec3 v = rk_vec3_scale(rk_vec3_sub(SOLE(c->src_pts, b, k), SOLE(c->src_pts, a, k)),
                                 c->fps / (double)(b - a));
-      g_array_append_val(vx, v.x);
-      g_array_append_val(vz, v.z);
+      vx[n] = v.x;
+      vz[n++] = v.z;
     }
-  if (vx->len > 0) {
-    const double mx = rk__select_median((double *)(void *)vx->data, vx->len, true);
-    const double mz = rk__select_median((double *)(void *)vz->data, vz->len, true);
-    res->ground_velocity = rk_vec3_make(mx, 0, mz);
-  }
+  if (n > 0)
+    res->ground_velocity =
+        rk_vec3_make(rk__select_median(vx, n, true), 0, rk__select_median(vz, n, true));
   /* In place when the ground slides faster than 10% of the height per second (a walk's
    * stance moves back at 60-90%; a planted foot drifts well under 10%). */
   res->in_place = rk_vec3_norm(res->ground_velocity) > 0.1 * H;
@@ -65,13 +64,11 @@ static double still_speed(const rk__rt_run *c) {
   return fmax(c->opts->contact_speed * c->rt->smap.height, 0.2 * rk_vec3_norm(c->travel));
 }
 
-/* Whether sole slot k is still at frame f: its mean speed over the 0.04 s before f or the 0.04 s
- * after it (a touching-down point is still from its first frame on the floor, a lifting one
+/* Whether sole slot k is still at frame f (w: still_window, limit: still_speed): its mean speed
+ * over the 0.04 s before f or the 0.04 s after it (a touching-down point is still from its first frame on the floor, a lifting one
  * until it leaves; capture noise averages out, a pivot's slow sweep does not) below the
  * threshold. */
-static bool is_still(const rk__rt_run *c, size_t k, size_t f) {
-  const size_t w = still_window(c);
-  const double limit = still_speed(c);
+static bool is_still(const rk__rt_run *c, size_t k, size_t f, size_t w, double limit) {
   const rk_vec3 p = SOLE(c->src_pts, f, k);
   if (f >= w && rk_vec3_norm(rk_vec3_sub(p, SOLE(c->src_pts, f - w, k))) * c->fps / (double)w <= limit)
     return true;
@@ -95,10 +92,12 @@ static double clip_floor(rk__rt_run *c) {
   const double first = rk__select_median(v, frames, false);
   ground_motion(c, first);
   size_t n = 0;
+  const size_t w = still_window(c);
+  const double limit = still_speed(c);
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
       const double y = SOLE(c->src_pts, f, k).y;
-      if (y - first <= c->opts->contact_height * H && is_still(c, k, f))
+      if (y - first <= c->opts->contact_height * H && is_still(c, k, f, w, limit))
         v[n++] = y;
     }
   const double floor = n ? rk__select_median(v, n, false) : first;
@@ -241,6 +240,8 @@ void rk__rt_find_contacts(rk__rt_run *c) {
   g_autofree bool *planted = g_new0(bool, frames * RK__RT_SOLE_SLOTS);
   g_autofree bool *sliding = g_new0(bool, frames);
   g_autofree bool *on = g_new(bool, frames);
+  const size_t w = still_window(c);
+  const double limit = still_speed(c);
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
       low[f * RK__RT_SOLE_SLOTS + k] =
@@ -252,7 +253,7 @@ void rk__rt_find_contacts(rk__rt_run *c) {
     for (int p = 0; p < RK__RT_POINTS; p++) {
       const size_t k = (size_t)(side * RK__RT_POINTS + p);
       for (size_t f = 0; f < frames; f++)
-        on[f] = plant && p < points && low[f * RK__RT_SOLE_SLOTS + k] && is_still(c, k, f);
+        on[f] = plant && p < points && low[f * RK__RT_SOLE_SLOTS + k] && is_still(c, k, f, w, limit);
       res->points[side][p] = runs_of(on, frames, min_frames);
       trim_ends(c, k, res->points[side][p], min_frames);
       res->sole_joint[side][p] = c->tsole[side]->joint[p];
@@ -339,18 +340,31 @@ static void fit_pins(rk__rt_run *c, int side) {
       g_array_append_val(refs, r);
     }
   g_array_sort(refs, by_start);
+  /* The holding intervals of each point are its seen ones from the earliest not yet ended: the
+   * starts only grow and a point's intervals are disjoint, so that earliest one only moves on
+   * (a scan of every earlier interval per interval was quadratic in the clip's length). */
+  g_autofree guint *seen = g_new(guint, RK__RT_POINTS * (refs->len + 1));
+  guint count[RK__RT_POINTS] = {0}, head[RK__RT_POINTS] = {0};
   for (guint i = 0; i < refs->len; i++) {
     pin_ref *r = &g_array_index(refs, pin_ref, i);
+    /* The two leads: the earliest holding interval of another point, then of the third. */
     const pin_ref *lead[2] = {NULL, NULL};
-    for (guint k = 0; k < i; k++) {
-      const pin_ref *q = &g_array_index(refs, pin_ref, k);
-      if (q->point == r->point || q->last < r->first || (lead[0] && lead[0]->point == q->point))
+    guint at[2] = {0, 0};
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      const guint *mine = seen + (size_t)p * (refs->len + 1);
+      while (head[p] < count[p] && g_array_index(refs, pin_ref, mine[head[p]]).last < r->first)
+        head[p]++;
+      if (p == r->point || head[p] == count[p])
         continue;
-      if (!lead[0])
-        lead[0] = q;
-      else if (!lead[1])
-        lead[1] = q;
+      const guint k = mine[head[p]];
+      if (!lead[0] || k < at[0]) {
+        lead[1] = lead[0], at[1] = at[0];
+        lead[0] = &g_array_index(refs, pin_ref, k), at[0] = k;
+      } else if (!lead[1] || k < at[1]) {
+        lead[1] = &g_array_index(refs, pin_ref, k), at[1] = k;
+      }
     }
+    seen[(size_t)r->point * (refs->len + 1) + count[r->point]++] = i;
     if (!lead[0])
       continue;
     const rk_vec3 a = *lead[0]->pin, rest_a = sole->rest[lead[0]->point];

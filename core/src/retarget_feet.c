@@ -125,6 +125,11 @@ static void orient(const rk__rt_run *c, int side, const sole_pose *sp, rk__rt_fo
 
 /* The ankle that puts every fully planted point of the goal on its pin (their mean). */
 static bool exact_ankle(const sole_pose *sp, const rk__rt_foot_goal *g, rk_vec3 *ankle) {
+  bool any = false;
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    any |= g->w[p] >= 1;
+  if (!any) /* a swinging foot (most frames of a walk's other foot) */
+    return false;
   const rk_vec3 a0 = sp->a0;
   rk_vec3 pts[RK__RT_POINTS], sum = rk_vec3_make(0, 0, 0);
   sole_points(sp, a0, g->foot, g->toe, pts);
@@ -141,11 +146,11 @@ static bool exact_ankle(const sole_pose *sp, const rk__rt_foot_goal *g, rk_vec3 
 
 /* The goal of one side at frame f without the fades (weights, pins, rotations, the exact ankle
  * when a point is fully planted), and what the pose holds of its sole (sp). */
-static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS],
+static void hold(rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int index[RK__RT_POINTS],
                  sole_pose *sp) {
   for (int p = 0; p < RK__RT_POINTS; p++) {
     const GArray *iv = c->res->points[side][p];
-    g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &index[p]);
+    g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &c->weight_at[side][p], &index[p]);
     g->pin[p] = index[p] >= 0 ? g_array_index(c->pins[side][p], rk_vec3, index[p]) : rk_vec3_make(0, 0, 0);
   }
   sole_pose_of(c, side, sp);
@@ -154,27 +159,65 @@ static void hold(const rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, i
   g->held = exact_ankle(sp, g, &g->ankle);
 }
 
+/* An interval start whose ankle correction rk__rt_feet_prepare sets. */
+typedef struct edge_ref {
+  int frame, side, point;
+  guint index;
+} edge_ref;
+
+static int by_frame(const void *a, const void *b) {
+  const edge_ref *x = a, *y = b;
+  return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
 void rk__rt_feet_prepare(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  size_t n = 0;
   for (int side = 0; side < 2; side++)
     for (int p = 0; p < RK__RT_POINTS; p++) {
       const GArray *iv = c->res->points[side][p];
       c->edges[side][p] = g_array_sized_new(FALSE, TRUE, sizeof(rk__rt_edge), iv->len);
       g_array_set_size(c->edges[side][p], iv->len);
-      if (!c->opts->foot_ik)
-        continue;
-      /* The last frames' corrections come from the frames' own goals (rk__rt_feet_goals): they
-       * are read after them. */
-      for (guint i = 0; i < iv->len; i++) {
-        const size_t f = (size_t)g_array_index(iv, rk_contact_interval, i).first;
-        rk__rt_pose_frame(c, f);
-        rk__rt_foot_goal g;
-        int index[RK__RT_POINTS];
-        sole_pose sp;
-        hold(c, side, f, &g, index, &sp);
-        g_array_index(c->edges[side][p], rk__rt_edge, i).first =
-            rk_vec3_sub(g.ankle, rk__rt_ankle(&c->rt->side[side], c->tgt_models));
-      }
+      n += iv->len;
     }
+  if (!c->opts->foot_ik)
+    return;
+  /* The last frames' corrections come from the frames' own goals (rk__rt_feet_goals): they are
+   * read after them. The goals at a start read the posed feet only (hold): each frame is posed
+   * once for the points that start there, through the chains down to the feet. */
+  g_autofree edge_ref *refs = g_new(edge_ref, n ? n : 1);
+  n = 0;
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++) {
+      const GArray *iv = c->res->points[side][p];
+      for (guint i = 0; i < iv->len; i++)
+        refs[n++] = (edge_ref){g_array_index(iv, rk_contact_interval, i).first, side, p, i};
+    }
+  qsort(refs, n, sizeof *refs, by_frame);
+  int ends[2 * (RK__RT_POINTS + 2)];
+  size_t ne = 0;
+  for (int side = 0; side < 2; side++) {
+    ends[ne++] = rt->side[side].foot;
+    if (rt->side[side].toe >= 0)
+      ends[ne++] = rt->side[side].toe;
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      ends[ne++] = c->tsole[side]->joint[p];
+  }
+  g_autofree int *chains = g_new(int, rt->nt);
+  const size_t nc = rk_skeleton_ancestor_closure(rt->tgt, ends, ne, chains);
+  int posed = -1;
+  for (size_t k = 0; k < n; k++) {
+    const edge_ref *e = &refs[k];
+    if (e->frame != posed)
+      rk__rt_pose_frame_joints(c, (size_t)e->frame, chains, nc);
+    posed = e->frame;
+    rk__rt_foot_goal g;
+    int index[RK__RT_POINTS];
+    sole_pose sp;
+    hold(c, e->side, (size_t)e->frame, &g, index, &sp);
+    g_array_index(c->edges[e->side][e->point], rk__rt_edge, e->index).first =
+        rk_vec3_sub(g.ankle, rk__rt_ankle(&rt->side[e->side], c->tgt_models));
+  }
 }
 
 /* A sliding foot kept on the floor: where its lowest sole point floats higher above the floor than
@@ -225,7 +268,8 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
       }
     }
     int si;
-    const double ws = rk__rt_interval_weight(c->res->slides[side], (int)f, c->ik.blend, &si);
+    const double ws = rk__rt_interval_weight(c->res->slides[side], (int)f, c->ik.blend,
+                                             &c->weight_at[side][RK__RT_POINTS], &si);
     if (ws > 0 && !g->held)
       keep_on_floor(c, side, f, ws, &sp, g);
     g->active = true;

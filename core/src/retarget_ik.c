@@ -20,11 +20,12 @@ static void set_world_rotation(rk__rt_run *c, int j, rk_quat w) {
   c->limb_world[j] = rk_quat_normalize(w);
 }
 
-/* After joint `from` turned: the models from it down to its descendant `to`, and the world
- * rotations of the joints below it on the way (a twist joint or two), parents first. */
+/* After joint `from` turned: the world rotations of the joints below it on the way down to its
+ * descendant `to` (a twist joint or two), parents first. Their models wait for the caller's one
+ * pass over the limb once its last turn is set (rk__rt_fk_below from its top: each model is made
+ * once, from its final local, as a pass along the way would make it). */
 static void turned_path(rk__rt_run *c, int from, int to) {
   const rk_skeleton *s = c->rt->tgt;
-  rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, from, to);
   enum { LONGEST = 64 };
   int path[LONGEST];
   int n = 0;
@@ -37,14 +38,21 @@ static void turned_path(rk__rt_run *c, int from, int to) {
   }
 }
 
+/* The target pelvis' facing in the current pose. */
+static rk_vec3 pelvis_forward(const rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
+                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
+}
+
 /* Bends the limb a -> b -> end (joints a, b in ancestor order, the end point pc where the pose
  * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
- * the current pose (fallback_pole when the limb is straight): analytic two-bone IK (rigkit/ik.h),
- * applied as world rotations of a and b (limb_world: a's parent's and theirs current). Updates
- * locals and limb_world, and the models from a down to b's parent only: the caller redoes a's
- * subtree once its last turn is set (rk__rt_fk_below). Returns whether the target was reached. */
-static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
-                      rk_vec3 fallback_pole) {
+ * the current pose (when the limb is straight, the plane of the pelvis' facing, turned back for
+ * forward < 0: worked out only then): analytic two-bone IK (rigkit/ik.h), applied as world
+ * rotations of a and b (limb_world: a's parent's and theirs current). Updates locals and
+ * limb_world, not the models: the caller redoes a's subtree once its last turn is set
+ * (rk__rt_fk_below). Returns whether the target was reached. */
+static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target, double forward) {
   const rk_mat4 *models = c->tgt_models;
   const rk_vec3 pa = rk_mat4_get_translation(&models[a]), pb = rk_mat4_get_translation(&models[b]);
   const rk_vec3 line = rk_vec3_normalize(rk_vec3_sub(pc, pa)), ab = rk_vec3_sub(pb, pa);
@@ -54,7 +62,9 @@ static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target,
   job.mid = pb;
   job.end = pc;
   job.target = target;
-  job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab) ? rk_vec3_normalize(off) : fallback_pole;
+  job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab)
+                 ? rk_vec3_normalize(off)
+                 : forward < 0 ? rk_vec3_scale(pelvis_forward(c), -1.0) : pelvis_forward(c);
   if (!rk_two_bone_run(&job))
     return false;
   const rk_quat wa = c->limb_world[a], wb = c->limb_world[b];
@@ -95,13 +105,6 @@ static bool aim_limb(rk__rt_run *c, int a, rk_vec3 pc, rk_vec3 target) {
 /* Where the ankle sits in its foot joint's frame, as a loop's offset (rigkit/loop.h). */
 static rk_mat4 ankle_offset(const rk__rt_side *sd) {
   return sd->footless ? rk_mat4_translation(sd->ankle_local) : rk_mat4_identity();
-}
-
-/* The target pelvis' facing in the current pose. */
-static rk_vec3 pelvis_forward(const rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
-  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
-                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
 }
 
 /* ---- set-up ---------------------------------------------------------------------------------- */
@@ -308,25 +311,38 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk_vec3 ankle = rk__rt_ankle(sd, c->tgt_models);
   const bool reached = sd->knee == sd->upper
                            ? aim_limb(c, sd->upper, ankle, g->ankle)
-                           : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, pelvis_forward(c));
-  /* Each turn below needs its parent's world rotation, and the bend's positions: the models down
-   * the chain one joint at a time, then the leg's subtree once (a footless leg's foot is its
-   * knee). */
+                           : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, 1.0);
+  /* Each turn below needs its parent's world rotation; the leg's models are made once at the end
+   * (a footless leg's foot is its knee, whose untwist reads the bent models). */
   if (sd->footless) {
-    turned_path(c, sd->knee, sd->knee);
+    rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->upper, sd->knee);
     untwist_shin(c, sd);
   } else {
     turned_path(c, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
     set_world_rotation(c, sd->foot, g->foot);
   }
-  int last = sd->foot;
   if (sd->toe >= 0) {
     turned_path(c, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
     set_world_rotation(c, sd->toe, g->toe);
-    last = sd->toe;
   }
-  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, last);
+  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, sd->upper);
   return reached;
+}
+
+/* Whether two quaternions have the same components. */
+static bool same_quat(rk_quat a, rk_quat b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+}
+
+/* Whether side's leg stands where its goal puts it already: the ankle there, the foot and toes
+ * turned so (a swinging leg, whose goal is the pose's own). Solving it would only turn it by
+ * rounding errors. */
+static bool leg_in_place(const rk__rt_run *c, int side, const rk__rt_foot_goal *g) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  const rk_vec3 a = rk__rt_ankle(sd, c->tgt_models);
+  return a.x == g->ankle.x && a.y == g->ankle.y && a.z == g->ankle.z &&
+         (sd->footless || same_quat(c->limb_world[sd->foot], g->foot)) &&
+         (sd->toe < 0 || same_quat(c->limb_world[sd->toe], g->toe));
 }
 
 /* Legs onto their goals; a foot whose mesh then goes through the floor is lifted out of it (a
@@ -336,18 +352,24 @@ static void place_legs(rk__rt_run *c) {
     rk__rt_foot_goal *g = &c->ik.goal[side];
     if (!g->active)
       continue;
-    place_leg(c, side);
-    /* Turned about its held end, then (still through, or held at both ends or none) lifted. */
-    for (int pass = 0; pass < 8 && rk__rt_foot_depth(c, side, g) > 1e-5 * c->rt->tmap.height; pass++) {
+    if (!leg_in_place(c, side, g))
+      place_leg(c, side);
+    /* Turned about its held end, then (still through, or held at both ends or none) lifted. The
+     * depth is measured once per placing of the leg. */
+    const double tol = 1e-5 * c->rt->tmap.height;
+    double depth = rk__rt_foot_depth(c, side, g);
+    for (int pass = 0; pass < 8 && depth > tol; pass++) {
       if (!rk__rt_foot_tilt(c, side, g))
         break;
       place_leg(c, side);
+      depth = rk__rt_foot_depth(c, side, g);
     }
     /* Lifted by its depth (again while blended vertices, which follow the leg's bend too, are
      * still through). */
     for (int pass = 0; pass < 4; pass++) {
-      const double depth = rk__rt_foot_depth(c, side, g);
-      if (depth <= 1e-5 * c->rt->tmap.height)
+      if (pass > 0)
+        depth = rk__rt_foot_depth(c, side, g);
+      if (depth <= tol)
         break;
       /* From where the ankle is: a goal below the leg's reach lifts nothing by itself. */
       const double was = g->ankle.y;
@@ -365,7 +387,7 @@ static void turn_hand(rk__rt_run *c, int tu, int tf, int th, rk_quat w) {
   const rk_skeleton *s = c->rt->tgt;
   turned_path(c, tf, rk_skeleton_parent(s, (size_t)th));
   set_world_rotation(c, th, w);
-  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, th);
+  rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, tu);
 }
 
 /* Hands: the source's hand relative to its shoulder, scaled by arm length; the hand keeps its
@@ -385,8 +407,7 @@ static void reach_hands(rk__rt_run *c) {
     rk_quat hand_world = c->tgt_world[th];
     rk_vec3 rel = rk_quat_rotate(rt->align, rk_vec3_sub(rk__rt_src_pos(c, sh), rk__rt_src_pos(c, su)));
     rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[tu]), rk_vec3_scale(rel, tl / sl));
-    rk_vec3 back = rk_vec3_scale(pelvis_forward(c), -1.0);
-    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, back);
+    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
     turn_hand(c, tu, tf, th, hand_world);
   }
 }
@@ -416,8 +437,7 @@ static void floor_hands(rk__rt_run *c) {
       continue;
     const rk_quat hand_world = c->limb_world[th];
     const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
-    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target,
-              rk_vec3_scale(pelvis_forward(c), -1.0));
+    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
     turn_hand(c, tu, tf, th, hand_world);
   }
 }

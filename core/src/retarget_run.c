@@ -6,9 +6,13 @@
 #include "fk_pass.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 double rk__rt_frame_time(const rk__rt_run *c, size_t f) {
-  return fmin((double)f / c->fps, c->duration);
+  /* fmin's value for a time >= 0 (a comparison: fmin is a call into libm). */
+  const double t = (double)f / c->fps;
+  return t > c->duration ? c->duration : t;
 }
 
 rk_vec3 rk__rt_src_pos(const rk__rt_run *c, int j) {
@@ -65,7 +69,25 @@ bool rk__rt_in_intervals(const GArray *iv, int f) {
   return i < iv->len && g_array_index(iv, rk_contact_interval, i).first <= f;
 }
 
-double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
+/* first_ending_from, walked from *at (its answer for a nearby frame: the passes ask frame after
+ * frame) when that is a few intervals away, else looked up; *at becomes the answer. */
+static guint first_ending_near(const GArray *iv, int f, guint *at) {
+  enum { STEPS = 4 };
+  const rk_contact_interval *a = (const rk_contact_interval *)(const void *)iv->data;
+  const guint n = iv->len;
+  guint i = MIN(*at, n);
+  int steps = 0;
+  while (i < n && a[i].last < f && steps++ < STEPS)
+    i++;
+  while (i > 0 && a[i - 1].last >= f && steps++ < STEPS)
+    i--;
+  if ((i < n && a[i].last < f) || (i > 0 && a[i - 1].last >= f))
+    i = first_ending_from(iv, f);
+  *at = i;
+  return i;
+}
+
+double rk__rt_interval_weight(const GArray *iv, int f, int blend, guint *at, int *index) {
   double best = 0;
   *index = -1;
   if (!iv)
@@ -73,7 +95,7 @@ double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index) {
   /* Only intervals within `blend` frames of f weigh anything: from the first ending at f - blend
    * or later, until one starts after f + blend (the same ones, in the same order, as a scan). */
   const int reach = MAX(blend, 0);
-  for (guint i = first_ending_from(iv, f - reach); i < iv->len; i++) {
+  for (guint i = first_ending_near(iv, f - reach, at); i < iv->len; i++) {
     const rk_contact_interval *ci = &g_array_index(iv, rk_contact_interval, i);
     if (ci->first - f > reach)
       break;
@@ -142,9 +164,31 @@ static size_t scratch_round(size_t bytes) {
   return (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
 }
 
+/* Blocks from this size on start on a huge page and ask for huge pages: a run walks a dozen
+ * per-frame arrays of the block at once, frame by frame, and in pages of 4 KB those walks miss
+ * the TLB (and the first run faults each page in). */
+#define SCRATCH_HUGE ((size_t)2 << 20)
+
+/* A block of `bytes` (huge pages where the system gives them on request). */
+static unsigned char *scratch_alloc(size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (bytes >= 2 * SCRATCH_HUGE) {
+    void *p = NULL;
+    if (posix_memalign(&p, SCRATCH_HUGE, bytes) == 0) {
+      (void)madvise(p, bytes, MADV_HUGEPAGE);
+      return p;
+    }
+  }
+#endif
+  unsigned char *p = malloc(bytes);
+  if (!p)
+    g_error("out of memory: %zu bytes", bytes);
+  return p;
+}
+
 void rk__rt_scratch_free(rk__rt_scratch *s) {
   if (s) {
-    g_free(s->data);
+    free(s->data);
     g_free(s);
   }
 }
@@ -161,7 +205,7 @@ void rk__rt_scratch_reserve(rk__rt_run *c, const size_t *bytes, size_t n) {
   if (!s) {
     s = g_new0(rk__rt_scratch, 1);
     s->capacity = need;
-    s->data = g_malloc(need);
+    s->data = scratch_alloc(need);
   }
   s->used = (size_t)(-(uintptr_t)s->data & (SCRATCH_ALIGN - 1));
   c->scratch = s;

@@ -277,6 +277,8 @@ typedef struct rk__rt_run {
   double *tgt_body;
   GArray *pins[2][RK__RT_POINTS];  /* rk_vec3 per interval of res->points */
   GArray *edges[2][RK__RT_POINTS]; /* rk__rt_edge per interval of res->points */
+  guint weight_at[2][RK__RT_POINTS + 1]; /* rk__rt_interval_weight's cursors: each side's points'
+                                            intervals and its slides */
   rk__rt_ik ik;
   rk__rt_tally tally;
   rk__rt_keys keys;
@@ -299,8 +301,8 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
 bool rk__rt_in_intervals(const GArray *iv, int f);
 /* How firmly frame f belongs to the intervals of iv (in frame order, disjoint): 1 inside one, a
  * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
- * none). */
-double rk__rt_interval_weight(const GArray *iv, int f, int blend, int *index);
+ * none). *at is a cursor into iv kept between calls for nearby frames (start it at 0). */
+double rk__rt_interval_weight(const GArray *iv, int f, int blend, guint *at, int *index);
 /* Models of joint j of s and of its descendants from locals, the strict ancestors of `last`
  * among them aside (last = j: the whole subtree): what rk_fk_models gives when the other models
  * are current (only locals in j's subtree changed since, and those ancestors' models are current
@@ -369,6 +371,9 @@ void rk__rt_transfer_all(rk__rt_run *run);
  * translations and scales are their rest's already (the transfer set them; IK turns joints and
  * moves the hips, and a loose part's keyed joint, in t_joints, takes a whole transform). */
 void rk__rt_pose_frame(rk__rt_run *run, size_t f);
+/* rk__rt_pose_frame with the models of `joints` only (an ancestor closure, ascending) from the
+ * cache: the others' are stale until the next rk__rt_pose_frame (all of them when not cached). */
+void rk__rt_pose_frame_joints(rk__rt_run *run, size_t f, const int *joints, size_t count);
 /* Raises what the transfer recorded of frame f by dy (metres): the FK-only foot joints and sole
  * points, the body's lowest point (the pose itself is raised where it is made). */
 void rk__rt_raise_frame(rk__rt_run *run, size_t f, double dy);

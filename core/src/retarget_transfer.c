@@ -100,7 +100,8 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->hips_chain = g_new(int, nt);
   const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
   c->hips_chain_count = hp < 0 ? 0 : rk_skeleton_ancestor_closure(rt->tgt, &hp, 1, c->hips_chain);
-  c->tgt_locals = g_new(rk_transform, nt);
+  /* Only the translations and scales of t_joints ever leave their rest's (transfer_pose). */
+  c->tgt_locals = g_memdup2(rk_skeleton_rest_locals(rt->tgt), nt * sizeof(rk_transform));
   c->tgt_models = g_new(rk_mat4, nt);
   /* The target's soles and body from its meshes, unless it has none or the options say bones. */
   const bool meshes = rt->meshes && c->opts->soles != RK_RETARGET_SOLES_BONES;
@@ -241,15 +242,18 @@ static void transfer_pose(rk__rt_run *c) {
   for (size_t j = 0; j < nt; j++)
     if (rt->rules[j].kind == RK__RULE_REST)
       c->tgt_world[j] = rk__rt_transfer_rotation(c, j);
-  memcpy(c->tgt_locals, rest, nt * sizeof *rest);
+  /* Every rotation is set below; translations and scales are their rest's but where tgt_moves
+   * marks a joint (the solve moves those: the hips, a loose part's keyed joint). */
   rk__rt_local_lanes(rt, c->tgt_world, c->tgt_locals);
   const int *parents = rk_skeleton_parents(rt->tgt);
   for (size_t j = 0; j < nt; j++)
     if (parents[j] < 0)
       c->tgt_locals[j].r = c->tgt_world[j];
-  /* Translations off their rest's: only the joints tgt_moves marks. */
-  for (size_t i = 0; i < c->t_count; i++)
-    c->tgt_locals[c->t_joints[i]].t = transfer_translation(c, (size_t)c->t_joints[i], rest);
+  for (size_t i = 0; i < c->t_count; i++) {
+    const size_t j = (size_t)c->t_joints[i];
+    c->tgt_locals[j].t = transfer_translation(c, j, rest);
+    c->tgt_locals[j].s = rest[j].s;
+  }
   /* Root motion: the hips follow the source's, turned onto the target's facing and scaled by
    * the legs; their height is the source's, scaled, plus the clip's one ground offset, so the
    * hip bob is the source's. */
@@ -330,12 +334,14 @@ static void prefetch_rows(const void *p, size_t bytes) {
     __builtin_prefetch((const char *)p + o);
 }
 
-void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
+/* rk__rt_pose_frame without the models from the cache (the transfer, when not cached, sets them
+ * all): whether they are still to be done. */
+static bool pose_locals(rk__rt_run *c, size_t f) {
   load_source(c, f);
   if (!c->cached) {
     transfer_pose(c);
     memcpy(c->limb_world, c->tgt_world, c->rt->nt * sizeof(rk_quat));
-    return;
+    return false;
   }
   /* The transferred pose from the cache: locals (the body's lift added), world rotations and
    * models. */
@@ -362,5 +368,15 @@ void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
     prefetch_rows(w + rt->kept_count, rt->kept_count * sizeof *w);
     prefetch_rows(c->src_cache_p + (f + 1) * rt->src_used, rt->src_used * sizeof(rk_vec3));
   }
-  rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
+  return true;
+}
+
+void rk__rt_pose_frame(rk__rt_run *c, size_t f) {
+  if (pose_locals(c, f))
+    rk_fk_models(c->rt->tgt, c->tgt_locals, c->tgt_models);
+}
+
+void rk__rt_pose_frame_joints(rk__rt_run *c, size_t f, const int *joints, size_t count) {
+  if (pose_locals(c, f))
+    rk__fk_pass(rk_skeleton_parents(c->rt->tgt), c->tgt_locals, NULL, joints, count, c->tgt_models);
 }

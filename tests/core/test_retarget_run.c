@@ -42,16 +42,26 @@ static GArray *intervals(const int *bounds, size_t pairs) {
   return iv;
 }
 
-/* Every frame around the intervals, with blends from none to wider than the gaps. */
+/* Every frame around the intervals, with blends from none to wider than the gaps; the weights
+ * asked with a cursor carried from frame to frame (as the passes ask), with one carried from a
+ * frame far away (every 37th frame, backwards), and with a fresh one. */
 static void check_against_scan(const GArray *iv, int last_frame) {
+  guint along[11] = {0}, far[11] = {0};
   for (int f = -12; f <= last_frame + 12; f++) {
     cr_assert_eq(rk__rt_in_intervals(iv, f), scan_in(iv, f), "frame %d", f);
+    const int g = last_frame - (int)(((long)(f + 12) * 37) % (last_frame + 25));
     for (int blend = -1; blend <= 9; blend++) {
-      int got_i, want_i;
-      const double got = rk__rt_interval_weight(iv, f, blend, &got_i);
+      int got_i, far_i, fresh_i, want_i;
+      guint fresh = 0;
+      const double got = rk__rt_interval_weight(iv, f, blend, &along[blend + 1], &got_i);
       const double want = scan_weight(iv, f, blend, &want_i);
       cr_assert(got == want && got_i == want_i, "frame %d blend %d: %g (%d), scan %g (%d)", f,
                 blend, got, got_i, want, want_i);
+      const double got_fresh = rk__rt_interval_weight(iv, f, blend, &fresh, &fresh_i);
+      cr_assert(got_fresh == want && fresh_i == want_i, "frame %d blend %d, fresh cursor", f, blend);
+      const double got_far = rk__rt_interval_weight(iv, g, blend, &far[blend + 1], &far_i);
+      const double want_far = scan_weight(iv, g, blend, &want_i);
+      cr_assert(got_far == want_far && far_i == want_i, "frame %d blend %d, far cursor", g, blend);
     }
   }
 }
