@@ -172,6 +172,18 @@ rk_asset *rk_import_file(const char *path, const rk_import_options *opts, GError
   return asset;
 }
 
+rk_asset *rk_import_file_bytes(const void *data, size_t size, const char *path,
+                               const rk_import_options *opts, GError **error) {
+  g_return_val_if_fail(path != NULL && (data != NULL || size == 0), NULL);
+  if (size > RK__IMPORT_MAX_FILE_SIZE) {
+    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s: %zu bytes (limit 1 GiB)", path, size);
+    return NULL;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  rk__source src = {path, dir, data ? data : (const uint8_t *)"", size};
+  return import_source(&src, opts, error);
+}
+
 rk_asset *rk_import_memory(const void *data, size_t size, const char *name,
                            const rk_import_options *opts, GError **error) {
   g_return_val_if_fail(data != NULL || size == 0, NULL);
