@@ -471,50 +471,27 @@ static char *write_plot(const clip_job *j, GError **error) {
   return path;
 }
 
-/* The measures of the read-back output that do not need what a person sees (limb directions,
- * the pose error, planted joints' positions): run on a second thread beside
- * rk_retarget_measure_look, as they only read the retargeter, the result and the two clips. */
-typedef struct side_measures {
-  clip_job *j;
-  bool pose;           /* out: j->pose was computed */
-  rk_vec3 *positions;  /* out: rk_retarget_contact_positions */
-} side_measures;
-
-static gpointer measure_side(gpointer data) {
-  side_measures *m = data;
-  clip_job *j = m->j;
-  const rk_retargeter *rt = j->rg->rt;
-  const rk_skeleton *bs = rk_asset_skeleton(j->back);
-  const rk_clip *bc = rk_asset_clip(j->back, 0);
-  j->limb_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
-  j->pose = (rk_retarget_pose_error){NAN, NAN, -1, -1, NAN};
-  m->pose = rk_retarget_measure_pose(rt, j->r, j->src_clip, bs, bc, &j->pose);
-  m->positions = rk_retarget_contact_positions(rt, j->r, bs, bc);
-  return NULL;
-}
-
 /* Measures the output read back with its meshes (what a person sees, the pose error, limb
- * directions, planted joints' heights: two threads, the same figures as one) and judges it;
- * never fails (NULL). */
+ * directions, planted joints' heights: one pass over its frames on two threads, the same figures
+ * as each measure alone) and judges it; never fails (NULL). */
 static char *measure_output(clip_job *j) {
   const rk__rt_config *cfg = j->b->cfg;
   const rk_retargeter *rt = j->rg->rt;
-  const rk_skeleton *bs = rk_asset_skeleton(j->back);
   const size_t frames = rk_retarget_result_frames(j->r);
-  side_measures side = {j, false, NULL};
-  GThread *t = g_thread_try_new("rigkit-measure", measure_side, &side, NULL);
-  if (!t)
-    measure_side(&side);
   j->foot_low = g_new(double, 2 * (frames ? frames : 1));
   j->soles = g_new(rk_vec3, 6 * (frames ? frames : 1));
-  rk_retarget_measure_look(rt, j->r, j->src_clip, j->back, &j->look, j->foot_low, j->soles);
-  if (t)
-    g_thread_join(t);
-  const rk_retarget_judge_input in = {&j->look, side.pose ? &j->pose : NULL, j->src, &cfg->bounds};
+  rk_retarget_output_figures fig;
+  rk_retarget_measure_output(rt, j->r, j->src_clip, j->back, j->foot_low, j->soles, &fig);
+  g_autofree rk_vec3 *positions = fig.contact_positions;
+  j->look = fig.look;
+  j->pose = fig.pose;
+  j->limb_median_deg = fig.limb_direction_median_deg;
+  const rk_retarget_judge_input in = {&j->look, fig.pose_measured ? &j->pose : NULL, j->src,
+                                      &cfg->bounds};
   j->warnings = rk_retarget_judge(rt, j->r, &in, &j->verdict);
   j->planted_mean = j->planted_max = NAN;
-  g_autofree rk_vec3 *positions = side.positions;
-  rk_retarget_planted_height(rt, j->r, bs, positions, &j->planted_mean, &j->planted_max);
+  rk_retarget_planted_height(rt, j->r, rk_asset_skeleton(j->back), positions, &j->planted_mean,
+                             &j->planted_max);
   return NULL;
 }
 
