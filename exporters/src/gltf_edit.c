@@ -289,37 +289,86 @@ struct rk_gltf_edit_staged {
   char **files; /* NULL-terminated: the names the set's files take */
 };
 
+struct rk_gltf_edit_doc {
+  char *target_path, *out_path;
+  const rk_asset *target;
+  bool opened;       /* s and p were filled (to clear) */
+  rk__gltf_source s;
+  edit_plan p;
+  GError *error;     /* why the document cannot be read or planned */
+};
+
+rk_gltf_edit_doc *rk_gltf_edit_open(const char *target_path, const rk_asset *target,
+                                    const char *out_path) {
+  rk_gltf_edit_doc *d = g_new0(rk_gltf_edit_doc, 1);
+  d->target_path = g_strdup(target_path);
+  d->out_path = g_strdup(out_path);
+  d->target = target;
+  /* What check_inputs refuses is left to rk_gltf_edit_stage_doc, which says it first. */
+  if (target_path && target && out_path && *out_path && rk_asset_source_digest(target)) {
+    d->opened = true;
+    (void)(rk__gltf_source_read(&d->s, target_path, rk_asset_source_digest(target), &d->error) &&
+           plan_outputs(&d->s, out_path, &d->p, &d->error));
+  }
+  return d;
+}
+
+void rk_gltf_edit_doc_free(rk_gltf_edit_doc *d) {
+  if (!d)
+    return;
+  if (d->opened) {
+    edit_plan_clear(&d->p);
+    rk__gltf_source_clear(&d->s);
+  }
+  g_clear_error(&d->error);
+  g_free(d->target_path);
+  g_free(d->out_path);
+  g_free(d);
+}
+
+/* The document's edit with clip written to temporaries (rk_gltf_edit_stage's work past the
+ * document's reading and plan). */
+static rk_gltf_edit_staged *stage(rk_gltf_edit_doc *d, const rk_clip *clip, GError **error) {
+  g_autoptr(GByteArray) bin = NULL;
+  g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+  rk__gltf_source *s = &d->s;
+  const edit_plan *p = &d->p;
+  bool ok = add_clip(s, d->target, clip, p, d->out_path, &bin, error);
+  const guint nc = ok ? p->files->len : 0;
+  g_autofree rk__atomic_output *extra = g_new0(rk__atomic_output, nc + 1);
+  g_autofree rk__atomic_piece *pieces = g_new0(rk__atomic_piece, nc + 1);
+  ok = ok && copies(s, p, held, extra, pieces, error);
+  if (!ok)
+    return NULL;
+  size_t len = 0;
+  g_autofree char *json = rk_json_object_to_text(s->root, !p->glb, &len);
+  const rk__gltf_files files = {d->out_path, p->glb, json, len, bin, p->bin_path, extra, nc};
+  rk__atomic_set *set = rk__gltf_files_stage(&files, error);
+  if (!set)
+    return NULL;
+  rk_gltf_edit_staged *st = g_new0(rk_gltf_edit_staged, 1);
+  st->set = set;
+  st->files = plan_files(p, d->out_path);
+  return st;
+}
+
+rk_gltf_edit_staged *rk_gltf_edit_stage_doc(rk_gltf_edit_doc *d, const rk_clip *clip,
+                                            GError **error) {
+  rk_gltf_edit_staged *st = NULL;
+  if (!check_inputs(d->target_path, d->target, clip, d->out_path, error))
+    st = NULL;
+  else if (d->error)
+    g_propagate_error(error, g_steal_pointer(&d->error));
+  else
+    st = stage(d, clip, error);
+  rk_gltf_edit_doc_free(d);
+  return st;
+}
+
 rk_gltf_edit_staged *rk_gltf_edit_stage(const char *target_path, const rk_asset *target,
                                         const rk_clip *clip, const char *out_path,
                                         GError **error) {
-  if (!check_inputs(target_path, target, clip, out_path, error))
-    return NULL;
-  rk__gltf_source s;
-  edit_plan p = {0};
-  g_autoptr(GByteArray) bin = NULL;
-  g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
-  bool ok = rk__gltf_source_read(&s, target_path, rk_asset_source_digest(target), error) &&
-            plan_outputs(&s, out_path, &p, error) &&
-            add_clip(&s, target, clip, &p, out_path, &bin, error);
-  const guint nc = ok ? p.files->len : 0;
-  g_autofree rk__atomic_output *extra = g_new0(rk__atomic_output, nc + 1);
-  g_autofree rk__atomic_piece *pieces = g_new0(rk__atomic_piece, nc + 1);
-  ok = ok && copies(&s, &p, held, extra, pieces, error);
-  rk_gltf_edit_staged *st = NULL;
-  if (ok) {
-    size_t len = 0;
-    g_autofree char *json = rk_json_object_to_text(s.root, !p.glb, &len);
-    const rk__gltf_files files = {out_path, p.glb, json, len, bin, p.bin_path, extra, nc};
-    rk__atomic_set *set = rk__gltf_files_stage(&files, error);
-    if (set) {
-      st = g_new0(rk_gltf_edit_staged, 1);
-      st->set = set;
-      st->files = plan_files(&p, out_path);
-    }
-  }
-  edit_plan_clear(&p);
-  rk__gltf_source_clear(&s);
-  return st;
+  return rk_gltf_edit_stage_doc(rk_gltf_edit_open(target_path, target, out_path), clip, error);
 }
 
 const char *const *rk_gltf_edit_staged_files(const rk_gltf_edit_staged *st) {

@@ -223,6 +223,8 @@ typedef struct clip_job {
   size_t index;
   rk_retarget_result *r;
   rk_clip *reduced;   /* with --reduce: the result's keys reduced, until written */
+  GThread *opening;   /* reading the target's document for the edit while the clip is made */
+  rk_gltf_edit_doc *doc; /* what it read (opening's result) */
   rk_gltf_edit_staged *staged; /* an edit of the target's document written but not yet renamed */
   bool write_failed;  /* read_back's failure is the write's (the staged files did not commit) */
   GPtrArray *notes;   /* char* */
@@ -240,7 +242,26 @@ typedef struct clip_job {
   char *plot;
 } clip_job;
 
+/* The document an edit of the target needs, read while the clip is retargeted. */
+static gpointer open_document(gpointer data) {
+  clip_job *j = data;
+  j->doc = rk_gltf_edit_open(j->b->cfg->target_path, j->b->cfg->target, j->output);
+  return NULL;
+}
+
+/* The edit's document, once open_document is done (on this thread when it had none). */
+static rk_gltf_edit_doc *opened_document(clip_job *j) {
+  if (j->opening)
+    g_thread_join(g_steal_pointer(&j->opening));
+  else if (!j->doc)
+    open_document(j);
+  return g_steal_pointer(&j->doc);
+}
+
 static void clip_job_clear(clip_job *j) {
+  if (j->opening)
+    g_thread_join(g_steal_pointer(&j->opening));
+  rk_gltf_edit_doc_free(j->doc);
   g_free(j->foot_low);
   g_free(j->soles);
   if (j->warnings)
@@ -310,7 +331,7 @@ static char *write_output(clip_job *j) {
     /* The editor only reads the clip: the result's own, unless reduced (no copy of every key). */
     const rk_clip *written = clip ? clip : rk_retarget_result_clip(j->r);
     j->keys = rk_clip_key_count_total(written);
-    j->staged = rk_gltf_edit_stage(cfg->target_path, cfg->target, written, j->output, &e);
+    j->staged = rk_gltf_edit_stage_doc(opened_document(j), written, &e);
     rk_clip_free(clip);
     if (!j->staged)
       return g_strdup_printf("export failed: %s", e->message);
@@ -568,6 +589,8 @@ static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size
                 .output = output, .index = k};
   j.clip_name = rk_clip_name(j.src_clip);
   j.notes = g_ptr_array_new_with_free_func(g_free);
+  if (edits_target_document(b->cfg))
+    j.opening = g_thread_try_new("rigkit-open", open_document, &j, NULL);
   /* The steps, each with the code of its failure (measure_output never fails; a staged output
    * takes its names once measured, while the disk synced it). */
   static const struct {

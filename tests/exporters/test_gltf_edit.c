@@ -469,6 +469,26 @@ Test(gltf_edit, staged_edit_reads_back_before_it_takes_its_name) {
   cr_assert(g_file_get_contents(out, &written, &n, NULL));
   cr_assert(n == size && memcmp(written, bytes, n) == 0, "an abort changed the file");
   g_free(written);
+  /* The document opened before the clip is known: the same bytes as one call. */
+  rk_gltf_edit_doc *doc = rk_gltf_edit_open(path, a, out);
+  st = rk_gltf_edit_stage_doc(doc, clip, &e);
+  cr_assert_not_null(st, "%s", e ? e->message : "");
+  size_t size2 = 0;
+  g_autofree void *bytes2 = rk_gltf_edit_staged_read(st, &size2, &e);
+  cr_assert(bytes2 && size2 == size && memcmp(bytes2, bytes, size) == 0);
+  cr_assert(rk_gltf_edit_commit(st, &e), "%s", e ? e->message : "");
+  /* Its failures come in rk_gltf_edit_stage's order: a clip of another skeleton before a document
+   * that is not the character's. */
+  g_autofree char *fox = shared_path("Fox.glb");
+  g_autoptr(rk_asset) fox_asset = import_or_fail(fox, NULL);
+  g_autoptr(rk_clip) fox_clip = wiggle(rk_asset_skeleton(fox_asset), 5);
+  cr_assert_null(rk_gltf_edit_stage_doc(rk_gltf_edit_open(fox, a, out), fox_clip, &e));
+  cr_assert(e && strstr(e->message, "another skeleton"), "%s", e ? e->message : "");
+  g_clear_error(&e);
+  cr_assert_null(rk_gltf_edit_stage_doc(rk_gltf_edit_open(fox, a, out), clip, &e));
+  cr_assert(e && strstr(e->message, "changed since the import"), "%s", e ? e->message : "");
+  rk_gltf_edit_doc_free(rk_gltf_edit_open(path, a, out));
+  cr_assert_eq(fixture_dir_count(dir), 1);
   fixture_rmdir(dir);
 }
 

@@ -17,7 +17,8 @@
  *
  * Index: rk_gltf_edit_write, rk_gltf_edit_output_files, rk_gltf_edit_applies, rk_gltf_edit_staged,
  *        rk_gltf_edit_stage, rk_gltf_edit_staged_files, rk_gltf_edit_staged_read,
- *        rk_gltf_edit_commit, rk_gltf_edit_abort
+ *        rk_gltf_edit_commit, rk_gltf_edit_abort, rk_gltf_edit_doc, rk_gltf_edit_open,
+ *        rk_gltf_edit_doc_free, rk_gltf_edit_stage_doc
  */
 #ifndef RIGKIT_GLTF_EDIT_H
 #define RIGKIT_GLTF_EDIT_H
@@ -69,6 +70,23 @@ typedef struct rk_gltf_edit_staged rk_gltf_edit_staged;
 RK_API rk_gltf_edit_staged *rk_gltf_edit_stage(const char *target_path, const rk_asset *target,
                                                const rk_clip *clip, const char *out_path,
                                                GError **error);
+/** The target's document read, checked against the import's digest and planned for an output,
+ * before the clip is known (rk_gltf_edit_open): the part of rk_gltf_edit_stage that does not need
+ * the clip, e.g. on another thread while the clip is made. */
+typedef struct rk_gltf_edit_doc rk_gltf_edit_doc;
+
+/** Reads target_path's document for an edit written to out_path (the paths are copied; target
+ * must outlive the result). Never fails: what goes wrong is reported by rk_gltf_edit_stage_doc,
+ * after what rk_gltf_edit_stage would report first. Free with rk_gltf_edit_stage_doc or
+ * rk_gltf_edit_doc_free. */
+RK_API rk_gltf_edit_doc *rk_gltf_edit_open(const char *target_path, const rk_asset *target,
+                                           const char *out_path);
+/** Frees a document rk_gltf_edit_stage_doc was not given; NULL is a no-op. */
+RK_API void rk_gltf_edit_doc_free(rk_gltf_edit_doc *doc);
+/** rk_gltf_edit_stage with the document `doc` read (consumed, also on failure): the same bytes
+ * and the same failures, in the same order. */
+RK_API rk_gltf_edit_staged *rk_gltf_edit_stage_doc(rk_gltf_edit_doc *doc, const rk_clip *clip,
+                                                   GError **error);
 /** The files the staged edit writes, as rk_gltf_edit_output_files lists them (NULL-terminated,
  * owned by st). Never fails. */
 RK_API const char *const *rk_gltf_edit_staged_files(const rk_gltf_edit_staged *st);
