@@ -122,8 +122,16 @@ void rk__raw_track_push(rk__raw_track *t, double time, const double *values) {
   if (t->keys == t->capacity)
     rk__raw_track_reserve(t, t->capacity ? 2 * t->capacity : 16);
   const size_t stride = (size_t)rk__raw_track_stride(t);
+  double *dst = t->values + t->keys * stride;
   t->times[t->keys] = time;
-  memcpy(t->values + t->keys * stride, values, stride * sizeof(double));
+  /* A key is copied per call, tens of thousands of times an import: the usual sizes as fixed
+   * copies the compiler inlines, not a call to memcpy. */
+  if (stride == 3)
+    memcpy(dst, values, 3 * sizeof(double));
+  else if (stride == 4)
+    memcpy(dst, values, 4 * sizeof(double));
+  else
+    memcpy(dst, values, stride * sizeof(double));
   t->keys++;
 }
 

@@ -60,7 +60,12 @@ static unsigned add_keys(rk__raw_clip *clip, int joint, rk_channel ch, rk_interp
       continue;
     }
     double v[12];
-    memcpy(v, values + k * (size_t)stride, (size_t)stride * sizeof(double));
+    if (stride == 3)
+      memcpy(v, values + k * 3, 3 * sizeof(double));
+    else if (stride == 4)
+      memcpy(v, values + k * 4, 4 * sizeof(double));
+    else
+      memcpy(v, values + k * (size_t)stride, (size_t)stride * sizeof(double));
     if (ch == RK_CHANNEL_ROTATION && interp != RK_INTERP_CUBIC) {
       /* Sign-continuous quaternions, so slerp between keys takes the short way. */
       if (k > 0 && v[0] * prev_q[0] + v[1] * prev_q[1] + v[2] * prev_q[2] + v[3] * prev_q[3] < 0)
