@@ -344,6 +344,24 @@ static GArray *joined(GArray **parts) {
   return parts[0];
 }
 
+/* What v[0] and v[n - 1] (n > 0) are once v is sorted (rk__sort_doubles: stable), without the
+ * sort: the first of the smallest values and the last of the largest, so a -0 and a +0 come out
+ * as the sort leaves them. False (nothing set) when v holds a NaN: only the sort says then. */
+static bool sorted_ends(const double *v, size_t n, double *lo, double *hi) {
+  double a = v[0], b = v[0];
+  bool nan = false;
+  for (size_t i = 0; i < n; i++) {
+    nan |= isnan(v[i]);
+    if (v[i] < a)
+      a = v[i];
+    if (v[i] >= b)
+      b = v[i];
+  }
+  *lo = a;
+  *hi = b;
+  return !nan;
+}
+
 /* The figures after the pass; soles (NULL, or frames x 6) takes the sole points. */
 static void look_end(look_ctx *x, rk_retarget_look *out, rk_vec3 *soles) {
   const rk_retarget_result *r = x->r;
@@ -357,15 +375,29 @@ static void look_end(look_ctx *x, rk_retarget_look *out, rk_vec3 *soles) {
   GArray *low = joined(x->low), *pitch = joined(x->pitch);
   if (low->len) {
     double *v = (double *)(void *)low->data;
-    out->planted_low_median_mm = rk__median(v, low->len); /* sorts v */
-    out->planted_low_min_mm = v[0];
-    out->planted_low_max_mm = v[low->len - 1];
+    double lo, hi;
+    if (sorted_ends(v, low->len, &lo, &hi)) {
+      out->planted_low_min_mm = lo;
+      out->planted_low_max_mm = hi;
+      out->planted_low_median_mm = rk__select_median(v, low->len, false);
+    } else {
+      out->planted_low_median_mm = rk__median(v, low->len); /* sorts v */
+      out->planted_low_min_mm = v[0];
+      out->planted_low_max_mm = v[low->len - 1];
+    }
   }
   if (pitch->len) {
     double *v = (double *)(void *)pitch->data;
-    rk__median(v, pitch->len);
-    out->foot_pitch_p95_deg = v[(size_t)floor(0.95 * (double)(pitch->len - 1))];
-    out->foot_pitch_max_deg = v[pitch->len - 1];
+    const size_t p95 = (size_t)floor(0.95 * (double)(pitch->len - 1));
+    double lo, hi;
+    if (sorted_ends(v, pitch->len, &lo, &hi)) {
+      out->foot_pitch_max_deg = hi;
+      out->foot_pitch_p95_deg = rk__select(v, pitch->len, p95);
+    } else {
+      rk__median(v, pitch->len); /* sorts v */
+      out->foot_pitch_p95_deg = v[p95];
+      out->foot_pitch_max_deg = v[pitch->len - 1];
+    }
   }
   look_skate(r, x->pts, out);
   if (soles)
