@@ -228,6 +228,9 @@ typedef struct pose_run {
   rk_transform *locals;
   rk_mat4 *models; /* per joint, canonical */
   rk_mat4 *world;  /* per node, this frame */
+  rk_mat4 *inv;    /* per node: the inverse of world, once a child asked for it this frame */
+  size_t *inv_at;  /* per node: the frame + 1 its inv is of (0: none yet) */
+  bool *inv_ok;    /* per node: whether world was invertible */
   rk_clip_cursor cursor; /* frames are sampled in order: each track's key found from the last */
   GError *error;   /* the run's first failure (it stops there) */
 } pose_run;
@@ -250,10 +253,16 @@ static bool pose_frame(pose_run *w, size_t f, GError **error) {
     }
     const rk_mat4 km = in_document_units(nk, &w->models[j]);
     w->world[n] = rk_mat4_mul(&km, &nk->fix[j]);
-    rk_mat4 inv = rk_mat4_identity(), local;
+    /* A parent's inverse once per frame, however many joint nodes hang from it. */
+    if (p >= 0 && w->inv_at[p] != f + 1) {
+      w->inv[p] = rk_mat4_identity();
+      w->inv_ok[p] = rk_mat4_inverse_affine(&w->world[p], &w->inv[p]);
+      w->inv_at[p] = f + 1;
+    }
+    const rk_mat4 inv = p < 0 ? rk_mat4_identity() : w->inv[p];
     rk_transform x;
-    bool ok = p < 0 || rk_mat4_inverse_affine(&w->world[p], &inv);
-    local = rk_mat4_mul(&inv, &w->world[n]);
+    bool ok = p < 0 || w->inv_ok[p];
+    const rk_mat4 local = rk_mat4_mul(&inv, &w->world[n]);
     ok = ok && rk_transform_from_mat4(&local, &x) && rk_transform_is_finite(&x);
     if (!ok) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
@@ -292,6 +301,9 @@ static bool pose_all(const node_keys *nk, GError **error) {
     w[i].locals = g_new(rk_transform, nk->nj);
     w[i].models = g_new(rk_mat4, nk->nj);
     w[i].world = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
+    w[i].inv = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
+    w[i].inv_at = g_new0(size_t, nk->d->count ? nk->d->count : 1);
+    w[i].inv_ok = g_new0(bool, nk->d->count ? nk->d->count : 1);
     w[i].cursor.keys_count = rk_clip_track_count(nk->clip);
     w[i].cursor.keys = g_new0(uint32_t, w[i].cursor.keys_count + 1);
   }
@@ -313,6 +325,9 @@ static bool pose_all(const node_keys *nk, GError **error) {
     g_free(w[i].locals);
     g_free(w[i].models);
     g_free(w[i].world);
+    g_free(w[i].inv);
+    g_free(w[i].inv_at);
+    g_free(w[i].inv_ok);
     g_free(w[i].cursor.keys);
   }
   return ok;
