@@ -215,6 +215,72 @@ bool rk_clip_take_track(rk_clip *clip, const rk_track *track, GError **error) {
   return true;
 }
 
+/* The checks and inverse norms of tracks [first, end) of rk_clip_take_tracks. */
+typedef struct take_run {
+  const rk_clip *clip;
+  const rk_track *tracks;
+  size_t first, end;
+  GError **errors; /* per track: why it fails, or NULL */
+  double **inv;    /* per track: its inverse norms (linear rotations), or NULL */
+} take_run;
+
+static gpointer check_tracks(gpointer data) {
+  const take_run *w = data;
+  for (size_t i = w->first; i < w->end; i++) {
+    const rk_track *t = &w->tracks[i];
+    if (!check_track(w->clip, t, &w->errors[i]) || t->channel != RK_CHANNEL_ROTATION ||
+        t->interp != RK_INTERP_LINEAR)
+      continue;
+    w->inv[i] = g_new(double, t->key_count);
+    for (size_t k = 0; k < t->key_count; k++) {
+      const double *q = t->values + 4 * k;
+      w->inv[i][k] = rk__clip_inv_norm(rk_quat_make(q[0], q[1], q[2], q[3]));
+    }
+  }
+  return NULL;
+}
+
+/* Keys worth a second thread. */
+#define TAKE_THREAD_KEYS (32 * 1024)
+
+bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t *failed,
+                         GError **error) {
+  g_return_val_if_fail(clip && (tracks || n == 0), false);
+  g_autofree GError **errors = g_new0(GError *, n ? n : 1);
+  g_autofree double **inv = g_new0(double *, n ? n : 1);
+  size_t total = 0, half = 0, split = n;
+  for (size_t i = 0; i < n; i++)
+    total += tracks[i].key_count;
+  for (size_t i = 0; i < n && split == n; i++)
+    if (2 * (half += tracks[i].key_count) >= total)
+      split = i + 1;
+  take_run runs[2] = {{clip, tracks, 0, split, errors, inv}, {clip, tracks, split, n, errors, inv}};
+  GThread *helper = total >= TAKE_THREAD_KEYS && split < n && g_get_num_processors() > 1
+                        ? g_thread_try_new("rigkit-tracks", check_tracks, &runs[1], NULL)
+                        : NULL;
+  if (!helper)
+    runs[0].end = n;
+  check_tracks(&runs[0]);
+  if (helper)
+    g_thread_join(helper);
+  /* In order: the tracks before the first that fails are the clip's, as one at a time. */
+  size_t i = 0;
+  for (; i < n && !errors[i]; i++)
+    store_track(clip, &tracks[i], (double *)tracks[i].times, (double *)tracks[i].values, inv[i]);
+  const bool ok = i == n;
+  if (failed)
+    *failed = i;
+  if (!ok)
+    g_propagate_error(error, g_steal_pointer(&errors[i]));
+  for (; i < n; i++) {
+    g_clear_error(&errors[i]);
+    g_free(inv[i]);
+    g_free((void *)tracks[i].times);
+    g_free((void *)tracks[i].values);
+  }
+  return ok;
+}
+
 void rk__clip_adopt_track(rk_clip *clip, const rk_track *track, double *inv_norms) {
 #ifndef NDEBUG
   g_assert(check_track(clip, track, NULL));

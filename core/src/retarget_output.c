@@ -1,7 +1,9 @@
 /* Retargeting, what a person sees in an output: figures measured on a clip of the target (the
- * written output read back), against the source clip. */
-#include "clip_player.h"
-#include "retarget_run.h"
+ * written output read back), against the source clip; all of them in one pass over its frames
+ * (rk_retarget_measure_output, with retarget_quality.c's limb directions and contact positions). */
+#include "retarget_output.h"
+
+#include "retarget_quality.h"
 #include "stats.h"
 
 #include <string.h>
@@ -30,76 +32,131 @@ static bool rests_agree(const rk_retargeter *rt) {
   return true;
 }
 
-bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result *r,
-                              const rk_clip *source_clip, const rk_skeleton *skeleton,
-                              const rk_clip *clip, rk_retarget_pose_error *out) {
+/* The identity-style pose error as a measure of a pass (measure_pass.h). */
+typedef struct pose_measure {
+  const rk_retargeter *rt;
+  const rk_retarget_result *r;
+  size_t n, used;
+  int *src;      /* per measured joint: its counterpart in the source, or -1 */
+  int *out_read; /* the measured joints with a counterpart */
+  bool *leg;     /* per measured joint: at or below either upper leg */
+  double *err;   /* frames x used */
+  double dur;    /* the source clip's */
+  rk_retarget_pose_error e[RK__MEASURE_PARTS];
+  rk__measure m;
+} pose_measure;
+
+static void pose_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const rk_mat4 *sm) {
+  pose_measure *pm = ctx;
+  const rk_retarget_result *r = pm->r;
+  rk_retarget_pose_error *e = &pm->e[part];
+  const double t = fmin((double)f / r->fps, pm->dur);
+  const rk_vec3 travel = rk_vec3_scale(r->travel, t);
+  double *err = pm->err + f * pm->used;
+  size_t ne = 0;
+  for (size_t j = 0; j < pm->n; j++) {
+    if (pm->src[j] < 0)
+      continue;
+    const rk_vec3 p = rk_vec3_add(rk_mat4_get_translation(&sm[pm->src[j]]), travel);
+    const double d = 1000.0 * rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&om[j]),
+                                                       expected_position(pm->rt, r, p)));
+    err[ne++] = d;
+    if (!pm->leg[j] && !(r->lift && r->lift[f] > 0))
+      e->body_max_mm = fmax(e->body_max_mm, d);
+    if (d > e->max_mm) {
+      e->max_mm = d;
+      e->worst_joint = (int)j;
+      e->worst_frame = (int)f;
+    }
+  }
+}
+
+static void pose_clear(pose_measure *pm) {
+  g_free(pm->src);
+  g_free(pm->out_read);
+  g_free(pm->leg);
+  g_free(pm->err);
+}
+
+/* Prepares pm for a pass; false (nothing held) when the pose error is not computable. */
+static bool pose_init(pose_measure *pm, const rk_retargeter *rt, const rk_retarget_result *r,
+                      const rk_clip *source_clip, const rk_skeleton *skeleton,
+                      const rk_clip *clip) {
+  memset(pm, 0, sizeof *pm);
   const size_t n = rk_skeleton_joint_count(skeleton), frames = r->frames;
   if (!rests_agree(rt) || frames == 0 || rk_clip_joint_count(clip) != n ||
       rk_clip_joint_count(source_clip) != rt->ns)
     return false;
   /* Each measured joint's counterpart in the source, through the target joint of its name. */
-  g_autofree int *src = g_new(int, n);
-  size_t used = 0;
+  pm->src = g_new(int, n);
   for (size_t j = 0; j < n; j++) {
     const int t = rk_skeleton_find_joint(rt->tgt, rk_skeleton_joint_name(skeleton, j));
-    src[j] = t >= 0 ? rt->match[t] : -1;
-    used += src[j] >= 0;
+    pm->src[j] = t >= 0 ? rt->match[t] : -1;
+    pm->used += pm->src[j] >= 0;
   }
-  if (used == 0)
+  if (pm->used == 0) {
+    pose_clear(pm);
     return false;
+  }
   /* The measured joints of both clips: the output's, and their counterparts in the source. */
-  g_autofree int *out_read = g_new(int, n);
+  pm->out_read = g_new(int, n);
   size_t nr = 0;
   for (size_t j = 0; j < n; j++)
-    if (src[j] >= 0)
-      out_read[nr++] = (int)j;
-  rk__clip_player sp, op;
-  rk__clip_player_init(&sp, rt->src, source_clip, src, n);
-  rk__clip_player_init(&op, skeleton, clip, out_read, nr);
-  const rk_mat4 *sm = sp.models, *om = op.models;
-  g_autofree double *err = g_new(double, frames * used);
-  const double dur = rk_clip_duration(source_clip);
-  rk_retarget_pose_error e = {0, 0, -1, -1, 0};
+    if (pm->src[j] >= 0)
+      pm->out_read[nr++] = (int)j;
   /* The legs: joints at or below either upper leg. */
-  g_autofree bool *leg = g_new0(bool, n);
+  pm->leg = g_new0(bool, n);
   for (size_t j = 0; j < n; j++)
     for (int side = 0; side < 2; side++) {
       const int up = rk_skeleton_find_joint(skeleton, rk_skeleton_joint_name(rt->tgt, (size_t)rt->side[side].upper));
-      leg[j] |= up >= 0 && rk_skeleton_is_ancestor(skeleton, (size_t)up, j);
+      pm->leg[j] |= up >= 0 && rk_skeleton_is_ancestor(skeleton, (size_t)up, j);
     }
-  size_t ne = 0;
-  for (size_t f = 0; f < frames; f++) {
-    const double t = fmin((double)f / r->fps, dur);
-    rk__clip_player_at(&sp, t);
-    rk__clip_player_at(&op, (double)f / r->fps); /* as rk_clip_sample_frame */
-    const rk_vec3 travel = rk_vec3_scale(r->travel, t);
-    for (size_t j = 0; j < n; j++) {
-      if (src[j] < 0)
-        continue;
-      const rk_vec3 p = rk_vec3_add(rk_mat4_get_translation(&sm[src[j]]), travel);
-      const double d =
-          1000.0 * rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&om[j]), expected_position(rt, r, p)));
-      err[ne++] = d;
-      if (!leg[j] && !(r->lift && r->lift[f] > 0))
-        e.body_max_mm = fmax(e.body_max_mm, d);
-      if (d > e.max_mm) {
-        e.max_mm = d;
-        e.worst_joint = (int)j;
-        e.worst_frame = (int)f;
-      }
+  pm->rt = rt;
+  pm->r = r;
+  pm->n = n;
+  pm->err = g_new(double, frames * pm->used);
+  pm->dur = rk_clip_duration(source_clip);
+  for (int p = 0; p < RK__MEASURE_PARTS; p++)
+    pm->e[p] = (rk_retarget_pose_error){0, 0, -1, -1, 0};
+  pm->m = (rk__measure){false, pm->out_read, nr, pm->src, n, pose_frame, pm};
+  return true;
+}
+
+/* The figures after the pass (the parts merged as one pass in frame order would find them);
+ * frees pm's buffers. */
+static void pose_finish(pose_measure *pm, rk_retarget_pose_error *out) {
+  rk_retarget_pose_error e = pm->e[0];
+  for (int p = 1; p < RK__MEASURE_PARTS; p++) {
+    e.body_max_mm = fmax(e.body_max_mm, pm->e[p].body_max_mm);
+    if (pm->e[p].max_mm > e.max_mm) {
+      e.max_mm = pm->e[p].max_mm;
+      e.worst_joint = pm->e[p].worst_joint;
+      e.worst_frame = pm->e[p].worst_frame;
     }
   }
-  rk__clip_player_clear(&sp);
-  rk__clip_player_clear(&op);
-  e.median_mm = rk__select_median(err, ne, false); /* rk__median without the sort */
+  e.median_mm = rk__select_median(pm->err, pm->r->frames * pm->used, false); /* no sort */
   *out = e;
+  pose_clear(pm);
+}
+
+bool rk_retarget_measure_pose(const rk_retargeter *rt, const rk_retarget_result *r,
+                              const rk_clip *source_clip, const rk_skeleton *skeleton,
+                              const rk_clip *clip, rk_retarget_pose_error *out) {
+  pose_measure pm;
+  if (!pose_init(&pm, rt, r, source_clip, skeleton, clip))
+    return false;
+  rk__measure *m = &pm.m;
+  const rk__measure_clips c = rk__rt_measure_clips(rt, r, source_clip, skeleton, clip);
+  rk__measure_run(&c, &m, 1, RK__MEASURE_PARTS);
+  pose_finish(&pm, out);
   return true;
 }
 
 /* ---- what a person sees -------------------------------------------------------------------- */
 
 /* The joints of a measured skeleton for the result's soles and feet (found by the target's
- * names), the body without each foot, and the measured clip's state per frame. */
+ * names), the body without each foot, and the measured clip's state per frame; a measure of a
+ * pass (measure_pass.h) with its sums per part. */
 typedef struct look_ctx {
   const rk_retargeter *rt;
   const rk_retarget_result *r;
@@ -111,6 +168,14 @@ typedef struct look_ctx {
   int *body[4];                    /* joints outside: no foot, the left, the right, both feet */
   size_t body_n[4];
   double rest_pitch[2], src_rest_pitch[2];
+  int src_read[2 * RK_SOLE_POINTS]; /* the source's sole joints */
+  rk_vec3 *pts;                    /* frames x RK__RT_SOLE_SLOTS: the measured sole points */
+  double *foot_low;                /* frames x 2, or NULL */
+  GArray *low[RK__MEASURE_PARTS];  /* per part: planted feet's lowest points (mm) */
+  GArray *pitch[RK__MEASURE_PARTS]; /* per part: pitch differences (degrees) */
+  size_t planted[RK__MEASURE_PARTS];
+  double depth[RK__MEASURE_PARTS];
+  rk__measure m;
 } look_ctx;
 
 /* The pitch (radians, up positive) of a foot from its heel to its ball. */
@@ -163,6 +228,13 @@ static void look_clear(look_ctx *x) {
   rk_skin_support_free(x->skin);
   for (int m = 0; m < 4; m++)
     g_free(x->body[m]);
+  g_free(x->pts);
+  for (int p = 0; p < RK__MEASURE_PARTS; p++) {
+    if (x->low[p])
+      g_array_unref(x->low[p]);
+    if (x->pitch[p])
+      g_array_unref(x->pitch[p]);
+  }
 }
 
 /* The lowest point (y) among joints[n] at models: skinned, else the joints themselves. */
@@ -209,86 +281,186 @@ static void look_skate(const rk_retarget_result *r, const rk_vec3 *pts, rk_retar
   out->skate_max_mm = mx;
 }
 
-/* The figures of every frame: planted feet's lowest points, the body's, the pitches, and the
- * sole points (pts) for the skate. */
-static void look_frames(const look_ctx *x, const rk_clip *source_clip, const rk_clip *clip,
-                        rk_vec3 *pts, GArray *low, GArray *pitch, rk_retarget_look *out,
-                        double *foot_low) {
+/* Frame f: the planted feet's lowest points, the body's, the pitches, and the sole points for
+ * the skate; om: every joint of the output, sm: the source's soles. */
+static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const rk_mat4 *sm) {
+  look_ctx *x = ctx;
   const rk_retargeter *rt = x->rt;
   const rk_retarget_result *r = x->r;
-  /* Every joint of the output (its body's lowest point reads them all), the source's soles. */
-  const int src_read[2 * RK_SOLE_POINTS] = {r->ssole[0].joint[0], r->ssole[0].joint[1],
-                                            r->ssole[0].joint[2], r->ssole[1].joint[0],
-                                            r->ssole[1].joint[1], r->ssole[1].joint[2]};
-  rk__clip_player op, srcp;
-  rk__clip_player_init(&op, x->skel, clip, NULL, 0);
-  rk__clip_player_init(&srcp, rt->src, source_clip, src_read, 2 * RK_SOLE_POINTS);
-  const rk_mat4 *om = op.models, *sm = srcp.models;
-  const double dur = rk_clip_duration(source_clip), floor_y = r->tgt_floor;
-  double depth = 0;
-  for (size_t f = 0; f < r->frames; f++) {
-    rk__clip_player_at(&op, (double)f / r->fps); /* as rk_clip_sample_frame */
-    rk__clip_player_at(&srcp, fmin((double)f / r->fps, dur));
-    int planted = 0;
-    for (int side = 0; side < 2; side++) {
-      rk_vec3 *tp = pts + f * RK__RT_SOLE_SLOTS + (size_t)side * 3, sp[RK_SOLE_POINTS];
-      rk_sole_at(&x->sole[side], om, tp);
-      rk_sole_at(&r->ssole[side], sm, sp);
-      const double y = foot_lowest(x, om, side, tp);
-      if (foot_low)
-        foot_low[f * 2 + (size_t)side] = y;
-      bool on = false;
-      for (int p = 0; p < RK_SOLE_POINTS; p++)
-        on |= rk__rt_in_intervals(r->points[side][p], (int)f);
-      if (on) {
-        const double mm = 1000.0 * (y - floor_y);
-        g_array_append_val(low, mm);
-        planted |= 1 << side;
-      }
-      const double d = fabs((pitch_of(tp) - x->rest_pitch[side]) - (pitch_of(sp) - x->src_rest_pitch[side])) / RK_DEG;
-      /* A leg without a foot bone has no foot to pitch (or to pitch as). */
-      if (isfinite(d) && !rt->side[side].footless && !rt->side[side].src_footless)
-        g_array_append_val(pitch, d);
+  const double floor_y = r->tgt_floor;
+  int planted = 0;
+  for (int side = 0; side < 2; side++) {
+    rk_vec3 *tp = x->pts + f * RK__RT_SOLE_SLOTS + (size_t)side * 3, sp[RK_SOLE_POINTS];
+    rk_sole_at(&x->sole[side], om, tp);
+    rk_sole_at(&r->ssole[side], sm, sp);
+    const double y = foot_lowest(x, om, side, tp);
+    if (x->foot_low)
+      x->foot_low[f * 2 + (size_t)side] = y;
+    bool on = false;
+    for (int p = 0; p < RK_SOLE_POINTS; p++)
+      on |= rk__rt_in_intervals(r->points[side][p], (int)f);
+    if (on) {
+      const double mm = 1000.0 * (y - floor_y);
+      g_array_append_val(x->low[part], mm);
+      planted |= 1 << side;
     }
-    out->planted_frames += planted != 0;
-    depth = fmax(depth, floor_y - lowest_of(x, om, x->body[planted], x->body_n[planted]));
+    const double d = fabs((pitch_of(tp) - x->rest_pitch[side]) - (pitch_of(sp) - x->src_rest_pitch[side])) / RK_DEG;
+    /* A leg without a foot bone has no foot to pitch (or to pitch as). */
+    if (isfinite(d) && !rt->side[side].footless && !rt->side[side].src_footless)
+      g_array_append_val(x->pitch[part], d);
+  }
+  x->planted[part] += planted != 0;
+  x->depth[part] = fmax(x->depth[part], floor_y - lowest_of(x, om, x->body[planted], x->body_n[planted]));
+}
+
+/* Prepares x (rt and r set) to measure `output` in a pass: false (x to clear) when it cannot be
+ * measured (no clip of its joints, no frames, a foot joint missing). */
+static bool look_begin(look_ctx *x, const rk_clip *source_clip, const rk_asset *output,
+                       double *foot_low) {
+  const rk_retarget_result *r = x->r;
+  x->skel = rk_asset_skeleton(output);
+  const rk_clip *clip = rk_asset_clip_count(output) ? rk_asset_clip(output, 0) : NULL;
+  if (!clip || r->frames == 0 || rk_clip_joint_count(clip) != rk_skeleton_joint_count(x->skel) ||
+      rk_clip_joint_count(source_clip) != x->rt->ns || !look_init(x))
+    return false;
+  x->skin = rk_asset_mesh_count(output) ? rk_skin_support_from_asset(output, NULL) : NULL;
+  x->pts = g_new(rk_vec3, r->frames * RK__RT_SOLE_SLOTS);
+  x->foot_low = foot_low;
+  for (int p = 0; p < RK__MEASURE_PARTS; p++) {
+    x->low[p] = g_array_new(FALSE, FALSE, sizeof(double));
+    x->pitch[p] = g_array_new(FALSE, FALSE, sizeof(double));
+  }
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK_SOLE_POINTS; p++)
+      x->src_read[side * RK_SOLE_POINTS + p] = r->ssole[side].joint[p];
+  x->m = (rk__measure){true, NULL, 0, x->src_read, 2 * RK_SOLE_POINTS, look_frame, x};
+  return true;
+}
+
+/* The parts' values one after the other (frame order) in parts[0]. */
+static GArray *joined(GArray **parts) {
+  for (int p = 1; p < RK__MEASURE_PARTS; p++)
+    g_array_append_vals(parts[0], parts[p]->data, parts[p]->len);
+  return parts[0];
+}
+
+/* What v[0] and v[n - 1] (n > 0) are once v is sorted (rk__sort_doubles: stable), without the
+ * sort: the first of the smallest values and the last of the largest, so a -0 and a +0 come out
+ * as the sort leaves them. False (nothing set) when v holds a NaN: only the sort says then. */
+static bool sorted_ends(const double *v, size_t n, double *lo, double *hi) {
+  double a = v[0], b = v[0];
+  bool nan = false;
+  for (size_t i = 0; i < n; i++) {
+    nan |= isnan(v[i]);
+    if (v[i] < a)
+      a = v[i];
+    if (v[i] >= b)
+      b = v[i];
+  }
+  *lo = a;
+  *hi = b;
+  return !nan;
+}
+
+/* The figures after the pass; soles (NULL, or frames x 6) takes the sole points. */
+static void look_end(look_ctx *x, rk_retarget_look *out, rk_vec3 *soles) {
+  const rk_retarget_result *r = x->r;
+  out->meshes = x->skin && rk_skin_support_vertex_count(x->skin, -1) > 0;
+  double depth = 0;
+  for (int p = 0; p < RK__MEASURE_PARTS; p++) {
+    out->planted_frames += x->planted[p];
+    depth = fmax(depth, x->depth[p]);
   }
   out->penetration_mm = 1000.0 * fmax(0.0, depth);
-  rk__clip_player_clear(&op);
-  rk__clip_player_clear(&srcp);
+  GArray *low = joined(x->low), *pitch = joined(x->pitch);
+  if (low->len) {
+    double *v = (double *)(void *)low->data;
+    double lo, hi;
+    if (sorted_ends(v, low->len, &lo, &hi)) {
+      out->planted_low_min_mm = lo;
+      out->planted_low_max_mm = hi;
+      out->planted_low_median_mm = rk__select_median(v, low->len, false);
+    } else {
+      out->planted_low_median_mm = rk__median(v, low->len); /* sorts v */
+      out->planted_low_min_mm = v[0];
+      out->planted_low_max_mm = v[low->len - 1];
+    }
+  }
+  if (pitch->len) {
+    double *v = (double *)(void *)pitch->data;
+    const size_t p95 = (size_t)floor(0.95 * (double)(pitch->len - 1));
+    double lo, hi;
+    if (sorted_ends(v, pitch->len, &lo, &hi)) {
+      out->foot_pitch_max_deg = hi;
+      out->foot_pitch_p95_deg = rk__select(v, pitch->len, p95);
+    } else {
+      rk__median(v, pitch->len); /* sorts v */
+      out->foot_pitch_p95_deg = v[p95];
+      out->foot_pitch_max_deg = v[pitch->len - 1];
+    }
+  }
+  look_skate(r, x->pts, out);
+  if (soles)
+    memcpy(soles, x->pts, r->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
 }
+
+static const rk_retarget_look no_look = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, false};
 
 void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,
                               const rk_clip *source_clip, const rk_asset *output,
                               rk_retarget_look *out, double *foot_low, rk_vec3 *soles) {
-  *out = (rk_retarget_look){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, false};
-  look_ctx x = {.rt = rt, .r = r, .skel = rk_asset_skeleton(output)};
-  const rk_clip *clip = rk_asset_clip_count(output) ? rk_asset_clip(output, 0) : NULL;
-  if (!clip || r->frames == 0 || rk_clip_joint_count(clip) != rk_skeleton_joint_count(x.skel) ||
-      rk_clip_joint_count(source_clip) != rt->ns || !look_init(&x)) {
-    look_clear(&x);
-    return;
+  *out = no_look;
+  look_ctx x = {.rt = rt, .r = r};
+  if (look_begin(&x, source_clip, output, foot_low)) {
+    rk__measure *m = &x.m;
+    const rk__measure_clips c = rk__rt_measure_clips(rt, r, source_clip, x.skel, rk_asset_clip(output, 0));
+    rk__measure_run(&c, &m, 1, RK__MEASURE_PARTS);
+    look_end(&x, out, soles);
   }
-  x.skin = rk_asset_mesh_count(output) ? rk_skin_support_from_asset(output, NULL) : NULL;
-  out->meshes = x.skin && rk_skin_support_vertex_count(x.skin, -1) > 0;
-  g_autofree rk_vec3 *pts = g_new(rk_vec3, r->frames * RK__RT_SOLE_SLOTS);
-  g_autoptr(GArray) low = g_array_new(FALSE, FALSE, sizeof(double));
-  g_autoptr(GArray) pitch = g_array_new(FALSE, FALSE, sizeof(double));
-  look_frames(&x, source_clip, clip, pts, low, pitch, out, foot_low);
-  if (low->len) {
-    double *v = (double *)(void *)low->data;
-    out->planted_low_median_mm = rk__median(v, low->len); /* sorts v */
-    out->planted_low_min_mm = v[0];
-    out->planted_low_max_mm = v[low->len - 1];
-  }
-  if (pitch->len) {
-    double *v = (double *)(void *)pitch->data;
-    rk__median(v, pitch->len);
-    out->foot_pitch_p95_deg = v[(size_t)floor(0.95 * (double)(pitch->len - 1))];
-    out->foot_pitch_max_deg = v[pitch->len - 1];
-  }
-  look_skate(r, pts, out);
-  if (soles)
-    memcpy(soles, pts, r->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
   look_clear(&x);
+}
+
+void rk__rt_measure_output(const rk_retargeter *rt, const rk_retarget_result *r,
+                           const rk_clip *source_clip, const rk_asset *output, double *foot_low,
+                           rk_vec3 *soles, int parts, rk_retarget_output_figures *out) {
+  const rk_skeleton *skel = rk_asset_skeleton(output);
+  const rk_clip *clip = rk_asset_clip_count(output) ? rk_asset_clip(output, 0) : NULL;
+  *out = (rk_retarget_output_figures){no_look, false, {NAN, NAN, -1, -1, NAN}, NAN, NULL};
+  rk__measure *m[4];
+  size_t n = 0;
+  look_ctx x = {.rt = rt, .r = r};
+  const bool look = look_begin(&x, source_clip, output, foot_low);
+  if (look)
+    m[n++] = &x.m;
+  pose_measure pm;
+  const bool pose = clip && pose_init(&pm, rt, r, source_clip, skel, clip);
+  if (pose)
+    m[n++] = &pm.m;
+  rk__limb_measure lm;
+  const bool limbs = clip && rk__limb_measure_init(&lm, rt, r, skel);
+  if (limbs)
+    m[n++] = &lm.m;
+  rk__contact_measure cm;
+  rk__contact_measure_init(&cm, rt, r, skel);
+  m[n++] = &cm.m;
+  if (clip) {
+    const rk__measure_clips c = rk__rt_measure_clips(rt, r, source_clip, skel, clip);
+    rk__measure_run(&c, m, n, parts);
+  }
+  if (look)
+    look_end(&x, &out->look, soles);
+  look_clear(&x);
+  if (pose)
+    pose_finish(&pm, &out->pose);
+  out->pose_measured = pose;
+  if (limbs)
+    out->limb_direction_median_deg = rk__limb_measure_finish(&lm);
+  out->contact_positions = cm.positions;
+}
+
+void rk_retarget_measure_output(const rk_retargeter *rt, const rk_retarget_result *r,
+                                const rk_clip *source_clip, const rk_asset *output,
+                                double *foot_low, rk_vec3 *soles,
+                                rk_retarget_output_figures *out) {
+  rk__rt_measure_output(rt, r, source_clip, output, foot_low, soles, RK__MEASURE_PARTS, out);
 }

@@ -1,7 +1,8 @@
 /* Retargeting, quality: foot skate, pin errors, loop closure, knees bent backwards and limb
  * directions, measured frame by frame during a run and on baked clips (rk_retarget_measure). */
+#include "retarget_quality.h"
+
 #include "clip_player.h"
-#include "retarget_run.h"
 #include "stats.h"
 
 #include <string.h>
@@ -231,13 +232,38 @@ void rk__rt_finish_quality(rk__rt_run *c) {
 
 /* ---- clips of the target (the written output read back) -------------------------------------- */
 
+static void contact_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const rk_mat4 *sm) {
+  (void)part, (void)sm;
+  rk__contact_measure *cm = ctx;
+  for (size_t k = 0; k < cm->nc; k++)
+    if (cm->joints[k] >= 0)
+      cm->positions[f * cm->nc + k] = rk_mat4_get_translation(&om[cm->joints[k]]);
+}
+
+void rk__contact_measure_init(rk__contact_measure *cm, const rk_retargeter *rt,
+                              const rk_retarget_result *r, const rk_skeleton *skeleton) {
+  cm->nc = r->contact_count;
+  for (size_t k = 0; k < cm->nc; k++)
+    cm->joints[k] = same_joint(rt, skeleton, r->contact_joint[k]);
+  cm->positions = g_new0(rk_vec3, r->frames * (cm->nc ? cm->nc : 1));
+  cm->m = (rk__measure){false, cm->joints, cm->nc, NULL, 0, contact_frame, cm};
+}
+
+rk__measure_clips rk__rt_measure_clips(const rk_retargeter *rt, const rk_retarget_result *r,
+                                    const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                    const rk_clip *clip) {
+  return (rk__measure_clips){skeleton, clip, rt->src, source_clip, r->fps, r->frames};
+}
+
 rk_vec3 *rk_retarget_contact_positions(const rk_retargeter *rt, const rk_retarget_result *r,
                                        const rk_skeleton *skeleton, const rk_clip *clip) {
-  const size_t nc = r->contact_count;
-  int joints[RK__RT_MAX_FEET];
-  for (size_t k = 0; k < nc; k++)
-    joints[k] = same_joint(rt, skeleton, r->contact_joint[k]);
-  return clip_positions(skeleton, clip, r->fps, r->frames, joints, nc);
+  rk__contact_measure cm;
+  rk__contact_measure_init(&cm, rt, r, skeleton);
+  rk__measure *m = &cm.m;
+  /* The source is not read: any clip of its joints does. */
+  const rk__measure_clips c = rk__rt_measure_clips(rt, r, clip, skeleton, clip);
+  rk__measure_run(&c, &m, 1, RK__MEASURE_PARTS);
+  return cm.positions;
 }
 
 bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarget_result *r,
@@ -267,13 +293,29 @@ bool rk_retarget_planted_height(const rk_retargeter *rt, const rk_retarget_resul
   return true;
 }
 
-double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
-                                  const rk_clip *source_clip, const rk_skeleton *skeleton,
-                                  const rk_clip *clip) {
-  const size_t frames = r->frames;
-  const double fps = r->fps;
-  int sj[16], oj[16];
-  size_t nl = 0;
+static void limb_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const rk_mat4 *sm) {
+  rk__limb_measure *lm = ctx;
+  const size_t nl = lm->nl;
+  if (lm->first[part] == SIZE_MAX)
+    lm->first[part] = f;
+  double *angles = lm->angles + lm->first[part] * nl;
+  for (size_t l = 0; l < nl; l++) {
+    const rk_vec3 sa = rk_mat4_get_translation(&sm[lm->sj[2 * l]]);
+    const rk_vec3 sb = rk_mat4_get_translation(&sm[lm->sj[2 * l + 1]]);
+    const rk_vec3 oa = rk_mat4_get_translation(&om[lm->oj[2 * l]]);
+    const rk_vec3 ob = rk_mat4_get_translation(&om[lm->oj[2 * l + 1]]);
+    const rk_vec3 sd = rk_quat_rotate(lm->rt->align, rk_vec3_sub(sb, sa)), od = rk_vec3_sub(ob, oa);
+    const double a = rk_vec3_norm(sd), b = rk_vec3_norm(od);
+    if (!(a > 0) || !(b > 0))
+      continue;
+    angles[lm->count[part]++] = angle_deg(rk_vec3_dot(sd, od) / (a * b));
+  }
+}
+
+bool rk__limb_measure_init(rk__limb_measure *lm, const rk_retargeter *rt,
+                           const rk_retarget_result *r, const rk_skeleton *skeleton) {
+  memset(lm, 0, sizeof *lm);
+  lm->rt = rt;
   for (int l = 0; l < 8; l++) {
     int sa = rt->smap.joint[limb_bones[l][0]], sb = rt->smap.joint[limb_bones[l][1]];
     int ta = rt->tmap.joint[limb_bones[l][0]], tb = rt->tmap.joint[limb_bones[l][1]];
@@ -282,36 +324,42 @@ double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_res
     int oa = same_joint(rt, skeleton, ta), ob = same_joint(rt, skeleton, tb);
     if (oa < 0 || ob < 0)
       continue;
-    sj[2 * nl] = sa, sj[2 * nl + 1] = sb;
-    oj[2 * nl] = oa, oj[2 * nl + 1] = ob;
-    nl++;
+    lm->sj[2 * lm->nl] = sa, lm->sj[2 * lm->nl + 1] = sb;
+    lm->oj[2 * lm->nl] = oa, lm->oj[2 * lm->nl + 1] = ob;
+    lm->nl++;
   }
-  if (nl == 0 || frames == 0)
-    return NAN;
-  /* The source sampled at the output's frame times (clamped to its duration). */
-  rk__clip_player src;
-  rk__clip_player_init(&src, rt->src, source_clip, sj, 2 * nl);
-  g_autofree rk_vec3 *sp = g_new(rk_vec3, frames * 2 * nl);
-  const double dur = rk_clip_duration(source_clip);
-  for (size_t f = 0; f < frames; f++) {
-    rk__clip_player_at(&src, fmin((double)f / fps, dur));
-    for (size_t k = 0; k < 2 * nl; k++)
-      sp[f * 2 * nl + k] = rk_mat4_get_translation(&src.models[sj[k]]);
-  }
-  rk__clip_player_clear(&src);
-  g_autofree rk_vec3 *op = clip_positions(skeleton, clip, fps, frames, oj, 2 * nl);
-  g_autofree double *angles = g_new(double, frames * nl);
+  if (lm->nl == 0 || r->frames == 0)
+    return false;
+  for (int p = 0; p < RK__MEASURE_PARTS; p++)
+    lm->first[p] = SIZE_MAX;
+  lm->angles = g_new(double, r->frames * lm->nl);
+  lm->m = (rk__measure){false, lm->oj, 2 * lm->nl, lm->sj, 2 * lm->nl, limb_frame, lm};
+  return true;
+}
+
+double rk__limb_measure_finish(rk__limb_measure *lm) {
+  /* The parts' angles one after the other, in frame order: the array one pass would fill. */
   size_t na = 0;
-  for (size_t f = 0; f < frames; f++)
-    for (size_t l = 0; l < nl; l++) {
-      rk_vec3 sd = rk_quat_rotate(rt->align, rk_vec3_sub(sp[f * 2 * nl + 2 * l + 1], sp[f * 2 * nl + 2 * l]));
-      rk_vec3 od = rk_vec3_sub(op[f * 2 * nl + 2 * l + 1], op[f * 2 * nl + 2 * l]);
-      const double a = rk_vec3_norm(sd), b = rk_vec3_norm(od);
-      if (!(a > 0) || !(b > 0))
-        continue;
-      angles[na++] = angle_deg(rk_vec3_dot(sd, od) / (a * b));
+  for (int p = 0; p < RK__MEASURE_PARTS; p++)
+    if (lm->first[p] != SIZE_MAX) {
+      memmove(lm->angles + na, lm->angles + lm->first[p] * lm->nl, lm->count[p] * sizeof(double));
+      na += lm->count[p];
     }
-  if (na == 0)
+  /* rk__median_upper without the sort */
+  const double median = na ? rk__select_median(lm->angles, na, true) : NAN;
+  g_free(lm->angles);
+  lm->angles = NULL;
+  return median;
+}
+
+double rk_retarget_limb_direction(const rk_retargeter *rt, const rk_retarget_result *r,
+                                  const rk_clip *source_clip, const rk_skeleton *skeleton,
+                                  const rk_clip *clip) {
+  rk__limb_measure lm;
+  if (!rk__limb_measure_init(&lm, rt, r, skeleton))
     return NAN;
-  return rk__select_median(angles, na, true); /* rk__median_upper without the sort */
+  rk__measure *m = &lm.m;
+  const rk__measure_clips c = rk__rt_measure_clips(rt, r, source_clip, skeleton, clip);
+  rk__measure_run(&c, &m, 1, RK__MEASURE_PARTS);
+  return rk__limb_measure_finish(&lm);
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { BUFFER_SIZE = 256 * 1024 };
@@ -13,10 +14,14 @@ enum { BUFFER_SIZE = 256 * 1024 };
 struct rk__atomic_file {
   char *path;     /* destination */
   char *tmp_path; /* temporary beside it */
-  int fd;         /* -1 once closed */
+  int fd;         /* -1 once closed; open for reading and writing */
   int error_no;   /* first write error (sticky), 0 = none */
   bool finished;
+  bool synced;    /* fsync done (maybe on a set's syncing thread) */
+  dev_t dev;      /* the temporary's file, to check that the destination is it once renamed */
+  ino_t ino;
   size_t used;
+  size_t written; /* bytes handed to write(2) */
   unsigned char buffer[BUFFER_SIZE];
 };
 
@@ -36,7 +41,7 @@ rk__atomic_file *rk__atomic_file_open(const char *path, GError **error) {
     base[200] = '\0';
   g_autofree char *tmpl_name = g_strdup_printf(".%s.rk-XXXXXX", base);
   char *tmpl = g_build_filename(dir, tmpl_name, NULL);
-  int fd = g_mkstemp_full(tmpl, O_WRONLY | O_CLOEXEC, 0666);
+  int fd = g_mkstemp_full(tmpl, O_RDWR | O_CLOEXEC, 0666);
   if (fd < 0) {
     int e = errno;
     g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot create a file in '%s': %s", path, dir,
@@ -44,13 +49,27 @@ rk__atomic_file *rk__atomic_file_open(const char *path, GError **error) {
     g_free(tmpl);
     return NULL;
   }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot create a file in '%s': %s", path, dir,
+                g_strerror(e));
+    close(fd);
+    g_unlink(tmpl);
+    g_free(tmpl);
+    return NULL;
+  }
   rk__atomic_file *f = g_malloc(sizeof *f);
   f->path = g_strdup(path);
+  f->synced = false;
+  f->dev = st.st_dev;
+  f->ino = st.st_ino;
   f->tmp_path = tmpl;
   f->fd = fd;
   f->error_no = 0;
   f->finished = false;
   f->used = 0;
+  f->written = 0;
   return f;
 }
 
@@ -69,6 +88,7 @@ static void write_all(rk__atomic_file *f, const unsigned char *p, size_t n) {
     }
     p += w;
     n -= (size_t)w;
+    f->written += (size_t)w;
   }
 }
 
@@ -93,12 +113,19 @@ bool rk__atomic_file_write(rk__atomic_file *f, const void *data, size_t n) {
   return f->error_no == 0;
 }
 
-bool rk__atomic_file_finish(rk__atomic_file *f, GError **error) {
-  if (f->finished)
-    return true;
+/* Writes out the buffer and fsyncs the temporary; the first error stays in f->error_no. */
+static void flush_and_sync(rk__atomic_file *f) {
   flush_buffer(f);
   if (f->error_no == 0 && fsync(f->fd) != 0 && errno != EINVAL && errno != EROFS)
     f->error_no = errno;
+  f->synced = true;
+}
+
+bool rk__atomic_file_finish(rk__atomic_file *f, GError **error) {
+  if (f->finished)
+    return true;
+  if (!f->synced)
+    flush_and_sync(f);
   if (f->error_no == 0) {
     int fd = f->fd;
     f->fd = -1;
@@ -144,9 +171,16 @@ bool rk__atomic_file_commit(rk__atomic_file *f, GError **error) {
     rk__atomic_file_abort(f);
     return false;
   }
+  /* The name now holds the bytes written (and perhaps read back from the temporary) unless
+   * something replaced the temporary under the same name meanwhile. */
+  GStatBuf st;
+  const bool ours = g_stat(f->path, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
   sync_directory(f->path);
+  if (!ours)
+    g_set_error(error, RK_ERROR, RK_ERROR_IO,
+                "%s: another file took the name while it was being written", f->path);
   free_file(f);
-  return true;
+  return ours;
 }
 
 void rk__atomic_file_abort(rk__atomic_file *f) {
@@ -161,21 +195,96 @@ void rk__atomic_file_abort(rk__atomic_file *f) {
   free_file(f);
 }
 
-bool rk__atomic_write_files(const rk__atomic_output *files, size_t n, GError **error) {
-  g_autofree rk__atomic_file **open = g_new0(rk__atomic_file *, n ? n : 1);
+struct rk__atomic_set {
+  rk__atomic_file **files;
+  size_t n;
+  GThread *syncer; /* running fsync over files, or NULL */
+};
+
+rk__atomic_set *rk__atomic_stage_files(const rk__atomic_output *files, size_t n, GError **error) {
+  rk__atomic_set *s = g_new0(rk__atomic_set, 1);
+  s->files = g_new0(rk__atomic_file *, n ? n : 1);
+  s->n = n;
+  for (size_t i = 0; i < n; i++) {
+    rk__atomic_file *f = s->files[i] = rk__atomic_file_open(files[i].path, error);
+    if (!f) {
+      rk__atomic_set_abort(s);
+      return NULL;
+    }
+    for (size_t k = 0; k < files[i].n_pieces; k++)
+      rk__atomic_file_write(f, files[i].pieces[k].data, files[i].pieces[k].size);
+    flush_buffer(f);
+    if (f->error_no != 0) {
+      g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: write failed: %s (nothing written)", f->path,
+                  g_strerror(f->error_no));
+      rk__atomic_set_abort(s);
+      return NULL;
+    }
+  }
+  return s;
+}
+
+static gpointer sync_files(gpointer data) {
+  rk__atomic_set *s = data;
+  for (size_t i = 0; i < s->n; i++)
+    flush_and_sync(s->files[i]);
+  return NULL;
+}
+
+void rk__atomic_set_sync_start(rk__atomic_set *s) {
+  if (!s->syncer)
+    s->syncer = g_thread_try_new("rigkit-fsync", sync_files, s, NULL);
+}
+
+static void sync_wait(rk__atomic_set *s) {
+  if (s->syncer)
+    g_thread_join(g_steal_pointer(&s->syncer));
+}
+
+void *rk__atomic_set_read(const rk__atomic_set *s, size_t i, size_t *size, GError **error) {
+  const rk__atomic_file *f = s->files[i];
+  guint8 *data = g_malloc(f->written ? f->written : 1);
+  size_t got = 0;
+  while (got < f->written) {
+    const ssize_t r = pread(f->fd, data + got, f->written - got, (off_t)got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      g_set_error(error, RK_ERROR, RK_ERROR_IO, "%s: cannot read back what was written: %s",
+                  f->path, r < 0 ? g_strerror(errno) : "the file is shorter");
+      g_free(data);
+      return NULL;
+    }
+    got += (size_t)r;
+  }
+  *size = got;
+  return data;
+}
+
+bool rk__atomic_set_commit(rk__atomic_set *s, GError **error) {
+  sync_wait(s);
   bool ok = true;
-  for (size_t i = 0; ok && i < n; i++) {
-    open[i] = rk__atomic_file_open(files[i].path, error);
-    ok = open[i] != NULL;
-    for (size_t k = 0; ok && k < files[i].n_pieces; k++)
-      rk__atomic_file_write(open[i], files[i].pieces[k].data, files[i].pieces[k].size);
-    ok = ok && rk__atomic_file_finish(open[i], error);
+  for (size_t i = 0; ok && i < s->n; i++)
+    ok = rk__atomic_file_finish(s->files[i], error);
+  for (size_t i = s->n; ok && i-- > 0;) {
+    ok = rk__atomic_file_commit(s->files[i], error);
+    s->files[i] = NULL;
   }
-  for (size_t i = n; ok && i-- > 0;) {
-    ok = rk__atomic_file_commit(open[i], error);
-    open[i] = NULL;
-  }
-  for (size_t i = 0; i < n; i++)
-    rk__atomic_file_abort(open[i]);
+  rk__atomic_set_abort(s);
   return ok;
+}
+
+void rk__atomic_set_abort(rk__atomic_set *s) {
+  if (!s)
+    return;
+  sync_wait(s);
+  for (size_t i = 0; i < s->n; i++)
+    rk__atomic_file_abort(s->files[i]);
+  g_free(s->files);
+  g_free(s);
+}
+
+bool rk__atomic_write_files(const rk__atomic_output *files, size_t n, GError **error) {
+  rk__atomic_set *s = rk__atomic_stage_files(files, n, error);
+  return s && rk__atomic_set_commit(s, error);
 }

@@ -4,7 +4,8 @@
  *
  * Index: rk__atomic_file, rk__atomic_file_open, rk__atomic_file_write, rk__atomic_file_finish,
  *        rk__atomic_file_commit, rk__atomic_file_abort, rk__atomic_piece, rk__atomic_output,
- *        rk__atomic_write_files
+ *        rk__atomic_write_files, rk__atomic_set, rk__atomic_stage_files, rk__atomic_set_sync_start,
+ *        rk__atomic_set_read, rk__atomic_set_commit, rk__atomic_set_abort
  */
 #ifndef RK_ATOMIC_FILE_H
 #define RK_ATOMIC_FILE_H
@@ -28,7 +29,8 @@ bool rk__atomic_file_write(rk__atomic_file *f, const void *data, size_t n);
  * full, I/O error); the file stays open for rk__atomic_file_abort. Calling it twice is harmless. */
 bool rk__atomic_file_finish(rk__atomic_file *f, GError **error);
 /** Finishes (when not yet done) and renames the temporary over the destination, then frees f. On
- * failure the temporary is removed and f freed too. */
+ * failure the temporary is removed and f freed too; fails as well (RK_ERROR_IO) when the
+ * destination is then not the temporary's file (something replaced the temporary meanwhile). */
 bool rk__atomic_file_commit(rk__atomic_file *f, GError **error);
 /** Removes the temporary file and frees f; NULL is a no-op. */
 void rk__atomic_file_abort(rk__atomic_file *f);
@@ -51,5 +53,26 @@ typedef struct rk__atomic_output {
  * file (the one referring to the others) appears last. Fails with RK_ERROR_IO naming the file;
  * nothing is renamed unless every file was written. */
 bool rk__atomic_write_files(const rk__atomic_output *files, size_t n, GError **error);
+
+/** Files that belong together written to their temporaries, complete but not yet synced or
+ * renamed: rk__atomic_write_files in two halves, so that the caller can read the bytes back (and
+ * the disk can sync them) before they take their names. */
+typedef struct rk__atomic_set rk__atomic_set;
+
+/** Writes every file of files[n] to its temporary (rk__atomic_write_files' first half). NULL with
+ * RK_ERROR_IO naming the file when one cannot be written; then no temporary is left. */
+rk__atomic_set *rk__atomic_stage_files(const rk__atomic_output *files, size_t n, GError **error);
+/** Starts fsyncing the temporaries on a thread of their own (when one can be made; else commit
+ * syncs them). */
+void rk__atomic_set_sync_start(rk__atomic_set *s);
+/** The bytes of file i as its temporary holds them (read from it; g_free), *size their count, or
+ * NULL with RK_ERROR_IO. Safe while the set syncs. */
+void *rk__atomic_set_read(const rk__atomic_set *s, size_t i, size_t *size, GError **error);
+/** Waits for the sync, then syncs, closes and renames like rk__atomic_write_files (the first file
+ * last; each name checked to hold its temporary's file), and frees s, also on failure (RK_ERROR_IO,
+ * no temporary left). */
+bool rk__atomic_set_commit(rk__atomic_set *s, GError **error);
+/** Waits for the sync, removes every temporary and frees s; NULL is a no-op. */
+void rk__atomic_set_abort(rk__atomic_set *s);
 
 #endif

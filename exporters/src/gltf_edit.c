@@ -129,6 +129,18 @@ bool rk_gltf_edit_applies(const rk_asset *target, const char *out_path, rk_expor
          (format == RK_EXPORT_GLB || format == RK_EXPORT_GLTF);
 }
 
+/* The files a plan writes, in the order they are written (NULL-terminated, g_strfreev). */
+static char **plan_files(const edit_plan *p, const char *out_path) {
+  GPtrArray *list = g_ptr_array_new();
+  g_ptr_array_add(list, g_strdup(out_path));
+  if (p->bin_path)
+    g_ptr_array_add(list, g_strdup(p->bin_path));
+  for (guint i = 0; i < p->targets->len; i++)
+    g_ptr_array_add(list, g_strdup(g_ptr_array_index(p->targets, i)));
+  g_ptr_array_add(list, NULL);
+  return (char **)g_ptr_array_free(list, FALSE);
+}
+
 char **rk_gltf_edit_output_files(const char *target_path, const char *out_path, GError **error) {
   if (!target_path || !out_path) {
     g_set_error(error, RK_ERROR, RK_ERROR_IO, "no target or output path given");
@@ -137,16 +149,8 @@ char **rk_gltf_edit_output_files(const char *target_path, const char *out_path, 
   rk__gltf_source s;
   edit_plan p = {0};
   char **files = NULL;
-  if (rk__gltf_source_read(&s, target_path, NULL, error) && plan_outputs(&s, out_path, &p, error)) {
-    GPtrArray *list = g_ptr_array_new();
-    g_ptr_array_add(list, g_strdup(out_path));
-    if (p.bin_path)
-      g_ptr_array_add(list, g_strdup(p.bin_path));
-    for (guint i = 0; i < p.targets->len; i++)
-      g_ptr_array_add(list, g_strdup(g_ptr_array_index(p.targets, i)));
-    g_ptr_array_add(list, NULL);
-    files = (char **)g_ptr_array_free(list, FALSE);
-  }
+  if (rk__gltf_source_read(&s, target_path, NULL, error) && plan_outputs(&s, out_path, &p, error))
+    files = plan_files(&p, out_path);
   edit_plan_clear(&p);
   rk__gltf_source_clear(&s);
   return files;
@@ -280,28 +284,122 @@ static bool check_inputs(const char *target_path, const rk_asset *target, const 
   return true;
 }
 
-bool rk_gltf_edit_write(const char *target_path, const rk_asset *target, const rk_clip *clip,
-                        const char *out_path, GError **error) {
-  if (!check_inputs(target_path, target, clip, out_path, error))
-    return false;
+struct rk_gltf_edit_staged {
+  rk__atomic_set *set;
+  char **files; /* NULL-terminated: the names the set's files take */
+};
+
+struct rk_gltf_edit_doc {
+  char *target_path, *out_path;
+  const rk_asset *target;
+  bool opened;       /* s and p were filled (to clear) */
   rk__gltf_source s;
-  edit_plan p = {0};
+  edit_plan p;
+  GError *error;     /* why the document cannot be read or planned */
+};
+
+rk_gltf_edit_doc *rk_gltf_edit_open(const char *target_path, const rk_asset *target,
+                                    const char *out_path) {
+  rk_gltf_edit_doc *d = g_new0(rk_gltf_edit_doc, 1);
+  d->target_path = g_strdup(target_path);
+  d->out_path = g_strdup(out_path);
+  d->target = target;
+  /* What check_inputs refuses is left to rk_gltf_edit_stage_doc, which says it first. */
+  if (target_path && target && out_path && *out_path && rk_asset_source_digest(target)) {
+    d->opened = true;
+    (void)(rk__gltf_source_read(&d->s, target_path, rk_asset_source_digest(target), &d->error) &&
+           plan_outputs(&d->s, out_path, &d->p, &d->error));
+  }
+  return d;
+}
+
+void rk_gltf_edit_doc_free(rk_gltf_edit_doc *d) {
+  if (!d)
+    return;
+  if (d->opened) {
+    edit_plan_clear(&d->p);
+    rk__gltf_source_clear(&d->s);
+  }
+  g_clear_error(&d->error);
+  g_free(d->target_path);
+  g_free(d->out_path);
+  g_free(d);
+}
+
+/* The document's edit with clip written to temporaries (rk_gltf_edit_stage's work past the
+ * document's reading and plan). */
+static rk_gltf_edit_staged *stage(rk_gltf_edit_doc *d, const rk_clip *clip, GError **error) {
   g_autoptr(GByteArray) bin = NULL;
   g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
-  bool ok = rk__gltf_source_read(&s, target_path, rk_asset_source_digest(target), error) &&
-            plan_outputs(&s, out_path, &p, error) &&
-            add_clip(&s, target, clip, &p, out_path, &bin, error);
-  const guint nc = ok ? p.files->len : 0;
+  rk__gltf_source *s = &d->s;
+  const edit_plan *p = &d->p;
+  bool ok = add_clip(s, d->target, clip, p, d->out_path, &bin, error);
+  const guint nc = ok ? p->files->len : 0;
   g_autofree rk__atomic_output *extra = g_new0(rk__atomic_output, nc + 1);
   g_autofree rk__atomic_piece *pieces = g_new0(rk__atomic_piece, nc + 1);
-  ok = ok && copies(&s, &p, held, extra, pieces, error);
-  if (ok) {
-    size_t len = 0;
-    g_autofree char *json = rk_json_object_to_text(s.root, !p.glb, &len);
-    const rk__gltf_files files = {out_path, p.glb, json, len, bin, p.bin_path, extra, nc};
-    ok = rk__gltf_files_write(&files, error);
-  }
-  edit_plan_clear(&p);
-  rk__gltf_source_clear(&s);
+  ok = ok && copies(s, p, held, extra, pieces, error);
+  if (!ok)
+    return NULL;
+  size_t len = 0;
+  g_autofree char *json = rk_json_object_to_text(s->root, !p->glb, &len);
+  const rk__gltf_files files = {d->out_path, p->glb, json, len, bin, p->bin_path, extra, nc};
+  rk__atomic_set *set = rk__gltf_files_stage(&files, error);
+  if (!set)
+    return NULL;
+  rk_gltf_edit_staged *st = g_new0(rk_gltf_edit_staged, 1);
+  st->set = set;
+  st->files = plan_files(p, d->out_path);
+  return st;
+}
+
+rk_gltf_edit_staged *rk_gltf_edit_stage_doc(rk_gltf_edit_doc *d, const rk_clip *clip,
+                                            GError **error) {
+  rk_gltf_edit_staged *st = NULL;
+  if (!check_inputs(d->target_path, d->target, clip, d->out_path, error))
+    st = NULL;
+  else if (d->error)
+    g_propagate_error(error, g_steal_pointer(&d->error));
+  else
+    st = stage(d, clip, error);
+  rk_gltf_edit_doc_free(d);
+  return st;
+}
+
+rk_gltf_edit_staged *rk_gltf_edit_stage(const char *target_path, const rk_asset *target,
+                                        const rk_clip *clip, const char *out_path,
+                                        GError **error) {
+  return rk_gltf_edit_stage_doc(rk_gltf_edit_open(target_path, target, out_path), clip, error);
+}
+
+const char *const *rk_gltf_edit_staged_files(const rk_gltf_edit_staged *st) {
+  return (const char *const *)st->files;
+}
+
+void *rk_gltf_edit_staged_read(rk_gltf_edit_staged *st, size_t *size, GError **error) {
+  rk__atomic_set_sync_start(st->set);
+  return rk__atomic_set_read(st->set, 0, size, error);
+}
+
+static void staged_free(rk_gltf_edit_staged *st) {
+  g_strfreev(st->files);
+  g_free(st);
+}
+
+bool rk_gltf_edit_commit(rk_gltf_edit_staged *st, GError **error) {
+  const bool ok = rk__atomic_set_commit(st->set, error);
+  staged_free(st);
   return ok;
+}
+
+void rk_gltf_edit_abort(rk_gltf_edit_staged *st) {
+  if (!st)
+    return;
+  rk__atomic_set_abort(st->set);
+  staged_free(st);
+}
+
+bool rk_gltf_edit_write(const char *target_path, const rk_asset *target, const rk_clip *clip,
+                        const char *out_path, GError **error) {
+  rk_gltf_edit_staged *st = rk_gltf_edit_stage(target_path, target, clip, out_path, error);
+  return st && rk_gltf_edit_commit(st, error);
 }

@@ -228,6 +228,9 @@ typedef struct pose_run {
   rk_transform *locals;
   rk_mat4 *models; /* per joint, canonical */
   rk_mat4 *world;  /* per node, this frame */
+  rk_mat4 *inv;    /* per node: the inverse of world, once a child asked for it this frame */
+  size_t *inv_at;  /* per node: the frame + 1 its inv is of (0: none yet) */
+  bool *inv_ok;    /* per node: whether world was invertible */
   rk_clip_cursor cursor; /* frames are sampled in order: each track's key found from the last */
   GError *error;   /* the run's first failure (it stops there) */
 } pose_run;
@@ -250,10 +253,16 @@ static bool pose_frame(pose_run *w, size_t f, GError **error) {
     }
     const rk_mat4 km = in_document_units(nk, &w->models[j]);
     w->world[n] = rk_mat4_mul(&km, &nk->fix[j]);
-    rk_mat4 inv = rk_mat4_identity(), local;
+    /* A parent's inverse once per frame, however many joint nodes hang from it. */
+    if (p >= 0 && w->inv_at[p] != f + 1) {
+      w->inv[p] = rk_mat4_identity();
+      w->inv_ok[p] = rk_mat4_inverse_affine(&w->world[p], &w->inv[p]);
+      w->inv_at[p] = f + 1;
+    }
+    const rk_mat4 inv = p < 0 ? rk_mat4_identity() : w->inv[p];
     rk_transform x;
-    bool ok = p < 0 || rk_mat4_inverse_affine(&w->world[p], &inv);
-    local = rk_mat4_mul(&inv, &w->world[n]);
+    bool ok = p < 0 || w->inv_ok[p];
+    const rk_mat4 local = rk_mat4_mul(&inv, &w->world[n]);
     ok = ok && rk_transform_from_mat4(&local, &x) && rk_transform_is_finite(&x);
     if (!ok) {
       g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
@@ -292,6 +301,9 @@ static bool pose_all(const node_keys *nk, GError **error) {
     w[i].locals = g_new(rk_transform, nk->nj);
     w[i].models = g_new(rk_mat4, nk->nj);
     w[i].world = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
+    w[i].inv = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
+    w[i].inv_at = g_new0(size_t, nk->d->count ? nk->d->count : 1);
+    w[i].inv_ok = g_new0(bool, nk->d->count ? nk->d->count : 1);
     w[i].cursor.keys_count = rk_clip_track_count(nk->clip);
     w[i].cursor.keys = g_new0(uint32_t, w[i].cursor.keys_count + 1);
   }
@@ -313,6 +325,9 @@ static bool pose_all(const node_keys *nk, GError **error) {
     g_free(w[i].locals);
     g_free(w[i].models);
     g_free(w[i].world);
+    g_free(w[i].inv);
+    g_free(w[i].inv_at);
+    g_free(w[i].inv_ok);
     g_free(w[i].cursor.keys);
   }
   return ok;
@@ -331,29 +346,23 @@ static bool scale_moves(const node_keys *nk, guint n) {
   return false;
 }
 
-/* The clip takes node n's keys (nk's pointers cleared): translation and rotation, and the scale
- * when it moves. */
-static bool take_node_keys(node_keys *nk, rk_clip *out, guint n, const double *times,
-                           GError **error) {
+/* Node n's keys as tracks (nk's pointers cleared) appended to tracks[*count], each with the
+ * joint j it moves in joints: translation and rotation, and the scale when it moves. */
+static void node_tracks(node_keys *nk, guint n, size_t j, const double *times, rk_track *tracks,
+                        size_t *joints, size_t *count) {
   const size_t frames = nk->frames, bytes = frames * sizeof(double);
   if (!scale_moves(nk, n))
     g_clear_pointer(&nk->s[n], g_free);
-  const rk_track tt = {(int)n, RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR, frames,
-                       g_memdup2(times, bytes), g_steal_pointer(&nk->t[n])};
-  const rk_track rt = {(int)n, RK_CHANNEL_ROTATION, RK_INTERP_LINEAR, frames,
-                       g_memdup2(times, bytes), g_steal_pointer(&nk->r[n])};
-  if (!rk_clip_take_track(out, &tt, error)) {
-    g_free((void *)rt.times);
-    g_free((void *)rt.values);
-    return false;
+  double **keys[3] = {&nk->t[n], &nk->r[n], &nk->s[n]};
+  static const rk_channel channels[3] = {RK_CHANNEL_TRANSLATION, RK_CHANNEL_ROTATION,
+                                         RK_CHANNEL_SCALE};
+  for (int c = 0; c < 3; c++) {
+    if (!*keys[c])
+      continue;
+    tracks[*count] = (rk_track){(int)n, channels[c], RK_INTERP_LINEAR, frames,
+                                g_memdup2(times, bytes), g_steal_pointer(keys[c])};
+    joints[(*count)++] = j;
   }
-  if (!rk_clip_take_track(out, &rt, error))
-    return false;
-  if (!nk->s[n])
-    return true;
-  const rk_track st = {(int)n, RK_CHANNEL_SCALE, RK_INTERP_LINEAR, frames,
-                       g_memdup2(times, bytes), g_steal_pointer(&nk->s[n])};
-  return rk_clip_take_track(out, &st, error);
 }
 
 rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
@@ -381,15 +390,20 @@ rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
     rk_clip_set_duration(out, rk_clip_duration(clip));
     *animated = g_new0(bool, d->count ? d->count : 1);
     const rk_skeleton *sk = rk_asset_skeleton(asset);
-    for (size_t j = 0; ok && j < nk.nj; j++) {
+    g_autofree rk_track *tracks = g_new(rk_track, 3 * nk.nj + 1);
+    g_autofree size_t *joints = g_new(size_t, 3 * nk.nj + 1);
+    size_t count = 0, failed = 0;
+    for (size_t j = 0; j < nk.nj; j++) {
       const int n = rk_asset_joint_source_node(asset, j);
       if (n < 0)
         continue;
       (*animated)[n] = true;
-      ok = take_node_keys(&nk, out, (guint)n, times, error);
-      if (!ok)
-        g_prefix_error(error, "%s: joint '%s': ", path, rk_skeleton_joint_name(sk, j));
+      node_tracks(&nk, (guint)n, j, times, tracks, joints, &count);
     }
+    /* The keys' checks of every track at once (on two threads for a long clip), in order. */
+    ok = rk_clip_take_tracks(out, tracks, count, &failed, error);
+    if (!ok)
+      g_prefix_error(error, "%s: joint '%s': ", path, rk_skeleton_joint_name(sk, joints[failed]));
   }
   if (!ok) {
     g_clear_pointer(&out, rk_clip_free);

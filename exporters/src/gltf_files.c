@@ -9,7 +9,7 @@ static void put_u32(guint8 *p, guint32 v) {
   p[0] = (guint8)v, p[1] = (guint8)(v >> 8), p[2] = (guint8)(v >> 16), p[3] = (guint8)(v >> 24);
 }
 
-bool rk__gltf_files_write(const rk__gltf_files *f, GError **error) {
+rk__atomic_set *rk__gltf_files_stage(const rk__gltf_files *f, GError **error) {
   static const char spaces[3] = {' ', ' ', ' '}, zeros[3] = {0};
   const size_t bin_len = f->bin ? f->bin->len : 0;
   guint8 header[20], bin_header[8];
@@ -24,7 +24,7 @@ bool rk__gltf_files_write(const rk__gltf_files *f, GError **error) {
     if (total > G_MAXUINT32) {
       g_set_error(error, RK_ERROR, RK_ERROR_LIMIT,
                   "%s: %zu bytes is more than a GLB file can hold", f->path, total);
-      return false;
+      return NULL;
     }
     memcpy(header, "glTF", 4);
     put_u32(header + 4, 2);
@@ -52,7 +52,12 @@ bool rk__gltf_files_write(const rk__gltf_files *f, GError **error) {
   out[0] = (rk__atomic_output){f->path, main, n_main};
   for (size_t i = 0; i < f->n_extra; i++)
     out[n_out++] = f->extra[i];
-  return rk__atomic_write_files(out, n_out, error);
+  return rk__atomic_stage_files(out, n_out, error);
+}
+
+bool rk__gltf_files_write(const rk__gltf_files *f, GError **error) {
+  rk__atomic_set *s = rk__gltf_files_stage(f, error);
+  return s && rk__atomic_set_commit(s, error);
 }
 
 char *rk__gltf_bin_path(const char *path) {

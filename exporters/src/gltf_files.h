@@ -2,7 +2,7 @@
  * files the document refers to, written together atomically. Used by the glTF writer and by the
  * glTF editor.
  *
- * Index: rk__gltf_files, rk__gltf_files_write, rk__gltf_bin_path
+ * Index: rk__gltf_files, rk__gltf_files_write, rk__gltf_files_stage, rk__gltf_bin_path
  */
 #ifndef RK_GLTF_FILES_H
 #define RK_GLTF_FILES_H
@@ -28,6 +28,9 @@ typedef struct rk__gltf_files {
  * before any is renamed. Fails with RK_ERROR_LIMIT (a GLB past 4 GiB, naming f->path) or
  * RK_ERROR_IO. */
 bool rk__gltf_files_write(const rk__gltf_files *f, GError **error);
+/** rk__gltf_files_write up to the temporaries (rk__atomic_stage_files): the files in the same
+ * order (f->path, bin_path, the extra files), or NULL with the same errors. */
+rk__atomic_set *rk__gltf_files_stage(const rk__gltf_files *f, GError **error);
 /** The buffer file a .gltf at path refers to: path with its extension replaced by ".bin" (newly
  * allocated). */
 char *rk__gltf_bin_path(const char *path);

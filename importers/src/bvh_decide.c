@@ -165,19 +165,22 @@ static double median_sorted(double *v, size_t n) {
   return v[n / 2];
 }
 
-/* Median over (sampled) frames of the lowest joint's height along `up`, with root position
- * channels added to the OFFSET (heights[0]) and replacing it (heights[1]), other joints' read as
- * `other_add`. The two readings share each frame's rotations and every non-root joint's local
- * transform; their world matrices are composed apart. */
-static void ground_heights(const rk__bvh_file *b, rk_vec3 up, bool other_add, double heights[2]) {
-  const size_t n = b->joints->len;
-  const size_t samples = b->frames < 512 ? b->frames : 512;
-  heights[0] = heights[1] = 0;
-  if (samples == 0)
-    return;
-  g_autofree double *lows = g_new(double, 2 * samples);
+/* Lowest joint heights of sampled frames [s0, s1) of ground_heights, the two readings into
+ * lows[s] and lows[samples + s]; a part of them runs on a thread of its own. */
+typedef struct lows_run {
+  const rk__bvh_file *b;
+  rk_vec3 up;
+  bool other_add;
+  size_t samples, s0, s1;
+  double *lows;
+} lows_run;
+
+static gpointer sample_lows(gpointer data) {
+  const lows_run *w = data;
+  const rk__bvh_file *b = w->b;
+  const size_t n = b->joints->len, samples = w->samples;
   g_autofree rk_mat4 *world = g_new(rk_mat4, 2 * n);
-  for (size_t s = 0; s < samples; s++) {
+  for (size_t s = w->s0; s < w->s1; s++) {
     const size_t f = samples > 1 ? s * (b->frames - 1) / (samples - 1) : 0;
     double low[2] = {INFINITY, INFINITY};
     for (size_t i = 0; i < n; i++) {
@@ -187,19 +190,66 @@ static void ground_heights(const rk__bvh_file *b, rk_vec3 up, bool other_add, do
       rk_mat4 local;
       for (int r = 0; r < 2; r++) {
         if (r == 0 || j->parent < 0) {
-          x.t = rk__bvh_joint_translation(b, j, f, j->parent < 0 ? r == 0 : other_add);
+          x.t = rk__bvh_joint_translation(b, j, f, j->parent < 0 ? r == 0 : w->other_add);
           local = rk_transform_to_mat4(&x);
         }
-        rk_mat4 *w = world + (size_t)r * n;
-        w[i] = j->parent >= 0 ? rk_mat4_mul_affine(&w[j->parent], &local) : local;
-        low[r] = fmin(low[r], rk_vec3_dot(rk_mat4_get_translation(&w[i]), up));
+        rk_mat4 *wr = world + (size_t)r * n;
+        wr[i] = j->parent >= 0 ? rk_mat4_mul_affine(&wr[j->parent], &local) : local;
+        low[r] = fmin(low[r], rk_vec3_dot(rk_mat4_get_translation(&wr[i]), w->up));
       }
     }
-    lows[s] = low[0];
-    lows[samples + s] = low[1];
+    w->lows[s] = low[0];
+    w->lows[samples + s] = low[1];
   }
-  heights[0] = median_sorted(lows, samples);
-  heights[1] = median_sorted(lows + samples, samples);
+  return NULL;
+}
+
+/* The median of one reading's lows (the second reading's on a thread of its own). */
+typedef struct median_run {
+  double *v;
+  size_t n;
+  double median;
+} median_run;
+
+static gpointer median_of(gpointer data) {
+  median_run *m = data;
+  m->median = median_sorted(m->v, m->n);
+  return NULL;
+}
+
+/* Samples worth a second thread (a long clip: the samples' FK and the insertion sorts). */
+#define GROUND_THREAD_SAMPLES 256
+
+/* Median over (sampled) frames of the lowest joint's height along `up`, with root position
+ * channels added to the OFFSET (heights[0]) and replacing it (heights[1]), other joints' read as
+ * `other_add`. The two readings share each frame's rotations and every non-root joint's local
+ * transform; their world matrices are composed apart. A long clip's samples go in two halves on
+ * two threads and each reading's median on its own (each sample's heights and each median the
+ * same bits as on one). */
+static void ground_heights(const rk__bvh_file *b, rk_vec3 up, bool other_add, double heights[2]) {
+  const size_t samples = b->frames < 512 ? b->frames : 512;
+  heights[0] = heights[1] = 0;
+  if (samples == 0)
+    return;
+  g_autofree double *lows = g_new(double, 2 * samples);
+  const bool two = samples >= GROUND_THREAD_SAMPLES && g_get_num_processors() > 1;
+  lows_run w[2] = {{b, up, other_add, samples, 0, two ? samples / 2 : samples, lows},
+                   {b, up, other_add, samples, two ? samples / 2 : samples, samples, lows}};
+  GThread *t = two ? g_thread_try_new("rigkit-bvh", sample_lows, &w[1], NULL) : NULL;
+  sample_lows(&w[0]);
+  if (t)
+    g_thread_join(t);
+  else
+    sample_lows(&w[1]);
+  median_run m[2] = {{lows, samples, 0}, {lows + samples, samples, 0}};
+  t = two ? g_thread_try_new("rigkit-bvh", median_of, &m[1], NULL) : NULL;
+  median_of(&m[0]);
+  if (t)
+    g_thread_join(t);
+  else
+    median_of(&m[1]);
+  heights[0] = m[0].median;
+  heights[1] = m[1].median;
 }
 
 /* Non-root joints with position channels: do the channels carry the whole offset? */

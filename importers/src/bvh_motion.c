@@ -76,9 +76,9 @@ static void rows_reserve(rows *r, size_t cols, gint64 declared, size_t bytes_lef
  * end (a line end byte or the text's end) and the count of values in *n, or NULL with *error (a
  * token that is not a number, or not finite). Plain decimals are read in one pass
  * (rk__bvh_scan_plain); anything else goes through rk__bvh_parse_double. */
-static const char *frame_values(const rk__bvh_file *b, const char *p, double *row, size_t cols,
-                                size_t *n, unsigned line, size_t frame, GError **error) {
-  const char *end = b->lx.end;
+static const char *frame_values(const rk__bvh_file *b, const char *p, const char *end,
+                                double *row, size_t cols, size_t *n, unsigned line, size_t frame,
+                                GError **error) {
   size_t count = 0;
   for (;;) {
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\f' || *p == '\v'))
@@ -112,9 +112,93 @@ static const char *frame_values(const rk__bvh_file *b, const char *p, double *ro
   return p;
 }
 
+/* Frame lines [p, end) of a file whose every non-blank line is a row of b->columns values (no
+ * line numbers, no notes: any other line makes the part fail, and parse_frames reads the whole
+ * text itself, saying what it says about it). */
+typedef struct part_rows {
+  const rk__bvh_file *b;
+  const char *p, *end;
+  rows data;
+  size_t frames;
+  bool ok;
+} part_rows;
+
+static gpointer parse_part(gpointer data) {
+  part_rows *w = data;
+  const size_t cols = w->b->columns;
+  const char *p = w->p;
+  w->ok = false;
+  while (p < w->end) {
+    if (*p == '\r' || *p == '\n') {
+      if (*p == '\r' && p + 1 < w->end && p[1] == '\n')
+        p++;
+      p++;
+    }
+    rows_reserve(&w->data, cols, w->b->declared_frames, (size_t)(w->end - p));
+    size_t n = 0;
+    const char *eol = frame_values(w->b, p, w->end, w->data.v + w->data.len, cols, &n, 0, 0, NULL);
+    if (!eol || (n > 0 && n != cols))
+      return NULL;
+    if (n > 0) {
+      w->data.len += cols;
+      w->frames++;
+    }
+    p = eol;
+  }
+  w->ok = true;
+  return NULL;
+}
+
+/* The repair note of a frame count that is not the header's. */
+static void note_frame_count(const rk__bvh_file *b, rk__raw_asset *raw, size_t frames) {
+  if ((gint64)frames != b->declared_frames)
+    rk__raw_repair(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
+                   b->declared_frames, frames, frames);
+}
+
+/* Motion text worth a second thread. */
+#define PARSE_THREAD_BYTES (256 * 1024)
+
+/* The frame lines of a long, regular file read in two halves on two threads (split after a line
+ * end): the rows parse_frames would read, or false (nothing changed) when a half holds anything
+ * but rows of b->columns values or the frames pass the limit. */
+static bool parse_halves(rk__bvh_file *b) {
+  const size_t cols = b->columns;
+  const char *start = b->lx.p, *end = b->lx.end;
+  if (cols == 0 || (size_t)(end - start) < PARSE_THREAD_BYTES || g_get_num_processors() < 2)
+    return false;
+  const char *mid = memchr(start + (end - start) / 2, '\n', (size_t)(end - start) / 2);
+  if (!mid)
+    return false;
+  part_rows w[2] = {{b, start, mid + 1, {NULL, 0, 0}, 0, false},
+                    {b, mid + 1, end, {NULL, 0, 0}, 0, false}};
+  GThread *t = g_thread_try_new("rigkit-bvh", parse_part, &w[1], NULL);
+  if (!t)
+    return false;
+  parse_part(&w[0]);
+  g_thread_join(t);
+  const size_t frames = w[0].frames + w[1].frames;
+  const bool ok = w[0].ok && w[1].ok && frames > 0 && frames <= RK_CLIP_MAX_KEYS;
+  if (ok) {
+    b->data = g_renew(double, w[0].data.v, frames * cols);
+    if (w[1].frames)
+      memcpy(b->data + w[0].data.len, w[1].data.v, w[1].data.len * sizeof(double));
+    b->frames = frames;
+  } else {
+    g_free(w[0].data.v);
+  }
+  g_free(w[1].data.v);
+  return ok;
+}
+
 /* The frame lines: one row of b->columns values each. Lines that disagree with "Frames:" are used
- * as they are and a note says so; an incomplete last line (a truncated file) is dropped. */
+ * as they are and a note says so; an incomplete last line (a truncated file) is dropped. A long
+ * file of nothing but rows goes in two halves (parse_halves), with the same rows. */
 static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
+  if (parse_halves(b)) {
+    note_frame_count(b, raw, b->frames);
+    return true;
+  }
   const size_t cols = b->columns;
   rows data = {NULL, 0, 0};
   size_t frames = 0;
@@ -130,7 +214,7 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
     rows_reserve(&data, cols, b->declared_frames, (size_t)(b->lx.end - p));
     size_t n = 0;
     double *row = data.v ? data.v + data.len : NULL; /* NULL: no channels */
-    const char *eol = frame_values(b, p, row, cols, &n, line, frames, error);
+    const char *eol = frame_values(b, p, b->lx.end, row, cols, &n, line, frames, error);
     if (!eol) {
       g_free(data.v);
       return false;
@@ -167,9 +251,7 @@ static bool parse_frames(rk__bvh_file *b, rk__raw_asset *raw, GError **error) {
   }
   if (cols == 0)
     frames = (size_t)b->declared_frames;
-  if ((gint64)frames != b->declared_frames)
-    rk__raw_repair(raw, "header declares %" G_GINT64_FORMAT " frames, the file has %zu: using %zu",
-                   b->declared_frames, frames, frames);
+  note_frame_count(b, raw, frames);
   if (frames == 0 && b->declared_frames > 0) {
     g_free(data.v);
     g_set_error(error, RK_ERROR, RK_ERROR_PARSE,

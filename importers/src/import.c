@@ -16,14 +16,51 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+/* The SHA-256 of an import's bytes, computed on a thread of its own while Assimp reads them. */
+typedef struct digest_job {
+  const rk__source *src;
+  GThread *thread;
+  char *hex;
+} digest_job;
+
+static gpointer digest_run(gpointer data) {
+  digest_job *d = data;
+  d->hex = rk__sha256_hex(d->src->data, d->src->size);
+  return NULL;
+}
+
+/* Bytes under this are hashed where they are read: a thread would cost more than it saves. */
+#define DIGEST_THREAD_BYTES (256 * 1024)
+
+static void digest_start(digest_job *d, const rk__source *src) {
+  *d = (digest_job){src, NULL, NULL};
+  if (src->size >= DIGEST_THREAD_BYTES)
+    d->thread = g_thread_try_new("rigkit-digest", digest_run, d, NULL);
+}
+
+/* The digest (g_free), once the thread is done. */
+static char *digest_finish(digest_job *d) {
+  if (d->thread)
+    g_thread_join(g_steal_pointer(&d->thread));
+  else if (!d->hex)
+    digest_run(d);
+  return g_steal_pointer(&d->hex);
+}
+
 static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
                                   const rk_import_options *opts, GError **error) {
   rk__gltf_info gltf = {0};
   rk__source main = *src;
   const bool is_gltf = strcmp(format, "gltf") == 0 || strcmp(format, "glb") == 0;
+  /* What was imported, for writers that edit the source file itself (rigkit/gltf_edit.h). */
+  digest_job digest = {0};
+  if (is_gltf)
+    digest_start(&digest, src);
+  g_autofree char *hex = NULL;
   if (is_gltf) {
     if (!rk__gltf_prepare(src, strcmp(format, "glb") == 0, &gltf, error)) {
       rk__gltf_info_clear(&gltf);
+      hex = digest_finish(&digest);
       return NULL;
     }
     if (gltf.rewritten) {
@@ -40,6 +77,8 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
   if (!rk__assimp_read(&main, format, &scene, error)) {
     rk__fbx_doc_free(doc);
     rk__gltf_info_clear(&gltf);
+    if (is_gltf)
+      hex = digest_finish(&digest);
     return NULL;
   }
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
@@ -52,9 +91,10 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
   if (raw)
     for (guint i = 0; i < notes->len; i++)
       rk__raw_note(raw, "%s", (const char *)g_ptr_array_index(notes, i));
-  /* What was imported, for writers that edit the source file itself (rigkit/gltf_edit.h). */
+  if (is_gltf)
+    hex = digest_finish(&digest);
   if (raw && is_gltf)
-    raw->digest = rk__sha256_hex(src->data, src->size);
+    raw->digest = g_steal_pointer(&hex);
   rk__scene_clear(&scene);
   rk__gltf_info_clear(&gltf);
   return raw;
@@ -170,6 +210,18 @@ rk_asset *rk_import_file(const char *path, const rk_import_options *opts, GError
   rk_asset *asset = import_source(&src, opts, error);
   g_free(data);
   return asset;
+}
+
+rk_asset *rk_import_file_bytes(const void *data, size_t size, const char *path,
+                               const rk_import_options *opts, GError **error) {
+  g_return_val_if_fail(path != NULL && (data != NULL || size == 0), NULL);
+  if (size > RK__IMPORT_MAX_FILE_SIZE) {
+    g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "%s: %zu bytes (limit 1 GiB)", path, size);
+    return NULL;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  rk__source src = {path, dir, data ? data : (const uint8_t *)"", size};
+  return import_source(&src, opts, error);
 }
 
 rk_asset *rk_import_memory(const void *data, size_t size, const char *name,

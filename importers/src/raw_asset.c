@@ -122,8 +122,16 @@ void rk__raw_track_push(rk__raw_track *t, double time, const double *values) {
   if (t->keys == t->capacity)
     rk__raw_track_reserve(t, t->capacity ? 2 * t->capacity : 16);
   const size_t stride = (size_t)rk__raw_track_stride(t);
+  double *dst = t->values + t->keys * stride;
   t->times[t->keys] = time;
-  memcpy(t->values + t->keys * stride, values, stride * sizeof(double));
+  /* A key is copied per call, tens of thousands of times an import: the usual sizes as fixed
+   * copies the compiler inlines, not a call to memcpy. */
+  if (stride == 3)
+    memcpy(dst, values, 3 * sizeof(double));
+  else if (stride == 4)
+    memcpy(dst, values, 4 * sizeof(double));
+  else
+    memcpy(dst, values, stride * sizeof(double));
   t->keys++;
 }
 
@@ -527,6 +535,9 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
   for (guint c = 0; c < raw->clips->len; c++) {
     const rk__raw_clip *rc = g_ptr_array_index(raw->clips, c);
     g_autoptr(rk_clip) clip = rk_clip_new(rc->name, n);
+    g_autofree rk_track *tracks = g_new(rk_track, rc->tracks->len + 1);
+    g_autofree int *raw_joint = g_new(int, rc->tracks->len + 1);
+    size_t nt = 0;
     for (guint k = 0; k < rc->tracks->len; k++) {
       rk__raw_track *rt = g_ptr_array_index(rc->tracks, k);
       if (rt->keys == 0)
@@ -537,14 +548,17 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
         rt->times = g_renew(double, rt->times, rt->keys);
         rt->values = g_renew(double, rt->values, rt->keys * (size_t)rk__raw_track_stride(rt));
       }
-      rk_track t = {remap[rt->joint], rt->channel, rt->interp, rt->keys, rt->times, rt->values};
+      tracks[nt] = (rk_track){remap[rt->joint], rt->channel, rt->interp, rt->keys, rt->times,
+                              rt->values};
+      raw_joint[nt++] = rt->joint;
       rt->times = rt->values = NULL;
       rt->keys = rt->capacity = 0;
-      if (!rk_clip_take_track(clip, &t, error)) {
-        g_prefix_error(error, "clip '%s', joint '%s': ", rc->name,
-                       rk__raw_joint_at(raw, (size_t)rt->joint)->name);
-        return NULL;
-      }
+    }
+    size_t failed = 0;
+    if (!rk_clip_take_tracks(clip, tracks, nt, &failed, error)) {
+      g_prefix_error(error, "clip '%s', joint '%s': ", rc->name,
+                     rk__raw_joint_at(raw, (size_t)raw_joint[failed])->name);
+      return NULL;
     }
     rk_clip_set_fps(clip, rc->fps);
     if (rc->duration >= 0)

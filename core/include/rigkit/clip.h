@@ -20,8 +20,9 @@
  *
  * Index: rk_channel, rk_interp, rk_track, rk_clip, rk_channel_components, rk_channel_name,
  *        rk_channel_apply, rk_interp_name, rk_clip_new, rk_clip_free, rk_clip_copy,
- *        rk_clip_add_track, rk_clip_take_track, rk_clip_name, rk_clip_set_name, rk_clip_duration,
- *        rk_clip_set_duration, rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count, rk_clip_joint_count,
+ *        rk_clip_add_track, rk_clip_take_track, rk_clip_take_tracks, rk_clip_name, rk_clip_set_name,
+ *        rk_clip_duration, rk_clip_set_duration, rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count,
+ *        rk_clip_joint_count,
  *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
  *        rk_clip_sample, rk_clip_sample_frame, rk_clip_cursor, RK_CLIP_CURSOR_INIT,
  *        rk_clip_cursor_reset, rk_clip_sample_cursor, rk_clip_sample_joints, rk_clip_bake,
@@ -93,6 +94,12 @@ RK_API bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **err
  * which the clip takes (on failure it frees them, and is unchanged). Same checks and errors. For a
  * reader that builds the keys anyway: the clip does not hold them twice. */
 RK_API bool rk_clip_take_track(rk_clip *clip, const rk_track *track, GError **error);
+/** rk_clip_take_track of tracks[0..n) in order, their checks made on two threads when they hold
+ * many keys: the clip takes each track's arrays up to the first that fails the checks (its index
+ * in *failed, n when none: failed may be NULL) and frees the arrays of that one and of the rest.
+ * The same clip and errors as n calls that stop at the first failure. */
+RK_API bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t *failed,
+                                GError **error);
 /** Borrowed name. */
 RK_API const char *rk_clip_name(const rk_clip *clip);
 /** Renames the clip (copied; NULL gives ""). */

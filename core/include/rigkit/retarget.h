@@ -65,7 +65,8 @@
  *        rk_retarget_result_fk_positions, rk_retarget_output_asset, rk_retarget_measure,
  *        rk_retarget_contact_positions, rk_retarget_planted_height, rk_retarget_limb_direction,
  *        rk_retarget_pose_error, rk_retarget_measure_pose, rk_retarget_look,
- *        rk_retarget_measure_look, rk_retarget_verdict, rk_retarget_verdict_name,
+ *        rk_retarget_measure_look, rk_retarget_output_figures, rk_retarget_measure_output,
+ *        rk_retarget_verdict, rk_retarget_verdict_name,
  *        rk_quality_code, rk_quality_code_name, rk_quality_code_parse, rk_quality_bounds,
  *        rk_quality_bounds_init, rk_retarget_warning, rk_retarget_judge_input, rk_retarget_judge,
  *        rk_retargeter_heights
@@ -346,6 +347,25 @@ typedef struct rk_retarget_look {
 RK_API void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,
                                      const rk_clip *source_clip, const rk_asset *output,
                                      rk_retarget_look *out, double *foot_low, rk_vec3 *soles);
+
+/** Every figure of an output read back that rk_retarget_measure_output measures. */
+typedef struct rk_retarget_output_figures {
+  rk_retarget_look look;          /* rk_retarget_measure_look's */
+  bool pose_measured;             /* rk_retarget_measure_pose's answer */
+  rk_retarget_pose_error pose;    /* its figures when measured, else NAN (worst joint, frame -1) */
+  double limb_direction_median_deg; /* rk_retarget_limb_direction's */
+  rk_vec3 *contact_positions;     /* rk_retarget_contact_positions' (the caller g_frees it) */
+} rk_retarget_output_figures;
+
+/** rk_retarget_measure_look, rk_retarget_measure_pose, rk_retarget_limb_direction and
+ * rk_retarget_contact_positions of `output` (its skeleton and first clip) at once, in one pass
+ * over the frames that samples the output and the source once per frame, the frames split over
+ * two threads: the same figures as those four. foot_low and soles as for
+ * rk_retarget_measure_look. Never fails: what cannot be measured stays NAN. */
+RK_API void rk_retarget_measure_output(const rk_retargeter *rt, const rk_retarget_result *r,
+                                       const rk_clip *source_clip, const rk_asset *output,
+                                       double *foot_low, rk_vec3 *soles,
+                                       rk_retarget_output_figures *out);
 
 /** The verdict on a retargeted clip. */
 typedef enum rk_retarget_verdict {

@@ -15,7 +15,10 @@
  * from the document's own nodes. So whatever the import folded (a Z-up parent node), moved (a
  * root's scale) or renamed, the document's nodes move as the clip says.
  *
- * Index: rk_gltf_edit_write, rk_gltf_edit_output_files, rk_gltf_edit_applies
+ * Index: rk_gltf_edit_write, rk_gltf_edit_output_files, rk_gltf_edit_applies, rk_gltf_edit_staged,
+ *        rk_gltf_edit_stage, rk_gltf_edit_staged_files, rk_gltf_edit_staged_read,
+ *        rk_gltf_edit_commit, rk_gltf_edit_abort, rk_gltf_edit_doc, rk_gltf_edit_open,
+ *        rk_gltf_edit_doc_free, rk_gltf_edit_stage_doc
  */
 #ifndef RIGKIT_GLTF_EDIT_H
 #define RIGKIT_GLTF_EDIT_H
@@ -56,6 +59,46 @@ RK_API bool rk_gltf_edit_write(const char *target_path, const rk_asset *target,
  * extension. */
 RK_API char **rk_gltf_edit_output_files(const char *target_path, const char *out_path,
                                         GError **error);
+
+/** An edit written to temporary files beside its destinations but not yet under their names
+ * (rk_gltf_edit_stage): rk_gltf_edit_write in two halves, so that the output can be read back
+ * while the disk syncs it. */
+typedef struct rk_gltf_edit_staged rk_gltf_edit_staged;
+
+/** rk_gltf_edit_write up to complete temporary files, nothing renamed yet: the same arguments,
+ * bytes and failures. The caller ends it with rk_gltf_edit_commit or rk_gltf_edit_abort. */
+RK_API rk_gltf_edit_staged *rk_gltf_edit_stage(const char *target_path, const rk_asset *target,
+                                               const rk_clip *clip, const char *out_path,
+                                               GError **error);
+/** The target's document read, checked against the import's digest and planned for an output,
+ * before the clip is known (rk_gltf_edit_open): the part of rk_gltf_edit_stage that does not need
+ * the clip, e.g. on another thread while the clip is made. */
+typedef struct rk_gltf_edit_doc rk_gltf_edit_doc;
+
+/** Reads target_path's document for an edit written to out_path (the paths are copied; target
+ * must outlive the result). Never fails: what goes wrong is reported by rk_gltf_edit_stage_doc,
+ * after what rk_gltf_edit_stage would report first. Free with rk_gltf_edit_stage_doc or
+ * rk_gltf_edit_doc_free. */
+RK_API rk_gltf_edit_doc *rk_gltf_edit_open(const char *target_path, const rk_asset *target,
+                                           const char *out_path);
+/** Frees a document rk_gltf_edit_stage_doc was not given; NULL is a no-op. */
+RK_API void rk_gltf_edit_doc_free(rk_gltf_edit_doc *doc);
+/** rk_gltf_edit_stage with the document `doc` read (consumed, also on failure): the same bytes
+ * and the same failures, in the same order. */
+RK_API rk_gltf_edit_staged *rk_gltf_edit_stage_doc(rk_gltf_edit_doc *doc, const rk_clip *clip,
+                                                   GError **error);
+/** The files the staged edit writes, as rk_gltf_edit_output_files lists them (NULL-terminated,
+ * owned by st). Never fails. */
+RK_API const char *const *rk_gltf_edit_staged_files(const rk_gltf_edit_staged *st);
+/** The bytes of out_path as written (read back from its temporary; g_free), *size their count;
+ * starts syncing the files to disk on a thread meanwhile. NULL with RK_ERROR_IO. */
+RK_API void *rk_gltf_edit_staged_read(rk_gltf_edit_staged *st, size_t *size, GError **error);
+/** Syncs the staged files (waiting for a sync started by rk_gltf_edit_staged_read) and renames
+ * them to their names, the output last, then frees st. Fails with RK_ERROR_IO (the disk refused,
+ * or another file took a name meanwhile); then no temporary is left and st is freed too. */
+RK_API bool rk_gltf_edit_commit(rk_gltf_edit_staged *st, GError **error);
+/** Removes the staged files' temporaries and frees st; NULL is a no-op. */
+RK_API void rk_gltf_edit_abort(rk_gltf_edit_staged *st);
 
 /** Whether an output of `format` (RK_EXPORT_AUTO: from out_path's extension) of the character
  * `target` is written by rk_gltf_edit_write rather than rk_export_file: the target was read from a

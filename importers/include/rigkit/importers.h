@@ -5,7 +5,8 @@
  * asset what it converted (source unit and scale, up axis, repairs) so `rigkit info` can show it.
  *
  * Index: rk_import_options, RK_IMPORT_OPTIONS_INIT, rk_bvh_root_offset, rk_import_file,
- *        rk_import_memory, rk_import_format_from_path, rk_import_parse_unit, rk_import_parse_axis
+ *        rk_import_memory, rk_import_file_bytes, rk_import_format_from_path, rk_import_parse_unit,
+ *        rk_import_parse_axis
  */
 #ifndef RIGKIT_IMPORTERS_H
 #define RIGKIT_IMPORTERS_H
@@ -44,6 +45,12 @@ RK_API rk_asset *rk_import_file(const char *path, const rk_import_options *opts,
  * extension. The bytes are not kept. */
 RK_API rk_asset *rk_import_memory(const void *data, size_t size, const char *name,
                                   const rk_import_options *opts, GError **error);
+/** rk_import_file(path) on the bytes of that file read by the caller (a file being written, read
+ * back from its temporary before it takes the name): messages, the format by extension, the
+ * companion files beside path and the asset's source path all come from path. The bytes are not
+ * kept. Fails as rk_import_file does, but for the checks of the file itself. */
+RK_API rk_asset *rk_import_file_bytes(const void *data, size_t size, const char *path,
+                                      const rk_import_options *opts, GError **error);
 /** Static format name guessed from a path's extension ("bvh", "glb", ...) or NULL. */
 RK_API const char *rk_import_format_from_path(const char *path);
 /** Parses a unit: a name ("m", "dm", "cm", "mm", "in", "ft", "cmu" for CMU motion-capture units
