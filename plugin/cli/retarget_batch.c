@@ -528,16 +528,6 @@ static char *plot_output(clip_job *j) {
   return NULL;
 }
 
-/* The body of a rig for the review page: its map's hips and detached feet, found by name in
- * skeleton `in` (the clip's own file or the output read back). */
-static void html_body(const rk_humanoid_map *map, const rk_skeleton *mapped, const rk_skeleton *in,
-                      int body[RK__RT_HTML_BODY]) {
-  const int from[RK__RT_HTML_BODY] = {map->joint[RK_BONE_HIPS], map->detached_foot[0],
-                                      map->detached_foot[1]};
-  for (int b = 0; b < RK__RT_HTML_BODY; b++)
-    body[b] = from[b] < 0 ? -1 : rk_skeleton_find_joint(in, rk_skeleton_joint_name(mapped, (size_t)from[b]));
-}
-
 /* The review page's player data of a clip (--html): the source clip and the output read back,
  * sampled alike, with the feet's lowest points measured on it. */
 static char *clip_motion(const clip_job *j) {
@@ -546,8 +536,8 @@ static char *clip_motion(const clip_job *j) {
                          rk_asset_skeleton(j->back), rk_asset_clip(j->back, 0),
                          rk_retarget_result_fps(j->r), rk_retarget_result_frames(j->r),
                          rk_retarget_result_floor(j->r), j->foot_low, cfg->silhouette, {0}, {0}};
-  html_body(&j->rg->map, rk_retargeter_source(j->rg->rt), hc.source, hc.source_body);
-  html_body(&cfg->target_map, rk_asset_skeleton(cfg->target), hc.target, hc.target_body);
+  rk__rt_html_body(&j->rg->map, rk_retargeter_source(j->rg->rt), hc.source, hc.source_body);
+  rk__rt_html_body(&cfg->target_map, rk_asset_skeleton(cfg->target), hc.target, hc.target_body);
   return rk__rt_html_motion(&hc);
 }
 

@@ -17,6 +17,14 @@ static size_t sample_frame(size_t s, size_t samples, size_t frames) {
   return (size_t)llround((double)s * (double)(frames - 1) / (double)(samples - 1));
 }
 
+void rk__rt_html_body(const rk_humanoid_map *map, const rk_skeleton *mapped, const rk_skeleton *in,
+                      int body[RK__RT_HTML_BODY]) {
+  const int from[RK__RT_HTML_BODY] = {map->joint[RK_BONE_HIPS], map->detached_foot[0],
+                                      map->detached_foot[1]};
+  for (int b = 0; b < RK__RT_HTML_BODY; b++)
+    body[b] = from[b] < 0 ? -1 : rk_skeleton_find_joint(in, rk_skeleton_joint_name(mapped, (size_t)from[b]));
+}
+
 /* Whether joint j is drawn as the body: in the subtree of one of body[] (-1: none), or every
  * joint when body[0] (the hips) is unknown. */
 static bool drawn(const rk_skeleton *sk, const int body[RK__RT_HTML_BODY], size_t j) {

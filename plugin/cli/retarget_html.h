@@ -28,6 +28,11 @@ typedef struct rk__rt_html_clip {
 
 #define RK__RT_HTML_FRAMES 120
 
+/** Fills body[] (an rk__rt_html_clip's source_body or target_body) with the hips and detached
+ * feet of map (made on skeleton mapped), found by name in skeleton in (-1 where absent). */
+void rk__rt_html_body(const rk_humanoid_map *map, const rk_skeleton *mapped, const rk_skeleton *in,
+                      int body[RK__RT_HTML_BODY]);
+
 /** The player's data of one clip as JSON text (joint positions in millimetres, parents, foot
  * heights above the floor, the target's joint turns for its silhouette; every frame up to
  * RK__RT_HTML_FRAMES, else a stride). The caller frees it. Allocates per call, never fails. */
