@@ -235,19 +235,9 @@ static void ground_heights(const rk__bvh_file *b, rk_vec3 up, bool other_add, do
   const bool two = samples >= GROUND_THREAD_SAMPLES && g_get_num_processors() > 1;
   lows_run w[2] = {{b, up, other_add, samples, 0, two ? samples / 2 : samples, lows},
                    {b, up, other_add, samples, two ? samples / 2 : samples, samples, lows}};
-  GThread *t = two ? g_thread_try_new("rigkit-bvh", sample_lows, &w[1], NULL) : NULL;
-  sample_lows(&w[0]);
-  if (t)
-    g_thread_join(t);
-  else
-    sample_lows(&w[1]);
+  rk__bvh_run_pair(sample_lows, &w[0], &w[1], two);
   median_run m[2] = {{lows, samples, 0}, {lows + samples, samples, 0}};
-  t = two ? g_thread_try_new("rigkit-bvh", median_of, &m[1], NULL) : NULL;
-  median_of(&m[0]);
-  if (t)
-    g_thread_join(t);
-  else
-    median_of(&m[1]);
+  rk__bvh_run_pair(median_of, &m[0], &m[1], two);
   heights[0] = m[0].median;
   heights[1] = m[1].median;
 }
