@@ -280,13 +280,18 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
  * the joint it moves with. */
 static rk_vec3 foot_low(const rk__rt_run *c, int side, int *joint) {
   const rk_retargeter *rt = c->rt;
+  const rk__rt_side *sd = &rt->side[side];
+  /* A detached foot, posed at the leg's end after the legs (retarget_parts.c): posed now, first,
+   * for the vertices the leg's mesh blends with it. */
+  rk_vec3 loose;
+  const bool posed = sd->loose_foot && rk__rt_loose_foot_low(c, side, &loose);
   rk_skin_point p;
-  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, rt->side[side].foot, &p)) {
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, sd->foot, &p)) {
     *joint = p.joint;
-    /* A detached foot, posed level at the leg's end after the legs (retarget_parts.c). */
-    const rk__rt_side *sd = &rt->side[side];
     if (!sd->loose_foot)
       return p.position;
+    if (posed)
+      return loose.y < p.position.y ? loose : p.position;
     const rk_vec3 a = rk__rt_ankle(sd, c->tgt_models);
     return a.y - sd->loose_drop < p.position.y ? rk_vec3_make(a.x, a.y - sd->loose_drop, a.z)
                                                : p.position;

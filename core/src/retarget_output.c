@@ -165,6 +165,7 @@ typedef struct look_ctx {
   rk_sole sole[2];                 /* the target's soles on the measured skeleton */
   int foot[2];
   int loose[2];                    /* each leg's detached foot (retarget_parts.c), or -1 */
+  rk_sole loose_sole[2];           /* and its sole (on the measured skeleton): what pitches */
   int *body[4];                    /* joints outside: no foot, the left, the right, both feet */
   size_t body_n[4];
   double rest_pitch[2], src_rest_pitch[2];
@@ -190,6 +191,21 @@ static bool in_foot(const look_ctx *x, int side, size_t j) {
          (x->loose[side] >= 0 && rk_skeleton_is_ancestor(x->skel, (size_t)x->loose[side], j));
 }
 
+/* The sole of the target's detached foot lf (its mesh, else its bones) with its joints on the
+ * measured skeleton: a leg that ends at the shin pitches its foot there. False when there is
+ * none. */
+static bool loose_sole(const look_ctx *x, int lf, rk_sole *out) {
+  const rk_skeleton *t = x->rt->tgt;
+  if (!rk_sole_build(x->rt->skin, t, lf, -1, x->rt->tmap.forward, out, NULL))
+    return false;
+  for (int p = 0; p < RK_SOLE_POINTS; p++) {
+    out->joint[p] = rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(t, (size_t)out->joint[p]));
+    if (out->joint[p] < 0)
+      return false;
+  }
+  return true;
+}
+
 /* The measured skeleton's joints for the result's soles and the body lists; false when a foot
  * joint is missing. */
 static bool look_init(look_ctx *x) {
@@ -210,6 +226,10 @@ static bool look_init(look_ctx *x) {
                          ? rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(x->rt->tgt, (size_t)lf))
                          : -1;
     x->rest_pitch[side] = pitch_of(x->r->tsole[side].rest);
+    if (x->loose[side] >= 0 && !loose_sole(x, lf, &x->loose_sole[side]))
+      x->loose[side] = -1;
+    if (x->loose[side] >= 0)
+      x->rest_pitch[side] = pitch_of(x->loose_sole[side].rest);
     x->src_rest_pitch[side] = pitch_of(x->r->ssole[side].rest);
   }
   for (int m = 0; m < 4; m++) {
@@ -304,9 +324,14 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
       g_array_append_val(x->low[part], mm);
       planted |= 1 << side;
     }
-    const double d = fabs((pitch_of(tp) - x->rest_pitch[side]) - (pitch_of(sp) - x->src_rest_pitch[side])) / RK_DEG;
-    /* A leg without a foot bone has no foot to pitch (or to pitch as). */
-    if (isfinite(d) && !rt->side[side].footless && !rt->side[side].src_footless)
+    rk_vec3 lp[RK_SOLE_POINTS];
+    if (x->loose[side] >= 0)
+      rk_sole_at(&x->loose_sole[side], om, lp);
+    const double d = fabs((pitch_of(x->loose[side] >= 0 ? lp : tp) - x->rest_pitch[side]) -
+                          (pitch_of(sp) - x->src_rest_pitch[side])) / RK_DEG;
+    /* A leg without a foot bone has no foot to pitch (or to pitch as), unless its foot is a
+     * detached one. */
+    if (isfinite(d) && (!rt->side[side].footless || x->loose[side] >= 0) && !rt->side[side].src_footless)
       g_array_append_val(x->pitch[part], d);
   }
   x->planted[part] += planted != 0;

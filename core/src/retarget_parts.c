@@ -1,10 +1,12 @@
 /* Retargeting, loose parts: deforming bones a rig hangs from root-level controls instead of from
  * its body (a game rig's feet under IK foot controls, a helmet under a socket at the root). The
  * transfer and the IK pose the body; then each loose part is put where it belongs: a detached
- * foot (rk_humanoid_map.detached_foot) at the end of the lower leg it stands at, level as at rest
- * and turned with the leg's heading, which is what the leg's sole assumes (its drop below the
- * leg's end is measured level); any other part rigidly on the deforming bone nearest to it at
- * rest. The highest control above a part that moves nothing else (FootControl.L above Foot.L) is
+ * foot (rk_humanoid_map.detached_foot) at the end of the lower leg it stands at, turned with the
+ * leg's heading and pitched about the ankle as the source's foot pitches, flat while the source's
+ * heel is planted (the leg's pin holds its sole on the floor there); the IK asks where its mesh
+ * reaches (rk__rt_loose_foot_low) and lifts the ankle when the pitched foot would go through the
+ * floor, as it lifts an ordinary foot; any other part rigidly on the deforming bone nearest to it
+ * at rest. The highest control above a part that moves nothing else (FootControl.L above Foot.L) is
  * keyed so that the part lands there, its own pose under the control left at rest; a part hanging
  * directly from the root is keyed itself. Rigs without loose parts are untouched. */
 #include "retarget_run.h"
@@ -119,34 +121,141 @@ void rk__rt_parts_init(rk_retargeter *rt) {
   rt->body_count = kept;
 }
 
-void rk__rt_parts_frame(rk__rt_run *c) {
+/* Sole slot k of frame f of a per-frame sole array. */
+#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
+
+/* The pitch (radians, toes up positive) of a sole from its heel to its ball. */
+static double sole_pitch(const rk_vec3 *pts) {
+  const rk_vec3 d = rk_vec3_sub(pts[RK_SOLE_BALL], pts[RK_SOLE_HEEL]);
+  return atan2(d.y, rk_vec3_norm(rk__rt_horizontal(d)));
+}
+
+/* The side whose detached foot part p is, or -1. */
+static int foot_side(const rk_retargeter *rt, const rk__rt_part *p) {
+  for (int side = 0; side < 2; side++)
+    if (p->level && rt->tmap.detached_foot[side] == p->joint)
+      return side;
+  return -1;
+}
+
+/* How far (radians, toes up positive) side's detached foot pitches at the current frame: as the
+ * source's foot pitches from its rest (heel to ball), none while the source's heel is planted
+ * (the foot stands flat on the floor where the leg's pin holds it), faded in and out around its
+ * contacts as the pins are. */
+static double foot_pitch(const rk__rt_run *c, int side) {
+  const rk_retargeter *rt = c->rt;
+  if (rt->side[side].src_footless || !c->src_pts)
+    return 0.0;
+  rk_vec3 pts[RK__RT_POINTS];
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    pts[p] = SOLE(c->src_pts, c->cur_f, side * RK__RT_POINTS + p);
+  const double pitch = sole_pitch(pts) - sole_pitch(rt->side[side].src.rest);
+  if (!c->opts->foot_ik || !isfinite(pitch))
+    return isfinite(pitch) ? pitch : 0.0;
+  guint at = 0;
+  int index;
+  const double held = rk__rt_interval_weight(c->res->points[side][RK_SOLE_HEEL], (int)c->cur_f,
+                                             c->ik.blend, &at, &index);
+  return (1.0 - held) * pitch;
+}
+
+/* Where part p goes on its leader's current model (pitch: a detached foot's, about the ankle). */
+static rk_mat4 part_place(const rk__rt_run *c, const rk__rt_part *p, double pitch) {
+  const rk_retargeter *rt = c->rt;
+  const rk_mat4 *lead = &c->tgt_models[p->leader];
+  if (!p->level)
+    return rk_mat4_mul_affine(lead, &p->offset);
+  /* The leader's turn from rest about the vertical (its heading), then the foot's pitch about
+   * the ankle, across that heading. */
+  rk_transform lt = rk_transform_identity();
+  rk_transform_from_mat4(lead, &lt);
+  const rk_vec3 up = rk_vec3_make(0, 1, 0);
+  const double yaw = rk__twist_angle(rk_quat_mul(lt.r, rk_quat_conj(rt->qt0[p->leader])), up);
+  rk_quat turn = rk_quat_from_axis_angle(up, yaw);
+  const rk_vec3 ahead = rk__rt_horizontal(rk_quat_rotate(turn, rt->tmap.forward));
+  if (pitch != 0.0 && rk_vec3_norm(ahead) > 0) {
+    const rk_vec3 across = rk_vec3_normalize(rk_vec3_cross(ahead, up));
+    turn = rk_quat_normalize(rk_quat_mul(rk_quat_from_axis_angle(across, pitch), turn));
+  }
+  const rk_mat3 m3 = rk_quat_to_mat3(turn);
+  const rk_mat4 r = rk_mat4_from_rt(&m3, rk_vec3_make(0, 0, 0));
+  rk_mat4 want = rk_mat4_mul_affine(&r, &p->part_rest);
+  const rk_vec3 at = rk_mat4_transform_point(lead, rk_mat4_get_translation(&p->offset));
+  want.m[12] = at.x, want.m[13] = at.y, want.m[14] = at.z;
+  return want;
+}
+
+/* Poses part p where `want` puts it: the keyed joint's local and the models below it. Writes the
+ * run's pose arrays (the arrays only: const run). */
+static void part_pose(const rk__rt_run *c, const rk__rt_part *p, const rk_mat4 *want) {
+  const rk_retargeter *rt = c->rt;
+  const rk_mat4 keyed = rk_mat4_mul_affine(want, &p->below);
+  const int parent = rk_skeleton_parent(rt->tgt, (size_t)p->keyed);
+  rk_mat4 local = keyed;
+  rk_mat4 inv;
+  if (parent >= 0 && rk_mat4_inverse_affine(&c->tgt_models[parent], &inv))
+    local = rk_mat4_mul_affine(&inv, &keyed);
+  /* A degenerate matrix (a zero scale somewhere above) keeps the last pose. */
+  rk_transform_from_mat4(&local, &c->tgt_locals[p->keyed]);
+  rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, p->keyed, p->keyed);
+}
+
+/* How far (m) part p's mesh, or its leader's (which may blend with it), reaches below the floor
+ * in the current models (0 without a mesh). */
+static double part_depth(const rk__rt_run *c, const rk__rt_part *p) {
+  double low = INFINITY;
+  rk_skin_point q;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, p->joint, &q))
+    low = q.position.y;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, p->leader, &q))
+    low = fmin(low, q.position.y);
+  return isfinite(low) ? c->tgt_floor - low : 0.0;
+}
+
+/* Poses part p on its leader's current model; a detached foot pitched as the source's, by as much
+ * of that pitch as keeps its mesh out of the floor when `floor` (the IK lifted the ankle where
+ * the leg could reach: what is left is a leg too short to lift it). */
+static void pose_part(const rk__rt_run *c, const rk__rt_part *p, bool floor) {
+  const int side = foot_side(c->rt, p);
+  const double pitch = side >= 0 ? foot_pitch(c, side) : 0.0;
+  rk_mat4 want = part_place(c, p, pitch);
+  part_pose(c, p, &want);
+  const double tol = 1e-5 * c->rt->tmap.height;
+  if (!floor || pitch == 0.0 || part_depth(c, p) <= tol)
+    return;
+  /* The largest share of the pitch that stays out of the floor (the flat foot, which the leg's
+   * sole keeps there, when none does). */
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < 16; i++) {
+    const double mid = 0.5 * (lo + hi);
+    want = part_place(c, p, mid * pitch);
+    part_pose(c, p, &want);
+    if (part_depth(c, p) <= tol)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  want = part_place(c, p, lo * pitch);
+  part_pose(c, p, &want);
+}
+
+bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low) {
   const rk_retargeter *rt = c->rt;
   for (size_t k = 0; k < rt->part_count; k++) {
     const rk__rt_part *p = &rt->parts[k];
-    const rk_mat4 *lead = &c->tgt_models[p->leader];
-    rk_mat4 want;
-    if (p->level) {
-      /* The leader's turn from rest about the vertical (its heading) only. */
-      rk_transform lt = rk_transform_identity();
-      rk_transform_from_mat4(lead, &lt);
-      const rk_vec3 up = rk_vec3_make(0, 1, 0);
-      const double yaw = rk__twist_angle(rk_quat_mul(lt.r, rk_quat_conj(rt->qt0[p->leader])), up);
-      const rk_mat3 m3 = rk_quat_to_mat3(rk_quat_from_axis_angle(up, yaw));
-      const rk_mat4 r = rk_mat4_from_rt(&m3, rk_vec3_make(0, 0, 0));
-      want = rk_mat4_mul_affine(&r, &p->part_rest);
-      const rk_vec3 at = rk_mat4_transform_point(lead, rk_mat4_get_translation(&p->offset));
-      want.m[12] = at.x, want.m[13] = at.y, want.m[14] = at.z;
-    } else {
-      want = rk_mat4_mul_affine(lead, &p->offset);
-    }
-    const rk_mat4 keyed = rk_mat4_mul_affine(&want, &p->below);
-    const int parent = rk_skeleton_parent(rt->tgt, (size_t)p->keyed);
-    rk_mat4 local = keyed;
-    rk_mat4 inv;
-    if (parent >= 0 && rk_mat4_inverse_affine(&c->tgt_models[parent], &inv))
-      local = rk_mat4_mul_affine(&inv, &keyed);
-    /* A degenerate matrix (a zero scale somewhere above) keeps the last pose. */
-    rk_transform_from_mat4(&local, &c->tgt_locals[p->keyed]);
-    rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, p->keyed, p->keyed);
+    rk_skin_point q;
+    if (foot_side(rt, p) != side)
+      continue;
+    pose_part(c, p, false);
+    if (!c->skin || !rk_skin_lowest_subtree(c->skin, c->tgt_models, p->joint, &q))
+      return false;
+    *low = q.position;
+    return true;
   }
+  return false;
+}
+
+void rk__rt_parts_frame(rk__rt_run *c) {
+  for (size_t k = 0; k < c->rt->part_count; k++)
+    pose_part(c, &c->rt->parts[k], c->opts->foot_ik);
 }

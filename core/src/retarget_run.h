@@ -54,8 +54,9 @@ typedef struct rk__rt_side {
   rk_vec3 ankle_local;     /* the ankle in foot's frame: zero, or the end of a footless leg */
   bool footless;
   bool src_footless;       /* the source's leg has no foot bone either (its sole one point) */
-  bool loose_foot;         /* its foot is a detached one (retarget_parts.c), posed level at the
-                              leg's end: its lowest point loose_drop below the ankle */
+  bool loose_foot;         /* its foot is a detached one (retarget_parts.c), posed at the leg's
+                              end: level, its lowest point loose_drop below the ankle, while
+                              the source's heel is planted; pitched as the source's foot else */
   double loose_drop;
 } rk__rt_side;
 
@@ -71,7 +72,8 @@ typedef struct rk__rt_part {
   int joint;           /* the part's top deforming joint */
   int keyed;           /* the joint keyed to move it: its highest control, or joint itself */
   int leader;          /* the joint it follows */
-  bool level;          /* a detached foot: level as at rest, turned with the leader's heading */
+  bool level;          /* a detached foot: turned with the leader's heading, pitched as the
+                          source's foot (level while its heel is planted) */
   rk_mat4 offset;      /* the part's rest model in the leader's rest frame */
   rk_mat4 below;       /* the keyed joint's rest model in the part's rest frame */
   rk_mat4 part_rest;   /* the part's rest model without its translation */
@@ -320,6 +322,10 @@ void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *m
 void rk__rt_parts_init(rk_retargeter *rt);
 /* Poses the loose parts on the solved frame: their keyed joints' locals and the models below. */
 void rk__rt_parts_frame(rk__rt_run *c);
+/* Poses side's detached foot on the current models as rk__rt_parts_frame will (its keyed joint's
+ * local and the models below: the run's arrays) and gives its mesh's lowest point; false (low
+ * untouched) when side has no detached foot or no mesh. */
+bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
