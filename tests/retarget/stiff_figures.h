@@ -17,9 +17,10 @@ typedef struct stiff_figures {
   size_t frames;
   double end_move[2];    /* the largest per-frame move of each leg's end (m) */
   double src_move[2];    /* the source's foot joint's, scaled to the target (m) */
-  double end_excess[2];  /* the largest per-frame move of the leg's end beyond the source foot's
-                            largest move within two frames of it (scaled), m */
+  double end_excess[2];  /* the largest per-frame move of the leg's end beyond twice the source
+                            foot's largest move within two frames of it (scaled), m */
   double pelvis_move, src_pelvis_move, pelvis_excess; /* the same for the hips */
+  double leg;            /* the target's leg length (m) */
   size_t jumps;          /* frames x feet whose end moved more than 5 cm in the frame */
   double low_planted_mm; /* the lowest point of a planted foot's mesh above the floor (min) */
   double low_swing_mm;   /* of a swinging foot's */
@@ -78,7 +79,7 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
   const double fps = rk_retarget_result_fps(r), scale = tm.leg_length / sm.leg_length;
   const size_t frames = rk_retarget_result_frames(r), no = rk_skeleton_joint_count(os),
                ns = rk_skeleton_joint_count(ss);
-  *fig = (stiff_figures){.frames = frames, .contacts = rk_retarget_result_contact_count(r),
+  *fig = (stiff_figures){.frames = frames, .contacts = rk_retarget_result_contact_count(r), .leg = tm.leg_length,
                          .low_planted_mm = INFINITY, .low_swing_mm = INFINITY};
   g_autofree double *low = g_new(double, frames * 2);
   rk_retarget_look look;
@@ -154,12 +155,12 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
     for (int side = 0; side < 2; side++) {
       fig->end_move[side] = fmax(fig->end_move[side], end_mv[side][f]);
       fig->src_move[side] = fmax(fig->src_move[side], src_foot[side][f]);
-      fig->end_excess[side] =
-          fmax(fig->end_excess[side], end_mv[side][f] - stiff_near_max(src_foot[side], frames, f));
+      fig->end_excess[side] = fmax(fig->end_excess[side],
+                                   end_mv[side][f] - 2 * stiff_near_max(src_foot[side], frames, f));
     }
     fig->pelvis_move = fmax(fig->pelvis_move, hips_mv[f]);
     fig->src_pelvis_move = fmax(fig->src_pelvis_move, src_hips[f]);
-    fig->pelvis_excess = fmax(fig->pelvis_excess, hips_mv[f] - stiff_near_max(src_hips, frames, f));
+    fig->pelvis_excess = fmax(fig->pelvis_excess, hips_mv[f] - 2 * stiff_near_max(src_hips, frames, f));
   }
   return true;
 }
