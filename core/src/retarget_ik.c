@@ -90,11 +90,11 @@ static rk_vec3 outward(const rk__rt_run *c, int side) {
  * goal (the pelvis stands where the leg reaches it). In its swing a stiff leg cannot shorten, so
  * its end follows the goal's place over the ground, not its height: it hangs from the hip as a
  * pendulum would (below it, or above it when the goal is above the hip), lower than the goal.
- * Where that would put the foot through the floor, or below a goal lifted out of it, the end
- * reaches out just far enough to stay that high: out to the side when the goal is under the hip,
- * turning toward the goal's own direction as the goal lies farther out (none when the hip is high
- * enough, as in a jump). Every step is continuous in the hip and the goal, so the end does not
- * jump between frames. Updates the leg's local and limb_world (not the models); returns whether
+ * Where that puts the foot's mesh through the floor, place_legs lifts the goal out of it and the
+ * end reaches out just far enough to stay that high: out to the side when the goal is under the
+ * hip, turning toward the goal's own direction as the goal lies farther out (not at all when the
+ * hip is high enough, as in a hop's flight). Each step is continuous in the hip and the goal, so
+ * the end follows them without leaping from behind the hip to in front of it. Updates the leg's local and limb_world (not the models); returns whether
  * the end reaches the goal. */
 static bool aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot_goal *g) {
   const int a = c->rt->side[side].upper;
