@@ -230,8 +230,13 @@ static void keep_on_floor(const rk__rt_run *c, int side, size_t f, double w, con
     src = fmin(src, SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y);
   rk_vec3 pts[RK__RT_POINTS];
   sole_points(sp, g->ankle, g->foot, g->toe, pts);
+  /* A leg of one bone: its sole points stand as high above its foot's lowest point as at rest
+   * (the one point of a foot in the leg's mesh rolls above the sole), and the pelvis rides on
+   * this goal (a leg with a knee takes it up in its bend, then out of the floor). */
+  const rk__rt_side *sd = &c->rt->side[side];
+  const bool stiff = sd->knee == sd->upper;
   for (int p = 0; p < RK__RT_POINTS; p++)
-    have = fmin(have, pts[p].y);
+    have = fmin(have, pts[p].y - (stiff ? c->tsole[side]->rest[p].y - c->tlow[side] : 0.0));
   const double want = c->tgt_floor + c->rt->scale * fmax(0.0, src - c->src_floor) +
                       0.5 * c->opts->contact_height * c->rt->tmap.height;
   if (have > want)
@@ -312,6 +317,14 @@ double rk__rt_foot_depth(const rk__rt_run *c, int side, const rk__rt_foot_goal *
   /* A held foot's mesh, blended where it bends (the crease, the ankle), may dip through by 0.2%
    * of the height: the pins hold. */
   const bool held = g->w[RK_SOLE_HEEL] >= 1 || g->w[RK_SOLE_BALL] >= 1 || g->w[RK_SOLE_TIP] >= 1;
+  const rk__rt_side *sd = &c->rt->side[side];
+  if (sd->knee == sd->upper && !held) {
+    /* The foot of a leg of one bone in its swing: a stiff leg near the vertical reaches far out
+     * to rise a little, so a graze of the floor (under 0.1% of the height) lifts it by little
+     * and a deeper dip by nearly all of it, never by a step as the dip grows. */
+    const double graze = 0.001 * c->rt->tmap.height;
+    return depth * depth / (depth + graze);
+  }
   return held && depth <= 0.002 * c->rt->tmap.height ? 0.0 : depth;
 }
 

@@ -74,32 +74,61 @@ static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target, d
   return job.reached;
 }
 
-/* Turns a leg of one bone a (its end point pc, carried by a or a joint below it) about its hip
- * toward target: the end goes where the bone's length lets it at the target's height, as close
- * to the target as it can get along the ground (a stiff leg cannot shorten: a lower goal than it
- * reaches would otherwise put the end through the floor), or straight at the target when the
- * target is out of reach above or below. Updates a's local and limb_world (not the models).
- * Returns whether the end reaches the target. */
-static bool aim_limb(rk__rt_run *c, int a, rk_vec3 pc, rk_vec3 target) {
+/* The horizontal direction away from the body on side's side (from the pelvis to the hip, else
+ * across the pelvis' facing): the way a leg of one bone swings out to clear the floor. */
+static rk_vec3 outward(const rk__rt_run *c, int side) {
+  const rk_retargeter *rt = c->rt;
+  const rk_vec3 off = rk__rt_horizontal(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[rt->side[side].upper]),
+                                                    rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips])));
+  if (rk_vec3_norm(off) > 1e-3 * rt->tmap.height)
+    return rk_vec3_normalize(off);
+  const rk_vec3 across = rk_vec3_cross(rk_vec3_make(0, 1, 0), rk__rt_horizontal(pelvis_forward(c)));
+  return rk_vec3_norm(across) > 0 ? rk_vec3_scale(rk_vec3_normalize(across), side ? -1.0 : 1.0) : across;
+}
+
+/* Turns side's leg of one bone (its end point pc) about its hip. A held foot's leg points at its
+ * goal (the pelvis stands where the leg reaches it). In its swing a stiff leg cannot shorten, so
+ * its end follows the goal's place over the ground, not its height: it hangs from the hip as a
+ * pendulum would (below it, or above it when the goal is above the hip), lower than the goal.
+ * Where that puts the foot's mesh through the floor, place_legs lifts the goal out of it and the
+ * end reaches out just far enough to stay that high: out to the side when the goal is under the
+ * hip, turning toward the goal's own direction as the goal lies farther out (not at all when the
+ * hip is high enough, as in a hop's flight). Each step is continuous in the hip and the goal, so
+ * the end follows them without leaping from behind the hip to in front of it. Updates the leg's local and limb_world (not the models); returns whether
+ * the end reaches the goal. */
+static bool aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot_goal *g) {
+  const int a = c->rt->side[side].upper;
   const rk_vec3 pa = rk_mat4_get_translation(&c->tgt_models[a]);
   const rk_vec3 now = rk_vec3_sub(pc, pa);
-  const double len = rk_vec3_norm(now), dy = target.y - pa.y;
+  const double len = rk_vec3_norm(now);
   if (!(len > 0))
     return false;
-  rk_vec3 want = rk_vec3_sub(target, pa);
-  if (fabs(dy) < len) {
-    rk_vec3 h = rk_vec3_make(want.x, 0, want.z);
-    if (rk_vec3_norm(h) <= 1e-9 * len)
-      h = rk_vec3_make(now.x, 0, now.z); /* right below the hip: swing out the way it points */
-    if (rk_vec3_norm(h) > 1e-9 * len)
-      want = rk_vec3_add(rk_vec3_scale(rk_vec3_normalize(h), sqrt(len * len - dy * dy)),
-                         rk_vec3_make(0, dy, 0));
+  rk_vec3 want = rk_vec3_sub(g->ankle, pa);
+  if (!g->held) {
+    rk_vec3 h = rk__rt_horizontal(want);
+    if (rk_vec3_norm(h) > len)
+      h = rk_vec3_scale(rk_vec3_normalize(h), len);
+    double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
+    const double short_by = g->lifted ? g->ankle.y - (pa.y + dy) : 0.0;
+    if (short_by > 0) {
+      /* The reach over the ground that leaves the end at the goal's height (farther than the
+       * goal's own: short_by > 0), along outward turned toward the goal's direction by as much as
+       * the goal lies out toward that reach (0.9 of it: the direction never vanishes, not even for
+       * a goal inward of the hip). */
+      const double rise = fmax(0.0, pa.y - g->ankle.y), reach = sqrt(fmax(0.0, len * len - rise * rise));
+      const rk_vec3 dir = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(h, 0.9 / reach), outward(c, side)));
+      const double along = rk_vec3_dot(h, dir);
+      const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
+      h = rk_vec3_add(h, rk_vec3_scale(dir, s));
+      dy = -sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
+    }
+    want = rk_vec3_add(h, rk_vec3_make(0, dy, 0));
   }
   if (!(rk_vec3_norm(want) > 0))
     return false;
   set_world_rotation(c, a, rk_quat_mul(rk_quat_from_to(now, want), c->limb_world[a]));
   const rk_vec3 end = rk_vec3_add(pa, rk_vec3_scale(rk_vec3_normalize(want), len));
-  return rk_vec3_norm(rk_vec3_sub(end, target)) <= 1e-6 * len;
+  return rk_vec3_norm(rk_vec3_sub(end, g->ankle)) <= 1e-6 * len;
 }
 
 /* Where the ankle sits in its foot joint's frame, as a loop's offset (rigkit/loop.h). */
@@ -159,51 +188,83 @@ static void set_pelvis_position(rk__rt_run *c, rk_vec3 p) {
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
 }
 
-/* The pelvis of legs of one bone, in closed form. A stiff leg reaches its pin only at its length:
- * the pelvis stands on a sphere about each held pin (less the hip's offset from the pelvis).
- * One foot held: straight above or below where it is (the source's path over the ground kept),
- * else the sphere's nearest point; both: the nearest point of the two spheres' circle. Returns
- * false when the spheres do not meet (the general solve then gets as close as it can). */
-static bool stand_on_stiff_legs(rk__rt_run *c, const bool held[2]) {
+/* Whether both legs of the target are of one bone (no knee). */
+static bool stiff_legs(const rk_retargeter *rt) {
+  return rt->side[0].knee == rt->side[0].upper && rt->side[1].knee == rt->side[1].upper &&
+         rk_tree_joint(rt->tree, (size_t)rt->tgt_hips)->dof_count == 6;
+}
+
+/* x solving the symmetric 3 x 3 system m x = v (Cramer's rule); false when m is singular. */
+static bool solve3(const double m[3][3], const double v[3], double x[3]) {
+  const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                     m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                     m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  if (!(fabs(det) > 0))
+    return false;
+  for (int k = 0; k < 3; k++) {
+    double t[3][3];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        t[i][j] = j == k ? v[i] : m[i][j];
+    x[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) -
+            t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
+            t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
+  }
+  return true;
+}
+
+/* The pelvis of legs of one bone. A stiff leg reaches its goal only at its length: the pelvis
+ * stands on a sphere about each planted goal (less the hip's offset from the pelvis), on both
+ * spheres' circle when both feet hold. It goes to the point nearest the transferred pelvis that
+ * meets each leg as firmly as its foot holds: a held foot exactly, one fading into or out of a
+ * contact by its weight w (a spring of stiffness w / (1 - w) against the pelvis' own of 1), so
+ * that the pelvis never drops in one frame when support changes. Solved by Gauss-Newton from the
+ * transferred pelvis. Returns whether any leg weighs on the pelvis. */
+static bool stand_on_stiff_legs(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
-  const rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
-  rk_vec3 centre[2];
-  double len[2];
+  const rk_vec3 p0 = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
+  rk_vec3 off[2], goal[2];
+  double len[2], k[2];
   int n = 0;
   for (int side = 0; side < 2; side++) {
-    if (!held[side])
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    double w = g->held ? 1.0 : 0.0;
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      w = fmax(w, g->w[p]);
+    if (!g->active || w <= 0)
       continue;
     const rk__rt_side *sd = &rt->side[side];
     const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
-    centre[n] = rk_vec3_sub(c->ik.goal[side].ankle, rk_vec3_sub(hip, p));
-    len[n++] = rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
+    off[n] = rk_vec3_sub(hip, p0);
+    goal[n] = g->ankle;
+    len[n] = rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
+    k[n++] = w >= 1 ? 1e8 : w / (1 - w);
   }
-  rk_vec3 q = p;
-  if (n == 1) {
-    const rk_vec3 d = rk_vec3_sub(p, centre[0]);
-    const double across = hypot(d.x, d.z);
-    if (across <= len[0])
-      q.y = centre[0].y + sqrt(len[0] * len[0] - across * across);
-    else if (rk_vec3_norm(d) > 0)
-      q = rk_vec3_add(centre[0], rk_vec3_scale(rk_vec3_normalize(d), len[0]));
-  } else if (n == 2) {
-    const rk_vec3 u = rk_vec3_sub(centre[1], centre[0]);
-    const double d = rk_vec3_norm(u);
-    if (!(d > 0) || d > len[0] + len[1] || d < fabs(len[0] - len[1]))
-      return false;
-    const rk_vec3 w = rk_vec3_scale(u, 1.0 / d);
-    const double a = (d * d + len[0] * len[0] - len[1] * len[1]) / (2 * d);
-    const rk_vec3 mid = rk_vec3_add(centre[0], rk_vec3_scale(w, a));
-    const double r = sqrt(fmax(0.0, len[0] * len[0] - a * a));
-    rk_vec3 out = rk_vec3_sub(p, mid);
-    out = rk_vec3_sub(out, rk_vec3_scale(w, rk_vec3_dot(out, w)));
-    if (rk_vec3_norm(out) <= 1e-9 * d) /* right on the line: the pelvis above it */
-      out = rk_vec3_sub(rk_vec3_make(0, 1, 0), rk_vec3_scale(w, w.y));
-    if (!(rk_vec3_norm(out) > 0))
-      return false;
-    q = rk_vec3_add(mid, rk_vec3_scale(rk_vec3_normalize(out), r));
+  if (!n)
+    return false;
+  rk_vec3 p = p0;
+  for (int it = 0; it < 30; it++) {
+    double m[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, v[3] = {p0.x - p.x, p0.y - p.y, p0.z - p.z};
+    for (int i = 0; i < n; i++) {
+      const rk_vec3 u = rk_vec3_sub(rk_vec3_add(p, off[i]), goal[i]);
+      const double d = rk_vec3_norm(u);
+      if (!(d > 1e-9 * len[i]))
+        continue;
+      const double j[3] = {u.x / d, u.y / d, u.z / d}, r = d - len[i];
+      for (int a = 0; a < 3; a++) {
+        v[a] -= k[i] * j[a] * r;
+        for (int b = 0; b < 3; b++)
+          m[a][b] += k[i] * j[a] * j[b];
+      }
+    }
+    double x[3];
+    if (!solve3(m, v, x))
+      break;
+    p = rk_vec3_add(p, rk_vec3_make(x[0], x[1], x[2]));
+    if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) <= 1e-9 * len[0])
+      break;
   }
-  set_pelvis_position(c, q);
+  set_pelvis_position(c, p);
   return true;
 }
 
@@ -224,6 +285,13 @@ static void pelvis_off_the_floor(rk__rt_run *c, double low) {
 static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   const rk_retargeter *rt = c->rt;
   rk__rt_ik *ik = &c->ik;
+  if (stiff_legs(rt)) {
+    /* Legs of one bone: the pelvis rides on them, never into the floor. */
+    const double low = rk__rt_body_low(c, c->tgt_models);
+    if (stand_on_stiff_legs(c))
+      pelvis_off_the_floor(c, low);
+    return true;
+  }
   bool held[2] = {false, false}, reachable = true;
   for (int side = 0; side < 2; side++) {
     const rk__rt_side *sd = &rt->side[side];
@@ -235,7 +303,6 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
     rk_vec3 e = rk__rt_ankle(sd, c->tgt_models);
     const double thigh = rk_vec3_norm(rk_vec3_sub(b, a)), shin = rk_vec3_norm(rk_vec3_sub(e, b));
     const double d = rk_vec3_norm(rk_vec3_sub(ik->goal[side].ankle, a));
-    /* A leg of one bone reaches only at its length: the pelvis goes up and down with it. */
     reachable &= sd->knee == sd->upper
                      ? fabs(d - shin) <= 1e-4 * shin
                      : d < (thigh + shin) * (1.0 - 1e-4) && d > fabs(thigh - shin) * (1.0 + 1e-4);
@@ -243,15 +310,6 @@ static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   const rk_joint *hips_joint = rk_tree_joint(rt->tree, (size_t)rt->tgt_hips);
   if (reachable || hips_joint->dof_count != 6)
     return true;
-  const bool stiff = (!held[0] || rt->side[0].knee == rt->side[0].upper) &&
-                     (!held[1] || rt->side[1].knee == rt->side[1].upper);
-  if (stiff) {
-    const double low = rk__rt_body_low(c, c->tgt_models);
-    if (stand_on_stiff_legs(c, held)) {
-      pelvis_off_the_floor(c, low);
-      return true;
-    }
-  }
   rk_tree_q_from_locals(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL, ik->q_fk, NULL);
   memcpy(ik->q, ik->q_fk, ik->ndof * sizeof(double));
   for (size_t j = 0; j < ik->ndof; j++)
@@ -310,7 +368,7 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk_skeleton *s = rt->tgt;
   const rk_vec3 ankle = rk__rt_ankle(sd, c->tgt_models);
   const bool reached = sd->knee == sd->upper
-                           ? aim_limb(c, sd->upper, ankle, g->ankle)
+                           ? aim_stiff_leg(c, side, ankle, g)
                            : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, 1.0);
   /* Each turn below needs its parent's world rotation; the leg's models are made once at the end
    * (a footless leg's foot is its knee, whose untwist reads the bent models). */
@@ -377,6 +435,10 @@ static void place_legs(rk__rt_run *c) {
       g->lift += g->ankle.y - was;
       g->lifted = true;
       place_leg(c, side);
+      /* A held leg of one bone reaches its lifted goal only as the pelvis rises (the frame's
+       * second pass): lifted once, not again by the same depth. */
+      if (g->held && c->rt->side[side].knee == c->rt->side[side].upper)
+        break;
     }
   }
 }
@@ -471,6 +533,21 @@ static bool held_missed(const rk__rt_run *c) {
   return false;
 }
 
+/* Whether a leg of one bone fading into or out of a contact was lifted out of the floor: the
+ * pelvis, which that leg pulls on as firmly as it holds, rises with its goal (as it does for a
+ * held one) rather than leave the leg to reach out for it. */
+static bool stiff_lifted(const rk__rt_run *c) {
+  if (!stiff_legs(c->rt))
+    return false;
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      if (g->lifted && g->w[p] > 0)
+        return true;
+  }
+  return false;
+}
+
 bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
   const rk_vec3 hips = rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]);
   rk__rt_feet_goals(c, f);
@@ -479,7 +556,7 @@ bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
   place_legs(c);
   /* A foot turned or lifted out of the floor may have moved its ankle out of reach: the pelvis
    * again, then the legs; still out of reach, the frame is counted. */
-  if (held_missed(c)) {
+  if (held_missed(c) || stiff_lifted(c)) {
     if (!move_pelvis(c, f, error))
       return false;
     place_legs(c);

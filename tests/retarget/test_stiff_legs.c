@@ -1,0 +1,80 @@
+/* Legs of one bone (game_blocky.glb: leg_L/R hang from the body, the foot in each leg's mesh)
+ * from the bundled walk, hop and turn, measured on the written outputs (stiff_figures.h): each
+ * leg's end and the pelvis move from frame to frame no more than twice the source's own foot and
+ * hips nearby (scaled) plus a tenth (the pelvis a twentieth) of the leg's length, the planted feet
+ * still (<= 5 mm) and their meshes on the floor, not through it (before, the swing foot's end
+ * jumped up to 30 cm in a frame as its goal passed under the hip, and the pelvis dropped up to
+ * 11 cm when support changed); and the blocky walk, used as a source, plants its feet onto a
+ * human (it planted none). */
+#include "../plugin/retarget_test.h"
+#include "stiff_figures.h"
+
+static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
+                                    "generated/cmu_turn.bvh", NULL};
+
+Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, clips, 0, NULL);
+  g_autofree char *target = rt_data("generated/game_blocky.glb");
+  for (guint i = 0; i < rt_entry_count(p); i++) {
+    const char *clip;
+    JsonObject *c = rt_ok_entry(p, i, "game_blocky", &clip);
+    g_autofree char *source = rt_data(clips[i]);
+    stiff_figures f;
+    g_autoptr(GError) e = NULL;
+    cr_assert(stiff_measure(target, source, 0.0254 / 0.45, rt_str(c, "output"), &f, &e), "%s: %s",
+              clip, e ? e->message : "");
+    cr_log_info("%s onto game_blocky: leg ends move up to %.1f / %.1f cm a frame (source feet "
+                "%.1f / %.1f), beyond twice the source's %.1f / %.1f cm; pelvis %.1f cm (source "
+                "%.1f), beyond %.1f cm; %zu frames with a foot jump over 5 cm; planted mesh %.1f mm, "
+                "swinging %.1f mm; splay %.0f deg",
+                clip, 100 * f.end_move[0], 100 * f.end_move[1], 100 * f.src_move[0],
+                100 * f.src_move[1], 100 * f.end_excess[0], 100 * f.end_excess[1],
+                100 * f.pelvis_move, 100 * f.src_pelvis_move, 100 * f.pelvis_excess, f.jumps,
+                f.low_planted_mm, f.low_swing_mm, f.splay_deg);
+    for (int side = 0; side < 2; side++)
+      cr_assert_leq(f.end_excess[side], 0.1 * f.leg,
+                    "%s: a leg's end jumps %.1f cm beyond twice the source foot's move", clip,
+                    100 * f.end_excess[side]);
+    cr_assert_leq(f.pelvis_excess, 0.05 * f.leg,
+                  "%s: the pelvis jumps %.1f cm beyond twice the source hips' move", clip,
+                  100 * f.pelvis_excess);
+    cr_assert_eq(f.jumps, 0, "%s: %zu frames with a foot jump over 5 cm", clip, f.jumps);
+    /* Planted: still, and on the floor (a held foot's mesh may dip 0.2% of the height). */
+    const rt_planted pf = rt_planted_of(c);
+    rt_assert_planted(pf, clip, "game_blocky", -3);
+    cr_assert_geq(f.low_planted_mm, -3, "%s: a planted foot %.1f mm through the floor", clip,
+                  -f.low_planted_mm);
+  }
+  g_object_unref(p);
+  rt_rmtree(dir);
+}
+
+Test(stiff_legs, the_blocky_walk_as_a_source_plants_its_feet) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  static const char *const walk[] = {"generated/cmu_walk.bvh", NULL};
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, walk, 0, NULL);
+  const char *clip;
+  g_autofree char *blocky = g_strdup(rt_str(rt_ok_entry(p, 0, "game_blocky", &clip), "output"));
+  g_object_unref(p);
+  g_autofree char *back = g_build_filename(dir, "back", NULL);
+  g_autofree char *report = g_build_filename(dir, "back.json", NULL);
+  g_autofree char *human = rt_data("generated/cmu_char.glb");
+  const char *args[] = {"retarget", "--target", human, "--out-dir", back, "--report", report,
+                        "--no-progress", blocky, NULL};
+  cli_run r = rt_cli(NULL, args);
+  cr_assert_eq(r.code, 0, "%s", r.err);
+  rt_cli_clear(&r);
+  JsonParser *parser;
+  JsonObject *c = rt_clip(rt_json(report, &parser), 0);
+  const double planted = rt_num(c, "contact_frames", NULL);
+  cr_log_info("the blocky walk onto cmu_char: %.0f contact frames, verdict %s", planted,
+              rt_str(c, "verdict"));
+  /* Both feet plant for much of the walk (601 frames: 306 contact frames). */
+  cr_assert_geq(planted, 150, "the blocky walk as a source plants %.0f frames", planted);
+  cr_assert_str_neq(rt_str(c, "verdict"), "failed");
+  g_object_unref(parser);
+  rt_rmtree(dir);
+}
