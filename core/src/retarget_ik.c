@@ -474,33 +474,78 @@ static void reach_hands(rk__rt_run *c) {
   }
 }
 
-/* The lowest point (y) of a target joint and its descendants: skinned, else its joints. */
-static double subtree_low(const rk__rt_run *c, int hand) {
+/* The lowest point (y) of a target joint and its descendants, skinned (with the loose parts that
+ * ride on them: a shield on a socket at the root), else its joints. */
+static double subtree_low(const rk__rt_run *c, int top) {
   rk_skin_point p;
-  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, hand, &p))
-    return p.position.y;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, top, &p))
+    return fmin(p.position.y, rk__rt_parts_low_on(c, top));
   double low = INFINITY;
-  for (size_t j = (size_t)hand; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)hand); j++)
+  for (size_t j = (size_t)top; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)top); j++)
     low = fmin(low, c->tgt_models[j].m[13]);
   return low;
 }
 
+/* The arm from its top tu down to its hand th, saved or put back (the rotations the arm's turns
+ * set: locals and world rotations along the path; the models are redone from them). */
+typedef struct arm_pose {
+  enum { ARM_LONGEST = 16 } longest;
+  int n, joint[ARM_LONGEST];
+  rk_quat local[ARM_LONGEST], world[ARM_LONGEST];
+} arm_pose;
+
+/* Saves the path tu..th into a; false when th is not below tu within ARM_LONGEST joints. */
+static bool arm_save(const rk__rt_run *c, int tu, int th, arm_pose *a) {
+  a->n = 0;
+  for (int j = th; j >= 0 && a->n < ARM_LONGEST; j = rk_skeleton_parent(c->rt->tgt, (size_t)j)) {
+    a->joint[a->n] = j;
+    a->local[a->n] = c->tgt_locals[j].r;
+    a->world[a->n++] = c->limb_world[j];
+    if (j == tu)
+      return true;
+  }
+  return false;
+}
+
+static void arm_restore(rk__rt_run *c, int tu, const arm_pose *a) {
+  for (int i = 0; i < a->n; i++) {
+    c->tgt_locals[a->joint[i]].r = a->local[i];
+    c->limb_world[a->joint[i]] = a->world[i];
+  }
+  rk__rt_fk_below(c->rt->tgt, c->tgt_locals, c->tgt_models, tu, tu);
+}
+
 /* Arms and the floor: an arm through it raises its hand by as much, by the arm (analytic
- * two-bone, the hand keeping its world rotation): the pelvis never lifts for the arms. */
+ * two-bone, the hand keeping its world rotation), again while what went through was nearer the
+ * shoulder than the hand (a forearm, a shield on it: they rise by less than the hand) and the
+ * arm still lifts it; a raise that sinks it deeper (a broad shield's edge turning down) is taken
+ * back. The pelvis never lifts for the arms. */
 static void floor_hands(rk__rt_run *c) {
+  enum { TRIES = 4 };
   const rk_retargeter *rt = c->rt;
+  const double tol = 1e-4 * rt->tmap.height;
   for (int side = 0; side < 2; side++) {
     const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
     const int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
     if (tu < 0 || tf < 0 || th < 0)
       continue;
-    const double dy = c->tgt_floor - subtree_low(c, tu);
-    if (dy <= 1e-4 * rt->tmap.height)
-      continue;
     const rk_quat hand_world = c->limb_world[th];
-    const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
-    bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
-    turn_hand(c, tu, tf, th, hand_world);
+    double dy = c->tgt_floor - subtree_low(c, tu);
+    arm_pose before;
+    for (int k = 0; k < TRIES && dy > tol; k++) {
+      const bool saved = arm_save(c, tu, th, &before);
+      const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
+      bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
+      turn_hand(c, tu, tf, th, hand_world);
+      const double left = c->tgt_floor - subtree_low(c, tu);
+      if (left < dy - tol) {
+        dy = left;
+        continue;
+      }
+      if (saved && left > dy)
+        arm_restore(c, tu, &before);
+      break; /* the arm cannot lift it further (straight, or the shoulder too low) */
+    }
   }
 }
 

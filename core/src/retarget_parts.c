@@ -255,6 +255,22 @@ bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low) {
   return false;
 }
 
+double rk__rt_parts_low_on(const rk__rt_run *c, int top) {
+  const rk_retargeter *rt = c->rt;
+  double low = INFINITY;
+  for (size_t k = 0; k < rt->part_count; k++) {
+    const rk__rt_part *p = &rt->parts[k];
+    rk_skin_point q;
+    if (p->level || !rk_skeleton_is_ancestor(rt->tgt, (size_t)top, (size_t)p->leader))
+      continue;
+    const rk_mat4 want = part_place(c, p, 0.0);
+    part_pose(c, p, &want);
+    if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, p->joint, &q))
+      low = fmin(low, q.position.y);
+  }
+  return low;
+}
+
 void rk__rt_parts_frame(rk__rt_run *c) {
   for (size_t k = 0; k < c->rt->part_count; k++)
     pose_part(c, &c->rt->parts[k], c->opts->foot_ik);

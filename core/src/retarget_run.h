@@ -326,6 +326,10 @@ void rk__rt_parts_frame(rk__rt_run *c);
  * local and the models below: the run's arrays) and gives its mesh's lowest point; false (low
  * untouched) when side has no detached foot or no mesh. */
 bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low);
+/* The lowest point (y) of the meshes of the loose parts (not detached feet) that ride on joint top
+ * or a joint below it, each posed on its leader's current model (the run's pose arrays: its
+ * keyed joint's local and the models below); INFINITY when none has a mesh. */
+double rk__rt_parts_low_on(const rk__rt_run *c, int top);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);

@@ -238,6 +238,7 @@ Test(retarget_html, a_game_rigs_controls_are_not_drawn) {
   const char *robot[] = {"Root", "Foot.L", "Foot.R", "PoleLeg.L", "PoleLeg.R", NULL};
   check_game_rig("generated/game_robot.glb", "Hips", robot, 1, 12000);
   const char *soldier[] = {"Root", "FootControl.L", "FootControl.R", "IKLegTarget.L",
-                           "IKLegTarget.R", "IKLegPole.L", "IKLegPole.R", "HelmetSlot", NULL};
+                           "IKLegTarget.R", "IKLegPole.L", "IKLegPole.R", "HelmetSlot",
+                           "ShieldSlot", NULL};
   check_game_rig("generated/game_soldier.glb", "Pelvis", soldier, 3, 12000);
 }

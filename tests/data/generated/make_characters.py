@@ -15,7 +15,7 @@
 # game_robot_walk.glb: the robot keyed frame by frame by make_clips.py's walk on the robot's own
 #   proportions, its IK controls keyed where the legs put the ankles and knees.
 # game_soldier.glb: a game rig whose deforming feet hang from root-level IK controls and whose
-#   helmet hangs from a socket at the root (the layout of a common game character pack).
+#   helmet and shield hang from sockets at the root (the layout of a common game character pack).
 # Every mesh has a material with an 8x8 checker texture made here.
 #
 # Blender output is not byte-identical across runs or versions; the joints, rest poses, meshes
@@ -400,7 +400,8 @@ def soldier_bones():
     Spine1 - Spine2 - Neck - Head; Collar.L - UpperArm.L - LowerArm.L - Hand.L - Finger1.L;
     UpperLeg.L - LowerLeg.L ending at the ankle; the feet are deforming bones Foot.L under
     FootControl.L under Root (beside IKLegTarget.L and IKLegPole.L, which deform nothing); a
-    helmet weighted to HelmetSlot under Root; a spear weighted to WeaponSlot under Hand.R."""
+    helmet weighted to HelmetSlot under Root; a spear weighted to WeaponSlot under Hand.R; a
+    shield weighted to ShieldSlot under Root, standing on the outside of the left forearm."""
     b = [('Root', V((0, 0, 0)), V((0, -0.3, 0)), None, False),
          ('Pelvis', V((0, 0, 0.9)), V((0, 0, 1.0)), 'Root', True),
          ('Spine1', V((0, 0, 1.0)), V((0, 0, 1.18)), 'Pelvis', True),
@@ -423,7 +424,8 @@ def soldier_bones():
               ('FootControl' + side, V((sg * 0.1, 0.05, 0)), V((sg * 0.1, -0.15, 0)), 'Root', False),
               ('IKLegTarget' + side, ankle, ankle + V((0, 0, 0.1)), 'FootControl' + side, False),
               ('Foot' + side, ankle, ankle + V((0, -0.14, -0.05)), 'FootControl' + side, True)]
-    b += [('WeaponSlot', V((-0.79, 0, 1.38)), V((-0.79, 0, 1.48)), 'Hand.R', True)]
+    b += [('WeaponSlot', V((-0.79, 0, 1.38)), V((-0.79, 0, 1.48)), 'Hand.R', True),
+          ('ShieldSlot', V((0.6, 0, 1.38)), V((0.6, 0, 1.48)), 'Root', True)]
     return b
 
 
@@ -538,9 +540,11 @@ def soldier():
         mb.hexa([V((x - 0.055, 0.06, 0)), V((x + 0.055, 0.06, 0)), V((x + 0.055, -0.2, 0)),
                  V((x - 0.055, -0.2, 0)), V((x - 0.06, 0.06, 0.13)), V((x + 0.06, 0.06, 0.13)),
                  V((x + 0.06, -0.2, 0.06)), V((x - 0.06, -0.2, 0.06))], {'Foot' + side: 1.0})
-    # A helmet around the head, and a spear upright in the right hand.
+    # A helmet around the head, a spear upright in the right hand, and a tall shield (a plate
+    # 90 by 50 cm) on the outside of the left forearm.
     mb.box(V((0, 0, 1.6)), V((0, 0, 1.8)), 0.13, 0.14, {'HelmetSlot': 1.0})
     mb.box(V((-0.79, 0, 0.5)), V((-0.79, 0, 2.1)), 0.012, 0.012, {'WeaponSlot': 1.0})
+    mb.box(V((0.6, 0, 0.93)), V((0.6, 0, 1.83)), 0.015, 0.25, {'ShieldSlot': 1.0})
     mat = checker_material('game_soldier_cloth', (0.45, 0.4, 0.3), (0.7, 0.2, 0.15))
     mb.build('game_soldier_mesh', arm, mat)
     export_glb(os.path.join(HERE, 'game_soldier.glb'))
