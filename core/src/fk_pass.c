@@ -8,6 +8,7 @@
 #include "columns.h"
 #include "cpu.h"
 
+#include <emmintrin.h>
 #include <stdint.h>
 
 /* The columns of the local rotation R(q) (the scale multiplies the output columns afterwards). */
@@ -133,9 +134,12 @@ __attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r
                   r->l12[k], r->l20[k], r->l21[k], r->l22[k]};
 }
 
-/* Lane k of v in both lanes. */
+/* Lane k of v in both lanes. Lane 0 with pshufd (SSE2), which writes a new register and reads
+ * v from memory: unpcklpd overwrites its operand, whose lane 1 the pair's second joint still
+ * needs, so GCC copied v and then shuffled it, one instruction more per broadcast. */
 #define FK_BCAST(v, k)                                                                             \
-  ((k) ? __builtin_shufflevector(v, v, 1, 1) : __builtin_shufflevector(v, v, 0, 0))
+  ((k) ? __builtin_shufflevector(v, v, 1, 1)                                                       \
+       : (fk_v2d)_mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(v), 0x44)))
 
 /* One output column half: a*ka + b*kb + c*kc, times s when scaled, stored at o. */
 #define FK_HALF(o, a, b, c, ka, kb, kc, s, scaled)                                                 \
