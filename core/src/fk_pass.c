@@ -151,12 +151,19 @@ __attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r
   } while (0)
 
 /* True when all three scale factors are exactly 1 (the bits of 1.0: no other double equals it),
- * tested in integer registers with one branch. */
+ * tested in integer registers, a compare and a branch each (predicted: animation scale is mostly
+ * 1), two instructions fewer per joint than or-ing the three differences. */
 __attribute__((always_inline)) static inline bool fk_unit_scale(const rk_vec3 *s) {
   uint64_t a, b, c;
   memcpy(&a, &s->x, 8), memcpy(&b, &s->y, 8), memcpy(&c, &s->z, 8);
   const uint64_t one = 0x3ff0000000000000u;
-  return ((a ^ one) | (b ^ one) | (c ^ one)) == 0;
+  if (a != one)
+    return false;
+  __asm__ volatile(""); /* keeps GCC from merging the tests into flags and setcc */
+  if (b != one)
+    return false;
+  __asm__ volatile("");
+  return c == one;
 }
 
 /* The product of fk_joint_v4 in half columns (two SSE2 registers per column), the rotation in
