@@ -103,11 +103,12 @@ fk_pass_v4(const int *restrict parents, const rk_transform *restrict locals, con
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
-/* The baseline pass is bound by its floating-point operations and shuffles (a skeleton of one
- * root and 30 children, no chain of parents, runs as fast as the humanoid): it converts two
- * joints' quaternions at once, one per lane (half the operations of one at a time), and composes
- * in half columns (two SSE2 registers per column; GCC would split fk_joint_v4's 4-wide vectors
- * itself and spill them around the scale test). */
+/* The baseline pass is bound by its floating-point operations and shuffles (multiplies on two
+ * ports, additions on two, one shared with the multiplies and the other with the shuffles) and by
+ * its instruction count; a skeleton of one root and 30 children runs 3% faster than the humanoid,
+ * all chains. It converts two joints' quaternions at once, one per lane (half the operations of
+ * one at a time), and composes in half columns (two SSE2 registers per column; GCC would split
+ * fk_joint_v4's 4-wide vectors itself and spill them around the scale test). */
 typedef double fk_v2d __attribute__((vector_size(16)));
 
 /* The rotation columns of two joints, one in each lane. */
