@@ -8,6 +8,7 @@
 #include "columns.h"
 #include "cpu.h"
 
+#include <emmintrin.h>
 #include <stdint.h>
 
 /* The columns of the local rotation R(q) (the scale multiplies the output columns afterwards). */
@@ -15,12 +16,11 @@ typedef struct fk_rot {
   double l00, l01, l02, l10, l11, l12, l20, l21, l22;
 } fk_rot;
 
-/* Returns the rotation columns (a ROT) of the quaternion (qx, qy, qz, qw) in type T: one formula
- * for a joint in doubles and for two joints in the lanes of a vector, each lane rounding as the
- * scalar form does. */
-#define FK_QUAT_COLS(T, ROT, one, qx, qy, qz, qw)                                                  \
+/* Returns the rotation columns (a ROT) of the quaternion (qx, qy, qz, qw) in type T, given
+ * x2, y2, z2 = 2 qx, 2 qy, 2 qz: one formula for a joint in doubles and for two joints in the
+ * lanes of a vector, each lane rounding as the scalar form does. */
+#define FK_QUAT_COLS(T, ROT, one, qx, qy, qz, qw, x2, y2, z2)                                      \
   do {                                                                                             \
-    const T x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;                                              \
     const T xx = qx * x2, yy = qy * y2, zz = qz * z2, xy = qx * y2, xz = qx * z2, yz = qy * z2,    \
             wx = qw * x2, wy = qw * y2, wz = qw * z2;                                              \
     return (ROT){one - (yy + zz), xy + wz, xz - wy, xy - wz,        one - (xx + zz),               \
@@ -29,7 +29,8 @@ typedef struct fk_rot {
 
 __attribute__((always_inline)) static inline fk_rot fk_quat_cols(const rk_quat *q) {
   const double qx = q->x, qy = q->y, qz = q->z, qw = q->w;
-  FK_QUAT_COLS(double, fk_rot, 1.0, qx, qy, qz, qw);
+  const double x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
+  FK_QUAT_COLS(double, fk_rot, 1.0, qx, qy, qz, qw, x2, y2, z2);
 }
 
 /* A root without a frame above it: the local matrix itself. */
@@ -102,11 +103,12 @@ fk_pass_v4(const int *restrict parents, const rk_transform *restrict locals, con
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(RK_NO_MULTIVERSION)
-/* The baseline pass is bound by its floating-point operations and shuffles (a skeleton of one
- * root and 30 children, no chain of parents, runs as fast as the humanoid): it converts two
- * joints' quaternions at once, one per lane (half the operations of one at a time), and composes
- * in half columns (two SSE2 registers per column; GCC would split fk_joint_v4's 4-wide vectors
- * itself and spill them around the scale test). */
+/* The baseline pass is bound by its floating-point operations and shuffles (multiplies on two
+ * ports, additions on two, one shared with the multiplies and the other with the shuffles) and by
+ * its instruction count; a skeleton of one root and 30 children runs 3% faster than the humanoid,
+ * all chains. It converts two joints' quaternions at once, one per lane (half the operations of
+ * one at a time), and composes in half columns (two SSE2 registers per column; GCC would split
+ * fk_joint_v4's 4-wide vectors itself and spill them around the scale test). */
 typedef double fk_v2d __attribute__((vector_size(16)));
 
 /* The rotation columns of two joints, one in each lane. */
@@ -118,7 +120,13 @@ __attribute__((always_inline)) static inline fk_rot2 fk_quat_cols2(const rk_quat
                                                                    const rk_quat *b) {
   const fk_v2d qx = {a->x, b->x}, qy = {a->y, b->y}, qz = {a->z, b->z}, qw = {a->w, b->w};
   const fk_v2d one = {1, 1};
-  FK_QUAT_COLS(fk_v2d, fk_rot2, one, qx, qy, qz, qw);
+  /* 2q as a product, not a sum: the same bits (doubling is exact), on the multipliers' ports
+   * rather than those the additions share with the shuffles, the busier ones in this pass. The
+   * empty asm hides the 2 from GCC, which would turn the products back into sums. */
+  fk_v2d two = {2, 2};
+  __asm__("" : "+x"(two));
+  const fk_v2d x2 = qx * two, y2 = qy * two, z2 = qz * two;
+  FK_QUAT_COLS(fk_v2d, fk_rot2, one, qx, qy, qz, qw, x2, y2, z2);
 }
 
 /* Lane k of each column entry. */
@@ -127,9 +135,12 @@ __attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r
                   r->l12[k], r->l20[k], r->l21[k], r->l22[k]};
 }
 
-/* Lane k of v in both lanes. */
+/* Lane k of v in both lanes. Lane 0 with pshufd (SSE2), which writes a new register and reads
+ * v from memory: unpcklpd overwrites its operand, whose lane 1 the pair's second joint still
+ * needs, so GCC copied v and then shuffled it, one instruction more per broadcast. */
 #define FK_BCAST(v, k)                                                                             \
-  ((k) ? __builtin_shufflevector(v, v, 1, 1) : __builtin_shufflevector(v, v, 0, 0))
+  ((k) ? __builtin_shufflevector(v, v, 1, 1)                                                       \
+       : (fk_v2d)_mm_castsi128_pd(_mm_shuffle_epi32(_mm_castpd_si128(v), 0x44)))
 
 /* One output column half: a*ka + b*kb + c*kc, times s when scaled, stored at o. */
 #define FK_HALF(o, a, b, c, ka, kb, kc, s, scaled)                                                 \
@@ -141,12 +152,19 @@ __attribute__((always_inline)) static inline fk_rot fk_rot_lane(const fk_rot2 *r
   } while (0)
 
 /* True when all three scale factors are exactly 1 (the bits of 1.0: no other double equals it),
- * tested in integer registers with one branch. */
+ * tested in integer registers, a compare and a branch each (predicted: animation scale is mostly
+ * 1), two instructions fewer per joint than or-ing the three differences. */
 __attribute__((always_inline)) static inline bool fk_unit_scale(const rk_vec3 *s) {
   uint64_t a, b, c;
   memcpy(&a, &s->x, 8), memcpy(&b, &s->y, 8), memcpy(&c, &s->z, 8);
   const uint64_t one = 0x3ff0000000000000u;
-  return ((a ^ one) | (b ^ one) | (c ^ one)) == 0;
+  if (a != one)
+    return false;
+  __asm__ volatile(""); /* keeps GCC from merging the tests into flags and setcc */
+  if (b != one)
+    return false;
+  __asm__ volatile("");
+  return c == one;
 }
 
 /* The product of fk_joint_v4 in half columns (two SSE2 registers per column), the rotation in
@@ -195,33 +213,57 @@ fk_joint_v2(const int *restrict parents, const rk_transform *restrict locals, co
   }
 }
 
-/* Joints a then b (b may be a child of a, or a itself), their rotations converted together. */
-__attribute__((always_inline)) static inline void
-fk_pair_v2(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
-           rk_mat4 *restrict models, size_t a, size_t b) {
-  const char *ahead = (const char *)&locals[a] + FK_AHEAD;
-  __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64), __builtin_prefetch(ahead + 128);
-  const fk_rot2 r = fk_quat_cols2(&locals[a].r, &locals[b].r);
-  fk_joint_v2(parents, locals, root, models, a, &r, 0);
-  if (b != a)
-    fk_joint_v2(parents, locals, root, models, b, &r, 1);
+/* Joint k of the pass: joints[k], or k when joints is NULL. */
+__attribute__((always_inline)) static inline size_t fk_at(const int *joints, size_t k) {
+  return joints ? (size_t)joints[k] : k;
 }
 
-__attribute__((noinline)) static void fk_pass_base(const int *restrict parents,
-                                                   const rk_transform *restrict locals,
-                                                   const rk_mat4 *root, const int *joints,
-                                                   size_t count, rk_mat4 *restrict models) {
+/* The rotations of the pair at k (joints k and k + 1, or k twice when it is the last one). */
+__attribute__((always_inline)) static inline void
+fk_pair_rot(const rk_transform *restrict locals, const int *joints, size_t count, size_t k,
+            fk_rot2 *r) {
+  const size_t a = fk_at(joints, k), b = k + 1 < count ? fk_at(joints, k + 1) : a;
+  *r = fk_quat_cols2(&locals[a].r, &locals[b].r);
+}
+
+/* Joints two at a time, the rotations of the next pair converted (into the other half of a ring
+ * of two in memory) ahead of composing this one: the conversion waits for nothing, the products
+ * wait for the parent's frame, and with one pair's conversion after the other's products the
+ * scheduler, full of products waiting on the parent, had nothing else to run (the humanoid, all
+ * chains, took 5% longer than one root with 30 children; now 2%). */
+__attribute__((always_inline)) static inline void
+fk_pass_v2(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
+           const int *joints, size_t count, rk_mat4 *restrict models) {
+  fk_rot2 ring[2], *r = &ring[0], *next = &ring[1];
+  if (!count)
+    return;
+  fk_pair_rot(locals, joints, count, 0, r);
   size_t k = 0;
-  for (; k + 1 < count; k += 2) {
-    if (joints)
-      fk_pair_v2(parents, locals, root, models, (size_t)joints[k], (size_t)joints[k + 1]);
-    else
-      fk_pair_v2(parents, locals, root, models, k, k + 1);
+  for (; k + 2 < count; k += 2) {
+    const size_t a = fk_at(joints, k), b = fk_at(joints, k + 1);
+    const char *ahead = (const char *)&locals[a] + FK_AHEAD;
+    __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64), __builtin_prefetch(ahead + 128);
+    fk_pair_rot(locals, joints, count, k + 2, next);
+    fk_joint_v2(parents, locals, root, models, a, r, 0);
+    fk_joint_v2(parents, locals, root, models, b, r, 1);
+    fk_rot2 *t = r;
+    r = next, next = t;
   }
-  if (k < count) {
-    const size_t j = joints ? (size_t)joints[k] : k;
-    fk_pair_v2(parents, locals, root, models, j, j);
-  }
+  fk_joint_v2(parents, locals, root, models, fk_at(joints, k), r, 0);
+  if (k + 1 < count)
+    fk_joint_v2(parents, locals, root, models, fk_at(joints, k + 1), r, 1);
+}
+
+/* Aligned so that the loop's place in the instruction cache lines, and its speed, do not depend on
+ * where the linker puts the function: the same code ran 3% slower in rk_bench_fk (static, the
+ * function 48 bytes into a 64-byte line) than linked with the shared library (16 bytes in). */
+__attribute__((noinline, aligned(64))) static void
+fk_pass_base(const int *restrict parents, const rk_transform *restrict locals, const rk_mat4 *root,
+             const int *joints, size_t count, rk_mat4 *restrict models) {
+  if (joints)
+    fk_pass_v2(parents, locals, root, joints, count, models);
+  else
+    fk_pass_v2(parents, locals, root, NULL, count, models);
 }
 
 /* With AVX2+FMA it costs about half as much as the baseline pass. */

@@ -1,6 +1,9 @@
-/* Skeleton FK: the textbook planar tree in preorder, subsets, job validation. */
+/* Skeleton FK: the textbook planar tree in preorder, subsets, job validation, the pass against
+ * its formula bit for bit. */
 #include "rk_test.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Textbook planar robot tree: node 0 at (3,3); node 1 child of 0 at (1.5,4) rotated 14 deg; node 2
@@ -213,5 +216,115 @@ Test(fk, subset_closure_is_checked_on_small_and_large_skeletons) {
     g_free(models);
     g_free(full);
     g_free(subset);
+  }
+}
+
+/* The pass's formula for one joint, written out in scalars: the rotation columns of q (not
+ * normalised), each model column a sum of the parent's columns in the pass's order, times the
+ * scale (a product by 1 changes no bits, so the pass skipping it for unit scales is the same). */
+static void formula_joint(const rk_mat4 *above, const rk_transform *x, rk_mat4 *out) {
+  const double qx = x->r.x, qy = x->r.y, qz = x->r.z, qw = x->r.w;
+  const double x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
+  const double xx = qx * x2, yy = qy * y2, zz = qz * z2, xy = qx * y2, xz = qx * z2,
+               yz = qy * z2, wx = qw * x2, wy = qw * y2, wz = qw * z2;
+  const double l[3][3] = {{1.0 - (yy + zz), xy + wz, xz - wy},
+                          {xy - wz, 1.0 - (xx + zz), yz + wx},
+                          {xz + wy, yz - wx, 1.0 - (xx + yy)}};
+  const double s[3] = {x->s.x, x->s.y, x->s.z};
+  double *o = out->m;
+  if (!above) {
+    for (int c = 0; c < 3; c++) {
+      for (int i = 0; i < 3; i++)
+        o[4 * c + i] = l[c][i] * s[c];
+      o[4 * c + 3] = 0;
+    }
+    o[12] = x->t.x, o[13] = x->t.y, o[14] = x->t.z, o[15] = 1;
+    return;
+  }
+  const double *P = above->m;
+  for (int i = 0; i < 4; i++) {
+    o[12 + i] = (P[i] * x->t.x + P[12 + i]) + (P[4 + i] * x->t.y + P[8 + i] * x->t.z);
+    for (int c = 0; c < 3; c++)
+      o[4 * c + i] = (P[i] * l[c][0] + P[4 + i] * l[c][1] + P[8 + i] * l[c][2]) * s[c];
+  }
+}
+
+static double draw(GRand *g, double lo, double hi) {
+  return g_rand_double_range(g, lo, hi);
+}
+
+/* Random local poses with the cases the pass treats apart: unit and non-unit, negative and zero
+ * scales, signed zeros in rotations and offsets, quaternions off unit length. */
+static void random_local(GRand *g, rk_transform *x) {
+  x->t = rk_vec3_make(draw(g, -1, 1), draw(g, -1, 1), draw(g, -1, 1));
+  x->r = rk_quat_make(draw(g, -1, 1), draw(g, -1, 1), draw(g, -1, 1), draw(g, -1, 1));
+  if (g_rand_int_range(g, 0, 3) == 0)
+    x->r.x = 0, x->r.y = -0.0;
+  if (g_rand_int_range(g, 0, 4) == 0)
+    x->t.x = -0.0, x->t.y = 0;
+  x->s = rk_vec3_make(1, 1, 1);
+  const int kind = g_rand_int_range(g, 0, 8);
+  if (kind == 0)
+    x->s = rk_vec3_make(draw(g, 0.1, 3), draw(g, -2, 3), draw(g, 0.1, 3));
+  else if (kind == 1)
+    x->s.y = -1;
+  else if (kind == 2)
+    x->s.z = 0;
+}
+
+/* rk_fk_job_run on random skeletons of 1 to 40 joints (odd and even counts: the baseline pass goes
+ * two joints at a time), whole and on random closed subsets, with and without a root frame, equals
+ * the formula bit for bit on the baseline pass (RIGKIT_CPU=baseline) and to rounding on the
+ * AVX2 pass, which fuses multiplies into additions. */
+Test(fk, pass_matches_its_formula_bit_for_bit) {
+  const char *level = getenv("RIGKIT_CPU");
+  const bool exact = level && strcmp(level, "baseline") == 0;
+  g_autoptr(GRand) g = g_rand_new_with_seed(22);
+  for (int trial = 0; trial < 240; trial++) {
+    const int n = 1 + trial % 40;
+    g_autoptr(rk_skeleton_builder) b = rk_skeleton_builder_new();
+    for (int j = 0; j < n; j++) {
+      char name[32];
+      snprintf(name, sizeof name, "j%d", j);
+      const int parent = j == 0 || g_rand_int_range(g, 0, 9) == 0 ? -1 : g_rand_int_range(g, 0, j);
+      rk_skeleton_builder_add_joint(b, name, parent, NULL, 0);
+    }
+    g_autoptr(rk_skeleton) s = rk_skeleton_builder_build(b, NULL, NULL);
+    cr_assert(s);
+    const int *parents = rk_skeleton_parents(s);
+    g_autofree rk_transform *locals = g_new(rk_transform, n);
+    g_autofree rk_mat4 *got = g_new0(rk_mat4, n);
+    g_autofree rk_mat4 *want = g_new0(rk_mat4, n);
+    g_autofree int *subset = g_new(int, n);
+    g_autofree bool *in = g_new0(bool, n);
+    for (int j = 0; j < n; j++)
+      random_local(g, &locals[j]);
+    rk_mat4 root = rk_mat4_identity();
+    for (int k = 0; k < 12; k++)
+      root.m[k + k / 3] = draw(g, -2, 2);
+    const bool with_root = trial % 2, whole = trial % 3 == 0;
+    size_t count = 0;
+    for (int j = 0; j < n; j++)
+      if (whole || ((parents[j] < 0 || in[parents[j]]) && g_rand_int_range(g, 0, 10) < 7))
+        in[j] = true, subset[count++] = j;
+    for (size_t k = 0; k < count; k++) {
+      const int j = subset[k], p = parents[j];
+      formula_joint(p >= 0 ? &want[p] : with_root ? &root : NULL, &locals[j], &want[j]);
+    }
+    rk_fk_job job = {s, locals, n, with_root ? &root : NULL, whole ? NULL : subset, count, got, n};
+    cr_assert(rk_fk_job_run(&job));
+    for (int j = 0; j < n; j++) {
+      if (exact)
+        cr_assert(memcmp(&got[j], &want[j], sizeof got[j]) == 0, "trial %d joint %d of %d", trial,
+                  j, n);
+      else
+        for (int e = 0; e < 16; e++) {
+          double scale = 1;
+          for (int f = 0; f < 16; f++)
+            scale = fmax(scale, fabs(want[j].m[f]));
+          cr_assert_leq(fabs(got[j].m[e] - want[j].m[e]), 1e-12 * scale, "trial %d joint %d", trial,
+                        j);
+        }
+    }
   }
 }
