@@ -337,6 +337,9 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_source_slots(rt);
   set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);
+  const int feet[2] = {rt->side[0].foot, rt->side[1].foot};
+  rt->feet_links = g_new(int, rt->nt);
+  rt->feet_link_count = rk_skeleton_ancestor_closure(rt->tgt, feet, 2, rt->feet_links);
   rt->tree = target_tree(rt, error);
   if (!rt->tree) {
     g_prefix_error(error, "target rig: ");
@@ -388,6 +391,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   rk__rt_scratch_free(rt->spare);
   rk__rt_lanes_free(rt->lanes);
   g_free(rt->world_kept);
+  g_free(rt->feet_links);
   g_free(rt);
 }
 

@@ -117,6 +117,9 @@ struct rk_retargeter {
                                    given back atomically: runs on several threads share rt) */
   gint runs_ended;              /* runs finished so far (atomic): the first keeps no spare */
   struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
+  int *feet_links;      /* the target joints that carry the feet: the root down to each foot joint
+                           (ascending), all the loop's closure reads of a configuration */
+  size_t feet_link_count;
   int *world_kept;      /* the target joints whose transferred world rotations the passes after the
                            transfer read (hips, legs, soles, hands), ascending */
   size_t kept_count;

@@ -282,18 +282,16 @@ static void join_figures(rk__rt_run *a, const rk__rt_run *b, size_t m) {
  * keyed is the same bits as one pass's. Those angles are all the state decides: the pelvis
  * solve keeps only the hips' translation of a solve whose loops end at the feet (the other
  * joints locked, its columns the DOFs that move a foot), and the closure is the feet's; each
- * joint's angles follow from its own last ones alone. */
+ * joint's angles follow from its own last ones alone (the closure keeps only these:
+ * rt->feet_links). */
 static bool same_state(const rk__rt_run *a, const half *hb) {
   if (!hb->at_out || hb->had_prev != a->ik.have_prev)
     return false;
   if (!hb->had_prev)
     return true;
   const rk_retargeter *rt = a->rt;
-  const int feet[2] = {rt->side[0].foot, rt->side[1].foot};
-  g_autofree int *links = g_new(int, rt->nt);
-  const size_t n = rk_skeleton_ancestor_closure(rt->tgt, feet, 2, links);
-  for (size_t i = 0; i < n; i++) {
-    const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)links[i]);
+  for (size_t i = 0; i < rt->feet_link_count; i++) {
+    const rk_joint *jt = rk_tree_joint(rt->tree, (size_t)rt->feet_links[i]);
     if (jt->dof_count > 0 && memcmp(hb->q_prev + jt->dof_offset, a->ik.q_prev + jt->dof_offset,
                                     (size_t)jt->dof_count * sizeof(double)) != 0)
       return false;
