@@ -20,6 +20,7 @@
 
 #include "halves.h"
 #include "math_internal.h"
+#include "tree_internal.h"
 
 #include <rigkit/error.h>
 
@@ -185,9 +186,39 @@ static bool solve_frame(half *h, size_t f, GError **error) {
   return true;
 }
 
+/* Whether both feet are held at frame f (a sole point of each fully planted): the loop closes. */
+static bool both_held(const rk__rt_run *c, size_t f) {
+  bool side_held[2] = {false, false};
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS && !side_held[side]; p++)
+      side_held[side] = rk__rt_in_intervals(c->res->points[side][p], (int)f);
+  return c->opts->foot_ik && side_held[0] && side_held[1];
+}
+
+/* The second half's loop state where its lead-in starts, from the transferred poses of the frames
+ * before where the loop closes: the angles of the joints that carry the feet unwrapped as one pass
+ * unwraps them from its final poses (the hips' turn is the transferred one; the legs' move little),
+ * so that a clip whose hips turned round, or whose knees read on the other Euler branch, reaches
+ * the second half's output in one pass's state (same_state checks). */
+static void seed_state(rk__rt_run *c, size_t lead) {
+  const rk_retargeter *rt = c->rt;
+  rk__rt_ik *ik = &c->ik;
+  for (size_t f = 0; f < lead; f++) {
+    if (!both_held(c, f))
+      continue;
+    rk__rt_pose_frame_joints(c, f, NULL, 0);
+    rk__tree_q_from_locals_links(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL,
+                                 rt->feet_links, rt->feet_link_count, ik->q);
+    memcpy(ik->q_prev, ik->q, ik->ndof * sizeof(double));
+    ik->have_prev = true;
+  }
+}
+
 static gpointer solve_half(gpointer data) {
   half *h = data;
   h->ok = true;
+  if (h->copy)
+    seed_state(h->run, h->first);
   for (size_t f = h->first; f < h->end && h->ok; f++)
     h->ok = solve_frame(h, f, &h->error);
   return NULL;
@@ -212,14 +243,6 @@ static bool *uncrossed(const rk__rt_run *c) {
   return ok;
 }
 
-/* Whether both feet are held at frame f (a sole point of each fully planted): the loop closes. */
-static bool both_held(const rk__rt_run *c, size_t f) {
-  bool side_held[2] = {false, false};
-  for (int side = 0; side < 2; side++)
-    for (int p = 0; p < RK__RT_POINTS && !side_held[side]; p++)
-      side_held[side] = rk__rt_in_intervals(c->res->points[side][p], (int)f);
-  return c->opts->foot_ik && side_held[0] && side_held[1];
-}
 
 /* Where the second half's output starts (m, the middle) and where it starts solving (*lead: the
  * latest frame no fade crosses at or before the last two frames before m where the loop closes:
