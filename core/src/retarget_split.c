@@ -7,11 +7,12 @@
  * - the loop's last configuration (ik.q_prev: Euler angles unwrapped from the last frame with
  *   both feet held), read by the pelvis solve and by the loop's closure. The second half starts
  *   a little before its first output frame, at a frame before the last two where the loop closes
- *   there, without that state (as the first frame does); the state it has at its output frame
- *   is checked against the one the first half left (same_state) and the half is solved again
- *   after the first when they differ (the feet's angles wrapped somewhere before);
+ *   there, with that state estimated from the transferred poses (seed_state); the state it has
+ *   at its output frame is checked against the one the first half left (same_state) and the
+ *   half is solved again after the first when they differ (a solved leg on another Euler
+ *   branch than its transferred pose: CMU 01_01 onto the 91-joint MakeHuman rig);
  * - the ankle's correction at the last frame of a planted interval, read by the frames fading
- *   out of it: the halves meet at a frame no fade-out crosses;
+ *   out of it: the second half starts at a frame no fade-out crosses, and keeps its own;
  * - each key's hemisphere, taken from the key before: the second half keys its first frame as
  *   it is and the join turns its keys over where the first half's last key says;
  * - the sums of the figures: the pin errors of the second half are listed and added after the
