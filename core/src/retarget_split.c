@@ -246,20 +246,24 @@ static bool *uncrossed(const rk__rt_run *c) {
 
 
 /* Where the second half's output starts (m, the middle) and where it starts solving (*lead: the
- * latest frame no fade crosses at or before the last two frames before m where the loop closes:
- * by m it has closed the loop from a state of its own, as one pass has: the first closure it
- * makes without a state may differ from one pass's in the sign of a zero angle, the next one
- * not). 0 when no such frame in the middle half. */
+ * latest frame no fade crosses at or before the last two frames before m where the loop closes,
+ * or all of them when fewer close before m: by m it has closed the loop from a state of its own
+ * as one pass has; the first closure made without a state may differ from one pass's in the sign
+ * of a zero angle, the next one not). 0 when the lead-in would be longer than a quarter. */
 static size_t solve_split(const rk__rt_run *c, size_t *lead) {
   const size_t n = c->frames, m = n / 2;
   g_autofree bool *ok = uncrossed(c);
-  size_t f = m;
-  for (int loops = 0; loops < 2 && f > n / 4; f--)
-    loops += both_held(c, f - 1);
-  while (f > n / 4 && !ok[f])
+  size_t f = m, last = m; /* last: the first loop found going back (m: none) */
+  int loops = 0;
+  for (; loops < 2 && f > 0; f--)
+    if (both_held(c, f - 1) && loops++ == 0)
+      last = f - 1;
+  if (loops < 2)
+    f = last; /* one closed loop before m, or none (no state to carry) */
+  while (f > 0 && !ok[f])
     f--;
   *lead = f;
-  return f > n / 4 ? m : 0;
+  return m - f <= n / 4 && ok[f] ? m : 0;
 }
 
 /* The second half's keys turned into the hemisphere one pass gives them: from frame m, each key
@@ -388,8 +392,11 @@ static bool solve_two(rk__rt_run *a, rk__rt_split *s, size_t lead, size_t m, GEr
 bool rk__rt_split_solve(rk__rt_run *a, rk__rt_split *s, GError **error) {
   size_t lead = 0;
   const size_t m = s ? solve_split(a, &lead) : 0;
-  if (m > 0)
+  if (m > 0) {
+    g_debug("retarget '%s': frames %zu-%zu solved beside the first half, from frame %zu",
+            rk_clip_name(a->clip), m, a->frames - 1, lead);
     return solve_two(a, s, lead, m, error);
+  }
   half h = {.run = a, .first = 0, .end = a->frames, .out = 0};
   solve_half(&h);
   if (!h.ok)
