@@ -1,8 +1,7 @@
 /* Two fixed halves of a piece of work on two threads (see halves.h). The second halves go to one
- * worker thread the process keeps once it has started it (a run splits several passes: a thread
- * started for each cost about 0.1 ms of a start-up and its stack's page faults); a caller that
- * finds the worker busy (several runs at once) starts a thread of its own for its half, as
- * before. */
+ * worker thread the process keeps once it has started it (a retarget splits five passes: a thread
+ * started for each would cost its start and its stack's first page faults each time); a caller
+ * that finds the worker busy (several runs at once) starts a thread of its own for its half. */
 #include "halves.h"
 
 #include <pthread.h>
