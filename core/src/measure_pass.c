@@ -2,6 +2,7 @@
 #include "measure_pass.h"
 
 #include "clip_player.h"
+#include "halves.h"
 
 #include <math.h>
 #include <string.h>
@@ -71,18 +72,14 @@ static gpointer run_part(gpointer data) {
 }
 
 void rk__measure_run(const rk__measure_clips *c, rk__measure *const *m, size_t n, int parts) {
+  G_STATIC_ASSERT(RK__MEASURE_PARTS == 2);
   size_t first[RK__MEASURE_PARTS + 1];
   parts = rk__measure_split(c->frames, parts, first);
   part pt[RK__MEASURE_PARTS];
-  GThread *t[RK__MEASURE_PARTS] = {NULL};
-  for (int p = parts - 1; p >= 0; p--) {
+  for (int p = 0; p < parts; p++)
     pt[p] = (part){c, m, n, p, first[p], first[p + 1]};
-    if (p > 0)
-      t[p] = g_thread_try_new("rigkit-measure", run_part, &pt[p], NULL);
-    if (!t[p])
-      run_part(&pt[p]);
-  }
-  for (int p = 1; p < parts; p++)
-    if (t[p])
-      g_thread_join(t[p]);
+  if (parts == 2)
+    rk__halves_run(run_part, &pt[0], &pt[1], true);
+  else
+    run_part(&pt[0]);
 }

@@ -337,6 +337,9 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_source_slots(rt);
   set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);
+  const int feet[2] = {rt->side[0].foot, rt->side[1].foot};
+  rt->feet_links = g_new(int, rt->nt);
+  rt->feet_link_count = rk_skeleton_ancestor_closure(rt->tgt, feet, 2, rt->feet_links);
   rt->tree = target_tree(rt, error);
   if (!rt->tree) {
     g_prefix_error(error, "target rig: ");
@@ -388,6 +391,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
   rk__rt_scratch_free(rt->spare);
   rk__rt_lanes_free(rt->lanes);
   g_free(rt->world_kept);
+  g_free(rt->feet_links);
   g_free(rt);
 }
 
@@ -409,12 +413,6 @@ int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_joint) {
 
 /* ---- the run --------------------------------------------------------------------------------- */
 
-/* Whether every component of x[0..n) is finite (rk_transform_is_finite of each). */
-static bool finite_locals(const rk_transform *x, size_t n) {
-  G_STATIC_ASSERT(sizeof(rk_transform) == 10 * sizeof(double));
-  return rk__all_finite(x, n * 10);
-}
-
 /* Output frame count of a clip at fps; false with error beyond RK_CLIP_MAX_KEYS. */
 static bool count_frames(const rk_clip *clip, double fps, size_t *frames, GError **error) {
   const double frames_d = rk_clip_bake_frame_count(rk_clip_duration(clip), fps);
@@ -424,24 +422,6 @@ static bool count_frames(const rk_clip *clip, double fps, size_t *frames, GError
     return false;
   }
   *frames = (size_t)frames_d;
-  return true;
-}
-
-/* Per output frame: the transferred pose, the IK, the checks and figures, the keys. */
-static bool solve_frames(rk__rt_run *run, GError **error) {
-  for (size_t f = 0; f < run->frames; f++) {
-    rk__rt_pose_frame(run, f);
-    if (!rk__rt_solve_frame(run, f, error))
-      return false;
-    rk__rt_parts_frame(run);
-    if (!finite_locals(run->tgt_locals, run->rt->nt)) {
-      g_set_error(error, RK_ERROR, RK_ERROR_FAILED,
-                  "clip '%s' frame %zu: the retargeted pose is not finite", rk_clip_name(run->clip), f);
-      return false;
-    }
-    rk__rt_measure_frame(run, f);
-    rk__rt_key_frame(run, f);
-  }
   return true;
 }
 
@@ -467,9 +447,10 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   /* The source's sole points and the clip's ground decide the contacts; the transferred target
    * stands on its floor by one offset, its body lifted where it would go through the floor; its
    * sole points decide the pins. */
-  rk__rt_scan_source(&run);
+  rk__rt_split *half = rk__rt_split_new(&run);
+  rk__rt_split_scan(&run, half);
   rk__rt_find_contacts(&run);
-  rk__rt_transfer_all(&run);
+  rk__rt_split_transfer(&run, half);
   rk__rt_fit_ground(&run);
   rk__rt_fit_floor(&run);
   rk__rt_place_pins(&run);
@@ -479,10 +460,11 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   bool ok = rk__rt_ik_init(&run, error);
   if (ok) {
     rk__rt_feet_prepare(&run);
-    ok = solve_frames(&run, error);
+    ok = rk__rt_split_solve(&run, half, error);
     if (ok)
       rk__rt_bake(&run);
   }
+  rk__rt_split_free(half);
   if (!ok) {
     rk__rt_run_clear(&run);
     rk_retarget_result_free(run.res);

@@ -4,6 +4,8 @@
  * foot (heel strike, flat, toe-off, pivot, slide), and where the target's planted points are
  * pinned. */
 #include "retarget_run.h"
+
+#include "halves.h"
 #include "stats.h"
 
 #include <math.h>
@@ -11,6 +13,21 @@
 
 /* Height (y) of slot k of frame f of a per-frame sole array. */
 #define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
+
+/* Values per median worth a second thread. */
+#define MEDIAN_THREAD_VALUES 4096
+
+/* The upper median of v[n] (reordered). */
+typedef struct median_job {
+  double *v, median;
+  size_t n;
+} median_job;
+
+static gpointer median_of(gpointer data) {
+  median_job *j = data;
+  j->median = rk__select_median(j->v, j->n, true);
+  return NULL;
+}
 
 /* The ground's own motion: the median horizontal velocity of the low sole points. About zero for
  * a clip that travels; the treadmill speed for an in-place cycle, whose stance feet slide back by
@@ -36,9 +53,12 @@ static void ground_motion(rk__rt_run *c, double floor) {
       vx[n] = v.x;
       vz[n++] = v.z;
     }
-  if (n > 0)
-    res->ground_velocity =
-        rk_vec3_make(rk__select_median(vx, n, true), 0, rk__select_median(vz, n, true));
+  if (n > 0) {
+    /* The two medians at once on a long clip (each its own array: the same bits). */
+    median_job mx = {vx, 0, n}, mz = {vz, 0, n};
+    rk__halves_run(median_of, &mx, &mz, n >= MEDIAN_THREAD_VALUES);
+    res->ground_velocity = rk_vec3_make(mx.median, 0, mz.median);
+  }
   /* In place when the ground slides faster than 10% of the height per second (a walk's
    * stance moves back at 60-90%; a planted foot drifts well under 10%). */
   res->in_place = rk_vec3_norm(res->ground_velocity) > 0.1 * H;

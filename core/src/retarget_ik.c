@@ -3,6 +3,7 @@
  * analytic two-bone legs and hands (legs of one bone aimed), feet lifted out of the floor, and
  * the closure of the loop on the final pose. */
 #include "retarget_run.h"
+#include "tree_internal.h"
 
 #include <rigkit/error.h>
 #include <rigkit/fk.h>
@@ -549,11 +550,15 @@ static void floor_hands(rk__rt_run *c) {
   }
 }
 
-/* A planted pair: the closure equations on the final pose, as the tree's q. */
+/* A planted pair: the closure equations on the final pose, as the tree's q. Only the joints that
+ * carry the feet decide the feet's models, so only their angles are read from the pose (the
+ * Euler angles of every joint were 8% of a run); the others keep what q held (they move no foot:
+ * the pelvis solve, which starts from this q's angles, keeps only what the feet decide). */
 static void close_loop(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   rk__rt_ik *ik = &c->ik;
-  rk_tree_q_from_locals(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL, ik->q, NULL);
+  rk__tree_q_from_locals_links(rt->tree, c->tgt_locals, ik->have_prev ? ik->q_prev : NULL,
+                               rt->feet_links, rt->feet_link_count, ik->q);
   memcpy(ik->q_prev, ik->q, ik->ndof * sizeof(double));
   ik->have_prev = true;
   rk_tree_fk(rt->tree, ik->q, NULL, ik->tree_models);

@@ -158,7 +158,10 @@ void rk__rt_measure_frame(rk__rt_run *c, size_t f) {
         continue;
       const rk_vec3 pin = rk_vec3_add(g->pin[p], rk_vec3_make(0, g->lift, 0));
       const double e = 1000.0 * rk_vec3_norm(rk_vec3_sub(pts[p], pin));
-      t->goal_err_sum += e;
+      if (t->goal_errs)
+        t->goal_errs[t->goal_err_n] = e;
+      else
+        t->goal_err_sum += e;
       t->goal_err_n++;
       t->goal_err_max = fmax(t->goal_err_max, e);
       if (e > 1.0)

@@ -54,7 +54,7 @@ void rk__rt_key_frame(rk__rt_run *c, size_t f) {
   for (size_t j = 0; j < nt; j++) {
     rk_quat r = c->tgt_locals[j].r;
     double *dst = bb->rot[j] + f * 4;
-    if (f > 0 && r.x * dst[-4] + r.y * dst[-3] + r.z * dst[-2] + r.w * dst[-1] < 0)
+    if (f > bb->first && r.x * dst[-4] + r.y * dst[-3] + r.z * dst[-2] + r.w * dst[-1] < 0)
       r = rk_quat_make(-r.x, -r.y, -r.z, -r.w); /* same hemisphere as the previous key */
     dst[0] = r.x, dst[1] = r.y, dst[2] = r.z, dst[3] = r.w;
     bb->inv[j][f] = rk__clip_inv_norm(r);

@@ -248,6 +248,15 @@ static void keys_clear(rk__rt_keys *bb, size_t nt) {
   bb->times = NULL; /* carved from the scratch */
 }
 
+void rk__rt_ik_clear(rk__rt_ik *ik) {
+  double **configurations[] = {&ik->q, &ik->q_fk, &ik->q_prev};
+  for (size_t i = 0; i < G_N_ELEMENTS(configurations); i++)
+    g_clear_pointer(configurations[i], g_free);
+  g_clear_pointer(&ik->locked, g_free);
+  g_clear_pointer(&ik->tree_models, g_free);
+  g_clear_pointer(&ik->ws, rk_ik_ws_free);
+}
+
 void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->src_joints, g_free);
   g_clear_pointer(&c->src_keys, g_free);
@@ -267,12 +276,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
       g_clear_pointer(&c->pins[side][p], g_array_unref);
       g_clear_pointer(&c->edges[side][p], g_array_unref);
     }
-  g_clear_pointer(&c->ik.q, g_free);
-  g_clear_pointer(&c->ik.q_fk, g_free);
-  g_clear_pointer(&c->ik.q_prev, g_free);
-  g_clear_pointer(&c->ik.locked, g_free);
-  g_clear_pointer(&c->ik.tree_models, g_free);
-  g_clear_pointer(&c->ik.ws, rk_ik_ws_free);
+  rk__rt_ik_clear(&c->ik);
   g_clear_pointer(&c->tally.limb_cos, g_free);
   g_clear_pointer(&c->tgt_moves, g_free);
   g_clear_pointer(&c->t_joints, g_free);

@@ -5,8 +5,10 @@
  * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked result
  * (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
  * (retarget_match.c) and the transfer's groups of joints are made once when the retargeter is
- * built. The passes call down this list and into this header only, never back up: retarget.c ->
- * quality -> result -> ik -> feet -> floor -> contacts -> transfer -> lanes -> run, and
+ * built. A long clip's per-frame passes go in two halves of frames on two threads
+ * (retarget_split.c). The passes call down this list and into this header only, never back up:
+ * retarget.c -> split -> quality -> result -> ik -> feet -> floor -> contacts -> transfer ->
+ * lanes -> run, and
  * retarget.c -> match, lanes. What a person sees in an output (retarget_output.c) and the verdict
  * on it (retarget_verdict.c) read a finished result through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
@@ -117,6 +119,9 @@ struct rk_retargeter {
                                    given back atomically: runs on several threads share rt) */
   gint runs_ended;              /* runs finished so far (atomic): the first keeps no spare */
   struct rk__rt_lanes *lanes;   /* the target joints in groups for the transfer (retarget_lanes.c) */
+  int *feet_links;      /* the target joints that carry the feet: the root down to each foot joint
+                           (ascending), all the loop's closure reads of a configuration */
+  size_t feet_link_count;
   int *world_kept;      /* the target joints whose transferred world rotations the passes after the
                            transfer read (hips, legs, soles, hands), ascending */
   size_t kept_count;
@@ -168,6 +173,8 @@ typedef struct rk__rt_keys {
   double **inv;   /* per target joint: frames, the rotation keys' inverse norms (the clip's) */
   double **trans; /* per target joint the run translates (tgt_moves): frames * 3, else NULL */
   bool *rot_used, *trans_used;
+  size_t first; /* the first frame this run (or its copy) keys: that key is not turned into the
+                   hemisphere of the one before (retarget_split.c joins the halves' keys) */
 } rk__rt_keys;
 
 /* What the feet want at the current frame (retarget_feet.c), per side. */
@@ -204,6 +211,8 @@ typedef struct rk__rt_tally {
   size_t goal_err_n, limit_violations, loop_frames;
   double *limb_cos; /* frames * 8: cosines of the limb angles, clamped into [-1, 1] */
   size_t limb_n;
+  double *goal_errs; /* NULL: the pin errors are summed into goal_err_sum; else (a run's second
+                        half) listed here, goal_err_n of them, for the sum in frame order */
 } rk__rt_tally;
 
 /* The ankle correction at the two ends of a planted interval (retarget_feet.c), faded in before
@@ -337,6 +346,8 @@ void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
 void *rk__rt_scratch_carve(rk__rt_run *run, size_t bytes);
 /* Frees a scratch block (NULL-safe). */
 void rk__rt_scratch_free(rk__rt_scratch *s);
+/* Frees a run's IK state (NULL-safe fields). */
+void rk__rt_ik_clear(rk__rt_ik *ik);
 /* Frees everything a run allocated (NULL-safe fields) and gives its scratch back to the
  * retargeter. */
 void rk__rt_run_clear(rk__rt_run *run);
@@ -370,11 +381,13 @@ void rk__rt_transfer_init(rk__rt_run *run);
  * target's facing (a joint at rest: its parent's world rotation current), one joint at a time:
  * what rk__rt_world_lanes gives four at a time. */
 rk_quat rk__rt_transfer_rotation(const rk__rt_run *run, size_t j);
-/* Samples every frame of the source: its sole points (src_pts, without travel). */
-void rk__rt_scan_source(rk__rt_run *run);
-/* Transfers every frame: caches the poses, the FK-only foot joints (res->fk_positions, heights),
- * the target's sole points (tgt_pts) and the lowest point of its body (tgt_body). */
-void rk__rt_transfer_all(rk__rt_run *run);
+/* Samples frames [first, end) of the source: its sole points (src_pts, without travel). Each
+ * frame's figures depend on that frame alone (a run's copy may do another range meanwhile). */
+void rk__rt_scan_frames(rk__rt_run *run, size_t first, size_t end);
+/* Transfers frames [first, end): caches the poses, the FK-only foot joints (res->fk_positions,
+ * heights), the target's sole points (tgt_pts) and the lowest point of its body (tgt_body). Each
+ * frame depends on that frame alone (a run's copy may do another range meanwhile). */
+void rk__rt_transfer_frames(rk__rt_run *run, size_t first, size_t end);
 /* Makes frame f the current frame with its transferred target pose (ground offset and lift
  * included): locals, models, and the world rotations of rt->world_kept. From the cache it sets
  * every local rotation and the translations (and rest scales) of t_joints: the other joints'
@@ -439,6 +452,21 @@ bool rk__rt_solve_frame(rk__rt_run *run, size_t f, GError **error);
 void rk__rt_measure_frame(rk__rt_run *run, size_t f);
 /* The result's quality and FK-only quality, once the clip is baked. */
 void rk__rt_finish_quality(rk__rt_run *run);
+
+/* ---- retarget_split.c ---- */
+typedef struct rk__rt_split rk__rt_split;
+/* The second half of a run that goes in two halves of frames (rk_retarget_options.threads: a long
+ * cached clip), or NULL: one pass. Made once the run's caches are set up. */
+rk__rt_split *rk__rt_split_new(const rk__rt_run *run);
+/* Frees it (NULL-safe). */
+void rk__rt_split_free(rk__rt_split *s);
+/* rk__rt_scan_frames over every frame, in halves with s (NULL: one pass). */
+void rk__rt_split_scan(rk__rt_run *run, rk__rt_split *s);
+/* rk__rt_transfer_frames over every frame, in halves with s (NULL: one pass). */
+void rk__rt_split_transfer(rk__rt_run *run, rk__rt_split *s);
+/* Per output frame: the transferred pose, the IK, the checks and figures, the keys; in halves
+ * with s, the same bits as one pass. False with the error of the earliest frame that fails. */
+bool rk__rt_split_solve(rk__rt_run *run, rk__rt_split *s, GError **error);
 
 /* ---- retarget_result.c ---- */
 /* A new result for the run's frames and contact joints. */

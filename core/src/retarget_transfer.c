@@ -170,9 +170,9 @@ static rk_quat src_rot(const rk__rt_run *c, int j) {
   return c->cur_q[c->rt->src_slot[j]];
 }
 
-void rk__rt_scan_source(rk__rt_run *c) {
+void rk__rt_scan_frames(rk__rt_run *c, size_t first, size_t end) {
   const rk_retargeter *rt = c->rt;
-  for (size_t f = 0; f < c->frames; f++) {
+  for (size_t f = first; f < end; f++) {
     sample_source(c, f);
     for (int side = 0; side < 2; side++)
       rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
@@ -277,11 +277,11 @@ static void transfer_pose(rk__rt_run *c) {
   rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
 }
 
-void rk__rt_transfer_all(rk__rt_run *c) {
+void rk__rt_transfer_frames(rk__rt_run *c, size_t first, size_t end) {
   const rk_retargeter *rt = c->rt;
   const size_t nt = rt->nt, nf = rt->foot_count;
   rk_retarget_result *res = c->res;
-  for (size_t f = 0; f < c->frames; f++) {
+  for (size_t f = first; f < end; f++) {
     load_source(c, f);
     transfer_pose(c);
     if (c->cached) {

@@ -180,47 +180,60 @@ static void euler_read(rk_euler_order order, rk_quat d, const double *hint, doub
     rk_euler_from_quat(order, d, out);
 }
 
+/* Joint j's DOFs of q from its local transform (hint: the DOFs' last values, or NULL); returns the
+ * rotation a fixed or revolute joint's DOFs cannot express (radians), else 0. */
+static double joint_q_from_local(const rk_tree *tree, size_t j, const rk_transform *L,
+                                 const double *hint, double *q) {
+  const rk_joint *J = &tree->joints[j];
+  double *qj = J->dof_offset >= 0 ? q + J->dof_offset : NULL;
+  const double *hj = hint && J->dof_offset >= 0 ? hint + J->dof_offset : NULL;
+  const rk_quat r = rk_quat_normalize(L->r);
+  const rk_quat d = rk_quat_mul(rk_quat_conj(J->zero.r), r); /* relative to the zero rotation */
+  double worst = 0.0;
+  switch (J->type) {
+  case RK_JOINT_FIXED:
+  case RK_JOINT_PRISMATIC:
+    worst = rk_quat_angle_between(J->zero.r, r);
+    if (J->type == RK_JOINT_PRISMATIC)
+      qj[0] = rk_vec3_dot(rk_vec3_sub(L->t, J->zero.t), J->axis);
+    break;
+  case RK_JOINT_REVOLUTE: {
+    double th = rk__twist_angle(d, J->axis);
+    rk_quat tw = rk_quat_from_axis_angle(J->axis, th);
+    worst = rk_quat_angle_between(tw, d);
+    if (hj)
+      th = hj[0] + rk__wrap_angle(th - hj[0]);
+    qj[0] = th;
+    break;
+  }
+  case RK_JOINT_BALL:
+    euler_read(J->order, d, hj, qj);
+    break;
+  case RK_JOINT_FREE: {
+    rk_vec3 dt = rk_vec3_sub(L->t, J->zero.t);
+    qj[0] = dt.x;
+    qj[1] = dt.y;
+    qj[2] = dt.z;
+    euler_read(J->order, d, hj ? hj + 3 : NULL, qj + 3);
+    break;
+  }
+  }
+  return worst;
+}
+
 void rk_tree_q_from_locals(const rk_tree *tree, const rk_transform *locals, const double *hint,
                            double *q, double *max_residual) {
   double worst = 0.0;
-  for (size_t j = 0; j < tree->n; j++) {
-    const rk_joint *J = &tree->joints[j];
-    const rk_transform *L = &locals[j];
-    double *qj = J->dof_offset >= 0 ? q + J->dof_offset : NULL;
-    const double *hj = hint && J->dof_offset >= 0 ? hint + J->dof_offset : NULL;
-    const rk_quat r = rk_quat_normalize(L->r);
-    const rk_quat d = rk_quat_mul(rk_quat_conj(J->zero.r), r); /* relative to the zero rotation */
-    switch (J->type) {
-    case RK_JOINT_FIXED:
-    case RK_JOINT_PRISMATIC:
-      worst = fmax(worst, rk_quat_angle_between(J->zero.r, r));
-      if (J->type == RK_JOINT_PRISMATIC)
-        qj[0] = rk_vec3_dot(rk_vec3_sub(L->t, J->zero.t), J->axis);
-      break;
-    case RK_JOINT_REVOLUTE: {
-      double th = rk__twist_angle(d, J->axis);
-      rk_quat tw = rk_quat_from_axis_angle(J->axis, th);
-      worst = fmax(worst, rk_quat_angle_between(tw, d));
-      if (hj)
-        th = hj[0] + rk__wrap_angle(th - hj[0]);
-      qj[0] = th;
-      break;
-    }
-    case RK_JOINT_BALL:
-      euler_read(J->order, d, hj, qj);
-      break;
-    case RK_JOINT_FREE: {
-      rk_vec3 dt = rk_vec3_sub(L->t, J->zero.t);
-      qj[0] = dt.x;
-      qj[1] = dt.y;
-      qj[2] = dt.z;
-      euler_read(J->order, d, hj ? hj + 3 : NULL, qj + 3);
-      break;
-    }
-    }
-  }
+  for (size_t j = 0; j < tree->n; j++)
+    worst = fmax(worst, joint_q_from_local(tree, j, &locals[j], hint, q));
   if (max_residual)
     *max_residual = worst;
+}
+
+void rk__tree_q_from_locals_links(const rk_tree *tree, const rk_transform *locals,
+                                  const double *hint, const int *links, size_t count, double *q) {
+  for (size_t k = 0; k < count; k++)
+    joint_q_from_local(tree, (size_t)links[k], &locals[links[k]], hint, q);
 }
 
 size_t rk_tree_q_clamp(const rk_tree *tree, double *q) {

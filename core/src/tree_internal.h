@@ -63,6 +63,10 @@ struct rk_tree {
 
 /* Fills tree->fk from the joints (after their types, axes and DOFs are final). */
 void rk__tree_prepare_fk(rk_tree *t);
+/* rk_tree_q_from_locals for links[count] only: their DOFs of q, the others left as they are
+ * (tree.c). */
+void rk__tree_q_from_locals_links(const rk_tree *tree, const rk_transform *locals,
+                                  const double *hint, const int *links, size_t count, double *q);
 /* Joint j's model matrix from q through its local transform: parent (NULL: none) times
  * rk_tree_joint_local's matrix (tree_fk.c). The one compiled copy (baseline x86-64) that every FK
  * pass takes for joints without a short form, so they all give its bits. */

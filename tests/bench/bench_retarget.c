@@ -117,6 +117,9 @@ static void measure(const char *target_name, const rk_retargeter *rt, const rk_c
       jobs[k] = (job){rt, clip, RK_RETARGET_OPTIONS_INIT, 0, 0, 0, 0, 0};
       jobs[k].opts.foot_ik = foot_ik;
       jobs[k].opts.root_motion = true;
+      /* One thread a run: the figures are per thread, CPU from each thread's own clock (a run's
+       * second half on another thread would not be counted). */
+      jobs[k].opts.threads = 1;
     }
     const double t0 = rk_bench_now_ns();
     if (threads == 1) {

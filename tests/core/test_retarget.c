@@ -356,6 +356,36 @@ Test(retarget, without_frame_caches_the_result_is_identical) {
   assert_same_clip(a, b);
 }
 
+/* A long clip's frames in two halves on two threads (rk_retarget_options.threads): the keys and
+ * every figure the same bits as one thread's, whether the machine has one processor or two; with
+ * foot IK, without it (nothing carried between frames) and with hand goals. */
+Test(retarget, two_halves_give_the_one_pass_result) {
+  g_auto(long_shins) c = long_shins_new();
+  for (int variant = 0; variant < 3; variant++) {
+    rk_retarget_options one = RK_RETARGET_OPTIONS_INIT, two = RK_RETARGET_OPTIONS_INIT;
+    one.fps = two.fps = 600; /* 1,201 frames: long enough to split */
+    one.foot_ik = two.foot_ik = variant != 1;     /* without foot IK: no loop state at all */
+    one.hand_ik = two.hand_ik = variant == 2;
+    one.threads = 1;
+    two.threads = 2;
+    g_autoptr(rk_retarget_result) a = run(c.rt, c.walk, &one);
+    g_autoptr(rk_retarget_result) b = run(c.rt, c.walk, &two);
+    cr_assert_eq(rk_retarget_result_frames(a), 1201);
+    assert_same_clip(rk_retarget_result_clip(a), rk_retarget_result_clip(b));
+    const rk_retarget_quality *qa = rk_retarget_result_quality(a), *qb = rk_retarget_result_quality(b);
+    if (variant != 1)
+      cr_assert_gt(qa->loop_frames, 0, "double support never closed the loop");
+    cr_assert(memcmp(qa, qb, sizeof *qa) == 0, "variant %d: the quality figures differ", variant);
+    cr_assert(memcmp(rk_retarget_result_quality_fk(a), rk_retarget_result_quality_fk(b),
+                     sizeof *qa) == 0);
+    for (size_t k = 0; k < rk_retarget_result_contact_count(a); k++) {
+      const rk_foot_contacts x = rk_retarget_result_contacts(a, k), y = rk_retarget_result_contacts(b, k);
+      cr_assert_eq(x.count, y.count);
+      cr_assert(memcmp(x.intervals, y.intervals, x.count * sizeof *x.intervals) == 0);
+    }
+  }
+}
+
 /* Runs of one retargeter reuse the last run's per-frame arrays: a longer clip after a shorter
  * one, then the shorter again (a larger block than it needs), give what fresh retargeters give. */
 Test(retarget, runs_after_runs_give_identical_results) {

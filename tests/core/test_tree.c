@@ -1,6 +1,7 @@
 /* Kinematic trees: joint typing, the DOF vector, q <-> locals, paired frames, limits, sharing.
  * FK: test_tree_fk.c; DOF axes and Jacobians: test_tree_jacobian.c. */
 #include "tree_fixtures.h"
+#include "../../core/src/tree_internal.h"
 
 Test(tree, humanoid_without_motion_is_free_root_balls_and_fixed_ends) {
   g_autoptr(rk_skeleton) s = fx_humanoid();
@@ -79,6 +80,38 @@ Test(tree, euler_reading_follows_the_hint_across_pi) {
     rk_tree_q_from_locals(t, locals, prev, back, NULL);
     rk_assert_near(back[3], q[3], 1e-9);
     memcpy(prev, back, sizeof prev);
+  }
+}
+
+/* The angles of some links only (core/src/tree.c, rk__tree_q_from_locals_links): those links'
+ * DOFs the same bits as the whole reading's, with and without a hint; the other DOFs untouched. */
+Test(tree, links_only_reading_matches_the_whole_reading) {
+  g_autoptr(rk_skeleton) s = fx_humanoid();
+  g_autoptr(rk_tree) t = rk_test_tree_or_fail(s, NULL, NULL);
+  const size_t nd = rk_tree_dof_count(t), n = rk_tree_link_count(t);
+  g_autofree double *q = g_new(double, nd), *whole = g_new(double, nd), *part = g_new(double, nd);
+  g_autofree double *hint = g_new(double, nd);
+  g_autofree rk_transform *locals = g_new(rk_transform, n);
+  for (size_t k = 0; k < nd; k++)
+    q[k] = 2.9 * sin(1.7 * (double)k + 0.3), hint[k] = q[k] + 2 * RK_PI;
+  rk_tree_q_to_locals(t, q, locals);
+  const int ends[2] = {(int)n - 1, (int)n / 2};
+  g_autofree int *links = g_new(int, n);
+  const size_t nl = rk_skeleton_ancestor_closure(s, ends, 2, links);
+  for (int hinted = 0; hinted < 2; hinted++) {
+    rk_tree_q_from_locals(t, locals, hinted ? hint : NULL, whole, NULL);
+    for (size_t k = 0; k < nd; k++)
+      part[k] = -1234.5;
+    rk__tree_q_from_locals_links(t, locals, hinted ? hint : NULL, links, nl, part);
+    g_autofree bool *in = g_new0(bool, nd);
+    for (size_t i = 0; i < nl; i++) {
+      const rk_joint *jt = rk_tree_joint(t, (size_t)links[i]);
+      for (int d = 0; d < jt->dof_count; d++)
+        in[jt->dof_offset + d] = true;
+    }
+    for (size_t k = 0; k < nd; k++)
+      cr_assert(in[k] ? memcmp(&part[k], &whole[k], sizeof(double)) == 0 : part[k] == -1234.5,
+                "DOF %zu (%s)", k, in[k] ? "read" : "not read");
   }
 }
 

@@ -94,3 +94,50 @@ Test(json_text, json_glib_reads_both_layouts_back) {
     cr_assert_eq(json_object_get_int_member(back, "count"), -7);
   }
 }
+
+/* The text by printf's %.Ng and strtod alone: the fewest digits that read back, searched from 1. */
+static char *printf_text(double v) {
+  if (v == 0)
+    return g_strdup("0");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], fmt[8];
+  for (int p = 1;; p++) {
+    g_snprintf(fmt, sizeof fmt, "%%.%dg", p);
+    if (g_ascii_strtod(g_ascii_formatd(buf, sizeof buf, fmt, v), NULL) == v || p == 17)
+      return g_strdup(buf);
+  }
+}
+
+/* The digits found from one printf give printf's own text: random doubles of every exponent,
+ * float32 values (what accessors hold), short decimals, integers, powers of two and ten and their
+ * neighbours, subnormals. */
+Test(json_text, numbers_are_printf_text) {
+  GRand *rng = g_rand_new_with_seed(22);
+  for (int i = 0; i < 300000; i++) {
+    double v;
+    const int kind = i % 6;
+    if (kind == 0) {
+      uint64_t bits = ((uint64_t)g_rand_int(rng) << 32) | g_rand_int(rng);
+      memcpy(&v, &bits, sizeof v);
+      if (!isfinite(v))
+        continue;
+    } else if (kind == 1) {
+      v = (float)g_rand_double_range(rng, -1000, 1000);
+    } else if (kind == 2) {
+      v = (double)g_rand_int_range(rng, -100000, 100000) / pow(10, g_rand_int_range(rng, 0, 9));
+    } else if (kind == 3) {
+      v = (double)(int64_t)(((uint64_t)g_rand_int(rng) << 32) | g_rand_int(rng)) /
+          ldexp(1, g_rand_int_range(rng, 0, 64));
+    } else if (kind == 4) {
+      const double b = g_rand_boolean(rng) ? ldexp(1, g_rand_int_range(rng, -1074, 1024))
+                                           : pow(10, g_rand_int_range(rng, -300, 300));
+      v = nextafter(b, g_rand_int_range(rng, 0, 3) == 0 ? 0 : g_rand_boolean(rng) ? INFINITY : b);
+    } else {
+      v = (float)ldexp(g_rand_double(rng), g_rand_int_range(rng, -149, 128));
+    }
+    if (!isfinite(v))
+      continue;
+    g_autofree char *got = number_text(v), *want = printf_text(v);
+    cr_assert_str_eq(got, want, "%a", v);
+  }
+  g_rand_free(rng);
+}

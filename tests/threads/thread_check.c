@@ -3,7 +3,8 @@
  *  - rk_import_file of glTF, GLB, FBX, BVH and DH files, good and malformed (Assimp imports are
  *    serialised inside rigkit by a mutex, rigkit's own readers are not);
  *  - rk_retargeter_run of three clips with three option sets on ONE shared retargeter (the
- *    MakeHuman walk onto RiggedFigure);
+ *    MakeHuman walk onto RiggedFigure; the third set at 1000 fps, each run's frames in two
+ *    halves on two threads);
  *  - rk_export_file of different assets to glb, gltf and bvh files (each thread its own files).
  * Each result is reduced to a SHA-256 of its bytes (rest poses, sampled poses, quality figures,
  * contacts, file bytes, error messages) and must equal the one-thread result bit for bit.
@@ -160,6 +161,9 @@ static bool retarget_fixture_init(retarget_fixture *fx) {
   fx->opts[1].foot_ik = false;
   fx->opts[2].hand_ik = true;
   fx->opts[2].root_motion = true;
+  /* 542 frames and more: each run's frames in two halves on two threads of its own. */
+  fx->opts[2].fps = 1000;
+  fx->opts[2].threads = 2;
   return true;
 }
 

@@ -79,8 +79,8 @@ RK_API char *rk_profile_map_guess(const rk_asset *asset, rk_profile_side side, c
 
 /** Canonical text of a set of options as a profile's [settings] group: every setting, one
  * `key=value` line each in a fixed order, numbers written to read back exactly. Loading the text
- * and applying it gives the same options (cache_bytes aside: it is no setting). The caller frees
- * it with g_free. Never fails. */
+ * and applying it gives the same options (cache_bytes and threads aside: no settings, the result
+ * is the same whatever they are). The caller frees it with g_free. Never fails. */
 RK_API char *rk_profile_settings_text(const rk_retarget_options *opts);
 
 /** Reads the [settings] group of a profile key file into *opts (absent keys keep opts' values);

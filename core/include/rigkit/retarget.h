@@ -118,11 +118,16 @@ typedef struct rk_retarget_options {
   size_t cache_bytes;      /* memory a run may keep to sample and transfer each frame once
                               (0 = 256 MiB; about 2-10 KB per frame); a clip that needs more is
                               sampled again in each pass: slower, same result */
+  int threads;             /* threads a run works on: 0 = two for a clip of 512 frames or more
+                              when the process may use two processors (and its frames fit
+                              cache_bytes), else one; 1 = one; 2 = two halves of frames even on
+                              one processor (then one after the other). The result is the same
+                              bits whatever the count (default 0) */
 } rk_retarget_options;
 
 #define RK_RETARGET_OPTIONS_INIT \
   {0.0, true, false, 0.01, 0.04, 0.06, 0.1, 30, false, RK_RETARGET_GROUND_AUTO, \
-   RK_RETARGET_SOLES_AUTO, 0}
+   RK_RETARGET_SOLES_AUTO, 0, 0}
 
 /** Frames [first, last] (inclusive, output frames) during which a foot joint (or a sole point) is
  * planted. A joint is planted while its planted sole points hold it still: the toes by the ball,
@@ -211,7 +216,9 @@ RK_API int rk_retargeter_counterpart(const rk_retargeter *rt, size_t target_join
  * quality figures measured on that clip. opts NULL = defaults. Fails with RK_ERROR_INVALID when the
  * clip does not belong to the source skeleton or has no frames, RK_ERROR_LIMIT beyond
  * RK_CLIP_MAX_KEYS frames; a NaN produced anywhere is reported as RK_ERROR_FAILED naming the frame.
- * Thread-safe on a shared retargeter. The caller frees the result with rk_retarget_result_free. */
+ * Thread-safe on a shared retargeter (each run has its own scratch); a long clip's frames go in
+ * two halves on two threads (opts->threads), merged in frame order. The caller frees the result
+ * with rk_retarget_result_free. */
 RK_API rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *clip,
                                              const rk_retarget_options *opts, GError **error);
 /** Frees a result and everything it still holds; NULL is a no-op. */

@@ -1,0 +1,88 @@
+/* Two fixed halves of a piece of work on two threads (see halves.h). The second halves go to one
+ * worker thread the process keeps once it has started it (a retarget splits five passes: a thread
+ * started for each would cost its start and its stack's first page faults each time); a caller
+ * that finds the worker busy (several runs at once) starts a thread of its own for its half. */
+#include "halves.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+/* A second half handed to the worker. */
+typedef struct half_job {
+  GThreadFunc fn;
+  gpointer data;
+  bool done;
+} half_job;
+
+/* pthread's, not GLib's: GLib builds GMutex on futexes, whose ordering ThreadSanitizer cannot
+ * see (tests/threads). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, finished = PTHREAD_COND_INITIALIZER;
+static GThread *worker;   /* started on first use, then kept */
+static pid_t worker_pid;  /* the process it was started in (a forked child has none) */
+static bool busy;         /* a caller's half is with the worker, or waiting for it */
+static half_job *pending; /* handed over, not yet taken */
+
+static gpointer work(gpointer unused) {
+  (void)unused;
+  pthread_mutex_lock(&lock);
+  for (;;) {
+    while (!pending)
+      pthread_cond_wait(&wake, &lock);
+    half_job *j = pending;
+    pending = NULL;
+    pthread_mutex_unlock(&lock);
+    j->fn(j->data);
+    pthread_mutex_lock(&lock);
+    j->done = true;
+    pthread_cond_broadcast(&finished);
+  }
+  return NULL;
+}
+
+/* Hands j to the kept worker (started if need be); false when it is busy or cannot start. */
+static bool hand_over(half_job *j) {
+  pthread_mutex_lock(&lock);
+  if (worker && worker_pid != getpid()) {
+    worker = NULL; /* a child of a fork: the worker stayed in the parent */
+    busy = false;
+    pending = NULL;
+  }
+  if (!worker && !busy) {
+    worker = g_thread_try_new("rigkit-half", work, NULL, NULL);
+    worker_pid = getpid();
+  }
+  const bool taken = worker && !busy;
+  if (taken) {
+    busy = true;
+    pending = j;
+    pthread_cond_signal(&wake);
+  }
+  pthread_mutex_unlock(&lock);
+  return taken;
+}
+
+bool rk__halves_run(GThreadFunc fn, gpointer first, gpointer second, bool two) {
+  if (!two || g_get_num_processors() < 2) {
+    fn(first);
+    fn(second);
+    return false;
+  }
+  half_job j = {fn, second, false};
+  if (hand_over(&j)) {
+    fn(first);
+    pthread_mutex_lock(&lock);
+    while (!j.done)
+      pthread_cond_wait(&finished, &lock);
+    busy = false;
+    pthread_mutex_unlock(&lock);
+    return true;
+  }
+  GThread *t = g_thread_try_new("rigkit-half", fn, second, NULL);
+  fn(first);
+  if (t)
+    g_thread_join(t);
+  else
+    fn(second);
+  return t != NULL;
+}
