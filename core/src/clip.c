@@ -1,6 +1,7 @@
 /* Animation clips: track storage, copies, accessors and fixed-rate baking (sampling lives in
  * clip_sample.c). */
 #include "clip_internal.h"
+#include "halves.h"
 #include "math_internal.h"
 
 #include <rigkit/error.h>
@@ -255,14 +256,7 @@ bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t
     if (2 * (half += tracks[i].key_count) >= total)
       split = i + 1;
   take_run runs[2] = {{clip, tracks, 0, split, errors, inv}, {clip, tracks, split, n, errors, inv}};
-  GThread *helper = total >= TAKE_THREAD_KEYS && split < n && g_get_num_processors() > 1
-                        ? g_thread_try_new("rigkit-tracks", check_tracks, &runs[1], NULL)
-                        : NULL;
-  if (!helper)
-    runs[0].end = n;
-  check_tracks(&runs[0]);
-  if (helper)
-    g_thread_join(helper);
+  rk__halves_run(check_tracks, &runs[0], &runs[1], total >= TAKE_THREAD_KEYS && split < n);
   /* In order: the tracks before the first that fails are the clip's, as one at a time. */
   size_t i = 0;
   for (; i < n && !errors[i]; i++)
