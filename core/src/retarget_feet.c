@@ -283,7 +283,7 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
 
 /* The lowest point of side's foot (its mesh, else its sole points) in the current models, and
  * the joint it moves with. */
-static rk_vec3 foot_low(const rk__rt_run *c, int side, int *joint) {
+static rk_vec3 foot_low(rk__rt_run *c, int side, int *joint) {
   const rk_retargeter *rt = c->rt;
   const rk__rt_side *sd = &rt->side[side];
   /* A detached foot, posed at the leg's end after the legs (retarget_parts.c): posed now, first,
@@ -311,7 +311,7 @@ static rk_vec3 foot_low(const rk__rt_run *c, int side, int *joint) {
   return pts[k];
 }
 
-double rk__rt_foot_depth(const rk__rt_run *c, int side, const rk__rt_foot_goal *g) {
+double rk__rt_foot_depth(rk__rt_run *c, int side, const rk__rt_foot_goal *g) {
   int joint;
   const double depth = fmax(0.0, c->tgt_floor - foot_low(c, side, &joint).y);
   /* A held foot's mesh, blended where it bends (the crease, the ankle), may dip through by 0.2%
@@ -328,7 +328,7 @@ double rk__rt_foot_depth(const rk__rt_run *c, int side, const rk__rt_foot_goal *
   return held && depth <= 0.002 * c->rt->tmap.height ? 0.0 : depth;
 }
 
-bool rk__rt_foot_tilt(const rk__rt_run *c, int side, rk__rt_foot_goal *g) {
+bool rk__rt_foot_tilt(rk__rt_run *c, int side, rk__rt_foot_goal *g) {
   const rk__rt_side *sd = &c->rt->side[side];
   int held = -1, joint;
   for (int p = RK__RT_POINTS - 1; p >= 0; p--)

@@ -477,7 +477,7 @@ static void reach_hands(rk__rt_run *c) {
 
 /* The lowest point (y) of a target joint and its descendants, skinned (with the loose parts that
  * ride on them: a shield on a socket at the root), else its joints. */
-static double subtree_low(const rk__rt_run *c, int top) {
+static double subtree_low(rk__rt_run *c, int top) {
   rk_skin_point p;
   if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, top, &p))
     return fmin(p.position.y, rk__rt_parts_low_on(c, top));
@@ -489,8 +489,8 @@ static double subtree_low(const rk__rt_run *c, int top) {
 
 /* The arm from its top tu down to its hand th, saved or put back (the rotations the arm's turns
  * set: locals and world rotations along the path; the models are redone from them). */
+enum { ARM_LONGEST = 16 };
 typedef struct arm_pose {
-  enum { ARM_LONGEST = 16 } longest;
   int n, joint[ARM_LONGEST];
   rk_quat local[ARM_LONGEST], world[ARM_LONGEST];
 } arm_pose;

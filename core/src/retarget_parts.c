@@ -185,9 +185,8 @@ static rk_mat4 part_place(const rk__rt_run *c, const rk__rt_part *p, double pitc
   return want;
 }
 
-/* Poses part p where `want` puts it: the keyed joint's local and the models below it. Writes the
- * run's pose arrays (the arrays only: const run). */
-static void part_pose(const rk__rt_run *c, const rk__rt_part *p, const rk_mat4 *want) {
+/* Poses part p where `want` puts it: the keyed joint's local and the models below it. */
+static void part_pose(rk__rt_run *c, const rk__rt_part *p, const rk_mat4 *want) {
   const rk_retargeter *rt = c->rt;
   const rk_mat4 keyed = rk_mat4_mul_affine(want, &p->below);
   const int parent = rk_skeleton_parent(rt->tgt, (size_t)p->keyed);
@@ -215,7 +214,7 @@ static double part_depth(const rk__rt_run *c, const rk__rt_part *p) {
 /* Poses part p on its leader's current model; a detached foot pitched as the source's, by as much
  * of that pitch as keeps its mesh out of the floor when `floor` (the IK lifted the ankle where
  * the leg could reach: what is left is a leg too short to lift it). */
-static void pose_part(const rk__rt_run *c, const rk__rt_part *p, bool floor) {
+static void pose_part(rk__rt_run *c, const rk__rt_part *p, bool floor) {
   const int side = foot_side(c->rt, p);
   const double pitch = side >= 0 ? foot_pitch(c, side) : 0.0;
   rk_mat4 want = part_place(c, p, pitch);
@@ -239,7 +238,7 @@ static void pose_part(const rk__rt_run *c, const rk__rt_part *p, bool floor) {
   part_pose(c, p, &want);
 }
 
-bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low) {
+bool rk__rt_loose_foot_low(rk__rt_run *c, int side, rk_vec3 *low) {
   const rk_retargeter *rt = c->rt;
   for (size_t k = 0; k < rt->part_count; k++) {
     const rk__rt_part *p = &rt->parts[k];
@@ -255,7 +254,7 @@ bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low) {
   return false;
 }
 
-double rk__rt_parts_low_on(const rk__rt_run *c, int top) {
+double rk__rt_parts_low_on(rk__rt_run *c, int top) {
   const rk_retargeter *rt = c->rt;
   double low = INFINITY;
   for (size_t k = 0; k < rt->part_count; k++) {

@@ -334,11 +334,11 @@ void rk__rt_parts_frame(rk__rt_run *c);
 /* Poses side's detached foot on the current models as rk__rt_parts_frame will (its keyed joint's
  * local and the models below: the run's arrays) and gives its mesh's lowest point; false (low
  * untouched) when side has no detached foot or no mesh. */
-bool rk__rt_loose_foot_low(const rk__rt_run *c, int side, rk_vec3 *low);
+bool rk__rt_loose_foot_low(rk__rt_run *c, int side, rk_vec3 *low);
 /* The lowest point (y) of the meshes of the loose parts (not detached feet) that ride on joint top
  * or a joint below it, each posed on its leader's current model (the run's pose arrays: its
  * keyed joint's local and the models below); INFINITY when none has a mesh. */
-double rk__rt_parts_low_on(const rk__rt_run *c, int top);
+double rk__rt_parts_low_on(rk__rt_run *c, int top);
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);
@@ -434,11 +434,11 @@ void rk__rt_feet_prepare(rk__rt_run *run);
 void rk__rt_feet_goals(rk__rt_run *run, size_t f);
 /* How far (m, >= 0) the mesh of side's foot is below the floor in the current models, a slight
  * dip of the toes' mesh at the crease of a foot the goal holds at its toes aside. */
-double rk__rt_foot_depth(const rk__rt_run *run, int side, const rk__rt_foot_goal *g);
+double rk__rt_foot_depth(rk__rt_run *run, int side, const rk__rt_foot_goal *g);
 /* A foot held at one end (the heel, or the ball and tip) whose mesh goes through the floor in
  * the current models: turns the goal (foot, toes and ankle) about the held pin so that its lowest
  * point comes up to the floor; false when that does not apply. */
-bool rk__rt_foot_tilt(const rk__rt_run *run, int side, rk__rt_foot_goal *g);
+bool rk__rt_foot_tilt(rk__rt_run *run, int side, rk__rt_foot_goal *g);
 
 /* ---- retarget_ik.c ---- */
 /* Sets up the IK of a run; false with error when its workspace cannot be made. */
