@@ -1,10 +1,10 @@
 /* Animation clips: track storage, copies, accessors and fixed-rate baking (sampling lives in
  * clip_sample.c). */
 #include "clip_internal.h"
-#include "halves.h"
 #include "math_internal.h"
 
 #include <rigkit/error.h>
+#include <rigkit/halves.h>
 
 #include <string.h>
 
@@ -244,19 +244,20 @@ static gpointer check_tracks(gpointer data) {
 /* Keys worth a second thread. */
 #define TAKE_THREAD_KEYS (32 * 1024)
 
+/* A track's weight in the split of rk_clip_take_tracks: its keys. */
+static size_t track_keys(const void *tracks, size_t i) {
+  return ((const rk_track *)tracks)[i].key_count;
+}
+
 bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t *failed,
                          GError **error) {
   g_return_val_if_fail(clip && (tracks || n == 0), false);
   g_autofree GError **errors = g_new0(GError *, n ? n : 1);
   g_autofree double **inv = g_new0(double *, n ? n : 1);
-  size_t total = 0, half = 0, split = n;
-  for (size_t i = 0; i < n; i++)
-    total += tracks[i].key_count;
-  for (size_t i = 0; i < n && split == n; i++)
-    if (2 * (half += tracks[i].key_count) >= total)
-      split = i + 1;
+  size_t total;
+  const size_t split = rk_halves_split(n, track_keys, tracks, &total);
   take_run runs[2] = {{clip, tracks, 0, split, errors, inv}, {clip, tracks, split, n, errors, inv}};
-  rk__halves_run(check_tracks, &runs[0], &runs[1], total >= TAKE_THREAD_KEYS && split < n);
+  rk_halves_run(check_tracks, &runs[0], &runs[1], total >= TAKE_THREAD_KEYS && split < n);
   /* In order: the tracks before the first that fails are the clip's, as one at a time. */
   size_t i = 0;
   for (; i < n && !errors[i]; i++)

@@ -1,7 +1,9 @@
-/* Two fixed halves of a piece of work on two threads (see halves.h). The second halves go to one
- * worker thread the process keeps once it has started it (a retarget splits five passes: a thread
- * started for each would cost its start and its stack's first page faults each time); a caller
- * that finds the worker busy (several runs at once) starts a thread of its own for its half. */
+/* Two fixed halves of a piece of work on two threads (rigkit/halves.h), for the whole tree: core's
+ * passes, the importers and the exporters. The second halves go to one worker thread the process
+ * keeps once it has started it (a command-line retarget splits its import, its passes, its write
+ * and its measures: a thread started for each would cost its start and its stack's first page
+ * faults each time); a caller that finds the worker busy (several runs at once, or a half that
+ * splits again) starts a thread of its own for its half. */
 #include "halves.h"
 
 #include <pthread.h>
@@ -62,7 +64,7 @@ static bool hand_over(half_job *j) {
   return taken;
 }
 
-bool rk__halves_run(GThreadFunc fn, gpointer first, gpointer second, bool two) {
+bool rk_halves_run(GThreadFunc fn, gpointer first, gpointer second, bool two) {
   if (!two || g_get_num_processors() < 2) {
     fn(first);
     fn(second);
@@ -85,4 +87,16 @@ bool rk__halves_run(GThreadFunc fn, gpointer first, gpointer second, bool two) {
   else
     fn(second);
   return t != NULL;
+}
+
+size_t rk_halves_split(size_t n, rk_halves_weight_fn weight, const void *data, size_t *total) {
+  size_t sum = 0, half = 0, split = n;
+  for (size_t i = 0; i < n; i++)
+    sum += weight(data, i);
+  for (size_t i = 0; i < n && split == n; i++)
+    if (2 * (half += weight(data, i)) >= sum)
+      split = i + 1;
+  if (total)
+    *total = sum;
+  return split;
 }

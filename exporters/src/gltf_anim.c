@@ -3,6 +3,7 @@
 
 #include "gltf_buffer.h"
 
+#include <rigkit/halves.h>
 #include <string.h>
 
 typedef struct input_cache {
@@ -144,26 +145,18 @@ static gpointer fill_outputs(gpointer data) {
 /* Float values worth a second thread. */
 #define FILL_THREAD_FLOATS (64 * 1024)
 
+/* A job's weight in the split of fill_all: its float values. */
+static size_t job_floats(const void *jobs, size_t i) {
+  return floats_of(&((const out_job *)jobs)[i]);
+}
+
 /* Fills jobs[0..n) (laid out in c->bin, which must not grow meanwhile): in two runs of about as
  * many values on two threads when there are many. */
 static void fill_all(const rk__gltf_ctx *c, const rk_clip *clip, out_job *jobs, size_t n) {
-  size_t total = 0, half = 0, split = n;
-  for (size_t i = 0; i < n; i++)
-    total += floats_of(&jobs[i]);
-  for (size_t i = 0; i < n && split == n; i++) {
-    half += floats_of(&jobs[i]);
-    if (2 * half >= total)
-      split = i + 1;
-  }
+  size_t total;
+  const size_t split = rk_halves_split(n, job_floats, jobs, &total);
   fill_run runs[2] = {{c, clip, jobs, 0, split}, {c, clip, jobs, split, n}};
-  GThread *helper = total >= FILL_THREAD_FLOATS && split < n && g_get_num_processors() > 1
-                        ? g_thread_try_new("rigkit-accessors", fill_outputs, &runs[1], NULL)
-                        : NULL;
-  if (!helper)
-    runs[0].end = n;
-  fill_outputs(&runs[0]);
-  if (helper)
-    g_thread_join(helper);
+  rk_halves_run(fill_outputs, &runs[0], &runs[1], total >= FILL_THREAD_FLOATS && split < n);
 }
 
 static void add_channel(JsonArray *samplers, JsonArray *channels, int input, int output,

@@ -9,6 +9,7 @@
 #include "gltf_edit_nodes.h"
 
 #include <rigkit/fk.h>
+#include <rigkit/halves.h>
 #include <string.h>
 
 /* Reads n finite numbers of member `name`: 1 = read, 0 = absent, -1 = malformed. */
@@ -295,7 +296,6 @@ static gpointer pose_frames(gpointer data) {
 static bool pose_all(const node_keys *nk, GError **error) {
   const size_t runs = nk->frames >= 2 * POSE_THREAD_FRAMES && g_get_num_processors() > 1 ? 2 : 1;
   pose_run w[2];
-  GThread *helper = NULL;
   for (size_t i = 0; i < runs; i++) {
     w[i] = (pose_run){.nk = nk, .first = nk->frames * i / runs, .end = nk->frames * (i + 1) / runs};
     w[i].locals = g_new(rk_transform, nk->nj);
@@ -308,12 +308,9 @@ static bool pose_all(const node_keys *nk, GError **error) {
     w[i].cursor.keys = g_new0(uint32_t, w[i].cursor.keys_count + 1);
   }
   if (runs > 1)
-    helper = g_thread_try_new("rigkit-pose", pose_frames, &w[1], NULL);
-  pose_frames(&w[0]);
-  if (runs > 1 && helper)
-    g_thread_join(helper);
-  else if (runs > 1 && !w[0].error)
-    pose_frames(&w[1]);
+    rk_halves_run(pose_frames, &w[0], &w[1], true);
+  else
+    pose_frames(&w[0]);
   bool ok = true;
   for (size_t i = 0; i < runs; i++) {
     if (ok && w[i].error) {

@@ -146,7 +146,7 @@ static gpointer fill_tracks(gpointer data) {
  * processors (every track depends only on the frame rows: the same keys either way). */
 static void fill_all(const rk__bvh_file *b, const track_fill *tracks, size_t n, double ft) {
   fill_run runs[2] = {{b, tracks, 0, n / 2, ft}, {b, tracks, n / 2, n, ft}};
-  rk__bvh_run_pair(fill_tracks, &runs[0], &runs[1], b->frames * b->columns >= FILL_THREAD_VALUES);
+  rk_halves_run(fill_tracks, &runs[0], &runs[1], b->frames * b->columns >= FILL_THREAD_VALUES);
 }
 
 /* The frames as one clip named after the file, in file units and axes: per joint a translation

@@ -235,9 +235,9 @@ static void ground_heights(const rk__bvh_file *b, rk_vec3 up, bool other_add, do
   const bool two = samples >= GROUND_THREAD_SAMPLES && g_get_num_processors() > 1;
   lows_run w[2] = {{b, up, other_add, samples, 0, two ? samples / 2 : samples, lows},
                    {b, up, other_add, samples, two ? samples / 2 : samples, samples, lows}};
-  rk__bvh_run_pair(sample_lows, &w[0], &w[1], two);
+  rk_halves_run(sample_lows, &w[0], &w[1], two);
   median_run m[2] = {{lows, samples, 0}, {lows + samples, samples, 0}};
-  rk__bvh_run_pair(median_of, &m[0], &m[1], two);
+  rk_halves_run(median_of, &m[0], &m[1], two);
   heights[0] = m[0].median;
   heights[1] = m[1].median;
 }

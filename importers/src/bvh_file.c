@@ -71,13 +71,3 @@ rk_quat rk__bvh_joint_rotation(const rk__bvh_joint *j, const double *row) {
   }
   return q;
 }
-
-void rk__bvh_run_pair(GThreadFunc fn, gpointer first, gpointer second, bool two) {
-  GThread *t = two && g_get_num_processors() > 1 ? g_thread_try_new("rigkit-bvh", fn, second, NULL)
-                                                  : NULL;
-  fn(first);
-  if (t)
-    g_thread_join(t);
-  else
-    fn(second);
-}

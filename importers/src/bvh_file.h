@@ -68,12 +68,6 @@ bool rk__bvh_has_position(const rk__bvh_joint *j);
  * channel replaces its component of the OFFSET. */
 rk_vec3 rk__bvh_joint_translation(const rk__bvh_file *b, const rk__bvh_joint *j, size_t f,
                                   bool add);
-/** Runs fn(first) here and fn(second) beside it on a thread of its own when two is true and the
- * machine has two processors, else (or when no thread starts) here after it; returns when both
- * are done. The two halves of a long clip's work: each half's results are the same bits either
- * way. Never fails. */
-void rk__bvh_run_pair(GThreadFunc fn, gpointer first, gpointer second, bool two);
-
 /** Local rotation of joint j from its values in a frame row (degrees): the product of the
  * elementary rotations in channel order. */
 rk_quat rk__bvh_joint_rotation(const rk__bvh_joint *j, const double *row);

@@ -172,11 +172,7 @@ static bool parse_halves(rk__bvh_file *b) {
     return false;
   part_rows w[2] = {{b, start, mid + 1, {NULL, 0, 0}, 0, false},
                     {b, mid + 1, end, {NULL, 0, 0}, 0, false}};
-  GThread *t = g_thread_try_new("rigkit-bvh", parse_part, &w[1], NULL);
-  if (!t)
-    return false;
-  parse_part(&w[0]);
-  g_thread_join(t);
+  rk_halves_run(parse_part, &w[0], &w[1], true);
   const size_t frames = w[0].frames + w[1].frames;
   const bool ok = w[0].ok && w[1].ok && frames > 0 && frames <= RK_CLIP_MAX_KEYS;
   if (ok) {

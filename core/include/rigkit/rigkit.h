@@ -4,6 +4,7 @@
 
 #include <rigkit/version.h>
 #include <rigkit/error.h>
+#include <rigkit/halves.h>
 #include <rigkit/math.h>
 #include <rigkit/euler.h>
 #include <rigkit/joint.h>
