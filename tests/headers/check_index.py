@@ -8,8 +8,8 @@ comment line). It lists names separated by commas or spaces; a word ending in ':
 label, text in parentheses is a remark, and "prefix*" stands for every function starting with
 prefix. For each header:
   - every public function (rk_..., declared RK_API or defined static inline) must be listed;
-  - every listed name must be declared in the header: a function, a typedef, a struct or enum
-    tag, an enum constant or a macro;
+  - every listed name must be declared in the header: a function, a typedef (a function pointer's
+    too), a struct or enum tag, an enum constant or a macro;
   - no name may be listed twice.
 """
 import re
@@ -78,6 +78,10 @@ def declarations(text):
             stmt += ch
             if ch == ';':
                 m = re.search(r'\btypedef\b.*?(' + IDENT + r')\s*(?:\[[^]]*\])?\s*;$', stmt, re.S)
+                if m:
+                    names.add(m.group(1))
+                # typedef RET (*NAME)(ARGS); a pointer to a function
+                m = re.search(r'\btypedef\b[^;]*?\(\s*\*\s*(' + IDENT + r')\s*\)\s*\(', stmt)
                 if m:
                     names.add(m.group(1))
                 stmt = ''
