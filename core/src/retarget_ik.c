@@ -12,40 +12,6 @@
 
 /* ---- limbs ----------------------------------------------------------------------------------- */
 
-/* Sets joint j's local rotation so that its world rotation becomes w: from its parent's world
- * rotation in limb_world (current), which then holds w for j. */
-static void set_world_rotation(rk__rt_run *c, int j, rk_quat w) {
-  const int p = rk_skeleton_parent(c->rt->tgt, (size_t)j);
-  const rk_quat pw = p < 0 ? rk_quat_identity() : c->limb_world[p];
-  c->tgt_locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
-  c->limb_world[j] = rk_quat_normalize(w);
-}
-
-/* After joint `from` turned: the world rotations of the joints below it on the way down to its
- * descendant `to` (a twist joint or two), parents first. Their models wait for the caller's one
- * pass over the limb once its last turn is set (rk__rt_fk_below from its top: each model is made
- * once, from its final local, as a pass along the way would make it). */
-static void turned_path(rk__rt_run *c, int from, int to) {
-  const rk_skeleton *s = c->rt->tgt;
-  enum { LONGEST = 64 };
-  int path[LONGEST];
-  int n = 0;
-  for (int j = to; j != from && j >= 0 && n < LONGEST; j = rk_skeleton_parent(s, (size_t)j))
-    path[n++] = j;
-  while (n-- > 0) {
-    const int j = path[n];
-    c->limb_world[j] =
-        rk_quat_normalize(rk_quat_mul(c->limb_world[rk_skeleton_parent(s, (size_t)j)], c->tgt_locals[j].r));
-  }
-}
-
-/* The target pelvis' facing in the current pose. */
-static rk_vec3 pelvis_forward(const rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
-  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
-                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
-}
-
 /* Bends the limb a -> b -> end (joints a, b in ancestor order, the end point pc where the pose
  * puts it, carried by b or a joint below it) so that the end reaches target, in the bend plane of
  * the current pose (when the limb is straight, the plane of the pelvis' facing, turned back for
@@ -65,71 +31,14 @@ static bool bend_limb(rk__rt_run *c, int a, int b, rk_vec3 pc, rk_vec3 target, d
   job.target = target;
   job.pole = rk_vec3_norm(off) > 1e-4 * rk_vec3_norm(ab)
                  ? rk_vec3_normalize(off)
-                 : forward < 0 ? rk_vec3_scale(pelvis_forward(c), -1.0) : pelvis_forward(c);
+                 : forward < 0 ? rk_vec3_scale(rk__rt_pelvis_forward(c), -1.0) : rk__rt_pelvis_forward(c);
   if (!rk_two_bone_run(&job))
     return false;
   const rk_quat wa = c->limb_world[a], wb = c->limb_world[b];
-  set_world_rotation(c, a, rk_quat_mul(job.start_rotation, wa));
-  turned_path(c, a, rk_skeleton_parent(c->rt->tgt, (size_t)b));
-  set_world_rotation(c, b, rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
+  rk__rt_set_world_rotation(c, a, rk_quat_mul(job.start_rotation, wa));
+  rk__rt_turned_path(c, a, rk_skeleton_parent(c->rt->tgt, (size_t)b));
+  rk__rt_set_world_rotation(c, b, rk_quat_mul(rk_quat_mul(job.start_rotation, job.mid_rotation), wb));
   return job.reached;
-}
-
-/* The horizontal direction away from the body on side's side (from the pelvis to the hip, else
- * across the pelvis' facing): the way a leg of one bone swings out to clear the floor. */
-static rk_vec3 outward(const rk__rt_run *c, int side) {
-  const rk_retargeter *rt = c->rt;
-  const rk_vec3 off = rk__rt_horizontal(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[rt->side[side].upper]),
-                                                    rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips])));
-  if (rk_vec3_norm(off) > 1e-3 * rt->tmap.height)
-    return rk_vec3_normalize(off);
-  const rk_vec3 across = rk_vec3_cross(rk_vec3_make(0, 1, 0), rk__rt_horizontal(pelvis_forward(c)));
-  return rk_vec3_norm(across) > 0 ? rk_vec3_scale(rk_vec3_normalize(across), side ? -1.0 : 1.0) : across;
-}
-
-/* Turns side's leg of one bone (its end point pc) about its hip. A held foot's leg points at its
- * goal (the pelvis stands where the leg reaches it). In its swing a stiff leg cannot shorten, so
- * its end follows the goal's place over the ground, not its height: it hangs from the hip as a
- * pendulum would (below it, or above it when the goal is above the hip), lower than the goal.
- * Where that puts the foot's mesh through the floor, place_legs lifts the goal out of it and the
- * end reaches out just far enough to stay that high: out to the side when the goal is under the
- * hip, turning toward the goal's own direction as the goal lies farther out (not at all when the
- * hip is high enough, as in a hop's flight). Each step is continuous in the hip and the goal, so
- * the end follows them without leaping from behind the hip to in front of it. Updates the leg's local and limb_world (not the models); returns whether
- * the end reaches the goal. */
-static bool aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot_goal *g) {
-  const int a = c->rt->side[side].upper;
-  const rk_vec3 pa = rk_mat4_get_translation(&c->tgt_models[a]);
-  const rk_vec3 now = rk_vec3_sub(pc, pa);
-  const double len = rk_vec3_norm(now);
-  if (!(len > 0))
-    return false;
-  rk_vec3 want = rk_vec3_sub(g->ankle, pa);
-  if (!g->held) {
-    rk_vec3 h = rk__rt_horizontal(want);
-    if (rk_vec3_norm(h) > len)
-      h = rk_vec3_scale(rk_vec3_normalize(h), len);
-    double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
-    const double short_by = g->lifted ? g->ankle.y - (pa.y + dy) : 0.0;
-    if (short_by > 0) {
-      /* The reach over the ground that leaves the end at the goal's height (farther than the
-       * goal's own: short_by > 0), along outward turned toward the goal's direction by as much as
-       * the goal lies out toward that reach (0.9 of it: the direction never vanishes, not even for
-       * a goal inward of the hip). */
-      const double rise = fmax(0.0, pa.y - g->ankle.y), reach = sqrt(fmax(0.0, len * len - rise * rise));
-      const rk_vec3 dir = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(h, 0.9 / reach), outward(c, side)));
-      const double along = rk_vec3_dot(h, dir);
-      const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
-      h = rk_vec3_add(h, rk_vec3_scale(dir, s));
-      dy = -sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
-    }
-    want = rk_vec3_add(h, rk_vec3_make(0, dy, 0));
-  }
-  if (!(rk_vec3_norm(want) > 0))
-    return false;
-  set_world_rotation(c, a, rk_quat_mul(rk_quat_from_to(now, want), c->limb_world[a]));
-  const rk_vec3 end = rk_vec3_add(pa, rk_vec3_scale(rk_vec3_normalize(want), len));
-  return rk_vec3_norm(rk_vec3_sub(end, g->ankle)) <= 1e-6 * len;
 }
 
 /* Where the ankle sits in its foot joint's frame, as a loop's offset (rigkit/loop.h). */
@@ -160,6 +69,7 @@ bool rk__rt_ik_init(rk__rt_run *c, GError **error) {
   ik->iko.damping = 1e-5; /* warm starts close to the answer (rigkit/ik.h) */
   ik->blend = (int)lround(c->opts->blend_time * c->fps);
   ik->have_prev = false;
+  ik->stiff_have = false;
   rk_ik_problem sizing = ik->prob;
   sizing.loop_count = 2;
   for (int i = 0; i < 2; i++)
@@ -177,105 +87,13 @@ static bool holds_pelvis(const rk_retargeter *rt, const rk__rt_foot_goal *g, int
   return g->active && (g->held || (g->lifted && rt->side[side].knee != rt->side[side].upper));
 }
 
-/* Moves the pelvis (translation only) so that its world position becomes p, and redoes the
- * models. */
-static void set_pelvis_position(rk__rt_run *c, rk_vec3 p) {
-  const rk_retargeter *rt = c->rt;
-  const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
-  rk_mat4 inv = rk_mat4_identity();
-  if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
-    inv = rk_mat4_identity();
-  c->tgt_locals[rt->tgt_hips].t = rk_mat4_transform_point(&inv, p);
-  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
-}
-
-/* Whether both legs of the target are of one bone (no knee). */
-static bool stiff_legs(const rk_retargeter *rt) {
-  return rt->side[0].knee == rt->side[0].upper && rt->side[1].knee == rt->side[1].upper &&
-         rk_tree_joint(rt->tree, (size_t)rt->tgt_hips)->dof_count == 6;
-}
-
-/* x solving the symmetric 3 x 3 system m x = v (Cramer's rule); false when m is singular. */
-static bool solve3(const double m[3][3], const double v[3], double x[3]) {
-  const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                     m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                     m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-  if (!(fabs(det) > 0))
-    return false;
-  for (int k = 0; k < 3; k++) {
-    double t[3][3];
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        t[i][j] = j == k ? v[i] : m[i][j];
-    x[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) -
-            t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
-            t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
-  }
-  return true;
-}
-
-/* The pelvis of legs of one bone. A stiff leg reaches its goal only at its length: the pelvis
- * stands on a sphere about each planted goal (less the hip's offset from the pelvis), on both
- * spheres' circle when both feet hold. It goes to the point nearest the transferred pelvis that
- * meets each leg as firmly as its foot holds: a held foot exactly, one fading into or out of a
- * contact by its weight w (a spring of stiffness w / (1 - w) against the pelvis' own of 1), so
- * that the pelvis never drops in one frame when support changes. Solved by Gauss-Newton from the
- * transferred pelvis. Returns whether any leg weighs on the pelvis. */
-static bool stand_on_stiff_legs(rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
-  const rk_vec3 p0 = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
-  rk_vec3 off[2], goal[2];
-  double len[2], k[2];
-  int n = 0;
-  for (int side = 0; side < 2; side++) {
-    const rk__rt_foot_goal *g = &c->ik.goal[side];
-    double w = g->held ? 1.0 : 0.0;
-    for (int p = 0; p < RK__RT_POINTS; p++)
-      w = fmax(w, g->w[p]);
-    if (!g->active || w <= 0)
-      continue;
-    const rk__rt_side *sd = &rt->side[side];
-    const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
-    off[n] = rk_vec3_sub(hip, p0);
-    goal[n] = g->ankle;
-    len[n] = rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
-    k[n++] = w >= 1 ? 1e8 : w / (1 - w);
-  }
-  if (!n)
-    return false;
-  rk_vec3 p = p0;
-  for (int it = 0; it < 30; it++) {
-    double m[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, v[3] = {p0.x - p.x, p0.y - p.y, p0.z - p.z};
-    for (int i = 0; i < n; i++) {
-      const rk_vec3 u = rk_vec3_sub(rk_vec3_add(p, off[i]), goal[i]);
-      const double d = rk_vec3_norm(u);
-      if (!(d > 1e-9 * len[i]))
-        continue;
-      const double j[3] = {u.x / d, u.y / d, u.z / d}, r = d - len[i];
-      for (int a = 0; a < 3; a++) {
-        v[a] -= k[i] * j[a] * r;
-        for (int b = 0; b < 3; b++)
-          m[a][b] += k[i] * j[a] * j[b];
-      }
-    }
-    double x[3];
-    if (!solve3(m, v, x))
-      break;
-    p = rk_vec3_add(p, rk_vec3_make(x[0], x[1], x[2]));
-    if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) <= 1e-9 * len[0])
-      break;
-  }
-  set_pelvis_position(c, p);
-  return true;
-}
-
 /* Never into the floor: the pelvis comes back up as far as the body went through it (below its
  * lowest point `low` before the move; then the legs may not reach: counted). */
 static void pelvis_off_the_floor(rk__rt_run *c, double low) {
   const rk_retargeter *rt = c->rt;
   const double depth = fmin(low, c->tgt_floor) - rk__rt_body_low(c, c->tgt_models);
   if (depth > 0)
-    set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]),
+    rk__rt_set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]),
                                        rk_vec3_make(0, depth, 0)));
 }
 
@@ -286,10 +104,10 @@ static void pelvis_off_the_floor(rk__rt_run *c, double low) {
 static bool move_pelvis(rk__rt_run *c, size_t f, GError **error) {
   const rk_retargeter *rt = c->rt;
   rk__rt_ik *ik = &c->ik;
-  if (stiff_legs(rt)) {
+  if (rk__rt_stiff_legs(rt)) {
     /* Legs of one bone: the pelvis rides on them, never into the floor. */
     const double low = rk__rt_body_low(c, c->tgt_models);
-    if (stand_on_stiff_legs(c))
+    if (rk__rt_stand_on_stiff_legs(c))
       pelvis_off_the_floor(c, low);
     return true;
   }
@@ -357,7 +175,7 @@ static void untwist_shin(rk__rt_run *c, const rk__rt_side *sd) {
   const rk_quat now = c->limb_world[sd->knee], want = c->tgt_world[sd->knee];
   /* Where the transferred turn points the shin, swung back onto where the bend points it. */
   const rk_vec3 was = rk_quat_rotate(rk_quat_mul(want, rk_quat_conj(now)), shin);
-  set_world_rotation(c, sd->knee, rk_quat_normalize(rk_quat_mul(rk_quat_from_to(was, shin), want)));
+  rk__rt_set_world_rotation(c, sd->knee, rk_quat_normalize(rk_quat_mul(rk_quat_from_to(was, shin), want)));
 }
 
 /* One leg onto its goal: analytic two-bone in the bend plane of the transferred pose (a leg of
@@ -369,7 +187,7 @@ static bool place_leg(rk__rt_run *c, int side) {
   const rk_skeleton *s = rt->tgt;
   const rk_vec3 ankle = rk__rt_ankle(sd, c->tgt_models);
   const bool reached = sd->knee == sd->upper
-                           ? aim_stiff_leg(c, side, ankle, g)
+                           ? rk__rt_aim_stiff_leg(c, side, ankle, g)
                            : bend_limb(c, sd->upper, sd->knee, ankle, g->ankle, 1.0);
   /* Each turn below needs its parent's world rotation; the leg's models are made once at the end
    * (a footless leg's foot is its knee, whose untwist reads the bent models). */
@@ -377,12 +195,12 @@ static bool place_leg(rk__rt_run *c, int side) {
     rk__rt_fk_path(s, c->tgt_locals, c->tgt_models, sd->upper, sd->knee);
     untwist_shin(c, sd);
   } else {
-    turned_path(c, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
-    set_world_rotation(c, sd->foot, g->foot);
+    rk__rt_turned_path(c, sd->knee, rk_skeleton_parent(s, (size_t)sd->foot));
+    rk__rt_set_world_rotation(c, sd->foot, g->foot);
   }
   if (sd->toe >= 0) {
-    turned_path(c, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
-    set_world_rotation(c, sd->toe, g->toe);
+    rk__rt_turned_path(c, sd->foot, rk_skeleton_parent(s, (size_t)sd->toe));
+    rk__rt_set_world_rotation(c, sd->toe, g->toe);
   }
   rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, sd->upper, sd->upper);
   return reached;
@@ -448,8 +266,8 @@ static void place_legs(rk__rt_run *c) {
  * are redone. */
 static void turn_hand(rk__rt_run *c, int tu, int tf, int th, rk_quat w) {
   const rk_skeleton *s = c->rt->tgt;
-  turned_path(c, tf, rk_skeleton_parent(s, (size_t)th));
-  set_world_rotation(c, th, w);
+  rk__rt_turned_path(c, tf, rk_skeleton_parent(s, (size_t)th));
+  rk__rt_set_world_rotation(c, th, w);
   rk__rt_fk_below(s, c->tgt_locals, c->tgt_models, tu, tu);
 }
 
@@ -583,21 +401,6 @@ static bool held_missed(const rk__rt_run *c) {
   return false;
 }
 
-/* Whether a leg of one bone fading into or out of a contact was lifted out of the floor: the
- * pelvis, which that leg pulls on as firmly as it holds, rises with its goal (as it does for a
- * held one) rather than leave the leg to reach out for it. */
-static bool stiff_lifted(const rk__rt_run *c) {
-  if (!stiff_legs(c->rt))
-    return false;
-  for (int side = 0; side < 2; side++) {
-    const rk__rt_foot_goal *g = &c->ik.goal[side];
-    for (int p = 0; p < RK__RT_POINTS; p++)
-      if (g->lifted && g->w[p] > 0)
-        return true;
-  }
-  return false;
-}
-
 bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
   const rk_vec3 hips = rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]);
   rk__rt_feet_goals(c, f);
@@ -606,12 +409,13 @@ bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
   place_legs(c);
   /* A foot turned or lifted out of the floor may have moved its ankle out of reach: the pelvis
    * again, then the legs; still out of reach, the frame is counted. */
-  if (held_missed(c) || stiff_lifted(c)) {
+  if (held_missed(c) || rk__rt_stiff_lifted(c)) {
     if (!move_pelvis(c, f, error))
       return false;
     place_legs(c);
     c->res->unreachable_frames += held_missed(c);
   }
+  rk__rt_pace_stiff_legs(c);
   /* How far the legs moved the pelvis (the hip bob is the source's elsewhere). */
   const double moved = rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]), hips));
   if (moved > 1e-6 * c->rt->tmap.height) {
@@ -624,5 +428,6 @@ bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
     floor_hands(c);
   if (c->ik.goal[0].active && c->ik.goal[0].held && c->ik.goal[1].active && c->ik.goal[1].held)
     close_loop(c);
+  rk__rt_remember_stiff_legs(c);
   return true;
 }

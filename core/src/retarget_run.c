@@ -1,9 +1,12 @@
 /* The state of one retarget run shared by its passes: frame times, the current source frame's
- * joint positions, the result's contact intervals, the scratch block the per-frame arrays live in
- * (kept by the retargeter between runs) and freeing (see retarget_run.h). */
+ * joint positions, the result's contact intervals, the target's limb rotations and pelvis as the
+ * IK passes set them, the scratch block the per-frame arrays live in (kept by the retargeter
+ * between runs) and freeing (see retarget_run.h). */
 #include "retarget_run.h"
 
 #include "fk_pass.h"
+
+#include <rigkit/fk.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -184,6 +187,43 @@ static unsigned char *scratch_alloc(size_t bytes) {
   if (!p)
     g_error("out of memory: %zu bytes", bytes);
   return p;
+}
+
+void rk__rt_set_world_rotation(rk__rt_run *c, int j, rk_quat w) {
+  const int p = rk_skeleton_parent(c->rt->tgt, (size_t)j);
+  const rk_quat pw = p < 0 ? rk_quat_identity() : c->limb_world[p];
+  c->tgt_locals[j].r = rk_quat_normalize(rk_quat_mul(rk_quat_conj(pw), w));
+  c->limb_world[j] = rk_quat_normalize(w);
+}
+
+void rk__rt_turned_path(rk__rt_run *c, int from, int to) {
+  const rk_skeleton *s = c->rt->tgt;
+  enum { LONGEST = 64 };
+  int path[LONGEST];
+  int n = 0;
+  for (int j = to; j != from && j >= 0 && n < LONGEST; j = rk_skeleton_parent(s, (size_t)j))
+    path[n++] = j;
+  while (n-- > 0) {
+    const int j = path[n];
+    c->limb_world[j] =
+        rk_quat_normalize(rk_quat_mul(c->limb_world[rk_skeleton_parent(s, (size_t)j)], c->tgt_locals[j].r));
+  }
+}
+
+rk_vec3 rk__rt_pelvis_forward(const rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  return rk_quat_rotate(c->tgt_world[rt->tgt_hips],
+                        rk_quat_rotate(rk_quat_conj(rt->qt0[rt->tgt_hips]), rt->tmap.forward));
+}
+
+void rk__rt_set_pelvis_position(rk__rt_run *c, rk_vec3 p) {
+  const rk_retargeter *rt = c->rt;
+  const int hp = rk_skeleton_parent(rt->tgt, (size_t)rt->tgt_hips);
+  rk_mat4 inv = rk_mat4_identity();
+  if (hp >= 0 && !rk_mat4_inverse_affine(&c->tgt_models[hp], &inv))
+    inv = rk_mat4_identity();
+  c->tgt_locals[rt->tgt_hips].t = rk_mat4_transform_point(&inv, p);
+  rk_fk_models(rt->tgt, c->tgt_locals, c->tgt_models);
 }
 
 void rk__rt_scratch_free(rk__rt_scratch *s) {

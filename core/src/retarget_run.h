@@ -2,12 +2,13 @@
  * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c, its rotations
  * four joints at a time in retarget_lanes.c), the source's contacts and pins
  * (retarget_contacts.c), the ground offset and the floor under the body (retarget_floor.c), the
- * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c), the baked result
+ * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c; legs of one bone in
+ * retarget_stiff.c), the baked result
  * (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
  * (retarget_match.c) and the transfer's groups of joints are made once when the retargeter is
  * built. A long clip's per-frame passes go in two halves of frames on two threads
  * (retarget_split.c). The passes call down this list and into this header only, never back up:
- * retarget.c -> split -> quality -> result -> ik -> feet -> floor -> contacts -> transfer ->
+ * retarget.c -> split -> quality -> result -> ik -> stiff -> feet -> floor -> contacts -> transfer ->
  * lanes -> run, and
  * retarget.c -> match, lanes. What a person sees in an output (retarget_output.c) and the verdict
  * on it (retarget_verdict.c) read a finished result through this header and call nothing here. */
@@ -203,6 +204,8 @@ typedef struct rk__rt_ik {
   rk_ik_ws *ws;
   int blend;                  /* frames of blending into and out of a pin */
   rk__rt_foot_goal goal[2];   /* the current frame's, read by the quality figures */
+  rk_vec3 stiff_dir[2];       /* legs of one bone: each leg's direction at the last frame */
+  bool stiff_have;            /* stiff_dir holds a frame's (a free leg turns from there) */
 } rk__rt_ik;
 
 /* Running sums of the quality figures measured frame by frame. */
@@ -301,6 +304,19 @@ static inline rk_vec3 rk__rt_horizontal(rk_vec3 v) {
 }
 
 /* ---- retarget_run.c ---- */
+/* Sets target joint j's local rotation so that its world rotation becomes w: from its parent's
+ * world rotation in limb_world (current), which then holds w for j. */
+void rk__rt_set_world_rotation(rk__rt_run *c, int j, rk_quat w);
+/* After joint `from` turned: the world rotations (limb_world) of the joints below it on the way
+ * down to its descendant `to` (a twist joint or two), parents first. Their models wait for the
+ * caller's one pass over the limb once its last turn is set (rk__rt_fk_below from its top: each
+ * model is made once, from its final local, as a pass along the way would make it). */
+void rk__rt_turned_path(rk__rt_run *c, int from, int to);
+/* The target pelvis' facing in the current pose. */
+rk_vec3 rk__rt_pelvis_forward(const rk__rt_run *c);
+/* Moves the target's pelvis (translation only) so that its world position becomes p, and redoes
+ * the models. */
+void rk__rt_set_pelvis_position(rk__rt_run *c, rk_vec3 p);
 /* World position (travel included) of a used source joint in the current frame. */
 rk_vec3 rk__rt_src_pos(const rk__rt_run *run, int j);
 /* Time of output frame f in the clip. */
@@ -424,6 +440,26 @@ void rk__rt_fit_ground(rk__rt_run *run);
 /* The body over the floor (with foot IK): per frame, the pelvis lift (smooth over blend_time)
  * that keeps the lowest point of the body outside the feet above the floor. */
 void rk__rt_fit_floor(rk__rt_run *run);
+
+/* ---- retarget_stiff.c ---- */
+/* Whether both legs of the target are of one bone (no knee) and its hips move freely. */
+bool rk__rt_stiff_legs(const rk_retargeter *rt);
+/* Turns side's leg of one bone (its end point pc) about its hip onto goal g (held: at it; in its
+ * swing: over it, hanging, reaching out of the floor); updates its local and limb_world, not
+ * the models. Returns whether the end reaches the goal. */
+bool rk__rt_aim_stiff_leg(rk__rt_run *run, int side, rk_vec3 pc, const rk__rt_foot_goal *g);
+/* The pelvis moved onto legs of one bone as firmly as their feet hold (redoing the models);
+ * returns whether any leg weighs on it. */
+bool rk__rt_stand_on_stiff_legs(rk__rt_run *run);
+/* Whether a leg of one bone fading into or out of a contact was lifted out of the floor (the
+ * pelvis and the legs are solved again). */
+bool rk__rt_stiff_lifted(const rk__rt_run *run);
+/* Free legs of one bone turned from the last frame's directions at a bounded rate, their feet
+ * kept out of the floor (the pelvis lifted while no foot holds, else the leg turned further);
+ * redoes the models it changes. */
+void rk__rt_pace_stiff_legs(rk__rt_run *run);
+/* Notes the legs' directions of this frame for the next one's pacing (legs of one bone only). */
+void rk__rt_remember_stiff_legs(rk__rt_run *run);
 
 /* ---- retarget_feet.c ---- */
 /* The ankle corrections at the first frames of every planted interval (from the exact solve

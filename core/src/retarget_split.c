@@ -11,6 +11,8 @@
  *   at its output frame is checked against the one the first half left (same_state) and the
  *   half is solved again after the first when they differ (a solved leg on another Euler
  *   branch than its transferred pose: CMU 01_01 onto the 91-joint MakeHuman rig);
+ * - the directions of legs of one bone at the last frame (ik.stiff_dir), from which a free one
+ *   turns at a bounded rate: compared at the output frame as the loop's state is;
  * - the ankle's correction at the last frame of a planted interval, read by the frames fading
  *   out of it: the second half starts at a frame no fade-out crosses, and keeps its own;
  * - each key's hemisphere, taken from the key before: the second half keys its first frame as
@@ -108,6 +110,8 @@ typedef struct half {
   GError *error;
   bool at_out, had_prev; /* reached `out`, and whether a loop had closed by then */
   double *q_prev;        /* the last closed loop's angles then */
+  rk_vec3 stiff_dir[2];  /* legs of one bone: their directions then (ik.stiff_dir) */
+  bool stiff_have;
 } half;
 
 static gpointer scan_half(gpointer data) {
@@ -156,6 +160,8 @@ static void start_output(half *h) {
   h->at_out = true;
   h->had_prev = c->ik.have_prev;
   h->q_prev = g_memdup2(c->ik.q_prev, c->ik.ndof * sizeof(double));
+  h->stiff_have = c->ik.stiff_have;
+  memcpy(h->stiff_dir, c->ik.stiff_dir, sizeof h->stiff_dir);
   double *limb = c->tally.limb_cos, *errs = c->tally.goal_errs;
   memset(&c->tally, 0, sizeof c->tally);
   c->tally.limb_cos = limb;
@@ -311,9 +317,10 @@ static void join_figures(rk__rt_run *a, const rk__rt_run *b, size_t m) {
  * solve keeps only the hips' translation of a solve whose loops end at the feet (the other
  * joints locked, its columns the DOFs that move a foot), and the closure is the feet's; each
  * joint's angles follow from its own last ones alone (the closure keeps only these:
- * rt->feet_links). */
+ * rt->feet_links). Legs of one bone carry their last directions too. */
 static bool same_state(const rk__rt_run *a, const half *hb) {
-  if (!hb->at_out || hb->had_prev != a->ik.have_prev)
+  if (!hb->at_out || hb->had_prev != a->ik.have_prev || hb->stiff_have != a->ik.stiff_have ||
+      (hb->stiff_have && memcmp(hb->stiff_dir, a->ik.stiff_dir, sizeof hb->stiff_dir) != 0))
     return false;
   if (!hb->had_prev)
     return true;

@@ -4,27 +4,36 @@
  * hips nearby (scaled) plus a tenth (the pelvis a twentieth) of the leg's length, the planted feet
  * still (<= 5 mm) and their meshes on the floor, not through it (before, the swing foot's end
  * jumped up to 30 cm in a frame as its goal passed under the hip, and the pelvis dropped up to
- * 11 cm when support changed); and the blocky walk, used as a source, plants its feet onto a
- * human (it planted none). */
+ * 11 cm when support changed); the walk and turn with no foot ever planted, whose free legs
+ * turn at a bounded rate with their feet out of the floor; and the blocky walk, used as a
+ * source, plants its feet onto a human (it planted none). */
 #include "../plugin/retarget_test.h"
 #include "stiff_figures.h"
 
 static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
                                     "generated/cmu_turn.bvh", NULL};
 
+/* The figures of report entry i of p (a run onto game_blocky of source clip `path`, CMU units)
+ * into f; its clip's name into *clip. */
+static JsonObject *measured(JsonParser *p, guint i, const char *path, const char **clip,
+                            stiff_figures *f) {
+  g_autofree char *target = rt_data("generated/game_blocky.glb");
+  JsonObject *c = rt_ok_entry(p, i, "game_blocky", clip);
+  g_autofree char *source = rt_data(path);
+  g_autoptr(GError) e = NULL;
+  cr_assert(stiff_measure(target, source, 0.0254 / 0.45, rt_str(c, "output"), f, &e), "%s: %s",
+            *clip, e ? e->message : "");
+  return c;
+}
+
 Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL};
   JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, clips, 0, NULL);
-  g_autofree char *target = rt_data("generated/game_blocky.glb");
   for (guint i = 0; i < rt_entry_count(p); i++) {
     const char *clip;
-    JsonObject *c = rt_ok_entry(p, i, "game_blocky", &clip);
-    g_autofree char *source = rt_data(clips[i]);
     stiff_figures f;
-    g_autoptr(GError) e = NULL;
-    cr_assert(stiff_measure(target, source, 0.0254 / 0.45, rt_str(c, "output"), &f, &e), "%s: %s",
-              clip, e ? e->message : "");
+    JsonObject *c = measured(p, i, clips[i], &clip, &f);
     cr_log_info("%s onto game_blocky: leg ends move up to %.1f / %.1f cm a frame (source feet "
                 "%.1f / %.1f), beyond twice the source's %.1f / %.1f cm; pelvis %.1f cm (source "
                 "%.1f), beyond %.1f cm; %zu frames with a foot jump over 5 cm; planted mesh %.1f mm, "
@@ -76,5 +85,38 @@ Test(stiff_legs, the_blocky_walk_as_a_source_plants_its_feet) {
   cr_assert_geq(planted, 150, "the blocky walk as a source plants %.0f frames", planted);
   cr_assert_str_neq(rt_str(c, "verdict"), "failed");
   g_object_unref(parser);
+  rt_rmtree(dir);
+}
+
+/* Feet that never plant (a profile whose contacts must last a minute: the source stands on feet
+ * that slide too much to hold, as the real jumps' crouches do): every leg is free, the body on
+ * the transferred pelvis. A free leg turns from its last frame's direction at a bounded rate
+ * (a radian in a tenth of a second), its foot's mesh still out of the floor (before, a leg that
+ * kept a flat foot out of a low floor leapt in one frame from out to the side to straight down:
+ * the walk's ends moved up to 11.8 cm a frame, 18 frames over 5 cm; the turn's 8). */
+Test(stiff_legs, free_legs_turn_at_a_bounded_rate_out_of_the_floor) {
+  g_autofree char *dir = rt_tmpdir();
+  g_autofree char *map = g_build_filename(dir, "free.map", NULL);
+  cr_assert(g_file_set_contents(map, "[settings]\ncontact_min_time = 60\n", -1, NULL));
+  const char *const args[] = {"--unit", "cmu", "--map", map, NULL};
+  static const char *const free_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_turn.bvh", NULL};
+  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", args, free_clips, 0, NULL);
+  for (guint i = 0; i < rt_entry_count(p); i++) {
+    const char *clip;
+    stiff_figures f;
+    measured(p, i, free_clips[i], &clip, &f);
+    cr_log_info("%s onto game_blocky, no foot planted: leg ends move up to %.1f / %.1f cm a frame, "
+                "%zu frames over 5 cm; swinging mesh %.1f mm; splay %.0f deg",
+                clip, 100 * f.end_move[0], 100 * f.end_move[1], f.jumps, f.low_swing_mm, f.splay_deg);
+    /* A radian in a tenth of a second at 120 fps: 0.083 of the leg's length, plus the hips'. */
+    for (int side = 0; side < 2; side++)
+      cr_assert_leq(f.end_move[side], 0.1 * f.leg + 2 * f.src_pelvis_move,
+                    "%s: a free leg's end moves %.1f cm in a frame", clip, 100 * f.end_move[side]);
+    cr_assert_eq(f.jumps, 0, "%s: %zu frames with a foot jump over 5 cm", clip, f.jumps);
+    cr_assert_leq(f.splay_deg, 35, "%s: a free leg splays %.0f deg", clip, f.splay_deg);
+    /* Both feet's meshes, never planted, out of the floor (a graze of 0.2% of the height). */
+    cr_assert_geq(f.low_swing_mm, -3, "%s: a foot %.1f mm through the floor", clip, -f.low_swing_mm);
+  }
+  g_object_unref(p);
   rt_rmtree(dir);
 }
