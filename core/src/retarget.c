@@ -207,13 +207,14 @@ static void set_feet(rk_retargeter *rt) {
   rt->tgt_floor = rt->meshes && fabs(floor) <= 0.01 * tm->height ? 0.0 : floor;
   rt->tgt_floor_bones = bones;
   /* The body the pelvis lifts off the floor: every joint outside the feet and the arms (the
-   * arms keep themselves out of it, retarget_ik.c). */
+   * arms keep themselves out of it, retarget_ik.c: by the hand, or by the forearm's lowest point
+   * when no hand is mapped, as on a rig whose fingers hang from the forearm). */
   rt->body_joints = g_new(int, rt->nt);
   for (size_t j = 0; j < rt->nt; j++) {
     bool limb_end = false;
     for (int side = 0; side < 2; side++) {
       const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
-      const int arm = tm->joint[ua + 2] >= 0 ? tm->joint[ua] : -1;
+      const int arm = tm->joint[ua + 1] >= 0 ? tm->joint[ua] : -1;
       limb_end |= rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->side[side].foot, j) ||
                   (arm >= 0 && rk_skeleton_is_ancestor(rt->tgt, (size_t)arm, j));
     }
@@ -255,7 +256,8 @@ static void keep_chain(const rk_retargeter *rt, bool *keep, int top, int end) {
 
 /* The target joints whose transferred world rotations are read after the transfer: the hips
  * (facing), the joints of both soles, and the limbs IK turns with their parents (legs from the
- * hips to the toes, arms from the shoulders to the hands: the solve starts from them). */
+ * hips to the toes, arms from the shoulders to the hands, or to the forearms of arms without
+ * one: the solve starts from them). */
 static void set_kept_worlds(rk_retargeter *rt) {
   g_autofree bool *keep = g_new0(bool, rt->nt);
   keep[rt->tgt_hips] = true;
@@ -265,9 +267,9 @@ static void set_kept_worlds(rk_retargeter *rt) {
     for (int p = 0; p < RK__RT_POINTS; p++)
       keep[sd->tgt.joint[p]] = keep[sd->tgt_bones.joint[p]] = true;
     const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
-    const int tu = rt->tmap.joint[ua], hand = rt->tmap.joint[ua + 2];
-    if (tu >= 0 && hand >= 0)
-      keep_chain(rt, keep, tu, hand);
+    const int tu = rt->tmap.joint[ua], fore = rt->tmap.joint[ua + 1], hand = rt->tmap.joint[ua + 2];
+    if (tu >= 0 && fore >= 0)
+      keep_chain(rt, keep, tu, hand >= 0 ? hand : fore);
   }
   rt->world_kept = g_new(int, rt->nt);
   for (size_t j = 0; j < rt->nt; j++)

@@ -334,11 +334,24 @@ static void arm_restore(rk__rt_run *c, int tu, const arm_pose *a) {
   rk__rt_fk_below(c->rt->tgt, c->tgt_locals, c->tgt_models, tu, tu);
 }
 
+/* The lowest point of the forearm tf's subtree, skinned (else its lowest joint). */
+static rk_vec3 forearm_low(const rk__rt_run *c, int tf) {
+  rk_skin_point p;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, tf, &p))
+    return p.position;
+  size_t low = (size_t)tf;
+  for (size_t j = (size_t)tf; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)tf); j++)
+    low = c->tgt_models[j].m[13] < c->tgt_models[low].m[13] ? j : low;
+  return rk_mat4_get_translation(&c->tgt_models[low]);
+}
+
 /* Arms and the floor: an arm through it raises its hand by as much, by the arm (analytic
  * two-bone, the hand keeping its world rotation), again while what went through was nearer the
  * shoulder than the hand (a forearm, a shield on it: they rise by less than the hand) and the
  * arm still lifts it; a raise that sinks it deeper (a broad shield's edge turning down) is taken
- * back. The pelvis never lifts for the arms. */
+ * back. An arm without a mapped hand (fingers on the forearm) raises the forearm's lowest point
+ * the same way, what hangs from the forearm turning with it. The pelvis never lifts for the
+ * arms. */
 static void floor_hands(rk__rt_run *c) {
   enum { TRIES = 4 };
   const rk_retargeter *rt = c->rt;
@@ -346,16 +359,19 @@ static void floor_hands(rk__rt_run *c) {
   for (int side = 0; side < 2; side++) {
     const rk_bone ua = side ? RK_BONE_RIGHT_UPPER_ARM : RK_BONE_LEFT_UPPER_ARM;
     const int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
-    if (tu < 0 || tf < 0 || th < 0)
+    if (tu < 0 || tf < 0)
       continue;
-    const rk_quat hand_world = c->limb_world[th];
+    const rk_quat hand_world = th >= 0 ? c->limb_world[th] : rk_quat_identity();
     double dy = c->tgt_floor - subtree_low(c, tu);
     arm_pose before;
     for (int k = 0; k < TRIES && dy > tol; k++) {
-      const bool saved = arm_save(c, tu, th, &before);
-      const rk_vec3 target = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[th]), rk_vec3_make(0, dy, 0));
-      bend_limb(c, tu, tf, rk_mat4_get_translation(&c->tgt_models[th]), target, -1.0);
-      turn_hand(c, tu, tf, th, hand_world);
+      const bool saved = arm_save(c, tu, th >= 0 ? th : tf, &before);
+      const rk_vec3 end = th >= 0 ? rk_mat4_get_translation(&c->tgt_models[th]) : forearm_low(c, tf);
+      bend_limb(c, tu, tf, end, rk_vec3_add(end, rk_vec3_make(0, dy, 0)), -1.0);
+      if (th >= 0)
+        turn_hand(c, tu, tf, th, hand_world);
+      else
+        rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, tu, tu);
       const double left = c->tgt_floor - subtree_low(c, tu);
       if (left < dy - tol) {
         dy = left;

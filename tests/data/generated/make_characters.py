@@ -16,6 +16,8 @@
 #   proportions, its IK controls keyed where the legs put the ankles and knees.
 # game_soldier.glb: a game rig whose deforming feet hang from root-level IK controls and whose
 #   helmet and shield hang from sockets at the root (the layout of a common game character pack).
+# game_shortlegs.glb: the soldier's layout with a game robot's proportions: short legs, a big
+#   head, long arms with the fingers on the forearm, big block feet.
 # Every mesh has a material with an 8x8 checker texture made here.
 #
 # Blender output is not byte-identical across runs or versions; the joints, rest poses, meshes
@@ -429,6 +431,37 @@ def soldier_bones():
     return b
 
 
+def shortlegs_bones():
+    """game_shortlegs, 28 joints, the proportions of a common CC0 game robot at 1.75 m: legs of
+    35% of the height (hip joints 0.65 m up, knees 0.40 m, ankles 0.04 m), the hips joint Body
+    below the legs' roots, a head of a quarter of the height, long arms whose three fingers hang
+    from the forearm (no hand bone) down to 0.33 m at rest; the feet are deforming bones Foot.L
+    under FootControl.L under Root, as on game_soldier."""
+    b = [('Root', V((0, 0, 0)), V((0, -0.3, 0)), None, False),
+         ('Body', V((0, 0, 0.6)), V((0, 0, 0.68)), 'Root', True),
+         ('Abdomen', V((0, 0, 0.68)), V((0, 0, 0.85)), 'Body', True),
+         ('Torso', V((0, 0, 0.85)), V((0, 0, 1.05)), 'Abdomen', True),
+         ('Neck', V((0, 0, 1.05)), V((0, 0, 1.29)), 'Torso', True),
+         ('Head', V((0, 0, 1.29)), V((0, 0, 1.75)), 'Neck', True)]
+    for side, sg in (('.L', 1), ('.R', -1)):
+        sh, el = V((sg * 0.26, 0, 1.0)), V((sg * 0.38, 0.05, 0.75))
+        wr = V((sg * 0.45, -0.04, 0.46))
+        knee, ankle = V((sg * 0.28, 0.0, 0.40)), V((sg * 0.28, 0.03, 0.04))
+        b += [('Shoulder' + side, V((sg * 0.1, 0, 1.03)), sh, 'Torso', True),
+              ('UpperArm' + side, sh, el, 'Shoulder' + side, True),
+              ('LowerArm' + side, el, wr, 'UpperArm' + side, True)]
+        for k, dx in enumerate((-0.04, 0.0, 0.04)):
+            base = wr + V((sg * dx, -0.02, 0))
+            b += [('Finger%d%s' % (k + 1, side), base, base + V((0, -0.05, -0.12)), 'LowerArm' + side,
+                   True)]
+        b += [('UpperLeg' + side, V((sg * 0.27, 0.03, 0.65)), knee, 'Body', True),
+              ('LowerLeg' + side, knee, ankle, 'UpperLeg' + side, True),
+              ('PoleTarget' + side, knee + V((0, -0.5, 0)), knee + V((0, -0.6, 0)), 'Root', False),
+              ('FootControl' + side, V((sg * 0.28, 0.08, 0)), V((sg * 0.28, -0.15, 0)), 'Root', False),
+              ('Foot' + side, ankle, ankle + V((0, -0.14, -0.02)), 'FootControl' + side, True)]
+    return b
+
+
 def build_armature(name, bones):
     arm_data = bpy.data.armatures.new(name)
     arm = bpy.data.objects.new(name, arm_data)
@@ -521,6 +554,15 @@ def blocky():
                  (0.075, 50, 60, 0.1), ((0.35, 0.5, 0.85), (0.95, 0.75, 0.3)))
 
 
+def boot(mb, bone, x, half, ends, tops):
+    """A block foot weighted to bone, its sole on the floor: centred at x, half widths (sole,
+    top), from y = ends[0] behind the ankle to ends[1] at the toes, tops (heel, toe) high."""
+    (hs, ht), (b, f), (th, tt) = half, ends, tops
+    mb.hexa([V((x - hs, b, 0)), V((x + hs, b, 0)), V((x + hs, f, 0)), V((x - hs, f, 0)),
+             V((x - ht, b, th)), V((x + ht, b, th)), V((x + ht, f, tt)), V((x - ht, f, tt))],
+            {bone: 1.0})
+
+
 def soldier():
     reset()
     bones = soldier_bones()
@@ -536,10 +578,7 @@ def soldier():
             mb.box(h, t, size[key][0], size[key][1], {nm: 1.0})
     for sg, side in ((1, '.L'), (-1, '.R')):
         # A boot: a flat block from behind the ankle to the toes, its sole on the floor.
-        x = sg * 0.1
-        mb.hexa([V((x - 0.055, 0.06, 0)), V((x + 0.055, 0.06, 0)), V((x + 0.055, -0.2, 0)),
-                 V((x - 0.055, -0.2, 0)), V((x - 0.06, 0.06, 0.13)), V((x + 0.06, 0.06, 0.13)),
-                 V((x + 0.06, -0.2, 0.06)), V((x - 0.06, -0.2, 0.06))], {'Foot' + side: 1.0})
+        boot(mb, 'Foot' + side, sg * 0.1, (0.055, 0.06), (0.06, -0.2), (0.13, 0.06))
     # A helmet around the head, a spear upright in the right hand, and a tall shield (a plate
     # 90 by 50 cm) on the outside of the left forearm.
     mb.box(V((0, 0, 1.6)), V((0, 0, 1.8)), 0.13, 0.14, {'HelmetSlot': 1.0})
@@ -549,6 +588,33 @@ def soldier():
     mb.build('game_soldier_mesh', arm, mat)
     export_glb(os.path.join(HERE, 'game_soldier.glb'))
     print('make_characters.py: wrote game_soldier')
+
+
+def shortlegs():
+    reset()
+    bones = shortlegs_bones()
+    arm = build_armature('game_shortlegs_rig', bones)
+    mb = MeshBuilder()
+    size = {'Body': (0.2, 0.14), 'Abdomen': (0.18, 0.13), 'Torso': (0.22, 0.15), 'Neck': (0.06, 0.06),
+            'Head': (0.34, 0.3), 'Shoulder': (0.05, 0.05), 'UpperArm': (0.04, 0.04),
+            'LowerArm': (0.05, 0.05), 'Finger1': (0.02, 0.02), 'Finger2': (0.02, 0.02),
+            'Finger3': (0.02, 0.02), 'UpperLeg': (0.07, 0.07)}
+    for nm, h, t, parent, deform in bones:
+        key = nm.split('.')[0]
+        if key == 'LowerLeg':
+            # A shin tapering to the ankle (the foot block stands under it).
+            top = mb.box(h, t, 0.06, 0.06, {nm: 1.0})
+            for i in top[4:]:
+                mb.verts[i] = t + (mb.verts[i] - t) * 0.25
+        elif key in size:
+            mb.box(h, t, size[key][0], size[key][1], {nm: 1.0})
+    for sg, side in ((1, '.L'), (-1, '.R')):
+        # A big block foot from behind the ankle to the toes, its sole on the floor.
+        boot(mb, 'Foot' + side, sg * 0.28, (0.08, 0.08), (0.1, -0.2), (0.12, 0.08))
+    mat = checker_material('game_shortlegs_paint', (0.8, 0.65, 0.35), (0.55, 0.3, 0.15))
+    mb.build('game_shortlegs_mesh', arm, mat)
+    export_glb(os.path.join(HERE, 'game_shortlegs.glb'))
+    print('make_characters.py: wrote game_shortlegs')
 
 
 def robot_rig(bones):
@@ -630,6 +696,8 @@ def main():
         soldier()
     if not only or 'game_blocky' in only:
         blocky()
+    if not only or 'game_shortlegs' in only:
+        shortlegs()
 
 
 main()
