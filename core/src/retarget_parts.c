@@ -24,7 +24,7 @@ static double segment_distance(rk_vec3 p, rk_vec3 a, rk_vec3 b) {
 
 /* The deforming joint of the body (the hips' subtree) whose bone (to each child) or the middle
  * of whose skin (a head has no child) is nearest to where joint j stands at rest. */
-static int nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
+int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
   const rk_skeleton *s = rt->tgt;
   const int hips = rt->tgt_hips;
   int best = hips;
@@ -70,7 +70,7 @@ static void part_init(rk_retargeter *rt, const size_t *count, const size_t *belo
       rt->side[side].loose_drop = fmax(0.0, rt->tmap.leg_end_drop[side]);
     }
   if (p->leader < 0)
-    p->leader = nearest_bone(rt, count, j);
+    p->leader = rk__rt_nearest_bone(rt, count, j);
   rk_mat4 inv;
   if (!rk_mat4_inverse_affine(&rest[p->leader], &inv))
     inv = rk_mat4_identity();
@@ -216,6 +216,13 @@ static double part_depth(const rk__rt_run *c, const rk__rt_part *p) {
  * the leg could reach: what is left is a leg too short to lift it). */
 static void pose_part(rk__rt_run *c, const rk__rt_part *p, bool floor) {
   const int side = foot_side(c->rt, p);
+  /* The source's own detached foot, standing alike at rest: where it goes. */
+  if (side >= 0 && c->rt->smap.detached_foot[side] == c->rt->match[p->joint] &&
+      rk__rt_follows_source(c->rt, p->joint, p->leader)) {
+    const rk_mat4 as_source = rk__rt_place_as_source(c, p->joint, p->leader);
+    part_pose(c, p, &as_source);
+    return;
+  }
   const double pitch = side >= 0 ? foot_pitch(c, side) : 0.0;
   rk_mat4 want = part_place(c, p, pitch);
   part_pose(c, p, &want);
