@@ -77,19 +77,15 @@ bool rk__rt_follows_source(const rk_retargeter *rt, int j, int leader) {
 rk_mat4 rk__rt_place_as_source(const rk__rt_run *c, int j, int leader) {
   const rk_retargeter *rt = c->rt;
   const int s = rt->match[j], sl = rt->match[leader];
-  const rk_quat qsl = c->cur_q[rt->src_slot[sl]], qs = c->cur_q[rt->src_slot[s]];
-  /* From the source leader's frame (its rest axes) into the target leader's. */
-  const rk_quat across = rk_quat_mul(rk_quat_mul(rk_quat_conj(rt->qt0[leader]), rt->align), rt->qs0[sl]);
-  rk_transform lead = rk_transform_identity();
-  rk_transform_from_mat4(&c->tgt_models[leader], &lead);
-  const rk_quat frame = rk_quat_mul(rk_quat_normalize(lead.r), across);
-  const rk_vec3 d = rk_quat_rotate(rk_quat_conj(qsl), rk_vec3_sub(rk__rt_src_pos(c, s), rk__rt_src_pos(c, sl)));
+  /* The source's offset from its leader in world terms (turned onto the target's facing, scaled),
+   * from where the target's leader stands: the leader's own turn (an IK's twist of a thigh) does
+   * not swing it. Its world rotation is the source's from rest, as the transfer gives it. */
+  const rk_vec3 d = rk_vec3_sub(rk__rt_src_pos(c, s), rk__rt_src_pos(c, sl));
   const rk_vec3 at = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[leader]),
-                                 rk_quat_rotate(frame, rk_vec3_scale(d, rt->scale)));
-  /* Its rotation: the source's relative to its leader, carried across the same way. */
-  const rk_quat rel = rk_quat_mul(rk_quat_conj(qsl), qs);
-  const rk_quat q = rk_quat_normalize(rk_quat_mul(
-      rk_quat_mul(frame, rel), rk_quat_mul(rk_quat_mul(rk_quat_conj(rt->qs0[s]), rk_quat_conj(rt->align)), rt->qt0[j])));
+                                 rk_vec3_scale(rk_quat_rotate(rt->align, d), rt->scale));
+  const rk_quat delta = rk_quat_mul(c->cur_q[rt->src_slot[s]], rk_quat_conj(rt->qs0[s]));
+  const rk_quat q = rk_quat_normalize(
+      rk_quat_mul(rk_quat_mul(rk_quat_mul(rt->align, delta), rk_quat_conj(rt->align)), rt->qt0[j]));
   const rk_transform x = {at, q, rk_vec3_make(rt->tgt_wscale[j], rt->tgt_wscale[j], rt->tgt_wscale[j])};
   return rk_transform_to_mat4(&x);
 }
