@@ -9,7 +9,6 @@
  * its rest relation to the bone. Rigs without a corresponding root or controls are untouched. */
 #include "retarget_run.h"
 
-#include "skin_internal.h"
 
 /* Whether joint j lies in the subtree of some loose part's keyed joint (retarget_parts.c poses
  * those). */
@@ -37,16 +36,9 @@ void rk__rt_controls_init(rk_retargeter *rt) {
   find_root(rt);
   const rk_skeleton *s = rt->tgt;
   const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
-  if (!rt->skin || rt->skin->joint_count != n || rk_skin_support_vertex_count(rt->skin, -1) == 0)
-    return;
   g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
-  for (size_t j = n; j-- > 0;) {
-    count[j] = rt->skin->vert_start[j + 1] - rt->skin->vert_start[j];
-    below[j] += count[j];
-    const int p = rk_skeleton_parent(s, j);
-    if (p >= 0)
-      below[p] += below[j];
-  }
+  if (!rk__rt_vertex_counts(rt, count, below))
+    return;
   g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, rest);
   rt->controls = g_new(rk__rt_control, n);

@@ -83,19 +83,26 @@ static void part_init(rk_retargeter *rt, const size_t *count, const size_t *belo
   p->part_rest.m[12] = p->part_rest.m[13] = p->part_rest.m[14] = 0;
 }
 
-void rk__rt_parts_init(rk_retargeter *rt) {
-  const rk_skeleton *s = rt->tgt;
-  const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
+bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below) {
+  const size_t n = rt->nt;
   if (!rt->skin || rt->skin->joint_count != n || rk_skin_support_vertex_count(rt->skin, -1) == 0)
-    return;
-  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
+    return false;
   for (size_t j = n; j-- > 0;) {
     count[j] = rt->skin->vert_start[j + 1] - rt->skin->vert_start[j];
     below[j] += count[j];
-    const int p = rk_skeleton_parent(s, j);
+    const int p = rk_skeleton_parent(rt->tgt, j);
     if (p >= 0)
       below[p] += below[j];
   }
+  return true;
+}
+
+void rk__rt_parts_init(rk_retargeter *rt) {
+  const rk_skeleton *s = rt->tgt;
+  const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
+  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
+  if (!rk__rt_vertex_counts(rt, count, below))
+    return;
   g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, rest);
   rt->parts = g_new(rk__rt_part, n);

@@ -358,6 +358,10 @@ double rk__rt_parts_low_on(rk__rt_run *c, int top);
  * bone or skin is nearest to where joint j stands at rest. */
 int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j);
 
+/* The vertices weighted to each target joint (count) and to it and its descendants (below, zeroed
+ * by the caller); false (nothing set) when the target has no meshes. */
+bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below);
+
 /* ---- retarget_controls.c ---- */
 /* Finds the root that carries the travel and the target's controls (after the loose parts). */
 void rk__rt_controls_init(rk_retargeter *rt);
