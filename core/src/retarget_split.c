@@ -181,6 +181,7 @@ static bool solve_frame(half *h, size_t f, GError **error) {
   if (!rk__rt_solve_frame(c, f, error))
     return false;
   rk__rt_parts_frame(c);
+  rk__rt_controls_frame(c);
   if (!finite_locals(c->tgt_locals, c->rt->nt)) {
     g_set_error(error, RK_ERROR, RK_ERROR_FAILED,
                 "clip '%s' frame %zu: the retargeted pose is not finite", rk_clip_name(c->clip), f);
