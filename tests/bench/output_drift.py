@@ -84,7 +84,7 @@ def glb_drift(a_path, b_path):
     da, ba = glb_parts(a_path)
     db, bb = glb_parts(b_path)
     if da is None or db is None:
-        return None
+        return "not glTF"
     if strip_numbers(da) != strip_numbers(db):
         return "structure differs"
     rot = pos = scl = other = ulps = rulps = 0.0
@@ -165,28 +165,19 @@ def main():
             if open(pa, "rb").read() == open(pb, "rb").read():
                 same += 1
                 continue
-            r = glb_drift(pa, pb) if f.endswith((".glb", ".gltf", ".fbx")) else None
-            if r is not None:
-                if isinstance(r, str):
-                    bad = True
-                    print("%s: %s" % (rel, r))
-                    continue
-                print("%s: %s" % (rel, r[0]))
-                s = summary["glb"]
-            else:
-                try:
-                    r = text_drift(pa, pb, old, new)
-                except (UnicodeDecodeError, AttributeError):
-                    r = "binary differs"
-                if r is None:
-                    same += 1
-                    continue
-                if isinstance(r, str):
-                    bad = True
-                    print("%s: %s" % (rel, r))
-                    continue
-                print("%s: %s" % (rel, r[0]))
-                s = summary["text"]
+            kind = "glb" if f.endswith((".glb", ".gltf", ".fbx")) else "text"
+            try:
+                r = glb_drift(pa, pb) if kind == "glb" else text_drift(pa, pb, old, new)
+            except (UnicodeDecodeError, AttributeError):
+                r = "binary differs"
+            if r is None:
+                same += 1
+                continue
+            print("%s: %s" % (rel, r if isinstance(r, str) else r[0]))
+            if isinstance(r, str):
+                bad = True
+                continue
+            s = summary[kind]
             s[0] += 1
             s[1] = max(s[1], r[1])
             s[2] = max(s[2], r[2])
