@@ -5,7 +5,10 @@
  * root's scale moved into translations, the unit): a fixed correction B_j = (K M_j)^-1 W_n, K
  * taking canonical metres to the document's unit. At frame t, W_n(t) = K M_j(t) B_j, and the keys
  * of n are its local transform W_parent(n)(t)^-1 W_n(t), the parent's world matrix from the
- * document's nodes (a joint node's as just computed, any other node's from its rest transform). */
+ * document's nodes (a joint node's as just computed, any other node's from its rest transform).
+ * When joint nodes hang from their parent joints' nodes, that local is B_i^-1 L_j B_j (i the
+ * parent joint, L_j the joint's sampled local): the short way, with no FK and no inverse per
+ * frame (choose_short); the keys move by the rounding of the products only. */
 #include "gltf_edit_nodes.h"
 
 #include <rigkit/fk.h>
@@ -148,6 +151,15 @@ typedef struct node_keys {
   double k;        /* K: document units per canonical metre */
   int *joint_of;   /* per node: the joint read from it, or -1 */
   rk_mat4 *fix;    /* per joint: B_j */
+  /* The short way (choose_short), when every frame can take it: per joint node its way, per
+   * joint B_j as a transform and B_j^-1 (both ways), per root joint node the inverse of its
+   * parent node's rest world matrix. */
+  bool short_way;
+  unsigned char *way; /* per node: WAY_* */
+  rk_transform *fix_x; /* per joint: B_j and B_j^-1 as transforms, when B_j's scale is even */
+  bool *fix_even;      /* per joint */
+  rk_mat4 *fix_inv;    /* per joint: B_j^-1 */
+  rk_mat4 *parent_inv; /* per node of a root joint */
   double **t, **r, **s; /* per node a joint was read from: frames x 3, 4, 3 values (else NULL) */
   const char *path;
 } node_keys;
@@ -163,6 +175,11 @@ static void node_keys_clear(node_keys *nk) {
   g_free(nk->s);
   g_free(nk->joint_of);
   g_free(nk->fix);
+  g_free(nk->way);
+  g_free(nk->fix_x);
+  g_free(nk->fix_even);
+  g_free(nk->fix_inv);
+  g_free(nk->parent_inv);
 }
 
 /* K m: the canonical model matrix m in document units. */
@@ -222,6 +239,75 @@ static bool bind_joints(node_keys *nk, GError **error) {
   return true;
 }
 
+/* How a joint node's keys are computed the short way, from the joint's sampled local L_j. */
+enum {
+  WAY_NONE,  /* not a joint node */
+  WAY_TRS,   /* B_i^-1 L_j B_j as products of transforms (B_i, B_j scaled evenly) */
+  WAY_MAT,   /* B_i^-1 L_j B_j as 4x4 products, decomposed */
+  WAY_ROOT,  /* a root joint: (parent's rest world)^-1 K L_j B_j, decomposed */
+};
+
+/* Whether scale s is even (its components positive and equal to 1e-7 relative): products of
+ * transforms then hold the products of their matrices, to that relative error. */
+static bool scale_even(rk_vec3 s) {
+  return s.x > 0 && fabs(s.y - s.x) <= 1e-7 * s.x && fabs(s.z - s.x) <= 1e-7 * s.x;
+}
+
+/* The joint node n's way, and what it needs; false when it needs the long way. The local of node
+ * n(j) under n(i), i the parent joint, is W_n(i)^-1 W_n(j) = B_i^-1 (K M_i)^-1 K M_j B_j =
+ * B_i^-1 L_j B_j: no FK of every joint and no 4x4 inverse per parent each frame. A root joint
+ * whose node hangs from nodes that are not joints has a fixed parent world. */
+static bool choose_way(node_keys *nk, const int *parents, const bool *inv_ok, guint n) {
+  const rk__gltf_nodes *d = nk->d;
+  const int j = nk->joint_of[n], p = d->parent[n], i = parents[j];
+  if (!inv_ok[j])
+    return false;
+  if (i >= 0 && p >= 0 && nk->joint_of[p] == i && inv_ok[i]) {
+    nk->way[n] = nk->fix_even[i] && nk->fix_even[j] ? WAY_TRS : WAY_MAT;
+    return true;
+  }
+  for (int a = p; a >= 0; a = d->parent[a])
+    if (nk->joint_of[a] >= 0)
+      return false;
+  nk->way[n] = WAY_ROOT;
+  nk->parent_inv[n] = rk_mat4_identity();
+  return i < 0 && (p < 0 || rk_mat4_inverse_affine(&d->world[p], &nk->parent_inv[n]));
+}
+
+/* Decides whether the frames take the short way (choose_way for every joint node). */
+static void choose_short(node_keys *nk) {
+  const guint nn = nk->d->count;
+  nk->way = g_new0(unsigned char, nn ? nn : 1);
+  nk->parent_inv = g_new(rk_mat4, nn ? nn : 1);
+  nk->fix_x = g_new(rk_transform, 2 * nk->nj);
+  nk->fix_even = g_new0(bool, nk->nj);
+  nk->fix_inv = g_new(rk_mat4, nk->nj);
+  g_autofree bool *inv_ok = g_new0(bool, nk->nj);
+  for (size_t j = 0; j < nk->nj; j++) {
+    if (rk_asset_joint_source_node(nk->asset, j) < 0)
+      continue;
+    const rk_mat4 *b = &nk->fix[j]; /* products below take bottom rows (0, 0, 0, 1) as read */
+    inv_ok[j] = b->m[3] == 0 && b->m[7] == 0 && b->m[11] == 0 && b->m[15] == 1 &&
+                rk_mat4_inverse_affine(b, &nk->fix_inv[j]);
+    nk->fix_even[j] = inv_ok[j] && rk_transform_from_mat4(&nk->fix[j], &nk->fix_x[2 * j]) &&
+                      scale_even(nk->fix_x[2 * j].s);
+    if (nk->fix_even[j])
+      nk->fix_x[2 * j + 1] = rk_transform_inverse(&nk->fix_x[2 * j]);
+  }
+  const int *parents = rk_skeleton_parents(rk_asset_skeleton(nk->asset));
+  nk->short_way = true;
+  guint count[4] = {0};
+  for (guint n = 0; n < nn && nk->short_way; n++) {
+    nk->short_way = nk->joint_of[n] < 0 || choose_way(nk, parents, inv_ok, n);
+    count[nk->way[n]]++;
+  }
+  if (nk->short_way)
+    g_debug("%s: joint nodes posed from the joints' locals: %u by transforms, %u by matrices, %u "
+            "roots", nk->path, count[WAY_TRS], count[WAY_MAT], count[WAY_ROOT]);
+  else
+    g_debug("%s: joint nodes posed from world matrices", nk->path);
+}
+
 /* A run of frames [first, end) posed by one thread, with its own work arrays (allocated once). */
 typedef struct pose_run {
   const node_keys *nk;
@@ -279,10 +365,51 @@ static bool pose_frame(pose_run *w, size_t f, GError **error) {
   return true;
 }
 
+/* Frame f the short way (choose_short); false when a key is not finite or a scale not
+ * positive, and then the long way (pose_frame) redoes the frame and names the failure. */
+static bool pose_frame_short(pose_run *w, size_t f) {
+  const node_keys *nk = w->nk;
+  const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
+  const rk__gltf_nodes *d = nk->d;
+  if (nk->fps > 0)
+    rk_clip_sample_cursor(nk->clip, rk_skeleton_rest_locals(sk), (double)f / nk->fps, &w->cursor,
+                          w->locals, nk->nj);
+  for (guint n = 0; n < d->count; n++) {
+    const int j = nk->joint_of[n];
+    if (j < 0)
+      continue;
+    rk_transform x = w->locals[j];
+    const int i = rk_skeleton_parents(sk)[j];
+    if (nk->way[n] == WAY_TRS && scale_even(x.s)) {
+      const rk_transform lb = rk_transform_mul(&x, &nk->fix_x[2 * j]);
+      x = rk_transform_mul(&nk->fix_x[2 * i + 1], &lb);
+      if (x.r.w < 0) /* as rk_transform_from_mat4 gives it */
+        x.r = rk_quat_make(-x.r.x, -x.r.y, -x.r.z, -x.r.w);
+    } else {
+      rk_mat4 l, lb, local;
+      rk_transform_to_mat4_to(&x, &l);
+      const bool root = nk->way[n] == WAY_ROOT;
+      if (root)
+        l = in_document_units(nk, &l);
+      rk_mat4_mul_affine_to(&l, &nk->fix[j], &lb);
+      rk_mat4_mul_affine_to(root ? &nk->parent_inv[n] : &nk->fix_inv[i], &lb, &local);
+      if (!rk_transform_from_mat4(&local, &x))
+        return false;
+    }
+    if (!rk_transform_is_finite(&x))
+      return false;
+    memcpy(nk->t[n] + 3 * f, &x.t, 3 * sizeof(double));
+    memcpy(nk->r[n] + 4 * f, &x.r, 4 * sizeof(double));
+    memcpy(nk->s[n] + 3 * f, &x.s, 3 * sizeof(double));
+  }
+  return true;
+}
+
 static gpointer pose_frames(gpointer data) {
   pose_run *w = data;
-  for (size_t f = w->first; f < w->end && pose_frame(w, f, &w->error); f++)
-    ;
+  for (size_t f = w->first; f < w->end; f++)
+    if (!(w->nk->short_way && pose_frame_short(w, f)) && !pose_frame(w, f, &w->error))
+      break;
   return NULL;
 }
 
@@ -380,7 +507,10 @@ rk_clip *rk__gltf_edit_node_clip(const rk__gltf_nodes *d, const rk_asset *asset,
   g_autofree double *times = g_new(double, frames ? frames : 1);
   for (size_t f = 0; f < frames; f++)
     times[f] = fmin((double)f / fps, rk_clip_duration(clip));
-  bool ok = bind_joints(&nk, error) && pose_all(&nk, error);
+  bool ok = bind_joints(&nk, error);
+  if (ok)
+    choose_short(&nk);
+  ok = ok && pose_all(&nk, error);
   if (ok) {
     out = rk_clip_new(rk_clip_name(clip), d->count);
     rk_clip_set_fps(out, fps);

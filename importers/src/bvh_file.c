@@ -53,21 +53,25 @@ rk_vec3 rk__bvh_joint_translation(const rk__bvh_file *b, const rk__bvh_joint *j,
 }
 
 rk_quat rk__bvh_joint_rotation(const rk__bvh_joint *j, const double *row) {
-  /* Product of the elementary rotations in channel order, each built from its half angle. A
-   * zero angle (a third to a half of mocap channels) needs no sine: sin(+-0) = +-0, cos = 1. */
+  /* Product of the elementary rotations in channel order, each built from its half angle by
+   * rk_sincos (within 2 ulp of libm's sin and cos, several times cheaper), the product written
+   * without the elementary quaternion's zero terms. A zero angle (a third to a half of mocap
+   * channels) is the identity: no sine, no product. */
   rk_quat q = rk_quat_identity();
   for (int k = 0; k < j->n_channels; k++) {
-    if (j->channels[k] < RK__BVH_XROT)
+    const int ch = j->channels[k];
+    const double h = 0.5 * row[k] * RK_DEG;
+    if (ch < RK__BVH_XROT || h == 0)
       continue;
-    const double h = 0.5 * row[k] * RK_DEG, s = h == 0 ? h : sin(h), c = h == 0 ? 1.0 : cos(h);
-    rk_quat e = {0, 0, 0, c};
-    if (j->channels[k] == RK__BVH_XROT)
-      e.x = s;
-    else if (j->channels[k] == RK__BVH_YROT)
-      e.y = s;
+    double s, c;
+    rk_sincos(h, &s, &c);
+    const rk_quat p = q;
+    if (ch == RK__BVH_XROT)
+      q = (rk_quat){p.w * s + p.x * c, p.y * c + p.z * s, p.z * c - p.y * s, p.w * c - p.x * s};
+    else if (ch == RK__BVH_YROT)
+      q = (rk_quat){p.x * c - p.z * s, p.w * s + p.y * c, p.x * s + p.z * c, p.w * c - p.y * s};
     else
-      e.z = s;
-    q = rk_quat_mul(q, e);
+      q = (rk_quat){p.x * c + p.y * s, p.y * c - p.x * s, p.w * s + p.z * c, p.w * c - p.z * s};
   }
   return q;
 }
