@@ -199,10 +199,13 @@ bool rk_dh_extract(rk_dh_convention convention, const rk_dh_axis *axes, size_t n
       cur.x = rk_vec3_normalize(rk_vec3_sub(f2, f1));
       cur.o = f2;
       break;
-    case RK_LINES_INTERSECTING: { /* x = +-(z_{i-1} x z_i); the sign nearest the hint */
+    case RK_LINES_INTERSECTING: { /* x = +-(z_{i-1} x z_i); the sign nearest the hint, and
+                                    where the hint is square to both (a ball joint's orthogonal
+                                    axes) z_{i-1} x z_i itself (alpha > 0): a tie must not be
+                                    decided by round-off */
       cur.x = rk_vec3_normalize(rk_vec3_cross(prev.z, cur.z));
       rk_vec3 hint = last ? fx : prev.x;
-      if (rk_vec3_dot(cur.x, hint) < 0)
+      if (rk_vec3_dot(cur.x, hint) < -1e-9)
         cur.x = rk_vec3_scale(cur.x, -1.0);
       cur.o = f2;
       break;

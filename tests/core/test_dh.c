@@ -244,6 +244,33 @@ Test(dh, extraction_recovers_the_iiwa_table) {
   }
 }
 
+/* A ball joint's orthogonal axes (z, then x, then y through one point) make the sign of x at the
+ * second axis a tie between two theta offsets of 90 degrees; round-off in the axes (a BVH
+ * channel's rotation computed another way) must not flip the table. */
+Test(dh, a_ball_joints_tie_does_not_follow_round_off) {
+  rk_dh_row rows[2][3];
+  const double eps[2] = {1e-13, -1e-13};
+  for (int k = 0; k < 2; k++) {
+    const rk_dh_axis axes[3] = {
+        {rk_vec3_make(0, 0, 0), rk_vec3_make(0, 0, 1), RK_DH_REVOLUTE},
+        {rk_vec3_make(0, 0, 0), rk_vec3_normalize(rk_vec3_make(1, eps[k], 0)), RK_DH_REVOLUTE},
+        {rk_vec3_make(0, 0, 0), rk_vec3_normalize(rk_vec3_make(eps[k], 1, 0)), RK_DH_REVOLUTE},
+    };
+    rk_mat4 end = rk_mat4_translation(rk_vec3_make(0.1, 0.2, 0.3)), base, tool;
+    cr_assert(rk_dh_extract(RK_DH_STANDARD, axes, 3, &end, rows[k], &base, &tool, NULL));
+    rk_dh_chain c = {RK_DH_STANDARD, rows[k], 3, base, tool};
+    rk_mat4 got;
+    rk_dh_chain_fk(&c, (const double[3]){0, 0, 0}, NULL, &got);
+    rk_assert_mat4_near(got, end, 1e-9);
+  }
+  for (int i = 0; i < 3; i++) {
+    rk_assert_near(rows[0][i].alpha, rows[1][i].alpha, 1e-9);
+    rk_assert_near(rows[0][i].theta, rows[1][i].theta, 1e-9);
+    rk_assert_near(rows[0][i].a, rows[1][i].a, 1e-9);
+    rk_assert_near(rows[0][i].d, rows[1][i].d, 1e-9);
+  }
+}
+
 Test(dh, standard_to_modified_keeps_the_chain) {
   guint64 rng = 8;
   rk_dh_row rows[6], mod[6];

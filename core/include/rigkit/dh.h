@@ -70,7 +70,8 @@ RK_API void rk_dh_chain_axes(const rk_dh_chain *chain, const double *q, rk_dh_ax
  * end-effector frame there. Frame 0 takes z along axis 1 with its origin at the point of axis 1
  * nearest the world origin and x from the world x (made perpendicular); each next x follows the
  * common normal of consecutive axes (a_i >= 0 for skew and parallel axes; for intersecting axes
- * the sign giving |theta offset| <= 90 degrees; coincident axes keep the previous x); the tool's
+ * the sign giving |theta offset| <= 90 degrees, and alpha > 0 where both signs give 90 degrees,
+ * as at a ball joint's orthogonal axes; coincident axes keep the previous x); the tool's
  * z-axis line acts as axis n+1. Results: rows[n] (theta/d hold the offsets at the reference
  * configuration), *base and *tool so that rk_dh_chain_fk reproduces the input chain for all q.
  * Fails with RK_ERROR_INVALID for n = 0, a zero or non-finite axis, or a non-rigid end frame. */
