@@ -469,6 +469,21 @@ void rk__rt_find_contacts(rk__rt_run *run);
  * point planted while another of its foot holds fitted to it at the foot's own distance. */
 void rk__rt_place_pins(rk__rt_run *run);
 
+/* ---- retarget_roll.c ---- */
+/* Lowers the source's sole points of a leg without a foot bone by their rest height above its
+ * mesh's sole: they then stand on the clip's ground as the target's planted points do. */
+void rk__rt_roll_soles(rk__rt_run *run);
+/* How high side's target sole point stands above its foot's lowest point at rest: 0 for a foot
+ * bone, the end's rest height above its mesh's sole for a leg without one. */
+double rk__rt_end_stand(const rk__rt_run *run, int side);
+/* Whether side's pins roll with the source's point: both rigs' legs end in a mesh's sole. */
+bool rk__rt_rolls(const rk_retargeter *rt, int side);
+/* Where both rigs' legs end in a mesh's sole: each interval's pin stored so that the pin at a
+ * frame (rk__rt_pin_at) moves with the source's point (its roll kept). */
+void rk__rt_roll_pins(rk__rt_run *run);
+/* The pin of interval index of side's sole point p at frame f. */
+rk_vec3 rk__rt_pin_at(const rk__rt_run *run, int side, int p, int index, size_t f);
+
 /* ---- retarget_floor.c ---- */
 /* The ground offset of the clip (none with ground = keep): the one lift of the target's hips
  * that stands its soles on its floor where the source's stand on the clip's ground (median over
