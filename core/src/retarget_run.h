@@ -374,9 +374,18 @@ double rk__rt_parts_low_on(rk__rt_run *c, int top);
  * bone or skin is nearest to where joint j stands at rest. */
 int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j);
 
-/* The vertices weighted to each target joint (count) and to it and its descendants (below, zeroed
- * by the caller); false (nothing set) when the target has no meshes. */
-bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below);
+/* What the loose parts and the controls are found from: the vertices weighted to each target
+ * joint (count), to it and its descendants (below), and the joints' rest models. */
+typedef struct rk__rt_census {
+  size_t *count, *below;
+  rk_mat4 *rest;
+} rk__rt_census;
+/* Takes the target's census (owned by cs, freed by rk__rt_census_clear); false (nothing held)
+ * when the target has no meshes. */
+bool rk__rt_census_take(const rk_retargeter *rt, rk__rt_census *cs);
+/* Frees what cs holds. */
+void rk__rt_census_clear(rk__rt_census *cs);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(rk__rt_census, rk__rt_census_clear)
 
 /* ---- retarget_controls.c ---- */
 /* Finds the root that carries the travel and the target's controls (after the loose parts). */
