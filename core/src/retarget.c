@@ -463,6 +463,9 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   rk__rt_keys_init(&run);
   bool ok = rk__rt_ik_init(&run, error);
   if (ok) {
+    /* The pelvis eased down ahead of where planted legs fall short (the poses the feet's
+     * corrections and the solve start from). */
+    rk__rt_ease_reach(&run);
     rk__rt_feet_prepare(&run);
     ok = rk__rt_split_solve(&run, half, error);
     if (ok)

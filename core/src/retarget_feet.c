@@ -159,6 +159,29 @@ static void hold(rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int ind
   g->held = exact_ankle(sp, g, &g->ankle);
 }
 
+bool rk__rt_held_ankle(rk__rt_run *c, int side, size_t f, rk_vec3 *ankle) {
+  rk__rt_foot_goal g;
+  int index[RK__RT_POINTS];
+  sole_pose sp;
+  hold(c, side, f, &g, index, &sp);
+  *ankle = g.ankle;
+  return g.held;
+}
+
+size_t rk__rt_feet_chains(const rk__rt_run *c, int *chains) {
+  const rk_retargeter *rt = c->rt;
+  int ends[2 * (RK__RT_POINTS + 2)];
+  size_t ne = 0;
+  for (int side = 0; side < 2; side++) {
+    ends[ne++] = rt->side[side].foot;
+    if (rt->side[side].toe >= 0)
+      ends[ne++] = rt->side[side].toe;
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      ends[ne++] = c->tsole[side]->joint[p];
+  }
+  return rk_skeleton_ancestor_closure(rt->tgt, ends, ne, chains);
+}
+
 /* An interval start whose ankle correction rk__rt_feet_prepare sets. */
 typedef struct edge_ref {
   int frame, side, point;
@@ -194,17 +217,8 @@ void rk__rt_feet_prepare(rk__rt_run *c) {
         refs[n++] = (edge_ref){g_array_index(iv, rk_contact_interval, i).first, side, p, i};
     }
   qsort(refs, n, sizeof *refs, by_frame);
-  int ends[2 * (RK__RT_POINTS + 2)];
-  size_t ne = 0;
-  for (int side = 0; side < 2; side++) {
-    ends[ne++] = rt->side[side].foot;
-    if (rt->side[side].toe >= 0)
-      ends[ne++] = rt->side[side].toe;
-    for (int p = 0; p < RK__RT_POINTS; p++)
-      ends[ne++] = c->tsole[side]->joint[p];
-  }
   g_autofree int *chains = g_new(int, rt->nt);
-  const size_t nc = rk_skeleton_ancestor_closure(rt->tgt, ends, ne, chains);
+  const size_t nc = rk__rt_feet_chains(c, chains);
   int posed = -1;
   for (size_t k = 0; k < n; k++) {
     const edge_ref *e = &refs[k];

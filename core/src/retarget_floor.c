@@ -57,6 +57,21 @@ void rk__rt_fit_ground(rk__rt_run *c) {
   rk__rt_shift_ground(c, fabs(offset) < 1e-6 * rt->tmap.height ? 0.0 : offset);
 }
 
+void rk__rt_ease_envelope(const rk__rt_run *c, const double *need, double *out) {
+  const size_t frames = c->frames;
+  const int blend = MAX(1, (int)lround(c->opts->blend_time * c->fps));
+  for (size_t f = 0; f < frames; f++) {
+    if (need[f] <= 0)
+      continue;
+    const size_t a = f > (size_t)blend ? f - (size_t)blend : 0;
+    const size_t b = MIN(frames - 1, f + (size_t)blend);
+    for (size_t g = a; g <= b; g++) {
+      const double u = 1.0 - fabs((double)g - (double)f) / (blend + 1);
+      out[g] = fmax(out[g], need[f] * u * u * (3 - 2 * u));
+    }
+  }
+}
+
 void rk__rt_fit_floor(rk__rt_run *c) {
   /* Pose transfer only (no IK): the body where the transfer puts it. */
   const size_t frames = c->frames;
@@ -70,18 +85,8 @@ void rk__rt_fit_floor(rk__rt_run *c) {
   }
   if (!any || !c->opts->foot_ik)
     return;
-  const int blend = MAX(1, (int)lround(c->opts->blend_time * c->fps));
   c->lift = g_new0(double, frames);
-  for (size_t f = 0; f < frames; f++) {
-    if (depth[f] <= 0)
-      continue;
-    const size_t a = f > (size_t)blend ? f - (size_t)blend : 0;
-    const size_t b = MIN(frames - 1, f + (size_t)blend);
-    for (size_t g = a; g <= b; g++) {
-      const double u = 1.0 - fabs((double)g - (double)f) / (blend + 1);
-      c->lift[g] = fmax(c->lift[g], depth[f] * u * u * (3 - 2 * u));
-    }
-  }
+  rk__rt_ease_envelope(c, depth, c->lift);
   for (size_t f = 0; f < frames; f++) {
     c->res->lifted_frames += c->lift[f] > 0;
     rk__rt_raise_frame(c, f, c->lift[f]);

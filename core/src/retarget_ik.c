@@ -432,8 +432,10 @@ bool rk__rt_solve_frame(rk__rt_run *c, size_t f, GError **error) {
     c->res->unreachable_frames += held_missed(c);
   }
   rk__rt_pace_stiff_legs(c);
-  /* How far the legs moved the pelvis (the hip bob is the source's elsewhere). */
+  /* How far the legs moved the pelvis within the frame, beyond the lowering eased in ahead
+   * (retarget_reach.c: counted as moved, not as a jump); the hip bob is the source's elsewhere. */
   const double moved = rk_vec3_norm(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]), hips));
+  c->res->pelvis_frames += moved <= 1e-6 * c->rt->tmap.height && c->reach_drop && c->reach_drop[f] > 0;
   if (moved > 1e-6 * c->rt->tmap.height) {
     c->res->pelvis_frames++;
     c->res->pelvis_max = fmax(c->res->pelvis_max, moved);

@@ -2,14 +2,14 @@
  * passes of rk_retargeter_run (retarget.c): pose transfer (retarget_transfer.c, its rotations
  * four joints at a time in retarget_lanes.c), the source's contacts and pins
  * (retarget_contacts.c), the ground offset and the floor under the body (retarget_floor.c), the
- * feet as rigid soles (retarget_feet.c), IK (retarget_ik.c; legs of one bone in
- * retarget_stiff.c), the baked result
+ * feet as rigid soles (retarget_feet.c), the pelvis eased down where planted legs are short
+ * (retarget_reach.c), IK (retarget_ik.c; legs of one bone in retarget_stiff.c), the baked result
  * (retarget_result.c) and quality (retarget_quality.c); the correspondence of the two rigs
  * (retarget_match.c) and the transfer's groups of joints are made once when the retargeter is
  * built. A long clip's per-frame passes go in two halves of frames on two threads
  * (retarget_split.c). The passes call down this list and into this header only, never back up:
- * retarget.c -> split -> quality -> result -> ik -> stiff -> feet -> floor -> contacts -> transfer ->
- * lanes -> run, and
+ * retarget.c -> split -> quality -> result -> ik -> stiff -> reach -> feet -> floor -> contacts ->
+ * transfer -> lanes -> run, and
  * retarget.c -> match, lanes. What a person sees in an output (retarget_output.c) and the verdict
  * on it (retarget_verdict.c) read a finished result through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
@@ -296,7 +296,9 @@ typedef struct rk__rt_run {
   double tlow[2];              /* and each foot's lowest point at rest */
   const rk_skin_support *skin; /* the target's meshes, or NULL (bones only) */
   double ground_offset; /* added to the target hips' height (0 until the ground pass sets it) */
-  double *lift;         /* per frame: the pelvis lift that keeps the body above the floor */
+  double *lift;         /* per frame: the pelvis lift that keeps the body above the floor, less
+                           the lowering that lets planted legs reach (reach_drop) */
+  double *reach_drop;   /* per frame: that lowering (retarget_reach.c), or NULL when none */
   rk_vec3 *hips_lift;   /* per cached frame: the hips' local translation that lifts them 1 m */
   rk_vec3 travel;       /* velocity added to the source (in-place clips with root_motion) */
   /* Per frame: the sole points of the source (travel included once known) and of the
@@ -501,6 +503,10 @@ void rk__rt_fit_ground(rk__rt_run *run);
 /* The body over the floor (with foot IK): per frame, the pelvis lift (smooth over blend_time)
  * that keeps the lowest point of the body outside the feet above the floor. */
 void rk__rt_fit_floor(rk__rt_run *run);
+/* A smooth envelope over need (per frame, >= 0) into out (per frame, as zeroed or raised
+ * before): each frame's need held and faded out over blend_time on either side with a
+ * smoothstep, out never less than it. */
+void rk__rt_ease_envelope(const rk__rt_run *run, const double *need, double *out);
 
 /* ---- retarget_stiff.c ---- */
 /* Whether both legs of the target are of one bone (no knee) and its hips move freely. */
@@ -522,7 +528,20 @@ void rk__rt_pace_stiff_legs(rk__rt_run *run);
 /* Notes the legs' directions of this frame for the next one's pacing (legs of one bone only). */
 void rk__rt_remember_stiff_legs(rk__rt_run *run);
 
+/* ---- retarget_reach.c ---- */
+/* Before the solve (foot IK, legs with knees, free hips): how far the pelvis must come straight
+ * down at each frame for the fully planted legs to reach their pins (the transferred pose, the
+ * legs' lengths), eased in and out over blend_time; lowers the frames' lift by it (reach_drop),
+ * never taking the body through the floor. Returns whether any frame is lowered. */
+bool rk__rt_ease_reach(rk__rt_run *run);
+
 /* ---- retarget_feet.c ---- */
+/* The target joints that carry the feet, toes and sole points and their ancestors (ascending)
+ * into chains (room for every target joint); returns how many. */
+size_t rk__rt_feet_chains(const rk__rt_run *run, int *chains);
+/* Where side's ankle goes at frame f (its models posed: the chains of rk__rt_feet_chains) for
+ * its fully planted sole points to hold their pins; false when none is fully planted. */
+bool rk__rt_held_ankle(rk__rt_run *run, int side, size_t f, rk_vec3 *ankle);
 /* The ankle corrections at the first frames of every planted interval (from the exact solve
  * there); rk__rt_feet_goals sets those at the last frames. */
 void rk__rt_feet_prepare(rk__rt_run *run);

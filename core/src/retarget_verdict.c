@@ -54,8 +54,9 @@ static const code_row table[RK_QUALITY_CODES] = {
                                      "even with the pelvis moved (bound %.1f%%)"},
     [RK_QUALITY_HIP_BOB_CHANGED] = {"hip-bob-changed", 10, INFINITY, true,
                                     "the pelvis moved by up to %.1f mm (%.2f%% of the character's "
-                                    "height) so that planted legs reach their pins: the hip bob is "
-                                    "not the source's there (bound %.1f mm)"},
+                                    "height) within a frame so that planted legs reach their pins, "
+                                    "beyond the lowering eased in around them: the hip bob is not "
+                                    "the source's there (bound %.1f mm)"},
     [RK_QUALITY_ALL_FRAMES_PLANTED] = {"all-frames-planted", 25, INFINITY, false,
                                        "a foot is planted at nearly every frame yet the transfer "
                                        "moves it %.0f%% of the character's height (bound %.0f%%): "

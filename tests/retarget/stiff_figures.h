@@ -20,6 +20,8 @@ typedef struct stiff_figures {
   double end_excess[2];  /* the largest per-frame move of the leg's end beyond twice the source
                             foot's largest move within two frames of it (scaled), m */
   double pelvis_move, src_pelvis_move, pelvis_excess; /* the same for the hips */
+  double pelvis_beyond;  /* the largest per-frame move of the hips beyond the source's hips' in
+                            the same frame (scaled), m */
   double leg;            /* the target's leg length (m) */
   size_t jumps;          /* frames x feet whose end moved more than 5 cm in the frame */
   double low_planted_mm; /* the lowest point of a planted foot's mesh above the floor (min) */
@@ -161,6 +163,7 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
     fig->pelvis_move = fmax(fig->pelvis_move, hips_mv[f]);
     fig->src_pelvis_move = fmax(fig->src_pelvis_move, src_hips[f]);
     fig->pelvis_excess = fmax(fig->pelvis_excess, hips_mv[f] - 2 * stiff_near_max(src_hips, frames, f));
+    fig->pelvis_beyond = fmax(fig->pelvis_beyond, hips_mv[f] - src_hips[f]);
   }
   return true;
 }

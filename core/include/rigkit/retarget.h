@@ -37,8 +37,11 @@
  *     hold, turns about the ball with its toes flat when the heel rises (toe-off), about the heel
  *     at heel strike; the ankle follows, the leg reaches it with analytic two-bone IK, and the
  *     correction fades in and out over blend_time around each contact. A foot whose mesh goes
- *     through the floor is turned about its held end or lifted; a leg that cannot reach moves
- *     the pelvis (both feet planted close a loop through the ground, solved with rigkit/ik.h).
+ *     through the floor is turned about its held end or lifted; where a planted leg cannot
+ *     reach its pin the pelvis comes down, eased in and out over blend_time ahead of the solve
+ *     (and up where a leg whose foot is in its shin's mesh kneels through the floor); a leg
+ *     still out of reach moves the pelvis within the frame (both feet planted close a loop
+ *     through the ground, solved with rigkit/ik.h).
  *     Optional hand goals follow the source's hands relative to the shoulders, scaled by arm
  *     length.
  *
@@ -175,8 +178,10 @@ typedef struct rk_retarget_quality {
   size_t contact_frames;                        /* frames with at least one planted point */
   size_t loop_frames;                           /* frames where both feet closed the loop */
   size_t lifted_frames;     /* frames the pelvis was lifted to keep the body above the floor */
-  size_t pelvis_frames;     /* frames the pelvis moved so that planted legs reach their pins */
-  double pelvis_max_mm;     /* the most it moved */
+  size_t pelvis_frames;     /* frames the pelvis moved so that planted legs reach their pins
+                               (eased down ahead of them, or moved by the solve) */
+  double pelvis_max_mm;     /* the most the solve moved it within a frame, beyond the eased
+                               lowering (0 when the lowering sufficed) */
   size_t unreachable_frames; /* frames a planted leg could not reach even so */
 } rk_retarget_quality;
 

@@ -1,0 +1,128 @@
+/* Retargeting, the pelvis eased to what the legs reach, before the solve: where a fully planted
+ * leg cannot reach its pin (from the pin and the leg's length in the transferred pose), the
+ * pelvis comes straight down as far as it must; where a leg whose lower bone carries the foot in
+ * its mesh kneels (the mesh's lowest point at the knee's end of the shin, through the floor), it
+ * goes up by that depth. Each is eased in and out over blend_time on either side as the floor's
+ * lift is (retarget_floor.c), so that the solve (retarget_ik.c), which moves the pelvis only for
+ * a leg still out of reach, never drops it within a frame, and a kneeling shin is not lifted by
+ * its ankle (which turns the shin about the knee, deeper into the floor). */
+#include "retarget_run.h"
+
+/* How much shorter than its full stretch a planted leg that could not reach is planned to stand
+ * (of its length): bent a little more than the solve's own test of reach (1e-4), so that a frame
+ * planned for reaches without it. */
+#define SLACK 1e-3
+
+/* Whether frame f holds a fully planted sole point of side. */
+static bool side_held(const rk__rt_run *c, int side, size_t f) {
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    if (rk__rt_in_intervals(c->res->points[side][p], (int)f))
+      return true;
+  return false;
+}
+
+/* How far (m, >= 0) the pelvis of the posed frame f must come straight down for side's planted
+ * leg to reach its goal with a little bend: 0 when it reaches already, when it cannot reach by
+ * coming down (the goal farther out than the leg, or not below the hip), and for a leg of one
+ * bone (it reaches at its length only; the solve decides). */
+static double side_drop(rk__rt_run *c, int side, size_t f) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  rk_vec3 goal;
+  if (sd->knee == sd->upper || !rk__rt_held_ankle(c, side, f, &goal))
+    return 0;
+  const rk_mat4 *m = c->tgt_models;
+  const rk_vec3 a = rk_mat4_get_translation(&m[sd->upper]), b = rk_mat4_get_translation(&m[sd->knee]);
+  const double length = rk_vec3_norm(rk_vec3_sub(b, a)) +
+                        rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, m), b));
+  /* A leg that reaches at its full stretch, within the solve's tolerance (a straight leg
+   * standing on its pin), stays as it is. */
+  const rk_vec3 to = rk_vec3_sub(goal, a);
+  if (rk_vec3_norm(to) <= length + c->ik.iko.position_tolerance)
+    return 0;
+  const double want = length * (1.0 - SLACK), h = rk_vec3_norm(rk__rt_horizontal(to)), v = -to.y;
+  return h < want && v > 0 ? fmax(0.0, v - sqrt(want * want - h * h)) : 0.0;
+}
+
+/* Whether side's leg ends at its lower bone with the foot in that bone's mesh. */
+static bool shin_foot(const rk__rt_run *c, int side) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  return c->skin && sd->footless && sd->knee != sd->upper;
+}
+
+/* How far (m, >= 0) the mesh of side's lower leg goes through the floor at its knee's end (its
+ * lowest point nearer the knee than the ankle, along the shin) in the posed frame: the knee
+ * kneels, which only the pelvis lifts out. */
+static double shin_depth(rk__rt_run *c, int side) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  if (!shin_foot(c, side))
+    return 0;
+  /* A detached foot posed at the leg's end first, for the vertices the shin blends with it. */
+  rk_vec3 foot;
+  if (sd->loose_foot)
+    rk__rt_loose_foot_low(c, side, &foot);
+  rk_skin_point p;
+  if (!rk_skin_lowest_subtree(c->skin, c->tgt_models, sd->knee, &p))
+    return 0;
+  const rk_vec3 knee = rk_mat4_get_translation(&c->tgt_models[sd->knee]);
+  const rk_vec3 shin = rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), knee);
+  const double along = rk_vec3_dot(rk_vec3_sub(p.position, knee), shin) / fmax(rk_vec3_dot(shin, shin), 1e-12);
+  return along < 0.5 ? fmax(0.0, c->tgt_floor - p.position.y) : 0.0;
+}
+
+/* Per frame, how far the pelvis must come down (down) and go up (up); false when never. */
+static bool needs(rk__rt_run *c, double *down, double *up) {
+  const rk_retargeter *rt = c->rt;
+  g_autofree int *chains = g_new(int, rt->nt);
+  const size_t nc = rk__rt_feet_chains(c, chains);
+  const bool kneels = shin_foot(c, 0) || shin_foot(c, 1);
+  bool any = false;
+  for (size_t f = 0; f < c->frames; f++) {
+    const bool held[2] = {side_held(c, 0, f), side_held(c, 1, f)};
+    if (!held[0] && !held[1] && !kneels)
+      continue;
+    rk__rt_pose_frame_joints(c, f, chains, nc);
+    for (int side = 0; side < 2; side++) {
+      if (held[side])
+        down[f] = fmax(down[f], side_drop(c, side, f));
+      else
+        up[f] = fmax(up[f], shin_depth(c, side));
+    }
+    any |= down[f] > 0 || up[f] > 0;
+  }
+  return any;
+}
+
+bool rk__rt_ease_reach(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const size_t frames = c->frames;
+  if (!c->opts->foot_ik || frames == 0 || rk_tree_joint(rt->tree, (size_t)rt->tgt_hips)->dof_count != 6 ||
+      (rt->side[0].knee == rt->side[0].upper && rt->side[1].knee == rt->side[1].upper))
+    return false;
+  g_autofree double *down = g_new0(double, frames), *up = g_new0(double, frames);
+  if (!needs(c, down, up))
+    return false;
+  g_autofree double *drop = g_new0(double, frames), *raise = g_new0(double, frames);
+  rk__rt_ease_envelope(c, down, drop);
+  rk__rt_ease_envelope(c, up, raise);
+  if (!c->lift)
+    c->lift = g_new0(double, frames);
+  rk_retarget_result *res = c->res;
+  double most = 0;
+  for (size_t f = 0; f < frames; f++) {
+    /* Never down through the floor with the body outside the feet. */
+    drop[f] = fmin(drop[f], fmax(0.0, c->tgt_body[f] + raise[f] - c->tgt_floor));
+    c->lift[f] += raise[f] - drop[f];
+    most = fmax(most, drop[f]);
+    /* A kneeling shin lifted is the body lifted off the floor. */
+    if (raise[f] > 0) {
+      if (!res->lift)
+        res->lift = g_new0(double, frames);
+      res->lifted_frames += !(res->lift[f] > 0);
+      res->lift[f] += raise[f];
+    }
+  }
+  g_debug("retarget '%s': the pelvis eased down by up to %g m so that planted legs reach",
+          rk_clip_name(c->clip), most);
+  c->reach_drop = g_steal_pointer(&drop);
+  return true;
+}
