@@ -249,6 +249,7 @@ void rk__rt_find_contacts(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   rk_retarget_result *res = c->res;
   const size_t frames = c->frames;
+  rk__rt_roll_soles(c);
   c->src_floor = clip_floor(c);
   res->src_floor = c->src_floor;
   const double H = rt->smap.height;
@@ -275,7 +276,9 @@ void rk__rt_find_contacts(rk__rt_run *c) {
       for (size_t f = 0; f < frames; f++)
         on[f] = plant && p < points && low[f * RK__RT_SOLE_SLOTS + k] && is_still(c, k, f, w, limit);
       res->points[side][p] = runs_of(on, frames, min_frames);
-      trim_ends(c, k, res->points[side][p], min_frames);
+      /* (A rolling point's pin moves with it: nothing to pull back.) */
+      if (!rk__rt_rolls(rt, side))
+        trim_ends(c, k, res->points[side][p], min_frames);
       res->sole_joint[side][p] = c->tsole[side]->joint[p];
       /* Per frame, whether the point is planted (the passes below ask at every frame). */
       mark_intervals(res->points[side][p], planted + k, RK__RT_SOLE_SLOTS, frames);
@@ -420,6 +423,7 @@ void rk__rt_place_pins(rk__rt_run *c) {
     }
     fit_pins(c, side);
   }
+  rk__rt_roll_pins(c);
   /* The sole points the transfer leaves (the plots' FK-only tracks). */
   memcpy(c->res->sole_fk, c->tgt_pts, c->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
 }

@@ -36,11 +36,11 @@ void rk__rt_controls_init(rk_retargeter *rt) {
   find_root(rt);
   const rk_skeleton *s = rt->tgt;
   const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
-  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
-  if (!rk__rt_vertex_counts(rt, count, below))
+  g_auto(rk__rt_census) cs = {0};
+  if (!rk__rt_census_take(rt, &cs))
     return;
-  g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
-  rk_skeleton_rest_models(s, rest);
+  const size_t *count = cs.count, *below = cs.below;
+  const rk_mat4 *rest = cs.rest;
   rt->controls = g_new(rk__rt_control, n);
   for (size_t j = 0; j < n; j++) {
     if (below[j] > 0 || rk_skeleton_parent(s, j) < 0 || rk_skeleton_is_ancestor(s, hips, j) ||

@@ -151,7 +151,7 @@ static void hold(rk__rt_run *c, int side, size_t f, rk__rt_foot_goal *g, int ind
   for (int p = 0; p < RK__RT_POINTS; p++) {
     const GArray *iv = c->res->points[side][p];
     g->w[p] = rk__rt_interval_weight(iv, (int)f, c->ik.blend, &c->weight_at[side][p], &index[p]);
-    g->pin[p] = index[p] >= 0 ? g_array_index(c->pins[side][p], rk_vec3, index[p]) : rk_vec3_make(0, 0, 0);
+    g->pin[p] = index[p] >= 0 ? rk__rt_pin_at(c, side, p, index[p], f) : rk_vec3_make(0, 0, 0);
   }
   sole_pose_of(c, side, sp);
   orient(c, side, sp, g);
@@ -244,13 +244,14 @@ static void keep_on_floor(const rk__rt_run *c, int side, size_t f, double w, con
     src = fmin(src, SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y);
   rk_vec3 pts[RK__RT_POINTS];
   sole_points(sp, g->ankle, g->foot, g->toe, pts);
-  /* A leg of one bone: its sole points stand as high above its foot's lowest point as at rest
-   * (the one point of a foot in the leg's mesh rolls above the sole), and the pelvis rides on
-   * this goal (a leg with a knee takes it up in its bend, then out of the floor). */
+  /* A leg without a foot bone, or of one bone: its sole points stand as high above its foot's
+   * lowest point as at rest (the one point of a foot in the leg's mesh rolls above the sole; the
+   * pelvis of a leg of one bone rides on this goal). Measured at the point, a rocker sole's
+   * swinging foot was pulled onto the floor while the source's swung above it. */
   const rk__rt_side *sd = &c->rt->side[side];
-  const bool stiff = sd->knee == sd->upper;
+  const bool above = sd->knee == sd->upper || sd->footless;
   for (int p = 0; p < RK__RT_POINTS; p++)
-    have = fmin(have, pts[p].y - (stiff ? c->tsole[side]->rest[p].y - c->tlow[side] : 0.0));
+    have = fmin(have, pts[p].y - (above ? c->tsole[side]->rest[p].y - c->tlow[side] : 0.0));
   const double want = c->tgt_floor + c->rt->scale * fmax(0.0, src - c->src_floor) +
                       0.5 * c->opts->contact_height * c->rt->tmap.height;
   if (have > want)

@@ -18,8 +18,7 @@ static double sole_low(const rk_vec3 *pts, size_t f, int side) {
 /* The lowest of a side's target sole points at frame f, less how high they stand above the foot's
  * lowest point at rest when the leg has no foot bone (its one point rolls above the sole). */
 static double tgt_sole_low(const rk__rt_run *c, size_t f, int side) {
-  const double stand = c->rt->side[side].footless ? c->tsole[side]->rest[0].y - c->tlow[side] : 0.0;
-  return sole_low(c->tgt_pts, f, side) - stand;
+  return sole_low(c->tgt_pts, f, side) - rk__rt_end_stand(c, side);
 }
 
 /* Whether a sole point of side is planted at frame f. */
@@ -52,7 +51,10 @@ void rk__rt_fit_ground(rk__rt_run *c) {
       const double t = fmin(tgt_sole_low(c, f, 0), tgt_sole_low(c, f, 1));
       lift[n++] = c->tgt_floor + rt->scale * (s - c->src_floor) - t;
     }
-  rk__rt_shift_ground(c, n ? rk__select_median(lift, n, false) : 0.0);
+  /* Under a millionth of the height the offset is the files' 32-bit floats (a rig exported twice
+   * skins its rest a few tenths of a micrometre apart): none. */
+  const double offset = n ? rk__select_median(lift, n, false) : 0.0;
+  rk__rt_shift_ground(c, fabs(offset) < 1e-6 * rt->tmap.height ? 0.0 : offset);
 }
 
 void rk__rt_ease_envelope(const rk__rt_run *c, const double *need, double *out) {

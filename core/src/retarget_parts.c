@@ -83,28 +83,39 @@ static void part_init(rk_retargeter *rt, const size_t *count, const size_t *belo
   p->part_rest.m[12] = p->part_rest.m[13] = p->part_rest.m[14] = 0;
 }
 
-bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below) {
+bool rk__rt_census_take(const rk_retargeter *rt, rk__rt_census *cs) {
   const size_t n = rt->nt;
+  *cs = (rk__rt_census){0};
   if (!rt->skin || rt->skin->joint_count != n || rk_skin_support_vertex_count(rt->skin, -1) == 0)
     return false;
+  cs->count = g_new(size_t, n);
+  cs->below = g_new0(size_t, n);
   for (size_t j = n; j-- > 0;) {
-    count[j] = rt->skin->vert_start[j + 1] - rt->skin->vert_start[j];
-    below[j] += count[j];
+    cs->count[j] = rt->skin->vert_start[j + 1] - rt->skin->vert_start[j];
+    cs->below[j] += cs->count[j];
     const int p = rk_skeleton_parent(rt->tgt, j);
     if (p >= 0)
-      below[p] += below[j];
+      cs->below[p] += cs->below[j];
   }
+  cs->rest = g_new(rk_mat4, n);
+  rk_skeleton_rest_models(rt->tgt, cs->rest);
   return true;
+}
+
+void rk__rt_census_clear(rk__rt_census *cs) {
+  g_clear_pointer(&cs->count, g_free);
+  g_clear_pointer(&cs->below, g_free);
+  g_clear_pointer(&cs->rest, g_free);
 }
 
 void rk__rt_parts_init(rk_retargeter *rt) {
   const rk_skeleton *s = rt->tgt;
   const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
-  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
-  if (!rk__rt_vertex_counts(rt, count, below))
+  g_auto(rk__rt_census) cs = {0};
+  if (!rk__rt_census_take(rt, &cs))
     return;
-  g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
-  rk_skeleton_rest_models(s, rest);
+  const size_t *count = cs.count, *below = cs.below;
+  const rk_mat4 *rest = cs.rest;
   rt->parts = g_new(rk__rt_part, n);
   for (size_t j = 0; j < n; j++) {
     if (count[j] == 0 || rk_skeleton_is_ancestor(s, hips, j) || rk_skeleton_is_ancestor(s, j, hips))

@@ -315,6 +315,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   for (int side = 0; side < 2; side++)
     for (int p = 0; p < RK__RT_POINTS; p++) {
       g_clear_pointer(&c->pins[side][p], g_array_unref);
+      g_clear_pointer(&c->rolling[side][p], g_array_unref);
       g_clear_pointer(&c->edges[side][p], g_array_unref);
     }
   rk__rt_ik_clear(&c->ik);
@@ -325,6 +326,6 @@ void rk__rt_run_clear(rk__rt_run *c) {
   /* The per-frame arrays were carved from the scratch. */
   c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
   c->tgt_rot_cache = NULL, c->tgt_t_cache = NULL, c->tgt_world_cache = NULL;
-  c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL;
+  c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL, c->src_shin = NULL;
   scratch_give_back(c);
 }

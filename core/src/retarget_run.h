@@ -9,7 +9,7 @@
  * built. A long clip's per-frame passes go in two halves of frames on two threads
  * (retarget_split.c). The passes call down this list and into this header only, never back up:
  * retarget.c -> split -> quality -> result -> ik -> stiff -> reach -> feet -> floor -> contacts ->
- * transfer -> lanes -> run, and
+ * transfer -> roll -> lanes -> run, and
  * retarget.c -> match, lanes. What a person sees in an output (retarget_output.c) and the verdict
  * on it (retarget_verdict.c) read a finished result through this header and call nothing here. */
 #ifndef RK_RETARGET_RUN_H
@@ -306,7 +306,11 @@ typedef struct rk__rt_run {
    * outside the feet (frames). */
   rk_vec3 *src_pts, *tgt_pts;
   double *tgt_body;
+  rk_quat *src_shin; /* per frame x 2: the world rotation of the source's last leg bone where the
+                        sole rolls (retarget_roll.c), or NULL when no side does */
   GArray *pins[2][RK__RT_POINTS];  /* rk_vec3 per interval of res->points */
+  GArray *rolling[2][RK__RT_POINTS]; /* gboolean per interval: its pin rolls (retarget_roll.c);
+                                        NULL where the side does not roll */
   GArray *edges[2][RK__RT_POINTS]; /* rk__rt_edge per interval of res->points */
   guint weight_at[2][RK__RT_POINTS + 1]; /* rk__rt_interval_weight's cursors: each side's points'
                                             intervals and its slides */
@@ -376,9 +380,18 @@ double rk__rt_parts_low_on(rk__rt_run *c, int top);
  * bone or skin is nearest to where joint j stands at rest. */
 int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j);
 
-/* The vertices weighted to each target joint (count) and to it and its descendants (below, zeroed
- * by the caller); false (nothing set) when the target has no meshes. */
-bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below);
+/* What the loose parts and the controls are found from: the vertices weighted to each target
+ * joint (count), to it and its descendants (below), and the joints' rest models. */
+typedef struct rk__rt_census {
+  size_t *count, *below;
+  rk_mat4 *rest;
+} rk__rt_census;
+/* Takes the target's census (owned by cs, freed by rk__rt_census_clear); false (nothing held)
+ * when the target has no meshes. */
+bool rk__rt_census_take(const rk_retargeter *rt, rk__rt_census *cs);
+/* Frees what cs holds. */
+void rk__rt_census_clear(rk__rt_census *cs);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(rk__rt_census, rk__rt_census_clear)
 
 /* ---- retarget_controls.c ---- */
 /* Finds the root that carries the travel and the target's controls (after the loose parts). */
@@ -470,6 +483,26 @@ void rk__rt_find_contacts(rk__rt_run *run);
 /* Pins of every planted interval: the transferred target point's median place on the floor, a
  * point planted while another of its foot holds fitted to it at the foot's own distance. */
 void rk__rt_place_pins(rk__rt_run *run);
+
+/* ---- retarget_roll.c ---- */
+/* Lowers the source's sole points of a leg without a foot bone by their rest height above its
+ * mesh's sole: they then stand on the clip's ground as the target's planted points do. */
+void rk__rt_roll_soles(rk__rt_run *run);
+/* How high side's target sole point stands above its foot's lowest point at rest: 0 for a foot
+ * bone, the end's rest height above its mesh's sole for a leg without one. */
+double rk__rt_end_stand(const rk__rt_run *run, int side);
+/* Whether side's pins roll with the source's point: both rigs' legs end in a mesh's sole. */
+bool rk__rt_rolls(const rk_retargeter *rt, int side);
+/* How many bytes of scratch the run's src_shin takes (0: no side rolls). */
+size_t rk__rt_roll_bytes(const rk_retargeter *rt, size_t frames);
+/* Notes the sampled source frame f's shin rotations into src_shin (when it is not NULL). */
+void rk__rt_roll_scan(rk__rt_run *run, size_t f);
+/* Where both rigs' legs end in a mesh's sole: each interval's pin stored so that the pin at a
+ * frame (rk__rt_pin_at) moves with the source's point where the source's shin rolls the sole that
+ * far (its roll kept), else stays (a slide taken out); marks which in run->rolling. */
+void rk__rt_roll_pins(rk__rt_run *run);
+/* The pin of interval index of side's sole point p at frame f. */
+rk_vec3 rk__rt_pin_at(const rk__rt_run *run, int side, int p, int index, size_t f);
 
 /* ---- retarget_floor.c ---- */
 /* The ground offset of the clip (none with ground = keep): the one lift of the target's hips

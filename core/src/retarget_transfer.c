@@ -77,7 +77,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
       kept * nt * sizeof(rk_quat), kept * c->t_count * sizeof(rk_vec3),
       kept * rt->kept_count * sizeof(rk_quat),
       frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
-      frames * sizeof(double), frames * sizeof(double)};
+      frames * sizeof(double), frames * sizeof(double), rk__rt_roll_bytes(rt, frames)};
   rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
   c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
   c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
@@ -91,6 +91,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->tgt_pts = rk__rt_scratch_carve(c, bytes[8]);
   c->tgt_body = rk__rt_scratch_carve(c, bytes[9]);
   c->keys.times = rk__rt_scratch_carve(c, bytes[10]);
+  c->src_shin = rk__rt_scratch_carve(c, bytes[11]);
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
@@ -177,6 +178,7 @@ void rk__rt_scan_frames(rk__rt_run *c, size_t first, size_t end) {
     sample_source(c, f);
     for (int side = 0; side < 2; side++)
       rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
+    rk__rt_roll_scan(c, f);
   }
 }
 
