@@ -106,16 +106,73 @@ static rk_vec3 outward(const rk__rt_run *c, int side) {
   return rk_vec3_norm(across) > 0 ? rk_vec3_scale(rk_vec3_normalize(across), side ? -1.0 : 1.0) : across;
 }
 
+/* The middle of side's sole (between heel and tip) among the sole points pts. */
+static rk_vec3 sole_middle(const rk_vec3 pts[RK__RT_POINTS]) {
+  return rk_vec3_scale(rk_vec3_add(pts[RK_SOLE_HEEL], pts[RK_SOLE_TIP]), 0.5);
+}
+
+/* Where side's free leg of one bone puts its end relative to its hip pa: the source's foot (the
+ * middle of its sole) relative to its hip, turned and scaled onto the target, less the target
+ * sole's own offset from its ankle, not the transferred thigh's direction (a stiff leg along a
+ * crouching thigh leans far back and out); blended toward the goal by how firmly the foot holds
+ * (fading into or out of a contact, the goal's correction fades with it). */
+static rk_vec3 free_reach(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+  const rk_retargeter *rt = c->rt;
+  const rk__rt_side *sd = &rt->side[side];
+  if (!c->src_pts)
+    return rk_vec3_sub(g->ankle, pa);
+  const rk_vec3 *src = &c->src_pts[c->cur_f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS];
+  const int hip = rt->smap.joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
+  rk_vec3 pts[RK__RT_POINTS];
+  rk_sole_at(c->tsole[side], c->tgt_models, pts);
+  const rk_vec3 own = rk_vec3_sub(sole_middle(pts), rk__rt_ankle(sd, c->tgt_models));
+  const rk_vec3 rel = rk_vec3_sub(rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(sole_middle(src),
+                                                                                       rk__rt_src_pos(c, hip))),
+                                                rt->scale),
+                                  own);
+  const double w = stiff_hold(g);
+  return rk_vec3_add(rk_vec3_scale(rel, 1 - w), rk_vec3_scale(rk_vec3_sub(g->ankle, pa), w));
+}
+
+/* Where side's free leg of one bone (length len, from its hip pa) points. In its swing a stiff
+ * leg cannot shorten, so its end follows its place over the ground (free_reach), not its
+ * height: it hangs from the hip as a pendulum would (below it, or above it when that place is
+ * above the hip). Where the end must stand at least as high as `rise_to` (its foot's mesh out of
+ * the floor, the hip too low for the hanging leg), it reaches out just far enough to stay that
+ * high: out to the side when its place is under the hip, turning toward the place's own
+ * direction as it lies farther out (not at all when the hip is high enough, as in a hop's
+ * flight). Each step is continuous in the hip and the place, so the end follows them without
+ * leaping from behind the hip to in front of it. */
+static rk_vec3 hang_toward(const rk__rt_run *c, int side, rk_vec3 pa, double len, rk_vec3 want, double rise_to) {
+  rk_vec3 h = rk__rt_horizontal(want);
+  if (rk_vec3_norm(h) > len)
+    h = rk_vec3_scale(rk_vec3_normalize(h), len);
+  double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
+  if (rise_to - (pa.y + dy) > 0) {
+    /* The reach over the ground that leaves the end at that height (farther than the place's
+     * own), along outward turned toward the place's direction by as much as the place lies out
+     * toward that reach (0.9 of it: the direction never vanishes, not even for a place inward of
+     * the hip). */
+    const double rise = fmax(0.0, pa.y - rise_to), reach = sqrt(fmax(0.0, len * len - rise * rise));
+    const rk_vec3 dir = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(h, 0.9 / reach), outward(c, side)));
+    const double along = rk_vec3_dot(h, dir);
+    const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
+    h = rk_vec3_add(h, rk_vec3_scale(dir, s));
+    dy = -sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
+  }
+  return rk_vec3_add(h, rk_vec3_make(0, dy, 0));
+}
+
+/* Where side's free leg of one bone points (hang_toward the place free_reach says). */
+static rk_vec3 free_want(const rk__rt_run *c, int side, rk_vec3 pa, double len, const rk__rt_foot_goal *g,
+                         double rise_to) {
+  return hang_toward(c, side, pa, len, free_reach(c, side, pa, g), rise_to);
+}
+
 /* Turns side's leg of one bone (its end point pc) about its hip. A held foot's leg points at its
- * goal (the pelvis stands where the leg reaches it). In its swing a stiff leg cannot shorten, so
- * its end follows the goal's place over the ground, not its height: it hangs from the hip as a
- * pendulum would (below it, or above it when the goal is above the hip), lower than the goal.
- * Where that puts the foot's mesh through the floor, place_legs lifts the goal out of it and the
- * end reaches out just far enough to stay that high: out to the side when the goal is under the
- * hip, turning toward the goal's own direction as the goal lies farther out (not at all when the
- * hip is high enough, as in a hop's flight). Each step is continuous in the hip and the goal, so
- * the end follows them without leaping from behind the hip to in front of it. Updates the leg's local and limb_world (not the models); returns whether
- * the end reaches the goal. */
+ * goal (the pelvis stands where the leg reaches it); a free one as free_want says, rising to a
+ * goal lifted out of the floor. Updates the leg's local and limb_world (not the models); returns
+ * whether the end reaches the goal. */
 bool rk__rt_aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot_goal *g) {
   const int a = c->rt->side[side].upper;
   const rk_vec3 pa = rk_mat4_get_translation(&c->tgt_models[a]);
@@ -123,27 +180,7 @@ bool rk__rt_aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot
   const double len = rk_vec3_norm(now);
   if (!(len > 0))
     return false;
-  rk_vec3 want = rk_vec3_sub(g->ankle, pa);
-  if (!g->held) {
-    rk_vec3 h = rk__rt_horizontal(want);
-    if (rk_vec3_norm(h) > len)
-      h = rk_vec3_scale(rk_vec3_normalize(h), len);
-    double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
-    const double short_by = g->lifted ? g->ankle.y - (pa.y + dy) : 0.0;
-    if (short_by > 0) {
-      /* The reach over the ground that leaves the end at the goal's height (farther than the
-       * goal's own: short_by > 0), along outward turned toward the goal's direction by as much as
-       * the goal lies out toward that reach (0.9 of it: the direction never vanishes, not even for
-       * a goal inward of the hip). */
-      const double rise = fmax(0.0, pa.y - g->ankle.y), reach = sqrt(fmax(0.0, len * len - rise * rise));
-      const rk_vec3 dir = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(h, 0.9 / reach), outward(c, side)));
-      const double along = rk_vec3_dot(h, dir);
-      const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
-      h = rk_vec3_add(h, rk_vec3_scale(dir, s));
-      dy = -sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
-    }
-    want = rk_vec3_add(h, rk_vec3_make(0, dy, 0));
-  }
+  const rk_vec3 want = g->held ? rk_vec3_sub(g->ankle, pa) : free_want(c, side, pa, len, g, g->lifted ? g->ankle.y : -INFINITY);
   if (!(rk_vec3_norm(want) > 0))
     return false;
   rk__rt_set_world_rotation(c, a, rk_quat_mul(rk_quat_from_to(now, want), c->limb_world[a]));
@@ -183,64 +220,101 @@ static void turn_stiff_leg(rk__rt_run *c, int side, rk_vec3 d, rk_vec3 to) {
   rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, sd->upper, sd->upper);
 }
 
-/* Side's free leg of one bone turned from its direction at the last frame toward where the
- * frame's solve put it by no more than STIFF_TURN allows in a frame, then by as much more as
- * keeps its foot's mesh out of the floor: with no foot held (support 0) the pelvis rises
- * first (the body sinks only as far as its legs allow), as firmly as no foot holds; what the
- * pelvis does not take, the leg turns further for (the least turn whose foot clears, by
- * bisection: the solve's own direction clears). */
-static void pace_stiff_leg(rk__rt_run *c, int side, double support) {
-  enum { HALVINGS = 12 };
-  const rk_retargeter *rt = c->rt;
-  const rk__rt_side *sd = &rt->side[side];
-  rk__rt_foot_goal *g = &c->ik.goal[side];
-  const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
-  const rk_vec3 want = rk_vec3_normalize(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
-  const rk_vec3 was = c->ik.stiff_dir[side], axis = rk_vec3_cross(was, want);
-  const double angle = acos(fmin(1.0, fmax(-1.0, rk_vec3_dot(was, want)))), most = STIFF_TURN / c->fps;
-  if (angle <= most || !(rk_vec3_norm(axis) > 0))
-    return;
-  const rk_vec3 n = rk_vec3_normalize(axis);
-  rk_vec3 at = want, to = rk_quat_rotate(rk_quat_from_axis_angle(n, most), was);
-  turn_stiff_leg(c, side, at, to);
-  at = to;
-  const double tol = 1e-3 * rt->tmap.height;
-  double depth = rk__rt_foot_depth(c, side, g);
-  for (int pass = 0; pass < 4 && depth > tol && support < 1; pass++) {
-    rk__rt_set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]),
-                                       rk_vec3_make(0, depth * (1 - support), 0)));
-    depth = rk__rt_foot_depth(c, side, g);
-  }
-  if (depth <= tol)
-    return;
-  double lo = most, hi = angle;
-  for (int i = 0; i < HALVINGS; i++) {
-    const double mid = 0.5 * (lo + hi);
-    to = rk_quat_rotate(rk_quat_from_axis_angle(n, mid), was);
-    turn_stiff_leg(c, side, at, to);
-    at = to;
-    if (rk__rt_foot_depth(c, side, g) > tol)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  turn_stiff_leg(c, side, at, rk_quat_rotate(rk_quat_from_axis_angle(n, hi), was));
+/* The unit direction of side's leg of one bone (hip to end) in the current models, its hip in
+ * *hip and its length in *len. */
+static rk_vec3 leg_direction(const rk__rt_run *c, int side, rk_vec3 *hip, double *len) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  *hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
+  const rk_vec3 d = rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), *hip);
+  *len = rk_vec3_norm(d);
+  return rk_vec3_normalize(d);
 }
 
-/* Free legs of one bone paced (pace_stiff_leg). A stiff leg's foot clears a floor too close
- * under the hip only with the leg out to the side (a flat foot's edge dips as it leans a
- * little), so the pose that keeps it out leaps from out there to straight down as the hip
- * passes the height where the foot stands straight, and from the reach to the source's own
- * swing as the foot leaves the floor: the leg swings across instead. */
+/* Side's free leg of one bone hung from its hip (free_want, no rise). */
+static void hang_free_leg(rk__rt_run *c, int side) {
+  rk_vec3 hip;
+  double len;
+  const rk_vec3 now = leg_direction(c, side, &hip, &len);
+  turn_stiff_leg(c, side, now, rk_vec3_normalize(free_want(c, side, hip, len, &c->ik.goal[side], -INFINITY)));
+}
+
+/* Side's free leg of one bone, its foot's mesh through the floor, reaching out from where it
+ * points until it clears (hang_toward its own place over the ground, rising to the height that
+ * takes it out): continuous in the leg's direction, which turns at a bounded rate. */
+static void reach_out_of_floor(rk__rt_run *c, int side) {
+  const double tol = 1e-3 * c->rt->tmap.height;
+  double depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
+  rk_vec3 hip;
+  double len;
+  const rk_vec3 from = leg_direction(c, side, &hip, &len);
+  rk_vec3 at = from;
+  double rise_to = rk__rt_ankle(&c->rt->side[side], c->tgt_models).y;
+  for (int pass = 0; pass < 4 && depth > tol; pass++) {
+    rise_to += depth;
+    const rk_vec3 to = rk_vec3_normalize(hang_toward(c, side, hip, len, rk_vec3_scale(from, len), rise_to));
+    turn_stiff_leg(c, side, at, to);
+    at = to;
+    depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
+  }
+}
+
+/* The pelvis raised by as much as the free legs' feet (free) go through the floor, as firmly as
+ * no foot holds (support). */
+static void raise_on_free_legs(rk__rt_run *c, const bool free[2], double support) {
+  const double tol = 1e-3 * c->rt->tmap.height;
+  for (int pass = 0; pass < 4 && support < 1; pass++) {
+    double depth = 0;
+    for (int side = 0; side < 2; side++)
+      if (free[side])
+        depth = fmax(depth, rk__rt_foot_depth(c, side, &c->ik.goal[side]));
+    if (depth <= tol)
+      break;
+    rk__rt_set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]),
+                                              rk_vec3_make(0, depth * (1 - support), 0)));
+  }
+}
+
+/* Side's free leg of one bone turned from its direction at the last frame toward where it
+ * points by no more than STIFF_TURN allows in a frame, then on by as much more as keeps its
+ * foot out of the floor. */
+static void pace_free_leg(rk__rt_run *c, int side) {
+  rk_vec3 hip;
+  double len;
+  const rk_vec3 want = leg_direction(c, side, &hip, &len), was = c->ik.stiff_dir[side];
+  const rk_vec3 axis = rk_vec3_cross(was, want);
+  const double angle = acos(fmin(1.0, fmax(-1.0, rk_vec3_dot(was, want)))), most = STIFF_TURN / c->fps;
+  if (!(angle > most && rk_vec3_norm(axis) > 0))
+    return;
+  turn_stiff_leg(c, side, want, rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_normalize(axis), most), was));
+}
+
+/* Free legs of one bone (no sole point fully planted) posed after the frame's solve: each hung
+ * where the source's foot is (free_want); where a foot then goes through the floor, the pelvis
+ * rises as firmly as no foot holds (support: the body sinks only as far as its legs allow, as
+ * in a crouch), and the leg reaches out for what the pelvis does not take. Then each turns from
+ * its last frame's direction at a bounded rate, further only as far as keeps its foot out of
+ * the floor: the pose that keeps a flat foot out of a low floor leaps from out to the side to
+ * straight down as the hip passes the height where the foot stands straight, and from the
+ * reach to the source's own swing as the foot leaves the floor; the leg swings across instead. */
 void rk__rt_pace_stiff_legs(rk__rt_run *c) {
-  if (!rk__rt_stiff_legs(c->rt) || !c->ik.stiff_have)
+  if (!rk__rt_stiff_legs(c->rt))
     return;
   double support = 0;
+  bool free[2];
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    support = fmax(support, g->active ? stiff_hold(g) : 0.0);
+    free[side] = g->active && !g->held;
+    if (free[side])
+      hang_free_leg(c, side);
+  }
+  raise_on_free_legs(c, free, support);
   for (int side = 0; side < 2; side++)
-    support = fmax(support, c->ik.goal[side].active ? stiff_hold(&c->ik.goal[side]) : 0.0);
-  for (int side = 0; side < 2; side++)
-    if (c->ik.goal[side].active && !c->ik.goal[side].held)
-      pace_stiff_leg(c, side, support);
+    if (free[side]) {
+      if (c->ik.stiff_have)
+        pace_free_leg(c, side);
+      reach_out_of_floor(c, side);
+    }
 }
 
 /* The directions of legs of one bone at this frame, for the next one's turns. */
