@@ -93,21 +93,31 @@ Test(stiff_legs, the_blocky_walk_as_a_source_plants_its_feet) {
  * the transferred pelvis. A free leg turns from its last frame's direction at a bounded rate
  * (a radian in a tenth of a second), its foot's mesh still out of the floor (before, a leg that
  * kept a flat foot out of a low floor leapt in one frame from out to the side to straight down:
- * the walk's ends moved up to 11.8 cm a frame, 18 frames over 5 cm; the turn's 8). */
+ * the walk's ends moved up to 11.8 cm a frame, 18 frames over 5 cm; the turn's 8). A free leg
+ * hangs toward where the source's foot is under its hip, not along the thigh: through the hop's
+ * crouches the feet stay under the body as the source's do, the body sinking only as far as
+ * the stiff legs let the feet stay out of the floor (before, the legs leant back along the
+ * crouching thighs, the ends 33 cm farther from under the hips than the source's ankles). */
 Test(stiff_legs, free_legs_turn_at_a_bounded_rate_out_of_the_floor) {
   g_autofree char *dir = rt_tmpdir();
   g_autofree char *map = g_build_filename(dir, "free.map", NULL);
   cr_assert(g_file_set_contents(map, "[settings]\ncontact_min_time = 60\n", -1, NULL));
   const char *const args[] = {"--unit", "cmu", "--map", map, NULL};
-  static const char *const free_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_turn.bvh", NULL};
+  static const char *const free_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_turn.bvh",
+                                           "generated/cmu_hop.bvh", NULL};
   JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", args, free_clips, 0, NULL);
   for (guint i = 0; i < rt_entry_count(p); i++) {
     const char *clip;
     stiff_figures f;
     measured(p, i, free_clips[i], &clip, &f);
     cr_log_info("%s onto game_blocky, no foot planted: leg ends move up to %.1f / %.1f cm a frame, "
-                "%zu frames over 5 cm; swinging mesh %.1f mm; splay %.0f deg",
-                clip, 100 * f.end_move[0], 100 * f.end_move[1], f.jumps, f.low_swing_mm, f.splay_deg);
+                "%zu frames over 5 cm; swinging mesh %.1f mm; splay %.0f deg; ends up to %.1f cm "
+                "farther from under the hips than the source's",
+                clip, 100 * f.end_move[0], 100 * f.end_move[1], f.jumps, f.low_swing_mm, f.splay_deg,
+                100 * f.under_excess);
+    /* The feet where the source's are (scaled) over the ground: within 15% of the leg's length. */
+    cr_assert_leq(f.under_excess, 0.15 * f.leg, "%s: a free leg's end stands %.1f cm farther from under "
+                  "its hip than the source's ankle", clip, 100 * f.under_excess);
     /* A radian in a tenth of a second at 120 fps: 0.083 of the leg's length, plus the hips'. */
     for (int side = 0; side < 2; side++)
       cr_assert_leq(f.end_move[side], 0.1 * f.leg + 2 * f.src_pelvis_move,
@@ -119,4 +129,40 @@ Test(stiff_legs, free_legs_turn_at_a_bounded_rate_out_of_the_floor) {
   }
   g_object_unref(p);
   rt_rmtree(dir);
+}
+
+/* A clip of 512 frames or more is solved in two halves on two threads; a free stiff leg's turn
+ * starts from its direction at the last frame, which the second half must have at the join: the
+ * walk and the hop onto game_blocky give the same bits on one thread and on two. */
+Test(stiff_legs, two_halves_give_the_one_pass_result) {
+  static const char *const two_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh"};
+  g_autofree char *target = rt_data("generated/game_blocky.glb");
+  rk_import_options io = RK_IMPORT_OPTIONS_INIT;
+  g_autoptr(rk_asset) tgt = rk_import_file(target, &io, NULL);
+  cr_assert_not_null(tgt);
+  io.unit_scale = 0.0254 / 0.45;
+  for (size_t i = 0; i < G_N_ELEMENTS(two_clips); i++) {
+    g_autofree char *path = rt_data(two_clips[i]);
+    g_autoptr(rk_asset) src = rk_import_file(path, &io, NULL);
+    rk_humanoid_map sm, tm;
+    cr_assert(src && rk_profile_map_rig(NULL, rk_asset_skeleton(src), RK_PROFILE_SOURCE, &sm, NULL) &&
+              rk_profile_map_asset(NULL, tgt, RK_PROFILE_TARGET, &tm, NULL));
+    g_autoptr(rk_retargeter) rt = rk_retargeter_new_onto(rk_asset_skeleton(src), &sm, tgt, &tm, NULL);
+    cr_assert_not_null(rt);
+    rk_retarget_options one = RK_RETARGET_OPTIONS_INIT, two = RK_RETARGET_OPTIONS_INIT;
+    one.threads = 1;
+    two.threads = 2;
+    g_autoptr(rk_retarget_result) a = rk_retargeter_run(rt, rk_asset_clip(src, 0), &one, NULL);
+    g_autoptr(rk_retarget_result) b = rk_retargeter_run(rt, rk_asset_clip(src, 0), &two, NULL);
+    cr_assert(a && b);
+    const size_t frames = rk_retarget_result_frames(a), n = rk_skeleton_joint_count(rk_asset_skeleton(tgt));
+    cr_assert_geq(frames, 512, "%s: too short to split", two_clips[i]);
+    g_autofree rk_transform *la = g_new(rk_transform, n), *lb = g_new(rk_transform, n);
+    const rk_transform *rest = rk_skeleton_rest_locals(rk_asset_skeleton(tgt));
+    for (size_t f = 0; f < frames; f++) {
+      rk_clip_sample_frame(rk_retarget_result_clip(a), rest, rk_retarget_result_fps(a), f, la, n);
+      rk_clip_sample_frame(rk_retarget_result_clip(b), rest, rk_retarget_result_fps(b), f, lb, n);
+      cr_assert(memcmp(la, lb, n * sizeof *la) == 0, "%s frame %zu: two halves differ", two_clips[i], f);
+    }
+  }
 }
