@@ -4,7 +4,7 @@
  * and its measures: a thread started for each would cost its start and its stack's first page
  * faults each time); a caller that finds the worker busy (several runs at once, or a half that
  * splits again) starts a thread of its own for its half. */
-#include "halves.h"
+#include <rigkit/halves.h>
 
 #include <pthread.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 #include "measure_pass.h"
 
 #include "clip_player.h"
-#include "halves.h"
+#include <rigkit/halves.h>
 
 #include <math.h>
 #include <string.h>
@@ -79,7 +79,7 @@ void rk__measure_run(const rk__measure_clips *c, rk__measure *const *m, size_t n
   for (int p = 0; p < parts; p++)
     pt[p] = (part){c, m, n, p, first[p], first[p + 1]};
   if (parts == 2)
-    rk__halves_run(run_part, &pt[0], &pt[1], true);
+    rk_halves_run(run_part, &pt[0], &pt[1], true);
   else
     run_part(&pt[0]);
 }

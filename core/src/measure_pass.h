@@ -46,7 +46,7 @@ typedef struct rk__measure_clips {
  * Returns the part count. */
 int rk__measure_split(size_t frames, int parts, size_t first[RK__MEASURE_PARTS + 1]);
 /* Runs every frame through measures m[n] in the parts rk__measure_split gives (part 0 on the
- * caller's thread, part 1 beside it as rk__halves_run gives it: the kept worker, a thread of its
+ * caller's thread, part 1 beside it as rk_halves_run gives it: the kept worker, a thread of its
  * own, or the caller's after part 0 on one processor);
  * returns when every part is done. Allocates only the players and threads. */
 void rk__measure_run(const rk__measure_clips *c, rk__measure *const *m, size_t n, int parts);

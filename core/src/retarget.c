@@ -336,6 +336,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   set_rules(rt);
   set_feet(rt);
   rk__rt_parts_init(rt);
+  rk__rt_controls_init(rt);
   set_source_slots(rt);
   set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);
@@ -388,6 +389,7 @@ void rk_retargeter_free(rk_retargeter *rt) {
     g_free(rt->leg_joints[s]);
   g_free(rt->body_joints);
   g_free(rt->parts);
+  g_free(rt->controls);
   rk_skin_support_free(rt->skin);
   rk_tree_unref(rt->tree);
   rk__rt_scratch_free(rt->spare);

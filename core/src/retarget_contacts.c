@@ -5,7 +5,7 @@
  * pinned. */
 #include "retarget_run.h"
 
-#include "halves.h"
+#include <rigkit/halves.h>
 #include "stats.h"
 
 #include <math.h>
@@ -56,7 +56,7 @@ static void ground_motion(rk__rt_run *c, double floor) {
   if (n > 0) {
     /* The two medians at once on a long clip (each its own array: the same bits). */
     median_job mx = {vx, 0, n}, mz = {vz, 0, n};
-    rk__halves_run(median_of, &mx, &mz, n >= MEDIAN_THREAD_VALUES);
+    rk_halves_run(median_of, &mx, &mz, n >= MEDIAN_THREAD_VALUES);
     res->ground_velocity = rk_vec3_make(mx.median, 0, mz.median);
   }
   /* In place when the ground slides faster than 10% of the height per second (a walk's

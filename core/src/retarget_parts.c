@@ -24,7 +24,7 @@ static double segment_distance(rk_vec3 p, rk_vec3 a, rk_vec3 b) {
 
 /* The deforming joint of the body (the hips' subtree) whose bone (to each child) or the middle
  * of whose skin (a head has no child) is nearest to where joint j stands at rest. */
-static int nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
+int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j) {
   const rk_skeleton *s = rt->tgt;
   const int hips = rt->tgt_hips;
   int best = hips;
@@ -70,7 +70,7 @@ static void part_init(rk_retargeter *rt, const size_t *count, const size_t *belo
       rt->side[side].loose_drop = fmax(0.0, rt->tmap.leg_end_drop[side]);
     }
   if (p->leader < 0)
-    p->leader = nearest_bone(rt, count, j);
+    p->leader = rk__rt_nearest_bone(rt, count, j);
   rk_mat4 inv;
   if (!rk_mat4_inverse_affine(&rest[p->leader], &inv))
     inv = rk_mat4_identity();
@@ -83,19 +83,26 @@ static void part_init(rk_retargeter *rt, const size_t *count, const size_t *belo
   p->part_rest.m[12] = p->part_rest.m[13] = p->part_rest.m[14] = 0;
 }
 
-void rk__rt_parts_init(rk_retargeter *rt) {
-  const rk_skeleton *s = rt->tgt;
-  const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
+bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below) {
+  const size_t n = rt->nt;
   if (!rt->skin || rt->skin->joint_count != n || rk_skin_support_vertex_count(rt->skin, -1) == 0)
-    return;
-  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
+    return false;
   for (size_t j = n; j-- > 0;) {
     count[j] = rt->skin->vert_start[j + 1] - rt->skin->vert_start[j];
     below[j] += count[j];
-    const int p = rk_skeleton_parent(s, j);
+    const int p = rk_skeleton_parent(rt->tgt, j);
     if (p >= 0)
       below[p] += below[j];
   }
+  return true;
+}
+
+void rk__rt_parts_init(rk_retargeter *rt) {
+  const rk_skeleton *s = rt->tgt;
+  const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
+  g_autofree size_t *count = g_new(size_t, n), *below = g_new0(size_t, n);
+  if (!rk__rt_vertex_counts(rt, count, below))
+    return;
   g_autofree rk_mat4 *rest = g_new(rk_mat4, n);
   rk_skeleton_rest_models(s, rest);
   rt->parts = g_new(rk__rt_part, n);
@@ -216,6 +223,13 @@ static double part_depth(const rk__rt_run *c, const rk__rt_part *p) {
  * the leg could reach: what is left is a leg too short to lift it). */
 static void pose_part(rk__rt_run *c, const rk__rt_part *p, bool floor) {
   const int side = foot_side(c->rt, p);
+  /* The source's own detached foot, standing alike at rest: where it goes. */
+  if (side >= 0 && c->rt->smap.detached_foot[side] == c->rt->match[p->joint] &&
+      rk__rt_follows_source(c->rt, p->joint, p->leader)) {
+    const rk_mat4 as_source = rk__rt_place_as_source(c, p->joint, p->leader);
+    part_pose(c, p, &as_source);
+    return;
+  }
   const double pitch = side >= 0 ? foot_pitch(c, side) : 0.0;
   rk_mat4 want = part_place(c, p, pitch);
   part_pose(c, p, &want);

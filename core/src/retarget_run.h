@@ -82,6 +82,15 @@ typedef struct rk__rt_part {
   rk_mat4 part_rest;   /* the part's rest model without its translation */
 } rk__rt_part;
 
+/* A control of the target (retarget_controls.c): a joint outside the hips' subtree that weights no
+ * vertex and carries none that does (an IK target, a pole, a socket at the root). */
+typedef struct rk__rt_control {
+  int joint;
+  int leader;     /* the deforming bone it belongs to: the nearest at rest */
+  bool as_source; /* placed on the leader as its counterpart is on the source's (rests agree) */
+  rk_mat4 offset; /* else: its rest model in the leader's rest frame */
+} rk__rt_control;
+
 struct rk_retargeter {
   rk_skeleton *src, *tgt;
   rk_humanoid_map smap, tmap;
@@ -110,6 +119,10 @@ struct rk_retargeter {
   size_t body_count;
   rk__rt_part *parts;     /* loose parts (retarget_parts.c) */
   size_t part_count;
+  int root_tgt, root_src; /* the root above the hips that carries the travel (both maps name it,
+                             retarget_controls.c), or -1 */
+  rk__rt_control *controls; /* the target's controls (retarget_controls.c), parents first */
+  size_t control_count;
   rk_tree *tree;      /* the target as a mechanism: hips free, everything else as built */
   int *leg_joints[2]; /* target joints (links) from upper leg to toes (or foot), per side */
   size_t leg_count[2];
@@ -251,7 +264,9 @@ typedef struct rk__rt_run {
   bool *src_moves;      /* per source joint: the clip animates its translation (hips aside) */
   bool *tgt_moves;      /* per target joint: the run may move its translation off its rest (the
                            hips, joints whose counterparts the clip translates, and the keyed
-                           joints of loose parts) */
+                           joints of loose parts, the moving root, the joints hanging from it and
+                           the controls) */
+  bool root_moves;      /* the clip translates the source's root: the target's root follows */
   bool cached;
   const rk_quat *cur_q; /* the current frame's slice */
   const rk_vec3 *cur_p;
@@ -355,6 +370,28 @@ bool rk__rt_loose_foot_low(rk__rt_run *c, int side, rk_vec3 *low);
  * or a joint below it, each posed on its leader's current model (the run's pose arrays: its
  * keyed joint's local and the models below); INFINITY when none has a mesh. */
 double rk__rt_parts_low_on(rk__rt_run *c, int top);
+/* The deforming joint of the target's body (the hips' subtree; count: vertices per joint) whose
+ * bone or skin is nearest to where joint j stands at rest. */
+int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j);
+
+/* The vertices weighted to each target joint (count) and to it and its descendants (below, zeroed
+ * by the caller); false (nothing set) when the target has no meshes. */
+bool rk__rt_vertex_counts(const rk_retargeter *rt, size_t *count, size_t *below);
+
+/* ---- retarget_controls.c ---- */
+/* Finds the root that carries the travel and the target's controls (after the loose parts). */
+void rk__rt_controls_init(rk_retargeter *rt);
+/* Whether target joint j stands to its leader at rest as its counterpart stands to the leader's
+ * counterpart on the source (turned, scaled, within 0.5% of the height). */
+bool rk__rt_follows_source(const rk_retargeter *rt, int j, int leader);
+/* The model of target joint j on its leader's current model as its counterpart is on the leader's
+ * counterpart in the current source frame (rk__rt_follows_source holds). */
+rk_mat4 rk__rt_place_as_source(const rk__rt_run *c, int j, int leader);
+/* Marks in tgt_moves the joints whose translations the controls' pass sets. */
+void rk__rt_controls_moves(rk__rt_run *c);
+/* Places the root and keys the controls on the solved frame (after the loose parts). */
+void rk__rt_controls_frame(rk__rt_run *c);
+
 /* Makes the run's scratch hold at least bytes[0..n) (each rounded up to a cache line), from the
  * retargeter's spare block when it is large enough. */
 void rk__rt_scratch_reserve(rk__rt_run *run, const size_t *bytes, size_t n);

@@ -21,7 +21,7 @@
  *   first half's in frame order; counts add, maxima take the larger. */
 #include "retarget_run.h"
 
-#include "halves.h"
+#include <rigkit/halves.h>
 #include "math_internal.h"
 #include "tree_internal.h"
 
@@ -135,7 +135,7 @@ static void frames_pass(rk__rt_run *c, rk__rt_split *s, GThreadFunc fn) {
     return;
   }
   h[1].run = copy_of(s, c);
-  rk__halves_run(fn, &h[0], &h[1], true);
+  rk_halves_run(fn, &h[0], &h[1], true);
 }
 
 void rk__rt_split_scan(rk__rt_run *c, rk__rt_split *s) {
@@ -181,6 +181,7 @@ static bool solve_frame(half *h, size_t f, GError **error) {
   if (!rk__rt_solve_frame(c, f, error))
     return false;
   rk__rt_parts_frame(c);
+  rk__rt_controls_frame(c);
   if (!finite_locals(c->tgt_locals, c->rt->nt)) {
     g_set_error(error, RK_ERROR, RK_ERROR_FAILED,
                 "clip '%s' frame %zu: the retargeted pose is not finite", rk_clip_name(c->clip), f);
@@ -371,7 +372,7 @@ static bool solve_two(rk__rt_run *a, rk__rt_split *s, size_t lead, size_t m, GEr
   }
   half h[2] = {{.run = a, .first = 0, .end = m, .out = 0},
                {.run = b, .first = lead, .end = a->frames, .out = m, .copy = true}};
-  rk__halves_run(solve_half, &h[0], &h[1], true);
+  rk_halves_run(solve_half, &h[0], &h[1], true);
   half *last = &h[1];
   if (!h[0].ok) {
     last = &h[0];

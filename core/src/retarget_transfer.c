@@ -54,6 +54,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   /* A loose part's keyed joint is placed where the part belongs (retarget_parts.c). */
   for (size_t k = 0; k < rt->part_count; k++)
     c->tgt_moves[rt->parts[k].keyed] = true;
+  rk__rt_controls_moves(c);
   c->t_joints = g_new(int, nt);
   for (size_t j = 0; j < nt; j++) {
     if ((int)j == rt->tgt_hips)

@@ -61,6 +61,7 @@ static void gather_vertex(const build_ctx *b, const rk_mesh_data *d, size_t mi, 
   g->cand.mesh = (uint32_t)mi;
   g->cand.vertex = (uint32_t)v;
   g->cand.dominant = sv.joint[dom];
+  g->cand.count = sv.count;
   rk_vec3 r[4];
   for (int k = 0; k < 4; k++) {
     g->cand.joint[k] = k < sv.count ? sv.joint[k] : sv.joint[dom];
@@ -323,10 +324,11 @@ size_t rk_skin_support_candidate_count(const rk_skin_support *s, int joint) {
  */
 
 /* The candidate's height at the pose: row y of each weighted joint's model matrix applied to its
- * weighted position. */
+ * weighted position. The unused influences are left out: each would add a zero (of either sign),
+ * which moves no height but the sign of a zero one, and heights are only compared. */
 static inline double cand_height(const rk__skin_cand *c, const rk_mat4 *models) {
   double y = 0;
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < c->count; k++) {
     const double *m = models[c->joint[k]].m, *w = c->wq[k];
     y += m[1] * w[0] + m[5] * w[1] + m[9] * w[2] + m[13] * w[3];
   }

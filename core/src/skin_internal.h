@@ -16,6 +16,7 @@ typedef struct rk__skin_cand {
   int32_t joint[4]; /* influences; unused ones repeat the dominant joint with weight 0 */
   uint32_t mesh, vertex;
   int32_t dominant;
+  int32_t count; /* influences used: joint[0 .. count) (the others add a zero to a height) */
 } rk__skin_cand;
 
 /* A sphere around one weighted joint's share of a dominant joint's candidates, in that weighted

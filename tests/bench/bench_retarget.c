@@ -11,14 +11,20 @@
  * work). Median of --reps.
  * Then the CLI end to end (import + retarget + export + read-back measurement + report) on a
  * ~2 MB BVH written to a temporary directory (the walk looped to 900 frames).
+ * With --source CLIP --target CHARACTER (and --unit U as the CLI's --unit), instead: that clip
+ * retargeted onto that character as `rigkit retarget` does (both maps from the assets, the
+ * character's skinned meshes for soles and floor checks, foot IK, threads as --threads or the
+ * run's own choice), the first run (fresh pages, as in the CLI) and then --reps more.
  * Prints one `rigkit retarget_... key=value ...` line per measurement.
  * Usage: rk_bench_retarget [--frames N] [--reps N] [--quick] [--only riggedfigure|makehuman]
- *        [--ik foot|none] [--threads 1|2] [--no-cli]   (the filters are for profiling runs) */
+ *        [--ik foot|none] [--threads 1|2] [--no-cli]   (the filters are for profiling runs)
+ *        rk_bench_retarget --source CLIP --target CHARACTER [--unit U] [--threads 1|2] [--reps N] */
 #include "bench_support.h"
 #include "rk_rigs.h"
 
 #include <glib/gstdio.h>
 #include <rigkit/importers.h>
+#include <rigkit/profile.h>
 #include <rigkit/rigkit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +159,50 @@ static void measure(const char *target_name, const rk_retargeter *rt, const rk_c
   fflush(stdout);
 }
 
+/* A clip file onto a character as the CLI retargets it: the first run, then `reps` more, each
+ * timed by wall clock and by the process's CPU clock (a run's second half may be on another
+ * thread). */
+static int file_runs(const char *source, const char *target, const char *unit, int threads,
+                     int reps) {
+  rk_import_options io = RK_IMPORT_OPTIONS_INIT;
+  if (unit && !rk_import_parse_unit(unit, &io.unit_scale)) {
+    fprintf(stderr, "rk_bench_retarget: bad --unit %s\n", unit);
+    return 2;
+  }
+  GError *e = NULL;
+  rk_asset *src = rk_import_file(source, &io, &e);
+  rk_asset *tgt = src ? rk_import_file(target, NULL, &e) : NULL;
+  rk_humanoid_map sm, tm;
+  rk_retargeter *rt = NULL;
+  if (tgt && rk_profile_map_asset(NULL, src, RK_PROFILE_SOURCE, &sm, &e) &&
+      rk_profile_map_asset(NULL, tgt, RK_PROFILE_TARGET, &tm, &e))
+    rt = rk_retargeter_new_onto(rk_asset_skeleton(src), &sm, tgt, &tm, &e);
+  if (!rt) {
+    fprintf(stderr, "rk_bench_retarget: %s\n", e->message);
+    return 1;
+  }
+  for (int r = 0; r <= reps; r++) {
+    rk_retarget_options o = RK_RETARGET_OPTIONS_INIT;
+    o.threads = threads;
+    const double t0 = rk_bench_now_ns(), c0 = rk_bench_cpu_s();
+    rk_retarget_result *res = rk_retargeter_run(rt, rk_asset_clip(src, 0), &o, &e);
+    const double wall = (rk_bench_now_ns() - t0) * 1e-9, cpu = rk_bench_cpu_s() - c0;
+    if (!res) {
+      fprintf(stderr, "rk_bench_retarget: %s\n", e->message);
+      return 1;
+    }
+    const size_t frames = rk_retarget_result_frames(res);
+    printf("rigkit retarget_file run=%s threads=%d frames=%zu wall_s=%.4f cpu_s=%.4f "
+           "frames_per_cpu_s=%.0f us_per_frame_cpu=%.2f\n",
+           r ? "again" : "first", threads, frames, wall, cpu, frames / cpu, cpu * 1e6 / frames);
+    rk_retarget_result_free(res);
+  }
+  rk_retargeter_free(rt);
+  rk_asset_free(tgt);
+  rk_asset_free(src);
+  return 0;
+}
+
 /* Writes the walk looped to `frames` frames as BVH text (the file's own motion lines repeated). */
 static char *write_long_bvh(const char *dir, size_t frames) {
   g_autofree char *src = g_build_filename(RK_TEST_DATA_DIR, "makehuman_walk1.bvh", NULL);
@@ -197,7 +247,7 @@ static void cli_end_to_end(const char *cli, int reps) {
 int main(int argc, char **argv) {
   size_t frames = 6000;
   int reps = 5, only_threads = 0, only_ik = -1;
-  const char *only = NULL;
+  const char *only = NULL, *source = NULL, *target = NULL, *unit = NULL;
   bool cli_run = true;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -212,6 +262,12 @@ int main(int argc, char **argv) {
       frames = (size_t)atol(argv[++i]);
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--source") && i + 1 < argc)
+      source = argv[++i];
+    else if (!strcmp(argv[i], "--target") && i + 1 < argc)
+      target = argv[++i];
+    else if (!strcmp(argv[i], "--unit") && i + 1 < argc)
+      unit = argv[++i];
     else if (!strcmp(argv[i], "--quick"))
       frames = 1200, reps = 3;
     else {
@@ -220,8 +276,10 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (reps < 1 || reps > 64 || frames < 2)
+  if (reps < 1 || reps > 64 || frames < 2 || !source != !target)
     return 2;
+  if (source)
+    return file_runs(source, target, unit, only_threads, reps);
   rk_asset *walk = load("makehuman_walk1.bvh");
   rk_asset *figure = load("RiggedFigure.glb");
   rk_skeleton *ss = rk_asset_skeleton(walk);

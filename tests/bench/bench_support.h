@@ -9,6 +9,8 @@
 
 /** Monotonic clock in nanoseconds. */
 double rk_bench_now_ns(void);
+/** CPU time of the whole process (every thread) in seconds. */
+double rk_bench_cpu_s(void);
 /** Calls fn(ctx, i) for i in [0, iters) once to warm up, then `reps` times timed; returns the
  * median ns per call and stores min and max through the pointers. */
 double rk_bench_run(void (*fn)(void *ctx, long i), void *ctx, long iters, int reps, double *min_ns,

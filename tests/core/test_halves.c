@@ -3,7 +3,7 @@
  * call returns only once both are done; a list splits by weight where the running sum first
  * reaches half the total. */
 #include "rk_test.h"
-#include "../../core/src/halves.h"
+#include <rigkit/halves.h>
 
 #include <rigkit/rigkit.h>
 
@@ -23,7 +23,7 @@ static gpointer count(gpointer data) {
 Test(halves, both_halves_run_once_before_the_call_returns) {
   for (int two = 0; two < 2; two++) {
     half_job a = {0, NULL}, b = {0, NULL};
-    const bool threaded = rk__halves_run(count, &a, &b, two);
+    const bool threaded = rk_halves_run(count, &a, &b, two);
     cr_assert_eq(g_atomic_int_get(&a.runs), 1);
     cr_assert_eq(g_atomic_int_get(&b.runs), 1);
     cr_assert_eq(a.thread, g_thread_self(), "the first half runs on the caller's thread");
@@ -39,7 +39,7 @@ static gpointer caller(gpointer data) {
   half_job *j = data;
   for (int round = 0; round < 20; round++) {
     half_job a = {0, NULL}, b = {0, NULL};
-    rk__halves_run(count, &a, &b, true);
+    rk_halves_run(count, &a, &b, true);
     if (g_atomic_int_get(&a.runs) == 1 && g_atomic_int_get(&b.runs) == 1)
       g_atomic_int_inc(&j->runs);
   }
@@ -60,7 +60,7 @@ Test(halves, callers_at_once_each_get_both_halves_done) {
 Test(halves, the_public_name_and_the_internal_one_run_the_same_halves) {
   half_job a = {0, NULL}, b = {0, NULL}, c = {0, NULL}, d = {0, NULL};
   rk_halves_run(count, &a, &b, true);
-  rk__halves_run(count, &c, &d, true);
+  rk_halves_run(count, &c, &d, true);
   cr_assert(a.runs == 1 && b.runs == 1 && c.runs == 1 && d.runs == 1);
   cr_assert_eq(a.thread, g_thread_self());
   cr_assert_eq(c.thread, g_thread_self());
