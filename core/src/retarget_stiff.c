@@ -111,12 +111,12 @@ static rk_vec3 sole_middle(const rk_vec3 pts[RK__RT_POINTS]) {
   return rk_vec3_scale(rk_vec3_add(pts[RK_SOLE_HEEL], pts[RK_SOLE_TIP]), 0.5);
 }
 
-/* Where side's free leg of one bone puts its end relative to its hip pa: the source's foot (the
+/* Where side's free leg of one bone puts its end relative to its hip: the source's foot (the
  * middle of its sole) relative to its hip, turned and scaled onto the target, less the target
  * sole's own offset from its ankle, not the transferred thigh's direction (a stiff leg along a
- * crouching thigh leans far back and out); blended toward the goal by how firmly the foot holds
- * (fading into or out of a contact, the goal's correction fades with it). */
-static rk_vec3 free_reach(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+ * crouching thigh leans far back and out). With no source sole points, the goal's ankle less the
+ * hip pa. */
+static rk_vec3 free_place(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
   const rk_retargeter *rt = c->rt;
   const rk__rt_side *sd = &rt->side[side];
   if (!c->src_pts)
@@ -126,35 +126,136 @@ static rk_vec3 free_reach(const rk__rt_run *c, int side, rk_vec3 pa, const rk__r
   rk_vec3 pts[RK__RT_POINTS];
   rk_sole_at(c->tsole[side], c->tgt_models, pts);
   const rk_vec3 own = rk_vec3_sub(sole_middle(pts), rk__rt_ankle(sd, c->tgt_models));
-  const rk_vec3 rel = rk_vec3_sub(rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(sole_middle(src),
-                                                                                       rk__rt_src_pos(c, hip))),
-                                                rt->scale),
-                                  own);
-  const double w = stiff_hold(g);
-  return rk_vec3_add(rk_vec3_scale(rel, 1 - w), rk_vec3_scale(rk_vec3_sub(g->ankle, pa), w));
+  return rk_vec3_sub(rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(sole_middle(src), rk__rt_src_pos(c, hip))),
+                                   rt->scale),
+                     own);
+}
+
+/* The end of a leg of one bone (length len; from and to its end's offsets from the hip) turned
+ * from `from` toward `to` by weight a. Over the ground it goes the straight way (under the hip)
+ * where that stays `clear` out from under the hip (the reach a stiff leg needs to keep its foot
+ * out of the floor: 0 for a hip high enough to hang straight), else round the hip at that
+ * reach: its distance from under the hip is the straight way's, at least `clear` (no more than
+ * the two ends' own, blended), and its bearing about the vertical turns the short way round,
+ * by each end's share of that distance (an end under the hip has no say in it: continuous as
+ * an end passes under it). Its height follows from the leg's length (below the hip unless both
+ * ends are above). */
+static rk_vec3 round_hip(rk_vec3 from, rk_vec3 to, double a, double len, double clear) {
+  if (!(a > 0))
+    return from;
+  if (a >= 1)
+    return to;
+  const rk_vec3 hf = rk__rt_horizontal(from), ht = rk__rt_horizontal(to);
+  const double rf = rk_vec3_norm(hf), rt = rk_vec3_norm(ht);
+  const double straight = rk_vec3_norm(rk_vec3_add(rk_vec3_scale(hf, 1 - a), rk_vec3_scale(ht, a)));
+  const double r = fmin(len, fmax(straight, fmin(clear, rf + a * (rt - rf))));
+  rk_vec3 h = rk_vec3_make(0, 0, 0);
+  if (rf + rt > 0) {
+    const rk_vec3 u = rf > 0 ? rk_vec3_scale(hf, 1 / rf) : rk_vec3_scale(ht, 1 / rt);
+    const double turn = rf > 0 && rt > 0 ? atan2(rk_vec3_cross(hf, ht).y, rk_vec3_dot(hf, ht)) : 0.0;
+    const double share = a * rt / ((1 - a) * rf + a * rt);
+    h = rk_vec3_scale(rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), share * turn), u), r);
+  }
+  const double up = (1 - a) * from.y + a * to.y > 0 ? 1.0 : -1.0;
+  return rk_vec3_add(h, rk_vec3_make(0, up * sqrt(fmax(0.0, len * len - r * r)), 0));
+}
+
+/* How far out from under its hip pa a leg of one bone (length len) must reach for its end to
+ * stand as high as y (0 when it hangs that high straight down). */
+static double clear_reach(rk_vec3 pa, double len, double y) {
+  const double drop = pa.y - y;
+  return drop < len ? sqrt(len * len - fmax(0.0, drop) * fmax(0.0, drop)) : 0.0;
+}
+
+/* The longest a free leg of one bone takes to turn toward the pin of its next contact (seconds
+ * before the contact): from the source's foot's highest point in that time, and never less than
+ * the blend into the pin. */
+#define STIFF_AHEAD 0.5
+
+/* Where side's sole point p's next contact (interval i of its intervals iv, starting at
+ * frame `first`) begins its approach: the source point's highest frame in the STIFF_AHEAD before
+ * it, after the point's last contact and at least the blend before `first` (when there is room). */
+static int approach_start(const rk__rt_run *c, int side, int p, const GArray *iv, guint i, int first) {
+  const int lo = MAX(MAX(0, first - (int)lround(STIFF_AHEAD * c->fps)),
+                     i > 0 ? g_array_index(iv, rk_contact_interval, i - 1).last + 1 : 0);
+  const int hi = first - MAX(c->ik.blend, 1);
+  if (!c->src_pts || lo >= hi)
+    return MIN(lo, hi);
+  const size_t k = (size_t)side * RK__RT_POINTS + (size_t)p;
+  int top = hi;
+  for (int f = hi - 1; f >= lo; f--)
+    if (c->src_pts[(size_t)f * RK__RT_SOLE_SLOTS + k].y > c->src_pts[(size_t)top * RK__RT_SOLE_SLOTS + k].y)
+      top = f;
+  return top;
+}
+
+/* How far side's free leg of one bone has come toward the pin of its foot's next contact (0 until
+ * the approach_start of the first sole point to plant, 1 at its first frame, eased in and out),
+ * and in *at where its end stands then (the pin less the sole point's offset from the leg's end
+ * now). Of the frame and the contacts only: the same in any half of a split clip. */
+static double approach(const rk__rt_run *c, int side, rk_vec3 *at) {
+  const int f = (int)c->cur_f;
+  double best = 0;
+  int point = -1;
+  guint index = 0;
+  for (int p = 0; p < RK__RT_POINTS; p++) {
+    const GArray *iv = c->res->points[side][p];
+    guint lo = 0, hi = iv ? iv->len : 0;
+    while (lo < hi) {
+      const guint mid = lo + (hi - lo) / 2;
+      if (g_array_index(iv, rk_contact_interval, mid).first <= f)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (!iv || lo >= iv->len)
+      continue;
+    const int first = g_array_index(iv, rk_contact_interval, lo).first;
+    const int start = approach_start(c, side, p, iv, lo, first);
+    if (f <= start)
+      continue;
+    double w = (double)(f - start) / (double)(first - start);
+    w = w * w * (3 - 2 * w);
+    if (w > best) {
+      best = w;
+      point = p;
+      index = lo;
+    }
+  }
+  if (point < 0)
+    return 0;
+  rk_vec3 pts[RK__RT_POINTS];
+  rk_sole_at(c->tsole[side], c->tgt_models, pts);
+  const rk_vec3 off = rk_vec3_sub(pts[point], rk__rt_ankle(&c->rt->side[side], c->tgt_models));
+  *at = rk_vec3_sub(g_array_index(c->pins[side][point], rk_vec3, index), off);
+  return best;
 }
 
 /* Where side's free leg of one bone (length len, from its hip pa) points. In its swing a stiff
- * leg cannot shorten, so its end follows its place over the ground (free_reach), not its
+ * leg cannot shorten, so its end follows its place over the ground (free_place), not its
  * height: it hangs from the hip as a pendulum would (below it, or above it when that place is
  * above the hip). Where the end must stand at least as high as `rise_to` (its foot's mesh out of
  * the floor, the hip too low for the hanging leg), it reaches out just far enough to stay that
- * high: out to the side when its place is under the hip, turning toward the place's own
- * direction as it lies farther out (not at all when the hip is high enough, as in a hop's
- * flight). Each step is continuous in the hip and the place, so the end follows them without
- * leaping from behind the hip to in front of it. */
-static rk_vec3 hang_toward(const rk__rt_run *c, int side, rk_vec3 pa, double len, rk_vec3 want, double rise_to) {
+ * high: along `side_dir` (out to the side, or toward the pin it is turning to) when its place is
+ * under the hip, turning toward the place's own direction as it lies farther out (not at all
+ * when the hip is high enough, as in a hop's flight). Each step is continuous in the hip and the
+ * place, so the end follows them without leaping from behind the hip to in front of it. */
+static rk_vec3 hang_toward(rk_vec3 pa, double len, rk_vec3 want, double rise_to, rk_vec3 side_dir) {
   rk_vec3 h = rk__rt_horizontal(want);
   if (rk_vec3_norm(h) > len)
     h = rk_vec3_scale(rk_vec3_normalize(h), len);
   double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
   if (rise_to - (pa.y + dy) > 0) {
     /* The reach over the ground that leaves the end at that height (farther than the place's
-     * own), along outward turned toward the place's direction by as much as the place lies out
-     * toward that reach (0.9 of it: the direction never vanishes, not even for a place inward of
-     * the hip). */
+     * own), straight out along the place's direction once the place lies half that reach out,
+     * along side_dir for a place under the hip, and between the two in between (continuous as
+     * the place passes under the hip). Leaning out sideways from a place in front of the hip
+     * (as a reach along outward turned only partly toward the place did) lifts a flat foot
+     * least for the distance: the leg swung far out for a millimetre. */
     const double rise = fmax(0.0, pa.y - rise_to), reach = sqrt(fmax(0.0, len * len - rise * rise));
-    const rk_vec3 dir = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(h, 0.9 / reach), outward(c, side)));
+    const double near = 0.5 * reach;
+    const rk_vec3 dir = rk_vec3_normalize(
+        rk_vec3_add(rk_vec3_scale(h, 1 / near), rk_vec3_scale(side_dir, fmax(0.0, 1 - rk_vec3_norm(h) / near))));
     const double along = rk_vec3_dot(h, dir);
     const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
     h = rk_vec3_add(h, rk_vec3_scale(dir, s));
@@ -163,10 +264,43 @@ static rk_vec3 hang_toward(const rk__rt_run *c, int side, rk_vec3 pa, double len
   return rk_vec3_add(h, rk_vec3_make(0, dy, 0));
 }
 
-/* Where side's free leg of one bone points (hang_toward the place free_reach says). */
+/* The horizontal direction of v, or no vector when v is vertical. */
+static rk_vec3 bearing(rk_vec3 v) {
+  const rk_vec3 h = rk__rt_horizontal(v);
+  return rk_vec3_norm(h) > 0 ? rk_vec3_normalize(h) : h;
+}
+
+/* The end offset d of side's free leg of one bone (length len, from its hip pa) turned round
+ * the hip toward the pin of its next contact as that contact nears (approach), then toward its
+ * goal g as the foot fades into or out of a contact (by how firmly it holds): so that it arrives
+ * on its pin at the contact's first frame rather than leap there. With `turn_only`, d is a
+ * horizontal direction turned by the same weights toward theirs. */
+static rk_vec3 toward_pins(const rk__rt_run *c, int side, rk_vec3 pa, rk_vec3 d, double len,
+                           const rk__rt_foot_goal *g, bool turn_only) {
+  rk_vec3 pin = pa;
+  const double a = approach(c, side, &pin), w = stiff_hold(g);
+  if (turn_only) {
+    d = round_hip(d, bearing(rk_vec3_sub(pin, pa)), a, 1.0, 1.0);
+    return bearing(round_hip(d, bearing(rk_vec3_sub(g->ankle, pa)), w, 1.0, 1.0));
+  }
+  d = round_hip(d, rk_vec3_sub(pin, pa), a, len, clear_reach(pa, len, pin.y));
+  return round_hip(d, rk_vec3_sub(g->ankle, pa), w, len, clear_reach(pa, len, g->ankle.y));
+}
+
+/* The way side's free leg of one bone (its hip pa, goal g) reaches out to clear the floor from
+ * under its hip: outward, turned round the hip toward its next pin and its goal as it nears
+ * them. */
+static rk_vec3 reach_side(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+  const rk_vec3 d = toward_pins(c, side, pa, outward(c, side), 1.0, g, true);
+  return rk_vec3_norm(d) > 0 ? d : outward(c, side);
+}
+
+/* Where side's free leg of one bone points: hung toward its place (free_place), turned toward
+ * its pins (toward_pins), then reaching out as far as `rise_to` needs (hang_toward). */
 static rk_vec3 free_want(const rk__rt_run *c, int side, rk_vec3 pa, double len, const rk__rt_foot_goal *g,
                          double rise_to) {
-  return hang_toward(c, side, pa, len, free_reach(c, side, pa, g), rise_to);
+  const rk_vec3 d = hang_toward(pa, len, free_place(c, side, pa, g), -INFINITY, outward(c, side));
+  return hang_toward(pa, len, toward_pins(c, side, pa, d, len, g, false), rise_to, reach_side(c, side, pa, g));
 }
 
 /* Turns side's leg of one bone (its end point pc) about its hip. A held foot's leg points at its
@@ -248,10 +382,11 @@ static void reach_out_of_floor(rk__rt_run *c, int side) {
   double len;
   const rk_vec3 from = leg_direction(c, side, &hip, &len);
   rk_vec3 at = from;
+  const rk_vec3 toward = reach_side(c, side, hip, &c->ik.goal[side]);
   double rise_to = rk__rt_ankle(&c->rt->side[side], c->tgt_models).y;
   for (int pass = 0; pass < 4 && depth > tol; pass++) {
     rise_to += depth;
-    const rk_vec3 to = rk_vec3_normalize(hang_toward(c, side, hip, len, rk_vec3_scale(from, len), rise_to));
+    const rk_vec3 to = rk_vec3_normalize(hang_toward(hip, len, rk_vec3_scale(from, len), rise_to, toward));
     turn_stiff_leg(c, side, at, to);
     at = to;
     depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
