@@ -2,7 +2,9 @@
  * foot in its mesh or on a foot bone): the leg aimed at its goal, the pelvis riding on the legs
  * by contact weight, and free legs paced from frame to frame (a bounded turn per frame, the
  * pelvis lifted while no foot holds) so that a leg never leaps across as the hip passes the
- * height where its foot stands straight. Called by the frame's IK (retarget_ik.c). */
+ * height where its foot stands straight, and turned round the hip toward the pin of their next
+ * contact ahead of it so that they arrive there rather than snap onto it. Called by the frame's
+ * IK (retarget_ik.c). */
 #include "retarget_run.h"
 #include "tree_internal.h"
 
@@ -341,6 +343,10 @@ bool rk__rt_stiff_lifted(const rk__rt_run *c) {
  * second, faster than a walk swings it. */
 #define STIFF_TURN 10.0
 
+/* How far (of the rig's height) a free leg of one bone leaning out of the floor may leave its
+ * foot's edge through the floor for a frame rather than leap out (ease_reach). */
+#define STIFF_GRAZE 0.0025
+
 /* Turns side's leg of one bone (its top `upper`) from direction d to direction to, its foot
  * bone, if any, keeping its world rotation, and redoes the leg's models. */
 static void turn_stiff_leg(rk__rt_run *c, int side, rk_vec3 d, rk_vec3 to) {
@@ -409,18 +415,41 @@ static void raise_on_free_legs(rk__rt_run *c, const bool free[2], double support
   }
 }
 
-/* Side's free leg of one bone turned from its direction at the last frame toward where it
- * points by no more than STIFF_TURN allows in a frame, then on by as much more as keeps its
- * foot out of the floor. */
-static void pace_free_leg(rk__rt_run *c, int side) {
+/* Whether side's free leg of one bone points (*now) further from its direction at the last frame
+ * than STIFF_TURN allows in a frame, and where that bound turns it (*bound). */
+static bool beyond_turn(const rk__rt_run *c, int side, rk_vec3 *now, rk_vec3 *bound) {
   rk_vec3 hip;
   double len;
-  const rk_vec3 want = leg_direction(c, side, &hip, &len), was = c->ik.stiff_dir[side];
-  const rk_vec3 axis = rk_vec3_cross(was, want);
-  const double angle = acos(fmin(1.0, fmax(-1.0, rk_vec3_dot(was, want)))), most = STIFF_TURN / c->fps;
+  *now = leg_direction(c, side, &hip, &len);
+  const rk_vec3 was = c->ik.stiff_dir[side], axis = rk_vec3_cross(was, *now);
+  const double angle = acos(fmin(1.0, fmax(-1.0, rk_vec3_dot(was, *now)))), most = STIFF_TURN / c->fps;
   if (!(angle > most && rk_vec3_norm(axis) > 0))
+    return false;
+  *bound = rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_normalize(axis), most), was);
+  return true;
+}
+
+/* Side's free leg of one bone turned from its direction at the last frame toward where it
+ * points by no more than STIFF_TURN allows in a frame. */
+static void pace_free_leg(rk__rt_run *c, int side) {
+  rk_vec3 now, bound;
+  if (beyond_turn(c, side, &now, &bound))
+    turn_stiff_leg(c, side, now, bound);
+}
+
+/* Side's free leg of one bone, reached out of the floor by more than STIFF_TURN allows from its
+ * last frame's direction, turned back to that bound where its foot then only grazes the floor
+ * (its mesh through it by no more than STIFF_GRAZE of the height): a flat foot under a leg near
+ * the vertical clears the floor only with the leg leant out by about the foot's width, so a
+ * hip sinking a millimetre below where that foot stands flat sent the leg out there in one
+ * frame; it leans out over the next frames instead, its foot's edge grazing the floor. */
+static void ease_reach(rk__rt_run *c, int side) {
+  rk_vec3 now, bound;
+  if (!beyond_turn(c, side, &now, &bound))
     return;
-  turn_stiff_leg(c, side, want, rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_normalize(axis), most), was));
+  turn_stiff_leg(c, side, now, bound);
+  if (rk__rt_foot_depth(c, side, &c->ik.goal[side]) > STIFF_GRAZE * c->rt->tmap.height)
+    turn_stiff_leg(c, side, bound, now);
 }
 
 /* Free legs of one bone (no sole point fully planted) posed after the frame's solve: each hung
@@ -428,9 +457,11 @@ static void pace_free_leg(rk__rt_run *c, int side) {
  * rises as firmly as no foot holds (support: the body sinks only as far as its legs allow, as
  * in a crouch), and the leg reaches out for what the pelvis does not take. Then each turns from
  * its last frame's direction at a bounded rate, further only as far as keeps its foot out of
- * the floor: the pose that keeps a flat foot out of a low floor leaps from out to the side to
+ * the floor (and that further turn too spread over frames while its foot only grazes the floor:
+ * ease_reach): the pose that keeps a flat foot out of a low floor leaps from out to the side to
  * straight down as the hip passes the height where the foot stands straight, and from the
- * reach to the source's own swing as the foot leaves the floor; the leg swings across instead. */
+ * reach to the source's own swing as the foot leaves the floor; the leg swings across instead.
+ * Ahead of a contact the leg turns round the hip toward its pin (free_want, toward_pins). */
 void rk__rt_pace_stiff_legs(rk__rt_run *c) {
   if (!rk__rt_stiff_legs(c->rt))
     return;
@@ -449,6 +480,8 @@ void rk__rt_pace_stiff_legs(rk__rt_run *c) {
       if (c->ik.stiff_have)
         pace_free_leg(c, side);
       reach_out_of_floor(c, side);
+      if (c->ik.stiff_have)
+        ease_reach(c, side);
     }
 }
 
