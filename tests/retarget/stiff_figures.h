@@ -30,6 +30,9 @@ typedef struct stiff_figures {
                             under its hip, over the ground, than the source's ankle from under
                             its hip (scaled), at most */
   size_t contacts;       /* contact joints of the run */
+  double arrive_move;    /* the largest move (m) of a leg's end on the first frame of a contact
+                            of its foot while the other foot is planted (a snap onto the pin) */
+  size_t arrivals;       /* such contact starts */
 } stiff_figures;
 
 /* World models of frame f of clip on skeleton s at fps into m (locals scratch of n). */
@@ -126,6 +129,11 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
         end_mv[side][f] = rk_vec3_norm(rk_vec3_sub(e[side], prev_end[side]));
         src_foot[side][f] = rk_vec3_norm(rk_vec3_sub(ps, prev_src[side]));
         fig->jumps += end_mv[side][f] > 0.05;
+        if (stiff_planted(r, side, f) && !stiff_planted(r, side, f - 1) && stiff_planted(r, !side, f - 1) &&
+            stiff_planted(r, !side, f)) {
+          fig->arrivals++;
+          fig->arrive_move = fmax(fig->arrive_move, end_mv[side][f]);
+        }
       }
       prev_end[side] = e[side];
       prev_src[side] = ps;
