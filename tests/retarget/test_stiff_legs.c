@@ -5,7 +5,8 @@
  * still (<= 5 mm) and their meshes on the floor, not through it (before, the swing foot's end
  * jumped up to 30 cm in a frame as its goal passed under the hip, and the pelvis dropped up to
  * 11 cm when support changed); the walk and turn with no foot ever planted, whose free legs
- * turn at a bounded rate with their feet out of the floor; and the blocky walk, used as a
+ * turn at a bounded rate with their feet out of the floor; a foot planting beside a held one
+ * (cmu_cross) arriving on its pin rather than leaping onto it; and the blocky walk, used as a
  * source, plants its feet onto a human (it planted none). */
 #include "../plugin/retarget_test.h"
 #include "stiff_figures.h"
