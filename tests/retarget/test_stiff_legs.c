@@ -14,6 +14,13 @@
 static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
                                     "generated/cmu_turn.bvh", NULL};
 
+/* The report of a run of the source clips (CMU units, NULL-terminated) onto game_blocky, its
+ * outputs in dir. */
+static JsonParser *onto_blocky(const char *dir, const char *const *sources) {
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  return rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, sources, 0, NULL);
+}
+
 /* The figures of report entry i of p (a run onto game_blocky of source clip `path`, CMU units)
  * into f; its clip's name into *clip. */
 static JsonObject *measured(JsonParser *p, guint i, const char *path, const char **clip,
@@ -29,8 +36,7 @@ static JsonObject *measured(JsonParser *p, guint i, const char *path, const char
 
 Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, clips, 0, NULL);
+  JsonParser *p = onto_blocky(dir, clips);
   for (guint i = 0; i < rt_entry_count(p); i++) {
     const char *clip;
     stiff_figures f;
@@ -63,9 +69,8 @@ Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {
 
 Test(stiff_legs, the_blocky_walk_as_a_source_plants_its_feet) {
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
   static const char *const walk[] = {"generated/cmu_walk.bvh", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, walk, 0, NULL);
+  JsonParser *p = onto_blocky(dir, walk);
   const char *clip;
   g_autofree char *blocky = g_strdup(rt_str(rt_ok_entry(p, 0, "game_blocky", &clip), "output"));
   g_object_unref(p);
@@ -140,9 +145,8 @@ Test(stiff_legs, free_legs_turn_at_a_bounded_rate_out_of_the_floor) {
  * clip; 29 and 44.5 cm on the CMU jumps 01_01 and 01_03). */
 Test(stiff_legs, a_foot_planting_beside_a_held_one_arrives_on_its_pin) {
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
   static const char *const cross[] = {"generated/cmu_cross.bvh", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, cross, 0, NULL);
+  JsonParser *p = onto_blocky(dir, cross);
   const char *clip;
   stiff_figures f;
   measured(p, 0, cross[0], &clip, &f);

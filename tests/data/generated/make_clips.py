@@ -889,6 +889,10 @@ class Motion:
         self.rig, self.name, self.fps, self.feet = rig, name, fps, feet
         self.frames = int(round(duration * fps)) + 1
 
+    def track_at(self, t):
+        """The entry of a motion's per-frame pelvis track (self.track) at the frame nearest t."""
+        return self.track[min(self.frames - 1, int(round(t * self.fps)))]
+
     def spec(self, t):
         raise NotImplementedError
 
@@ -1491,8 +1495,7 @@ class Shuffle(Motion):
 
     def spec(self, t):
         rig = self.rig
-        i = min(self.frames - 1, int(round(t * self.fps)))
-        x, z, hd = self.track[i]
+        x, z, hd = self.track_at(t)
         turn = -40 * RAD * (smooth((t - 3.5) / 0.4) - smooth((t - 5.1) / 0.4))
         sp = Spec()
         sp.pelvis_rot = mmul(ry(hd + 5 * RAD), rx(12 * RAD))
@@ -1533,19 +1536,16 @@ class Cross(Motion):
         for s in 'LR':
             f[s].hold_until(5.0)
         super().__init__(rig, 'cross', fps, 5.0, feet=f)
-        raw = []
-        for i in range(self.frames):
-            a = {s: g[s].ankle(f[s].at(i / fps)[0]) for s in 'LR'}
-            raw.append(((a['L'][0] + a['R'][0]) / 2, (a['L'][2] + a['R'][2]) / 2))
-        self.track = gauss_smoothed(raw, 0.1 * fps)
         self.notes = ('feet drawn across: the left foot slides across in front of the right '
                       '0.6-1.1 s, plants until 1.9 s and slides back; the right foot the same '
                       '2.8-4.6 s')
+        ankles = [[g[s].ankle(f[s].at(i / fps)[0]) for s in 'LR'] for i in range(self.frames)]
+        self.track = gauss_smoothed([((l[0] + r[0]) / 2, (l[2] + r[2]) / 2) for l, r in ankles],
+                                    0.1 * fps)
 
     def spec(self, t):
         rig = self.rig
-        i = min(self.frames - 1, int(round(t * self.fps)))
-        x, z = self.track[i]
+        x, z = self.track_at(t)
         sp = Spec()
         sp.pelvis_rot = rx(3 * RAD)
         sp.local = helper_locals(rig, 0.0, 0.0)
