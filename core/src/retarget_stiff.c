@@ -2,7 +2,9 @@
  * foot in its mesh or on a foot bone): the leg aimed at its goal, the pelvis riding on the legs
  * by contact weight, and free legs paced from frame to frame (a bounded turn per frame, the
  * pelvis lifted while no foot holds) so that a leg never leaps across as the hip passes the
- * height where its foot stands straight. Called by the frame's IK (retarget_ik.c). */
+ * height where its foot stands straight, and turned round the hip toward the pin of their next
+ * contact ahead of it so that they arrive there rather than snap onto it. Called by the frame's
+ * IK (retarget_ik.c). */
 #include "retarget_run.h"
 #include "tree_internal.h"
 
@@ -106,16 +108,207 @@ static rk_vec3 outward(const rk__rt_run *c, int side) {
   return rk_vec3_norm(across) > 0 ? rk_vec3_scale(rk_vec3_normalize(across), side ? -1.0 : 1.0) : across;
 }
 
+/* The middle of side's sole (between heel and tip) among the sole points pts. */
+static rk_vec3 sole_middle(const rk_vec3 pts[RK__RT_POINTS]) {
+  return rk_vec3_scale(rk_vec3_add(pts[RK_SOLE_HEEL], pts[RK_SOLE_TIP]), 0.5);
+}
+
+/* Where side's free leg of one bone puts its end relative to its hip: the source's foot (the
+ * middle of its sole) relative to its hip, turned and scaled onto the target, less the target
+ * sole's own offset from its ankle, not the transferred thigh's direction (a stiff leg along a
+ * crouching thigh leans far back and out). With no source sole points, the goal's ankle less the
+ * hip pa. */
+static rk_vec3 free_place(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+  const rk_retargeter *rt = c->rt;
+  const rk__rt_side *sd = &rt->side[side];
+  if (!c->src_pts)
+    return rk_vec3_sub(g->ankle, pa);
+  const rk_vec3 *src = &c->src_pts[c->cur_f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS];
+  const int hip = rt->smap.joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
+  rk_vec3 pts[RK__RT_POINTS];
+  rk_sole_at(c->tsole[side], c->tgt_models, pts);
+  const rk_vec3 own = rk_vec3_sub(sole_middle(pts), rk__rt_ankle(sd, c->tgt_models));
+  return rk_vec3_sub(rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(sole_middle(src), rk__rt_src_pos(c, hip))),
+                                   rt->scale),
+                     own);
+}
+
+/* The end of a leg of one bone (length len; from and to its end's offsets from the hip) turned
+ * from `from` toward `to` by weight a. Over the ground it goes the straight way (under the hip)
+ * where that stays `clear` out from under the hip (the reach a stiff leg needs to keep its foot
+ * out of the floor: 0 for a hip high enough to hang straight), else round the hip at that
+ * reach: its distance from under the hip is the straight way's, at least `clear` (no more than
+ * the two ends' own, blended), and its bearing about the vertical turns the short way round,
+ * by each end's share of that distance (an end under the hip has no say in it: continuous as
+ * an end passes under it). Its height follows from the leg's length (below the hip unless both
+ * ends are above). */
+static rk_vec3 round_hip(rk_vec3 from, rk_vec3 to, double a, double len, double clear) {
+  if (!(a > 0))
+    return from;
+  if (a >= 1)
+    return to;
+  const rk_vec3 hf = rk__rt_horizontal(from), ht = rk__rt_horizontal(to);
+  const double rf = rk_vec3_norm(hf), rt = rk_vec3_norm(ht);
+  const double straight = rk_vec3_norm(rk_vec3_add(rk_vec3_scale(hf, 1 - a), rk_vec3_scale(ht, a)));
+  const double r = fmin(len, fmax(straight, fmin(clear, rf + a * (rt - rf))));
+  rk_vec3 h = rk_vec3_make(0, 0, 0);
+  if (rf + rt > 0) {
+    const rk_vec3 u = rf > 0 ? rk_vec3_scale(hf, 1 / rf) : rk_vec3_scale(ht, 1 / rt);
+    const double turn = rf > 0 && rt > 0 ? atan2(rk_vec3_cross(hf, ht).y, rk_vec3_dot(hf, ht)) : 0.0;
+    const double share = a * rt / ((1 - a) * rf + a * rt);
+    h = rk_vec3_scale(rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), share * turn), u), r);
+  }
+  const double up = (1 - a) * from.y + a * to.y > 0 ? 1.0 : -1.0;
+  return rk_vec3_add(h, rk_vec3_make(0, up * sqrt(fmax(0.0, len * len - r * r)), 0));
+}
+
+/* How far out from under its hip pa a leg of one bone (length len) must reach for its end to
+ * stand as high as y (0 when it hangs that high straight down). */
+static double clear_reach(rk_vec3 pa, double len, double y) {
+  const double drop = pa.y - y;
+  return drop < len ? sqrt(len * len - fmax(0.0, drop) * fmax(0.0, drop)) : 0.0;
+}
+
+/* The longest a free leg of one bone takes to turn toward the pin of its next contact (seconds
+ * before the contact): from the source's foot's highest point in that time, and never less than
+ * the blend into the pin. */
+#define STIFF_AHEAD 0.5
+
+/* Where side's sole point p's next contact (interval i of its intervals iv, starting at
+ * frame `first`) begins its approach: the source point's highest frame in the STIFF_AHEAD before
+ * it, after the point's last contact and at least the blend before `first` (when there is room). */
+static int approach_start(const rk__rt_run *c, int side, int p, const GArray *iv, guint i, int first) {
+  const int lo = MAX(MAX(0, first - (int)lround(STIFF_AHEAD * c->fps)),
+                     i > 0 ? g_array_index(iv, rk_contact_interval, i - 1).last + 1 : 0);
+  const int hi = first - MAX(c->ik.blend, 1);
+  if (!c->src_pts || lo >= hi)
+    return MIN(lo, hi);
+  const size_t k = (size_t)side * RK__RT_POINTS + (size_t)p;
+  int top = hi;
+  for (int f = hi - 1; f >= lo; f--)
+    if (c->src_pts[(size_t)f * RK__RT_SOLE_SLOTS + k].y > c->src_pts[(size_t)top * RK__RT_SOLE_SLOTS + k].y)
+      top = f;
+  return top;
+}
+
+/* How far side's free leg of one bone has come toward the pin of its foot's next contact (0 until
+ * the approach_start of the first sole point to plant, 1 at its first frame, eased in and out),
+ * and in *at where its end stands then (the pin less the sole point's offset from the leg's end
+ * now). Of the frame and the contacts only: the same in any half of a split clip. */
+static double approach(const rk__rt_run *c, int side, rk_vec3 *at) {
+  const int f = (int)c->cur_f;
+  double best = 0;
+  int point = -1;
+  guint index = 0;
+  for (int p = 0; p < RK__RT_POINTS; p++) {
+    const GArray *iv = c->res->points[side][p];
+    guint lo = 0, hi = iv ? iv->len : 0;
+    while (lo < hi) {
+      const guint mid = lo + (hi - lo) / 2;
+      if (g_array_index(iv, rk_contact_interval, mid).first <= f)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (!iv || lo >= iv->len)
+      continue;
+    const int first = g_array_index(iv, rk_contact_interval, lo).first;
+    const int start = approach_start(c, side, p, iv, lo, first);
+    if (f <= start)
+      continue;
+    double w = (double)(f - start) / (double)(first - start);
+    w = w * w * (3 - 2 * w);
+    if (w > best) {
+      best = w;
+      point = p;
+      index = lo;
+    }
+  }
+  if (point < 0)
+    return 0;
+  rk_vec3 pts[RK__RT_POINTS];
+  rk_sole_at(c->tsole[side], c->tgt_models, pts);
+  const rk_vec3 off = rk_vec3_sub(pts[point], rk__rt_ankle(&c->rt->side[side], c->tgt_models));
+  *at = rk_vec3_sub(g_array_index(c->pins[side][point], rk_vec3, index), off);
+  return best;
+}
+
+/* Where side's free leg of one bone (length len, from its hip pa) points. In its swing a stiff
+ * leg cannot shorten, so its end follows its place over the ground (free_place), not its
+ * height: it hangs from the hip as a pendulum would (below it, or above it when that place is
+ * above the hip). Where the end must stand at least as high as `rise_to` (its foot's mesh out of
+ * the floor, the hip too low for the hanging leg), it reaches out just far enough to stay that
+ * high: along `side_dir` (out to the side, or toward the pin it is turning to) when its place is
+ * under the hip, turning toward the place's own direction as it lies farther out (not at all
+ * when the hip is high enough, as in a hop's flight). Each step is continuous in the hip and the
+ * place, so the end follows them without leaping from behind the hip to in front of it. */
+static rk_vec3 hang_toward(rk_vec3 pa, double len, rk_vec3 want, double rise_to, rk_vec3 side_dir) {
+  rk_vec3 h = rk__rt_horizontal(want);
+  if (rk_vec3_norm(h) > len)
+    h = rk_vec3_scale(rk_vec3_normalize(h), len);
+  double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
+  if (rise_to - (pa.y + dy) > 0) {
+    /* The reach over the ground that leaves the end at that height (farther than the place's
+     * own), straight out along the place's direction once the place lies half that reach out,
+     * along side_dir for a place under the hip, and between the two in between (continuous as
+     * the place passes under the hip). Leaning out sideways from a place in front of the hip
+     * (as a reach along outward turned only partly toward the place did) lifts a flat foot
+     * least for the distance: the leg swung far out for a millimetre. */
+    const double rise = fmax(0.0, pa.y - rise_to), reach = sqrt(fmax(0.0, len * len - rise * rise));
+    const double near = 0.5 * reach;
+    const rk_vec3 dir = rk_vec3_normalize(
+        rk_vec3_add(rk_vec3_scale(h, 1 / near), rk_vec3_scale(side_dir, fmax(0.0, 1 - rk_vec3_norm(h) / near))));
+    const double along = rk_vec3_dot(h, dir);
+    const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
+    h = rk_vec3_add(h, rk_vec3_scale(dir, s));
+    dy = -sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
+  }
+  return rk_vec3_add(h, rk_vec3_make(0, dy, 0));
+}
+
+/* The horizontal direction of v, or no vector when v is vertical. */
+static rk_vec3 bearing(rk_vec3 v) {
+  const rk_vec3 h = rk__rt_horizontal(v);
+  return rk_vec3_norm(h) > 0 ? rk_vec3_normalize(h) : h;
+}
+
+/* The end offset d of side's free leg of one bone (length len, from its hip pa) turned round
+ * the hip toward the pin of its next contact as that contact nears (approach), then toward its
+ * goal g as the foot fades into or out of a contact (by how firmly it holds): so that it arrives
+ * on its pin at the contact's first frame rather than leap there. With `turn_only`, d is a
+ * horizontal direction turned by the same weights toward theirs. */
+static rk_vec3 toward_pins(const rk__rt_run *c, int side, rk_vec3 pa, rk_vec3 d, double len,
+                           const rk__rt_foot_goal *g, bool turn_only) {
+  rk_vec3 pin = pa;
+  const double a = approach(c, side, &pin), w = stiff_hold(g);
+  if (turn_only) {
+    d = round_hip(d, bearing(rk_vec3_sub(pin, pa)), a, 1.0, 1.0);
+    return bearing(round_hip(d, bearing(rk_vec3_sub(g->ankle, pa)), w, 1.0, 1.0));
+  }
+  d = round_hip(d, rk_vec3_sub(pin, pa), a, len, clear_reach(pa, len, pin.y));
+  return round_hip(d, rk_vec3_sub(g->ankle, pa), w, len, clear_reach(pa, len, g->ankle.y));
+}
+
+/* The way side's free leg of one bone (its hip pa, goal g) reaches out to clear the floor from
+ * under its hip: outward, turned round the hip toward its next pin and its goal as it nears
+ * them. */
+static rk_vec3 reach_side(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+  const rk_vec3 d = toward_pins(c, side, pa, outward(c, side), 1.0, g, true);
+  return rk_vec3_norm(d) > 0 ? d : outward(c, side);
+}
+
+/* Where side's free leg of one bone points: hung toward its place (free_place), turned toward
+ * its pins (toward_pins), then reaching out as far as `rise_to` needs (hang_toward). */
+static rk_vec3 free_want(const rk__rt_run *c, int side, rk_vec3 pa, double len, const rk__rt_foot_goal *g,
+                         double rise_to) {
+  const rk_vec3 d = hang_toward(pa, len, free_place(c, side, pa, g), -INFINITY, outward(c, side));
+  return hang_toward(pa, len, toward_pins(c, side, pa, d, len, g, false), rise_to, reach_side(c, side, pa, g));
+}
+
 /* Turns side's leg of one bone (its end point pc) about its hip. A held foot's leg points at its
- * goal (the pelvis stands where the leg reaches it). In its swing a stiff leg cannot shorten, so
- * its end follows the goal's place over the ground, not its height: it hangs from the hip as a
- * pendulum would (below it, or above it when the goal is above the hip), lower than the goal.
- * Where that puts the foot's mesh through the floor, place_legs lifts the goal out of it and the
- * end reaches out just far enough to stay that high: out to the side when the goal is under the
- * hip, turning toward the goal's own direction as the goal lies farther out (not at all when the
- * hip is high enough, as in a hop's flight). Each step is continuous in the hip and the goal, so
- * the end follows them without leaping from behind the hip to in front of it. Updates the leg's local and limb_world (not the models); returns whether
- * the end reaches the goal. */
+ * goal (the pelvis stands where the leg reaches it); a free one as free_want says, rising to a
+ * goal lifted out of the floor. Updates the leg's local and limb_world (not the models); returns
+ * whether the end reaches the goal. */
 bool rk__rt_aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot_goal *g) {
   const int a = c->rt->side[side].upper;
   const rk_vec3 pa = rk_mat4_get_translation(&c->tgt_models[a]);
@@ -123,27 +316,7 @@ bool rk__rt_aim_stiff_leg(rk__rt_run *c, int side, rk_vec3 pc, const rk__rt_foot
   const double len = rk_vec3_norm(now);
   if (!(len > 0))
     return false;
-  rk_vec3 want = rk_vec3_sub(g->ankle, pa);
-  if (!g->held) {
-    rk_vec3 h = rk__rt_horizontal(want);
-    if (rk_vec3_norm(h) > len)
-      h = rk_vec3_scale(rk_vec3_normalize(h), len);
-    double dy = (want.y > 0 ? 1.0 : -1.0) * sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
-    const double short_by = g->lifted ? g->ankle.y - (pa.y + dy) : 0.0;
-    if (short_by > 0) {
-      /* The reach over the ground that leaves the end at the goal's height (farther than the
-       * goal's own: short_by > 0), along outward turned toward the goal's direction by as much as
-       * the goal lies out toward that reach (0.9 of it: the direction never vanishes, not even for
-       * a goal inward of the hip). */
-      const double rise = fmax(0.0, pa.y - g->ankle.y), reach = sqrt(fmax(0.0, len * len - rise * rise));
-      const rk_vec3 dir = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(h, 0.9 / reach), outward(c, side)));
-      const double along = rk_vec3_dot(h, dir);
-      const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(h, h) + reach * reach));
-      h = rk_vec3_add(h, rk_vec3_scale(dir, s));
-      dy = -sqrt(fmax(0.0, len * len - rk_vec3_dot(h, h)));
-    }
-    want = rk_vec3_add(h, rk_vec3_make(0, dy, 0));
-  }
+  const rk_vec3 want = g->held ? rk_vec3_sub(g->ankle, pa) : free_want(c, side, pa, len, g, g->lifted ? g->ankle.y : -INFINITY);
   if (!(rk_vec3_norm(want) > 0))
     return false;
   rk__rt_set_world_rotation(c, a, rk_quat_mul(rk_quat_from_to(now, want), c->limb_world[a]));
@@ -170,6 +343,10 @@ bool rk__rt_stiff_lifted(const rk__rt_run *c) {
  * second, faster than a walk swings it. */
 #define STIFF_TURN 10.0
 
+/* How far (of the rig's height) a free leg of one bone leaning out of the floor may leave its
+ * foot's edge through the floor for a frame rather than leap out (ease_reach). */
+#define STIFF_GRAZE 0.0025
+
 /* Turns side's leg of one bone (its top `upper`) from direction d to direction to, its foot
  * bone, if any, keeping its world rotation, and redoes the leg's models. */
 static void turn_stiff_leg(rk__rt_run *c, int side, rk_vec3 d, rk_vec3 to) {
@@ -183,64 +360,129 @@ static void turn_stiff_leg(rk__rt_run *c, int side, rk_vec3 d, rk_vec3 to) {
   rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, sd->upper, sd->upper);
 }
 
-/* Side's free leg of one bone turned from its direction at the last frame toward where the
- * frame's solve put it by no more than STIFF_TURN allows in a frame, then by as much more as
- * keeps its foot's mesh out of the floor: with no foot held (support 0) the pelvis rises
- * first (the body sinks only as far as its legs allow), as firmly as no foot holds; what the
- * pelvis does not take, the leg turns further for (the least turn whose foot clears, by
- * bisection: the solve's own direction clears). */
-static void pace_stiff_leg(rk__rt_run *c, int side, double support) {
-  enum { HALVINGS = 12 };
-  const rk_retargeter *rt = c->rt;
-  const rk__rt_side *sd = &rt->side[side];
-  rk__rt_foot_goal *g = &c->ik.goal[side];
-  const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
-  const rk_vec3 want = rk_vec3_normalize(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
-  const rk_vec3 was = c->ik.stiff_dir[side], axis = rk_vec3_cross(was, want);
-  const double angle = acos(fmin(1.0, fmax(-1.0, rk_vec3_dot(was, want)))), most = STIFF_TURN / c->fps;
-  if (angle <= most || !(rk_vec3_norm(axis) > 0))
-    return;
-  const rk_vec3 n = rk_vec3_normalize(axis);
-  rk_vec3 at = want, to = rk_quat_rotate(rk_quat_from_axis_angle(n, most), was);
-  turn_stiff_leg(c, side, at, to);
-  at = to;
-  const double tol = 1e-3 * rt->tmap.height;
-  double depth = rk__rt_foot_depth(c, side, g);
-  for (int pass = 0; pass < 4 && depth > tol && support < 1; pass++) {
-    rk__rt_set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]),
-                                       rk_vec3_make(0, depth * (1 - support), 0)));
-    depth = rk__rt_foot_depth(c, side, g);
-  }
-  if (depth <= tol)
-    return;
-  double lo = most, hi = angle;
-  for (int i = 0; i < HALVINGS; i++) {
-    const double mid = 0.5 * (lo + hi);
-    to = rk_quat_rotate(rk_quat_from_axis_angle(n, mid), was);
-    turn_stiff_leg(c, side, at, to);
-    at = to;
-    if (rk__rt_foot_depth(c, side, g) > tol)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  turn_stiff_leg(c, side, at, rk_quat_rotate(rk_quat_from_axis_angle(n, hi), was));
+/* The unit direction of side's leg of one bone (hip to end) in the current models, its hip in
+ * *hip and its length in *len. */
+static rk_vec3 leg_direction(const rk__rt_run *c, int side, rk_vec3 *hip, double *len) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  *hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
+  const rk_vec3 d = rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), *hip);
+  *len = rk_vec3_norm(d);
+  return rk_vec3_normalize(d);
 }
 
-/* Free legs of one bone paced (pace_stiff_leg). A stiff leg's foot clears a floor too close
- * under the hip only with the leg out to the side (a flat foot's edge dips as it leans a
- * little), so the pose that keeps it out leaps from out there to straight down as the hip
- * passes the height where the foot stands straight, and from the reach to the source's own
- * swing as the foot leaves the floor: the leg swings across instead. */
+/* Side's free leg of one bone hung from its hip (free_want, no rise). */
+static void hang_free_leg(rk__rt_run *c, int side) {
+  rk_vec3 hip;
+  double len;
+  const rk_vec3 now = leg_direction(c, side, &hip, &len);
+  turn_stiff_leg(c, side, now, rk_vec3_normalize(free_want(c, side, hip, len, &c->ik.goal[side], -INFINITY)));
+}
+
+/* Side's free leg of one bone, its foot's mesh through the floor, reaching out from where it
+ * points until it clears (hang_toward its own place over the ground, rising to the height that
+ * takes it out): continuous in the leg's direction, which turns at a bounded rate. */
+static void reach_out_of_floor(rk__rt_run *c, int side) {
+  const double tol = 1e-3 * c->rt->tmap.height;
+  double depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
+  rk_vec3 hip;
+  double len;
+  const rk_vec3 from = leg_direction(c, side, &hip, &len);
+  rk_vec3 at = from;
+  const rk_vec3 toward = reach_side(c, side, hip, &c->ik.goal[side]);
+  double rise_to = rk__rt_ankle(&c->rt->side[side], c->tgt_models).y;
+  for (int pass = 0; pass < 4 && depth > tol; pass++) {
+    rise_to += depth;
+    const rk_vec3 to = rk_vec3_normalize(hang_toward(hip, len, rk_vec3_scale(from, len), rise_to, toward));
+    turn_stiff_leg(c, side, at, to);
+    at = to;
+    depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
+  }
+}
+
+/* The pelvis raised by as much as the free legs' feet (free) go through the floor, as firmly as
+ * no foot holds (support). */
+static void raise_on_free_legs(rk__rt_run *c, const bool free[2], double support) {
+  const double tol = 1e-3 * c->rt->tmap.height;
+  for (int pass = 0; pass < 4 && support < 1; pass++) {
+    double depth = 0;
+    for (int side = 0; side < 2; side++)
+      if (free[side])
+        depth = fmax(depth, rk__rt_foot_depth(c, side, &c->ik.goal[side]));
+    if (depth <= tol)
+      break;
+    rk__rt_set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[c->rt->tgt_hips]),
+                                              rk_vec3_make(0, depth * (1 - support), 0)));
+  }
+}
+
+/* Whether side's free leg of one bone points (*now) further from its direction at the last frame
+ * than STIFF_TURN allows in a frame, and where that bound turns it (*bound). */
+static bool beyond_turn(const rk__rt_run *c, int side, rk_vec3 *now, rk_vec3 *bound) {
+  rk_vec3 hip;
+  double len;
+  *now = leg_direction(c, side, &hip, &len);
+  const rk_vec3 was = c->ik.stiff_dir[side], axis = rk_vec3_cross(was, *now);
+  const double angle = acos(fmin(1.0, fmax(-1.0, rk_vec3_dot(was, *now)))), most = STIFF_TURN / c->fps;
+  if (!(angle > most && rk_vec3_norm(axis) > 0))
+    return false;
+  *bound = rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_normalize(axis), most), was);
+  return true;
+}
+
+/* Side's free leg of one bone turned from its direction at the last frame toward where it
+ * points by no more than STIFF_TURN allows in a frame. */
+static void pace_free_leg(rk__rt_run *c, int side) {
+  rk_vec3 now, bound;
+  if (beyond_turn(c, side, &now, &bound))
+    turn_stiff_leg(c, side, now, bound);
+}
+
+/* Side's free leg of one bone, reached out of the floor by more than STIFF_TURN allows from its
+ * last frame's direction, turned back to that bound where its foot then only grazes the floor
+ * (its mesh through it by no more than STIFF_GRAZE of the height): a flat foot under a leg near
+ * the vertical clears the floor only with the leg leant out by about the foot's width, so a
+ * hip sinking a millimetre below where that foot stands flat sent the leg out there in one
+ * frame; it leans out over the next frames instead, its foot's edge grazing the floor. */
+static void ease_reach(rk__rt_run *c, int side) {
+  rk_vec3 now, bound;
+  if (!beyond_turn(c, side, &now, &bound))
+    return;
+  turn_stiff_leg(c, side, now, bound);
+  if (rk__rt_foot_depth(c, side, &c->ik.goal[side]) > STIFF_GRAZE * c->rt->tmap.height)
+    turn_stiff_leg(c, side, bound, now);
+}
+
+/* Free legs of one bone (no sole point fully planted) posed after the frame's solve: each hung
+ * where the source's foot is (free_want); where a foot then goes through the floor, the pelvis
+ * rises as firmly as no foot holds (support: the body sinks only as far as its legs allow, as
+ * in a crouch), and the leg reaches out for what the pelvis does not take. Then each turns from
+ * its last frame's direction at a bounded rate, further only as far as keeps its foot out of
+ * the floor (and that further turn too spread over frames while its foot only grazes the floor:
+ * ease_reach): the pose that keeps a flat foot out of a low floor leaps from out to the side to
+ * straight down as the hip passes the height where the foot stands straight, and from the
+ * reach to the source's own swing as the foot leaves the floor; the leg swings across instead.
+ * Ahead of a contact the leg turns round the hip toward its pin (free_want, toward_pins). */
 void rk__rt_pace_stiff_legs(rk__rt_run *c) {
-  if (!rk__rt_stiff_legs(c->rt) || !c->ik.stiff_have)
+  if (!rk__rt_stiff_legs(c->rt))
     return;
   double support = 0;
+  bool free[2];
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    support = fmax(support, g->active ? stiff_hold(g) : 0.0);
+    free[side] = g->active && !g->held;
+    if (free[side])
+      hang_free_leg(c, side);
+  }
+  raise_on_free_legs(c, free, support);
   for (int side = 0; side < 2; side++)
-    support = fmax(support, c->ik.goal[side].active ? stiff_hold(&c->ik.goal[side]) : 0.0);
-  for (int side = 0; side < 2; side++)
-    if (c->ik.goal[side].active && !c->ik.goal[side].held)
-      pace_stiff_leg(c, side, support);
+    if (free[side]) {
+      if (c->ik.stiff_have)
+        pace_free_leg(c, side);
+      reach_out_of_floor(c, side);
+      if (c->ik.stiff_have)
+        ease_reach(c, side);
+    }
 }
 
 /* The directions of legs of one bone at this frame, for the next one's turns. */

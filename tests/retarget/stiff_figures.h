@@ -28,7 +28,13 @@ typedef struct stiff_figures {
   double low_swing_mm;   /* of a swinging foot's */
   double splay_deg;      /* the largest angle of a leg out to the side of the body (from the
                             vertical, in the plane across the hips) */
+  double under_excess;   /* with no foot planted: how much farther (m) a leg's end stands from
+                            under its hip, over the ground, than the source's ankle from under
+                            its hip (scaled), at most */
   size_t contacts;       /* contact joints of the run */
+  double arrive_move;    /* the largest move (m) of a leg's end on the first frame of a contact
+                            of its foot while the other foot is planted (a snap onto the pin) */
+  size_t arrivals;       /* such contact starts */
 } stiff_figures;
 
 /* World models of frame f of clip on skeleton s at fps into m (locals scratch of n). */
@@ -90,11 +96,12 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
   g_autofree rk_mat4 *rest = g_new(rk_mat4, no), *m = g_new(rk_mat4, no), *sm_ = g_new(rk_mat4, ns);
   rk_skeleton_rest_models(os, rest);
   const int hips = tm.joint[RK_BONE_HIPS], ships = sm.joint[RK_BONE_HIPS];
-  int leg[2], sfoot[2];
+  int leg[2], sfoot[2], sleg[2];
   rk_vec3 end_local[2];
   for (int side = 0; side < 2; side++) {
     leg[side] = tm.joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
     sfoot[side] = sm.joint[side ? RK_BONE_RIGHT_FOOT : RK_BONE_LEFT_FOOT];
+    sleg[side] = sm.joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
     rk_mat4 inv;
     rk_mat4_inverse_affine(&rest[leg[side]], &inv);
     end_local[side] = rk_mat4_transform_point(&inv, tm.leg_end[side]);
@@ -115,10 +122,20 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
       e[side] = rk_mat4_transform_point(&m[leg[side]], end_local[side]);
       hip[side] = rk_mat4_get_translation(&m[leg[side]]);
       const rk_vec3 ps = rk_vec3_scale(rk_mat4_get_translation(&sm_[sfoot[side]]), scale);
+      if (!stiff_planted(r, 0, f) && !stiff_planted(r, 1, f)) {
+        const rk_vec3 sh = rk_vec3_scale(rk_mat4_get_translation(&sm_[sleg[side]]), scale);
+        const double t = hypot(e[side].x - hip[side].x, e[side].z - hip[side].z);
+        fig->under_excess = fmax(fig->under_excess, t - hypot(ps.x - sh.x, ps.z - sh.z));
+      }
       if (f > 0) {
         end_mv[side][f] = rk_vec3_norm(rk_vec3_sub(e[side], prev_end[side]));
         src_foot[side][f] = rk_vec3_norm(rk_vec3_sub(ps, prev_src[side]));
         fig->jumps += end_mv[side][f] > 0.05;
+        if (stiff_planted(r, side, f) && !stiff_planted(r, side, f - 1) && stiff_planted(r, !side, f - 1) &&
+            stiff_planted(r, !side, f)) {
+          fig->arrivals++;
+          fig->arrive_move = fmax(fig->arrive_move, end_mv[side][f]);
+        }
       }
       prev_end[side] = e[side];
       prev_src[side] = ps;

@@ -29,10 +29,11 @@ int main(int argc, char **argv) {
   printf("{\"frames\": %zu, \"end_move_cm\": [%.1f, %.1f], \"src_move_cm\": [%.1f, %.1f], "
          "\"end_excess_cm\": [%.1f, %.1f], \"pelvis_move_cm\": %.1f, \"src_pelvis_move_cm\": %.1f, "
          "\"pelvis_excess_cm\": %.1f, \"jumps_5cm\": %zu, \"low_planted_mm\": %.1f, "
-         "\"low_swing_mm\": %.1f, \"splay_deg\": %.1f}\n",
+         "\"low_swing_mm\": %.1f, \"splay_deg\": %.1f, \"under_excess_cm\": %.1f, \"arrive_move_cm\": %.1f, "
+         "\"arrivals\": %zu}\n",
          f.frames, 100 * f.end_move[0], 100 * f.end_move[1], 100 * f.src_move[0],
          100 * f.src_move[1], 100 * f.end_excess[0], 100 * f.end_excess[1], 100 * f.pelvis_move,
          100 * f.src_pelvis_move, 100 * f.pelvis_excess, f.jumps, f.low_planted_mm,
-         f.low_swing_mm, f.splay_deg);
+         f.low_swing_mm, f.splay_deg, 100 * f.under_excess, 100 * f.arrive_move, f.arrivals);
   return 0;
 }

@@ -5,13 +5,21 @@
  * still (<= 5 mm) and their meshes on the floor, not through it (before, the swing foot's end
  * jumped up to 30 cm in a frame as its goal passed under the hip, and the pelvis dropped up to
  * 11 cm when support changed); the walk and turn with no foot ever planted, whose free legs
- * turn at a bounded rate with their feet out of the floor; and the blocky walk, used as a
+ * turn at a bounded rate with their feet out of the floor; a foot planting beside a held one
+ * (cmu_cross) arriving on its pin rather than leaping onto it; and the blocky walk, used as a
  * source, plants its feet onto a human (it planted none). */
 #include "../plugin/retarget_test.h"
 #include "stiff_figures.h"
 
 static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
                                     "generated/cmu_turn.bvh", NULL};
+
+/* The report of a run of the source clips (CMU units, NULL-terminated) onto game_blocky, its
+ * outputs in dir. */
+static JsonParser *onto_blocky(const char *dir, const char *const *sources) {
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  return rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, sources, 0, NULL);
+}
 
 /* The figures of report entry i of p (a run onto game_blocky of source clip `path`, CMU units)
  * into f; its clip's name into *clip. */
@@ -28,8 +36,7 @@ static JsonObject *measured(JsonParser *p, guint i, const char *path, const char
 
 Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, clips, 0, NULL);
+  JsonParser *p = onto_blocky(dir, clips);
   for (guint i = 0; i < rt_entry_count(p); i++) {
     const char *clip;
     stiff_figures f;
@@ -62,9 +69,8 @@ Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {
 
 Test(stiff_legs, the_blocky_walk_as_a_source_plants_its_feet) {
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
   static const char *const walk[] = {"generated/cmu_walk.bvh", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, walk, 0, NULL);
+  JsonParser *p = onto_blocky(dir, walk);
   const char *clip;
   g_autofree char *blocky = g_strdup(rt_str(rt_ok_entry(p, 0, "game_blocky", &clip), "output"));
   g_object_unref(p);
@@ -93,21 +99,31 @@ Test(stiff_legs, the_blocky_walk_as_a_source_plants_its_feet) {
  * the transferred pelvis. A free leg turns from its last frame's direction at a bounded rate
  * (a radian in a tenth of a second), its foot's mesh still out of the floor (before, a leg that
  * kept a flat foot out of a low floor leapt in one frame from out to the side to straight down:
- * the walk's ends moved up to 11.8 cm a frame, 18 frames over 5 cm; the turn's 8). */
+ * the walk's ends moved up to 11.8 cm a frame, 18 frames over 5 cm; the turn's 8). A free leg
+ * hangs toward where the source's foot is under its hip, not along the thigh: through the hop's
+ * crouches the feet stay under the body as the source's do, the body sinking only as far as
+ * the stiff legs let the feet stay out of the floor (before, the legs leant back along the
+ * crouching thighs, the ends 33 cm farther from under the hips than the source's ankles). */
 Test(stiff_legs, free_legs_turn_at_a_bounded_rate_out_of_the_floor) {
   g_autofree char *dir = rt_tmpdir();
   g_autofree char *map = g_build_filename(dir, "free.map", NULL);
   cr_assert(g_file_set_contents(map, "[settings]\ncontact_min_time = 60\n", -1, NULL));
   const char *const args[] = {"--unit", "cmu", "--map", map, NULL};
-  static const char *const free_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_turn.bvh", NULL};
+  static const char *const free_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_turn.bvh",
+                                           "generated/cmu_hop.bvh", NULL};
   JsonParser *p = rt_run_report(dir, dir, "generated/game_blocky.glb", args, free_clips, 0, NULL);
   for (guint i = 0; i < rt_entry_count(p); i++) {
     const char *clip;
     stiff_figures f;
     measured(p, i, free_clips[i], &clip, &f);
     cr_log_info("%s onto game_blocky, no foot planted: leg ends move up to %.1f / %.1f cm a frame, "
-                "%zu frames over 5 cm; swinging mesh %.1f mm; splay %.0f deg",
-                clip, 100 * f.end_move[0], 100 * f.end_move[1], f.jumps, f.low_swing_mm, f.splay_deg);
+                "%zu frames over 5 cm; swinging mesh %.1f mm; splay %.0f deg; ends up to %.1f cm "
+                "farther from under the hips than the source's",
+                clip, 100 * f.end_move[0], 100 * f.end_move[1], f.jumps, f.low_swing_mm, f.splay_deg,
+                100 * f.under_excess);
+    /* The feet where the source's are (scaled) over the ground: within 15% of the leg's length. */
+    cr_assert_leq(f.under_excess, 0.15 * f.leg, "%s: a free leg's end stands %.1f cm farther from under "
+                  "its hip than the source's ankle", clip, 100 * f.under_excess);
     /* A radian in a tenth of a second at 120 fps: 0.083 of the leg's length, plus the hips'. */
     for (int side = 0; side < 2; side++)
       cr_assert_leq(f.end_move[side], 0.1 * f.leg + 2 * f.src_pelvis_move,
@@ -119,4 +135,66 @@ Test(stiff_legs, free_legs_turn_at_a_bounded_rate_out_of_the_floor) {
   }
   g_object_unref(p);
   rt_rmtree(dir);
+}
+
+/* A foot that plants beside a held one: cmu_cross draws each foot across the floor in front of
+ * the other (a sliding foot is not pinned) and plants it while the other holds, its pin inward of
+ * its hip on game_blocky's wide hips. The free leg turns round the hip toward that pin ahead of
+ * the contact and arrives there on the contact's first frame; before, it was held out to the
+ * side to keep its flat foot out of the floor and met its pin only then (a 5.2 cm leap on this
+ * clip; 29 and 44.5 cm on the CMU jumps 01_01 and 01_03). */
+Test(stiff_legs, a_foot_planting_beside_a_held_one_arrives_on_its_pin) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const cross[] = {"generated/cmu_cross.bvh", NULL};
+  JsonParser *p = onto_blocky(dir, cross);
+  const char *clip;
+  stiff_figures f;
+  measured(p, 0, cross[0], &clip, &f);
+  cr_log_info("%s onto game_blocky: %zu contacts start beside a held foot, the leg's end moving up "
+              "to %.1f cm on their first frames (source feet %.1f / %.1f cm a frame)",
+              clip, f.arrivals, 100 * f.arrive_move, 100 * f.src_move[0], 100 * f.src_move[1]);
+  cr_assert_geq(f.arrivals, 2, "%s: %zu contacts start beside a held foot", clip, f.arrivals);
+  /* No more than a slow step: 4% of the leg (2 cm on game_blocky). */
+  cr_assert_leq(f.arrive_move, 0.04 * f.leg, "%s: a leg's end leaps %.1f cm onto its pin", clip,
+                100 * f.arrive_move);
+  g_object_unref(p);
+  rt_rmtree(dir);
+}
+
+/* A clip of 512 frames or more is solved in two halves on two threads; a free stiff leg's turn
+ * starts from its direction at the last frame, which the second half must have at the join, and
+ * its approach to its next pin reads only the frame and the contacts: the walk, the hop and the
+ * feet drawn across onto game_blocky give the same bits on one thread and on two. */
+Test(stiff_legs, two_halves_give_the_one_pass_result) {
+  static const char *const two_clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
+                                          "generated/cmu_cross.bvh"};
+  g_autofree char *target = rt_data("generated/game_blocky.glb");
+  rk_import_options io = RK_IMPORT_OPTIONS_INIT;
+  g_autoptr(rk_asset) tgt = rk_import_file(target, &io, NULL);
+  cr_assert_not_null(tgt);
+  io.unit_scale = 0.0254 / 0.45;
+  for (size_t i = 0; i < G_N_ELEMENTS(two_clips); i++) {
+    g_autofree char *path = rt_data(two_clips[i]);
+    g_autoptr(rk_asset) src = rk_import_file(path, &io, NULL);
+    rk_humanoid_map sm, tm;
+    cr_assert(src && rk_profile_map_rig(NULL, rk_asset_skeleton(src), RK_PROFILE_SOURCE, &sm, NULL) &&
+              rk_profile_map_asset(NULL, tgt, RK_PROFILE_TARGET, &tm, NULL));
+    g_autoptr(rk_retargeter) rt = rk_retargeter_new_onto(rk_asset_skeleton(src), &sm, tgt, &tm, NULL);
+    cr_assert_not_null(rt);
+    rk_retarget_options one = RK_RETARGET_OPTIONS_INIT, two = RK_RETARGET_OPTIONS_INIT;
+    one.threads = 1;
+    two.threads = 2;
+    g_autoptr(rk_retarget_result) a = rk_retargeter_run(rt, rk_asset_clip(src, 0), &one, NULL);
+    g_autoptr(rk_retarget_result) b = rk_retargeter_run(rt, rk_asset_clip(src, 0), &two, NULL);
+    cr_assert(a && b);
+    const size_t frames = rk_retarget_result_frames(a), n = rk_skeleton_joint_count(rk_asset_skeleton(tgt));
+    cr_assert_geq(frames, 512, "%s: too short to split", two_clips[i]);
+    g_autofree rk_transform *la = g_new(rk_transform, n), *lb = g_new(rk_transform, n);
+    const rk_transform *rest = rk_skeleton_rest_locals(rk_asset_skeleton(tgt));
+    for (size_t f = 0; f < frames; f++) {
+      rk_clip_sample_frame(rk_retarget_result_clip(a), rest, rk_retarget_result_fps(a), f, la, n);
+      rk_clip_sample_frame(rk_retarget_result_clip(b), rest, rk_retarget_result_fps(b), f, lb, n);
+      cr_assert(memcmp(la, lb, n * sizeof *la) == 0, "%s frame %zu: two halves differ", two_clips[i], f);
+    }
+  }
 }

@@ -889,6 +889,10 @@ class Motion:
         self.rig, self.name, self.fps, self.feet = rig, name, fps, feet
         self.frames = int(round(duration * fps)) + 1
 
+    def track_at(self, t):
+        """The entry of a motion's per-frame pelvis track (self.track) at the frame nearest t."""
+        return self.track[min(self.frames - 1, int(round(t * self.fps)))]
+
     def spec(self, t):
         raise NotImplementedError
 
@@ -1412,6 +1416,22 @@ class Floor(Motion):
         return self.sit_spec(t)
 
 
+def gauss_smoothed(raw, sig):
+    """The tuples raw (one a frame) smoothed by a Gaussian of sig frames (ends held)."""
+    rad = int(3 * sig)
+    out = []
+    for i in range(len(raw)):
+        acc, wsum = [0.0] * len(raw[0]), 0.0
+        for k in range(-rad, rad + 1):
+            j = min(max(i + k, 0), len(raw) - 1)
+            wgt = math.exp(-0.5 * (k / sig) ** 2)
+            wsum += wgt
+            for c in range(len(acc)):
+                acc[c] += wgt * raw[j][c]
+        out.append(tuple(c / wsum for c in acc))
+    return out
+
+
 class Shuffle(Motion):
     """(e) boxer footwork on the balls of the feet (heels up 14 deg): step-drag advances and
     retreats, a side step, pivots on the front foot (its toe tip slides round, the rear foot
@@ -1468,26 +1488,14 @@ class Shuffle(Motion):
             al, ar = g['L'].ankle(a['L']), g['R'].ankle(a['R'])
             hd = (heading_of(a['L']) + heading_of(a['R'])) / 2
             raw.append((0.45 * al[0] + 0.55 * ar[0], 0.45 * al[2] + 0.55 * ar[2], hd))
-        sig = 0.06 * fps
-        rad = int(3 * sig)
-        self.track = []
-        for i in range(self.frames):
-            acc, wsum = [0.0, 0.0, 0.0], 0.0
-            for k in range(-rad, rad + 1):
-                j = min(max(i + k, 0), self.frames - 1)
-                wgt = math.exp(-0.5 * (k / sig) ** 2)
-                wsum += wgt
-                for c in range(3):
-                    acc[c] += wgt * raw[j][c]
-            self.track.append(tuple(c / wsum for c in acc))
+        self.track = gauss_smoothed(raw, 0.06 * fps)
         self.notes = ('boxer footwork: heels up 0.5-0.8 s, slides 0.9-3.3 s, pivot on the left '
                       'ball 3.5-3.9 s and back 5.1-5.5 s, bounce steps 4.1-4.9 s, slides back, '
                       'heels down 6.4-6.7 s')
 
     def spec(self, t):
         rig = self.rig
-        i = min(self.frames - 1, int(round(t * self.fps)))
-        x, z, hd = self.track[i]
+        x, z, hd = self.track_at(t)
         turn = -40 * RAD * (smooth((t - 3.5) / 0.4) - smooth((t - 5.1) / 0.4))
         sp = Spec()
         sp.pelvis_rot = mmul(ry(hd + 5 * RAD), rx(12 * RAD))
@@ -1505,6 +1513,45 @@ class Shuffle(Motion):
                 sp.arms[s] = ('angles', m[1] * guard, m[2], m[3] * guard + 15 * RAD * (1 - guard), 0.0)
         nominal = rig.rest_of('pelvis')[1] - 0.075 + 0.01 * bob
         return self.finish(sp, t, nominal)
+
+
+class Cross(Motion):
+    """(f) standing, feet drawn across: from a stance with the feet under the hips (the pelvis at
+    its rest height), the left foot slides on the floor across in front of the right one (ending
+    5 cm right of the body's middle line) and plants there while the right one holds, then slides
+    back; the right foot does the same to the left. A retargeter may not pin a sliding foot, so
+    the foot plants beside a held one at the end of a slide. The pelvis stays over the middle of
+    the feet (smoothed over 0.1 s)."""
+
+    def __init__(self, rig, fps=120):
+        self.rig = rig
+        g = {s: FootGeo(rig.geo[s]) for s in 'LR'}
+        home = {'L': g['L'].flat((0.09, 0.0), 0.0), 'R': g['R'].flat((-0.09, 0.0), 0.0)}
+        f = {s: FootTrack(g[s], home[s]) for s in 'LR'}
+        for s, t0, sg in (('L', 0.6, 1), ('R', 2.8, -1)):
+            f[s].hold_until(t0)
+            f[s].add(0.5, 'slide', (-sg * 0.14, 0.12))
+            f[s].hold_until(t0 + 1.3)
+            f[s].add(0.5, 'slide', (sg * 0.14, -0.12))
+        for s in 'LR':
+            f[s].hold_until(5.0)
+        super().__init__(rig, 'cross', fps, 5.0, feet=f)
+        self.notes = ('feet drawn across: the left foot slides across in front of the right '
+                      '0.6-1.1 s, plants until 1.9 s and slides back; the right foot the same '
+                      '2.8-4.6 s')
+        ankles = [[g[s].ankle(f[s].at(i / fps)[0]) for s in 'LR'] for i in range(self.frames)]
+        self.track = gauss_smoothed([((l[0] + r[0]) / 2, (l[2] + r[2]) / 2) for l, r in ankles],
+                                    0.1 * fps)
+
+    def spec(self, t):
+        rig = self.rig
+        x, z = self.track_at(t)
+        sp = Spec()
+        sp.pelvis_rot = rx(3 * RAD)
+        sp.local = helper_locals(rig, 0.0, 0.0)
+        sp.pelvis_pos = (x, 0.0, z)
+        sp.arms = arm_swing(t, 0.0, 1.0e9)
+        return self.finish(sp, t, rig.rest_of('pelvis')[1])
 
 
 def game_robot_rig(bones):
@@ -1714,6 +1761,7 @@ def build_all(outdir, only=None):
             ('cmu_turn', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Turn(r), 'cmu'),
             ('cmu_floor', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Floor(r), 'cmu'),
             ('cmu_shuffle', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Shuffle(r), 'cmu'),
+            ('cmu_cross', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Cross(r), 'cmu'),
             ('mh_walk', mh_text, mh_jts, mh_rig, ZUP_DM, lambda r: Walk(r, fps=60), 'makehuman'),
             ('mh_floor', mh_text, mh_jts, mh_rig, ZUP_DM, lambda r: Floor(r, fps=60), 'makehuman')]
     written = []
