@@ -108,6 +108,31 @@ void rk__rt_census_clear(rk__rt_census *cs) {
   g_clear_pointer(&cs->rest, g_free);
 }
 
+bool rk__rt_follows_source(const rk_retargeter *rt, int j, int leader) {
+  const int s = rt->match[j], sl = rt->match[leader];
+  if (s < 0 || sl < 0)
+    return false;
+  const rk_vec3 want = rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(rt->ps0[s], rt->ps0[sl])), rt->scale);
+  return rk_vec3_norm(rk_vec3_sub(want, rk_vec3_sub(rt->pt0[j], rt->pt0[leader]))) <=
+         0.005 * rt->tmap.height;
+}
+
+rk_mat4 rk__rt_place_as_source(const rk__rt_run *c, int j, int leader) {
+  const rk_retargeter *rt = c->rt;
+  const int s = rt->match[j], sl = rt->match[leader];
+  /* The source's offset from its leader in world terms (turned onto the target's facing, scaled),
+   * from where the target's leader stands: the leader's own turn (an IK's twist of a thigh) does
+   * not swing it. Its world rotation is the source's from rest, as the transfer gives it. */
+  const rk_vec3 d = rk_vec3_sub(rk__rt_src_pos(c, s), rk__rt_src_pos(c, sl));
+  const rk_vec3 at = rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[leader]),
+                                 rk_vec3_scale(rk_quat_rotate(rt->align, d), rt->scale));
+  const rk_quat delta = rk_quat_mul(c->cur_q[rt->src_slot[s]], rk_quat_conj(rt->qs0[s]));
+  const rk_quat q = rk_quat_normalize(
+      rk_quat_mul(rk_quat_mul(rk_quat_mul(rt->align, delta), rk_quat_conj(rt->align)), rt->qt0[j]));
+  const rk_transform x = {at, q, rk_vec3_make(rt->tgt_wscale[j], rt->tgt_wscale[j], rt->tgt_wscale[j])};
+  return rk_transform_to_mat4(&x);
+}
+
 void rk__rt_parts_init(rk_retargeter *rt) {
   const rk_skeleton *s = rt->tgt;
   const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;

@@ -391,17 +391,17 @@ typedef struct rk__rt_census {
 bool rk__rt_census_take(const rk_retargeter *rt, rk__rt_census *cs);
 /* Frees what cs holds. */
 void rk__rt_census_clear(rk__rt_census *cs);
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(rk__rt_census, rk__rt_census_clear)
-
-/* ---- retarget_controls.c ---- */
-/* Finds the root that carries the travel and the target's controls (after the loose parts). */
-void rk__rt_controls_init(rk_retargeter *rt);
 /* Whether target joint j stands to its leader at rest as its counterpart stands to the leader's
  * counterpart on the source (turned, scaled, within 0.5% of the height). */
 bool rk__rt_follows_source(const rk_retargeter *rt, int j, int leader);
 /* The model of target joint j on its leader's current model as its counterpart is on the leader's
  * counterpart in the current source frame (rk__rt_follows_source holds). */
 rk_mat4 rk__rt_place_as_source(const rk__rt_run *c, int j, int leader);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(rk__rt_census, rk__rt_census_clear)
+
+/* ---- retarget_controls.c ---- */
+/* Finds the root that carries the travel and the target's controls (after the loose parts). */
+void rk__rt_controls_init(rk_retargeter *rt);
 /* Marks in tgt_moves the joints whose translations the controls' pass sets. */
 void rk__rt_controls_moves(rk__rt_run *c);
 /* Places the root and keys the controls on the solved frame (after the loose parts). */
