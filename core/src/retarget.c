@@ -335,8 +335,12 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
   rt->skin = skin;
   set_rules(rt);
   set_feet(rt);
-  rk__rt_parts_init(rt);
-  rk__rt_controls_init(rt);
+  {
+    g_auto(rk__rt_census) cs = {0}; /* the target's meshes, counted once for both */
+    const bool skinned = rk__rt_census_take(rt, &cs);
+    rk__rt_parts_init(rt, skinned ? &cs : NULL);
+    rk__rt_controls_init(rt, skinned ? &cs : NULL);
+  }
   set_source_slots(rt);
   set_kept_worlds(rt);
   rt->lanes = rk__rt_lanes_new(rt);

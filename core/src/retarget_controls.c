@@ -10,15 +10,6 @@
 #include "retarget_run.h"
 
 
-/* Whether joint j lies in the subtree of some loose part's keyed joint (retarget_parts.c poses
- * those). */
-static bool in_part(const rk_retargeter *rt, size_t j) {
-  for (size_t k = 0; k < rt->part_count; k++)
-    if (rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->parts[k].keyed, j))
-      return true;
-  return false;
-}
-
 /* The root joint above the hips that carries the travel, or -1: named by both maps, corresponding,
  * a strict ancestor of the hips on both rigs. */
 static void find_root(rk_retargeter *rt) {
@@ -32,19 +23,18 @@ static void find_root(rk_retargeter *rt) {
   rt->root_src = s;
 }
 
-void rk__rt_controls_init(rk_retargeter *rt) {
+void rk__rt_controls_init(rk_retargeter *rt, const rk__rt_census *cs) {
   find_root(rt);
+  if (!cs)
+    return;
   const rk_skeleton *s = rt->tgt;
   const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
-  g_auto(rk__rt_census) cs = {0};
-  if (!rk__rt_census_take(rt, &cs))
-    return;
-  const size_t *count = cs.count, *below = cs.below;
-  const rk_mat4 *rest = cs.rest;
+  const size_t *count = cs->count, *below = cs->below;
+  const rk_mat4 *rest = cs->rest;
   rt->controls = g_new(rk__rt_control, n);
   for (size_t j = 0; j < n; j++) {
     if (below[j] > 0 || rk_skeleton_parent(s, j) < 0 || rk_skeleton_is_ancestor(s, hips, j) ||
-        rk_skeleton_is_ancestor(s, j, hips) || in_part(rt, j))
+        rk_skeleton_is_ancestor(s, j, hips) || rk__rt_in_part(rt, j))
       continue;
     rk__rt_control *k = &rt->controls[rt->control_count++];
     k->joint = (int)j;

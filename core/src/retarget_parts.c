@@ -133,14 +133,20 @@ rk_mat4 rk__rt_place_as_source(const rk__rt_run *c, int j, int leader) {
   return rk_transform_to_mat4(&x);
 }
 
-void rk__rt_parts_init(rk_retargeter *rt) {
+bool rk__rt_in_part(const rk_retargeter *rt, size_t j) {
+  for (size_t k = 0; k < rt->part_count; k++)
+    if (rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->parts[k].keyed, j))
+      return true;
+  return false;
+}
+
+void rk__rt_parts_init(rk_retargeter *rt, const rk__rt_census *cs) {
+  if (!cs)
+    return;
   const rk_skeleton *s = rt->tgt;
   const size_t n = rt->nt, hips = (size_t)rt->tgt_hips;
-  g_auto(rk__rt_census) cs = {0};
-  if (!rk__rt_census_take(rt, &cs))
-    return;
-  const size_t *count = cs.count, *below = cs.below;
-  const rk_mat4 *rest = cs.rest;
+  const size_t *count = cs->count, *below = cs->below;
+  const rk_mat4 *rest = cs->rest;
   rt->parts = g_new(rk__rt_part, n);
   for (size_t j = 0; j < n; j++) {
     if (count[j] == 0 || rk_skeleton_is_ancestor(s, hips, j) || rk_skeleton_is_ancestor(s, j, hips))
@@ -155,10 +161,7 @@ void rk__rt_parts_init(rk_retargeter *rt) {
    * the bones they follow. */
   size_t kept = 0;
   for (size_t b = 0; b < rt->body_count; b++) {
-    bool in_part = false;
-    for (size_t k = 0; k < rt->part_count && !in_part; k++)
-      in_part = rk_skeleton_is_ancestor(s, (size_t)rt->parts[k].keyed, (size_t)rt->body_joints[b]);
-    if (!in_part)
+    if (!rk__rt_in_part(rt, (size_t)rt->body_joints[b]))
       rt->body_joints[kept++] = rt->body_joints[b];
   }
   rt->body_count = kept;

@@ -363,9 +363,6 @@ void rk__rt_fk_below(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *
 void rk__rt_fk_path(const rk_skeleton *s, const rk_transform *locals, rk_mat4 *models, int from,
                     int to);
 
-/* Finds the target's loose parts (retarget_parts.c) once its feet are set, and takes them out of
- * the body the floor holds. */
-void rk__rt_parts_init(rk_retargeter *rt);
 /* Poses the loose parts on the solved frame: their keyed joints' locals and the models below. */
 void rk__rt_parts_frame(rk__rt_run *c);
 /* Poses side's detached foot on the current models as rk__rt_parts_frame will (its keyed joint's
@@ -398,10 +395,17 @@ bool rk__rt_follows_source(const rk_retargeter *rt, int j, int leader);
  * counterpart in the current source frame (rk__rt_follows_source holds). */
 rk_mat4 rk__rt_place_as_source(const rk__rt_run *c, int j, int leader);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(rk__rt_census, rk__rt_census_clear)
+/* Whether target joint j lies in the subtree of a loose part's keyed joint (those are posed by
+ * retarget_parts.c). */
+bool rk__rt_in_part(const rk_retargeter *rt, size_t j);
+/* Finds the target's loose parts (retarget_parts.c) once its feet are set, and takes them out of
+ * the body the floor holds; cs is the target's census (NULL: no meshes, so none). */
+void rk__rt_parts_init(rk_retargeter *rt, const rk__rt_census *cs);
 
 /* ---- retarget_controls.c ---- */
-/* Finds the root that carries the travel and the target's controls (after the loose parts). */
-void rk__rt_controls_init(rk_retargeter *rt);
+/* Finds the root that carries the travel and the target's controls (after the loose parts; cs as
+ * for rk__rt_parts_init: no controls without meshes). */
+void rk__rt_controls_init(rk_retargeter *rt, const rk__rt_census *cs);
 /* Marks in tgt_moves the joints whose translations the controls' pass sets. */
 void rk__rt_controls_moves(rk__rt_run *c);
 /* Places the root and keys the controls on the solved frame (after the loose parts). */
