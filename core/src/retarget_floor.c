@@ -21,14 +21,6 @@ static double tgt_sole_low(const rk__rt_run *c, size_t f, int side) {
   return sole_low(c->tgt_pts, f, side) - rk__rt_end_stand(c, side);
 }
 
-/* Whether a sole point of side is planted at frame f. */
-static bool side_planted(const rk__rt_run *c, int side, size_t f) {
-  for (int p = 0; p < RK__RT_POINTS; p++)
-    if (rk__rt_in_intervals(c->res->points[side][p], (int)f))
-      return true;
-  return false;
-}
-
 void rk__rt_fit_ground(rk__rt_run *c) {
   if (c->opts->ground == RK_RETARGET_GROUND_KEEP)
     return;
@@ -42,7 +34,8 @@ void rk__rt_fit_ground(rk__rt_run *c) {
   for (int pass = 0; pass < 2 && n == 0; pass++)
     for (size_t f = 0; f < c->frames; f++)
       for (int side = 0; side < 2; side++)
-        if (pass ? side_planted(c, side, f) : c->res->phase[f * 2 + (size_t)side] == RK_FOOT_FLAT)
+        if (pass ? rk__rt_side_held(c->res, side, f)
+                 : c->res->phase[f * 2 + (size_t)side] == RK_FOOT_FLAT)
           lift[n++] = c->tgt_floor + rt->scale * (sole_low(c->src_pts, f, side) - c->src_floor) -
                       tgt_sole_low(c, f, side);
   if (n == 0)

@@ -316,10 +316,7 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
     const double y = foot_lowest(x, om, side, tp);
     if (x->foot_low)
       x->foot_low[f * 2 + (size_t)side] = y;
-    bool on = false;
-    for (int p = 0; p < RK_SOLE_POINTS; p++)
-      on |= rk__rt_in_intervals(r->points[side][p], (int)f);
-    if (on) {
+    if (rk__rt_side_held(r, side, f)) {
       const double mm = 1000.0 * (y - floor_y);
       g_array_append_val(x->low[part], mm);
       planted |= 1 << side;

@@ -13,14 +13,6 @@
  * planned for reaches without it. */
 #define SLACK 1e-3
 
-/* Whether frame f holds a fully planted sole point of side. */
-static bool side_held(const rk__rt_run *c, int side, size_t f) {
-  for (int p = 0; p < RK__RT_POINTS; p++)
-    if (rk__rt_in_intervals(c->res->points[side][p], (int)f))
-      return true;
-  return false;
-}
-
 /* How far (m, >= 0) the pelvis of the posed frame f must come straight down for side's planted
  * leg to reach its goal with a little bend: 0 when it reaches already, when it cannot reach by
  * coming down (the goal farther out than the leg, or not below the hip), and for a leg of one
@@ -82,7 +74,7 @@ static bool needs(rk__rt_run *c, double *down, double *up) {
   const bool kneels = shin_foot(c, 0) || shin_foot(c, 1);
   bool any = false;
   for (size_t f = 0; f < c->frames; f++) {
-    const bool held[2] = {side_held(c, 0, f), side_held(c, 1, f)};
+    const bool held[2] = {rk__rt_side_held(c->res, 0, f), rk__rt_side_held(c->res, 1, f)};
     if (!held[0] && !held[1] && !kneels)
       continue;
     rk__rt_pose_frame_joints(c, f, chains, nc);

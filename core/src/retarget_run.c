@@ -72,6 +72,13 @@ bool rk__rt_in_intervals(const GArray *iv, int f) {
   return i < iv->len && g_array_index(iv, rk_contact_interval, i).first <= f;
 }
 
+bool rk__rt_side_held(const rk_retarget_result *r, int side, size_t f) {
+  for (int p = 0; p < RK__RT_POINTS; p++)
+    if (rk__rt_in_intervals(r->points[side][p], (int)f))
+      return true;
+  return false;
+}
+
 /* first_ending_from, walked from *at (its answer for a nearby frame: the passes ask frame after
  * frame) when that is a few intervals away, else looked up; *at becomes the answer. */
 static guint first_ending_near(const GArray *iv, int f, guint *at) {

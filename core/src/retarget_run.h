@@ -347,6 +347,8 @@ rk_foot_contacts rk__rt_contacts(const rk_retarget_result *res, size_t k);
 /* Whether frame f lies in one of the intervals (rk_contact_interval) of iv: in frame order and
  * disjoint, as a run finds them (O(log n)). */
 bool rk__rt_in_intervals(const GArray *iv, int f);
+/* Whether a sole point of side is (fully) planted at frame f of result r. */
+bool rk__rt_side_held(const rk_retarget_result *r, int side, size_t f);
 /* How firmly frame f belongs to the intervals of iv (in frame order, disjoint): 1 inside one, a
  * smoothstep ramp over `blend` frames before and after, 0 elsewhere; *index the interval (-1 when
  * none). *at is a cursor into iv kept between calls for nearby frames (start it at 0). */

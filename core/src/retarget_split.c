@@ -196,11 +196,7 @@ static bool solve_frame(half *h, size_t f, GError **error) {
 
 /* Whether both feet are held at frame f (a sole point of each fully planted): the loop closes. */
 static bool both_held(const rk__rt_run *c, size_t f) {
-  bool side_held[2] = {false, false};
-  for (int side = 0; side < 2; side++)
-    for (int p = 0; p < RK__RT_POINTS && !side_held[side]; p++)
-      side_held[side] = rk__rt_in_intervals(c->res->points[side][p], (int)f);
-  return c->opts->foot_ik && side_held[0] && side_held[1];
+  return c->opts->foot_ik && rk__rt_side_held(c->res, 0, f) && rk__rt_side_held(c->res, 1, f);
 }
 
 /* The second half's loop state where its lead-in starts, from the transferred poses of the frames

@@ -145,13 +145,11 @@ static double foot_travel(const rk_retarget_result *r, int side) {
   size_t planted = 0;
   int first = -1, last = -1;
   for (size_t f = 0; f < r->frames; f++)
-    for (int p = 0; p < RK__RT_POINTS; p++)
-      if (rk__rt_in_intervals(r->points[side][p], (int)f)) {
-        planted++;
-        first = first < 0 ? (int)f : first;
-        last = (int)f;
-        break;
-      }
+    if (rk__rt_side_held(r, side, f)) {
+      planted++;
+      first = first < 0 ? (int)f : first;
+      last = (int)f;
+    }
   if (r->frames <= (size_t)(2.0 * r->fps) || planted < 0.98 * (double)r->frames)
     return 0.0;
   const rk_vec3 a = r->sole_fk[(size_t)first * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS];
