@@ -11,9 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Height (y) of slot k of frame f of a per-frame sole array. */
-#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
-
 /* Values per median worth a second thread. */
 #define MEDIAN_THREAD_VALUES 4096
 
@@ -43,13 +40,13 @@ static void ground_motion(rk__rt_run *c, double floor) {
   size_t n = 0;
   for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
     for (size_t f = 0; f < frames; f++) {
-      if (SOLE(c->src_pts, f, k).y - floor > c->opts->contact_height * H)
+      if (RK__RT_SOLE(c->src_pts, f, k).y - floor > c->opts->contact_height * H)
         continue;
       size_t a = f > 0 ? f - 1 : f, b = f + 1 < frames ? f + 1 : f;
       if (a == b)
         continue;
-      rk_vec3 v = rk_vec3_scale(rk_vec3_sub(SOLE(c->src_pts, b, k), SOLE(c->src_pts, a, k)),
-                                c->fps / (double)(b - a));
+      const rk_vec3 d = rk_vec3_sub(RK__RT_SOLE(c->src_pts, b, k), RK__RT_SOLE(c->src_pts, a, k));
+      rk_vec3 v = rk_vec3_scale(d, c->fps / (double)(b - a));
       vx[n] = v.x;
       vz[n++] = v.z;
     }
@@ -67,7 +64,7 @@ static void ground_motion(rk__rt_run *c, double floor) {
     res->travel = c->travel;
     for (size_t f = 0; f < frames; f++)
       for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
-        SOLE(c->src_pts, f, k) = rk_vec3_add(SOLE(c->src_pts, f, k),
+        RK__RT_SOLE(c->src_pts, f, k) = rk_vec3_add(RK__RT_SOLE(c->src_pts, f, k),
                                              rk_vec3_scale(c->travel, rk__rt_frame_time(c, f)));
   }
 }
@@ -89,11 +86,13 @@ static double still_speed(const rk__rt_run *c) {
  * until it leaves; capture noise averages out, a pivot's slow sweep does not) below the
  * threshold. */
 static bool is_still(const rk__rt_run *c, size_t k, size_t f, size_t w, double limit) {
-  const rk_vec3 p = SOLE(c->src_pts, f, k);
-  if (f >= w && rk_vec3_norm(rk_vec3_sub(p, SOLE(c->src_pts, f - w, k))) * c->fps / (double)w <= limit)
+  const rk_vec3 p = RK__RT_SOLE(c->src_pts, f, k);
+  if (f >= w &&
+      rk_vec3_norm(rk_vec3_sub(p, RK__RT_SOLE(c->src_pts, f - w, k))) * c->fps / (double)w <= limit)
     return true;
-  return f + w < c->frames &&
-         rk_vec3_norm(rk_vec3_sub(SOLE(c->src_pts, f + w, k), p)) * c->fps / (double)w <= limit;
+  return f + w < c->frames && rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(c->src_pts, f + w, k), p)) *
+                                       c->fps / (double)w <=
+                                   limit;
 }
 
 /* The clip's ground: first the typical height of the lowest sole point (some point of a foot
@@ -107,7 +106,7 @@ static double clip_floor(rk__rt_run *c) {
   for (size_t f = 0; f < frames; f++) {
     v[f] = INFINITY;
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
-      v[f] = fmin(v[f], SOLE(c->src_pts, f, k).y);
+      v[f] = fmin(v[f], RK__RT_SOLE(c->src_pts, f, k).y);
   }
   const double first = rk__select_median(v, frames, false);
   ground_motion(c, first);
@@ -116,7 +115,7 @@ static double clip_floor(rk__rt_run *c) {
   const double limit = still_speed(c);
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
-      const double y = SOLE(c->src_pts, f, k).y;
+      const double y = RK__RT_SOLE(c->src_pts, f, k).y;
       if (y - first <= c->opts->contact_height * H && is_still(c, k, f, w, limit))
         v[n++] = y;
     }
@@ -161,16 +160,17 @@ static void trim_ends(const rk__rt_run *c, size_t k, GArray *iv, int min_frames)
     double med[3];
     for (int a = 0; a < 3; a++) {
       for (size_t u = 0; u < len; u++) {
-        const rk_vec3 q = SOLE(c->src_pts, (size_t)ci->first + u, k);
+        const rk_vec3 q = RK__RT_SOLE(c->src_pts, (size_t)ci->first + u, k);
         axis[u] = a == 0 ? q.x : a == 1 ? q.y : q.z;
       }
       med[a] = rk__select_median(axis, len, false);
     }
     const rk_vec3 m = rk_vec3_make(med[0], med[1], med[2]);
     while (ci->first < ci->last &&
-           rk_vec3_norm(rk_vec3_sub(SOLE(c->src_pts, ci->first, k), m)) > tol)
+           rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(c->src_pts, ci->first, k), m)) > tol)
       ci->first++;
-    while (ci->last > ci->first && rk_vec3_norm(rk_vec3_sub(SOLE(c->src_pts, ci->last, k), m)) > tol)
+    while (ci->last > ci->first &&
+           rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(c->src_pts, ci->last, k), m)) > tol)
       ci->last--;
     if (ci->last - ci->first + 1 < min_frames)
       g_array_remove_index(iv, i);
@@ -202,7 +202,8 @@ static rk_foot_phase phase_at(const rk__rt_run *c, int side, size_t f, const boo
     const size_t k = (size_t)(side * RK__RT_POINTS + p);
     planted[p] = planted_row[k];
     const size_t a = f > 0 ? f - 1 : f, b = f + 1 < c->frames ? f + 1 : f;
-    const rk_vec3 d = rk__rt_horizontal(rk_vec3_sub(SOLE(c->src_pts, b, k), SOLE(c->src_pts, a, k)));
+    const rk_vec3 sa = RK__RT_SOLE(c->src_pts, a, k), sb = RK__RT_SOLE(c->src_pts, b, k);
+    const rk_vec3 d = rk__rt_horizontal(rk_vec3_sub(sb, sa));
     sweeping[p] = low[f * RK__RT_SOLE_SLOTS + k] && !planted[p] && b > a &&
                   rk_vec3_norm(d) * c->fps / (double)(b - a) > sweep;
   }
@@ -266,7 +267,7 @@ void rk__rt_find_contacts(rk__rt_run *c) {
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
       low[f * RK__RT_SOLE_SLOTS + k] =
-          SOLE(c->src_pts, f, k).y - c->src_floor <= c->opts->contact_height * H;
+          RK__RT_SOLE(c->src_pts, f, k).y - c->src_floor <= c->opts->contact_height * H;
   for (int side = 0; side < 2; side++) {
     /* A target leg without a foot bone stands on one point under its ankle: it holds while the
      * source's heel does; on the source's ball alone (the heel rising) it is already swinging. */
@@ -315,7 +316,7 @@ static rk_vec3 interval_pin(const rk__rt_run *c, int side, int p, const rk_conta
   double med[2];
   for (int a = 0; a < 2; a++) {
     for (size_t u = 0; u < len; u++) {
-      const rk_vec3 q = SOLE(c->tgt_pts, (size_t)iv->first + u, k);
+      const rk_vec3 q = RK__RT_SOLE(c->tgt_pts, (size_t)iv->first + u, k);
       axis[u] = a == 0 ? q.x : q.z;
     }
     med[a] = rk__select_median(axis, len, false);

@@ -7,9 +7,6 @@
  * the floor, not held. */
 #include "retarget_run.h"
 
-/* Sole slot k of frame f of a per-frame sole array. */
-#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
-
 static const rk_vec3 up = {0, 1, 0};
 
 /* R with the tilt it has from joint j's rest taken out (the yaw kept): flat as at rest. */
@@ -241,7 +238,7 @@ static void keep_on_floor(const rk__rt_run *c, int side, size_t f, double w, con
                           rk__rt_foot_goal *g) {
   double src = INFINITY, have = INFINITY;
   for (int p = 0; p < RK__RT_POINTS; p++)
-    src = fmin(src, SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y);
+    src = fmin(src, RK__RT_SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y);
   rk_vec3 pts[RK__RT_POINTS];
   sole_points(sp, g->ankle, g->foot, g->toe, pts);
   /* A leg without a foot bone, or of one bone: its sole points stand as high above its foot's

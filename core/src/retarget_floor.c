@@ -4,14 +4,11 @@
 #include "retarget_run.h"
 #include "stats.h"
 
-/* Sole slot k of frame f of a per-frame sole array. */
-#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
-
 /* The lowest of a side's sole points at frame f. */
 static double sole_low(const rk_vec3 *pts, size_t f, int side) {
   double y = INFINITY;
   for (int p = 0; p < RK__RT_POINTS; p++)
-    y = fmin(y, SOLE(pts, f, side * RK__RT_POINTS + p).y);
+    y = fmin(y, RK__RT_SOLE(pts, f, side * RK__RT_POINTS + p).y);
   return y;
 }
 

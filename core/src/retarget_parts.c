@@ -167,9 +167,6 @@ void rk__rt_parts_init(rk_retargeter *rt, const rk__rt_census *cs) {
   rt->body_count = kept;
 }
 
-/* Sole slot k of frame f of a per-frame sole array. */
-#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
-
 /* The pitch (radians, toes up positive) of a sole from its heel to its ball. */
 static double sole_pitch(const rk_vec3 *pts) {
   const rk_vec3 d = rk_vec3_sub(pts[RK_SOLE_BALL], pts[RK_SOLE_HEEL]);
@@ -194,7 +191,7 @@ static double foot_pitch(const rk__rt_run *c, int side) {
     return 0.0;
   rk_vec3 pts[RK__RT_POINTS];
   for (int p = 0; p < RK__RT_POINTS; p++)
-    pts[p] = SOLE(c->src_pts, c->cur_f, side * RK__RT_POINTS + p);
+    pts[p] = RK__RT_SOLE(c->src_pts, c->cur_f, side * RK__RT_POINTS + p);
   const double pitch = sole_pitch(pts) - sole_pitch(rt->side[side].src.rest);
   if (!c->opts->foot_ik || !isfinite(pitch))
     return isfinite(pitch) ? pitch : 0.0;

@@ -15,9 +15,6 @@
 
 static const rk_vec3 UP = {0, 1, 0};
 
-/* Sole slot k of frame f of a per-frame sole array. */
-#define SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
-
 /* How far the source's sole point of a side stands above its mesh's lowest point at rest (0 for
  * a foot bone, or an end that no mesh gave). */
 static double src_drop(const rk_retargeter *rt, int side) {
@@ -46,7 +43,7 @@ void rk__rt_roll_soles(rk__rt_run *c) {
       continue;
     for (size_t f = 0; f < c->frames; f++)
       for (int p = 0; p < RK__RT_POINTS; p++)
-        SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y -= drop;
+        RK__RT_SOLE(c->src_pts, f, side * RK__RT_POINTS + p).y -= drop;
   }
 }
 
@@ -59,7 +56,7 @@ static rk_vec3 carry(const rk__rt_run *c, rk_vec3 v) {
 /* The source's point p of side at frame f as the transfer carries it onto the target (heights
  * above the clip's ground). */
 static rk_vec3 carried(const rk__rt_run *c, int side, int p, size_t f) {
-  rk_vec3 s = SOLE(c->src_pts, f, side * RK__RT_POINTS + p);
+  rk_vec3 s = RK__RT_SOLE(c->src_pts, f, side * RK__RT_POINTS + p);
   s.y -= c->src_floor;
   return carry(c, s);
 }
@@ -100,10 +97,11 @@ static double pitch(const rk__rt_run *c, int side, size_t first, size_t f) {
 static bool rolls_over(const rk__rt_run *c, int side, int p, const rk_contact_interval *iv) {
   const double drop = src_drop(c->rt, side), tol = 1e-6 * c->rt->smap.height;
   const size_t first = (size_t)iv->first;
-  const rk_vec3 from = SOLE(c->src_pts, first, side * RK__RT_POINTS + p);
+  const rk_vec3 from = RK__RT_SOLE(c->src_pts, first, side * RK__RT_POINTS + p);
   double most = 0;
   for (size_t f = first + 1; f <= (size_t)iv->last; f++) {
-    const rk_vec3 moved = rk__rt_horizontal(rk_vec3_sub(SOLE(c->src_pts, f, side * RK__RT_POINTS + p), from));
+    const rk_vec3 at = RK__RT_SOLE(c->src_pts, f, side * RK__RT_POINTS + p);
+    const rk_vec3 moved = rk__rt_horizontal(rk_vec3_sub(at, from));
     const double roll = drop * fabs(pitch(c, side, first, f));
     if (rk_vec3_norm(moved) > roll + tol)
       return false;

@@ -42,6 +42,8 @@ typedef struct rk__rt_rule {
 /* Sole points per foot (heel, ball, tip) and their slots in per-frame arrays: side * 3 + point. */
 #define RK__RT_POINTS RK_SOLE_POINTS
 #define RK__RT_SOLE_SLOTS (2 * RK__RT_POINTS)
+/* Sole slot k of frame f of a per-frame sole array (frames x RK__RT_SOLE_SLOTS). */
+#define RK__RT_SOLE(arr, f, k) ((arr)[(size_t)(f) * RK__RT_SOLE_SLOTS + (size_t)(k)])
 
 /* One foot of the two rigs (0 left, 1 right). */
 typedef struct rk__rt_side {
