@@ -322,14 +322,28 @@ typedef struct pose_run {
   GError *error;   /* the run's first failure (it stops there) */
 } pose_run;
 
+/* The joints' locals of frame f into w->locals (as rk_clip_sample_frame: time f / fps, clamped
+ * to the clip; the rest pose where nothing is sampled, which a clip without a rate keeps). */
+static void sample_locals(pose_run *w, size_t f) {
+  const node_keys *nk = w->nk;
+  if (nk->fps > 0)
+    rk_clip_sample_cursor(nk->clip, rk_skeleton_rest_locals(rk_asset_skeleton(nk->asset)),
+                          (double)f / nk->fps, &w->cursor, w->locals, nk->nj);
+}
+
+/* Node n's key of frame f: x into its translation, rotation and scale tracks. */
+static void store_key(const node_keys *nk, guint n, size_t f, const rk_transform *x) {
+  memcpy(nk->t[n] + 3 * f, &x->t, 3 * sizeof(double));
+  memcpy(nk->r[n] + 4 * f, &x->r, 4 * sizeof(double));
+  memcpy(nk->s[n] + 3 * f, &x->s, 3 * sizeof(double));
+}
+
 /* The world matrices and the joint nodes' local transforms of frame f (allocates nothing). */
 static bool pose_frame(pose_run *w, size_t f, GError **error) {
   const node_keys *nk = w->nk;
   const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
   const rk__gltf_nodes *d = nk->d;
-  if (nk->fps > 0) /* as rk_clip_sample_frame: time f / fps, clamped to the clip */
-    rk_clip_sample_cursor(nk->clip, rk_skeleton_rest_locals(sk), (double)f / nk->fps, &w->cursor,
-                          w->locals, nk->nj);
+  sample_locals(w, f);
   rk_fk_models(sk, w->locals, w->models);
   for (guint k = 0; k < d->count; k++) {
     const guint n = d->order[k];
@@ -358,9 +372,7 @@ static bool pose_frame(pose_run *w, size_t f, GError **error) {
                   rk_skeleton_joint_name(sk, (size_t)j), f);
       return false;
     }
-    memcpy(nk->t[n] + 3 * f, &x.t, 3 * sizeof(double));
-    memcpy(nk->r[n] + 4 * f, &x.r, 4 * sizeof(double));
-    memcpy(nk->s[n] + 3 * f, &x.s, 3 * sizeof(double));
+    store_key(nk, n, f, &x);
   }
   return true;
 }
@@ -371,9 +383,7 @@ static bool pose_frame_short(pose_run *w, size_t f) {
   const node_keys *nk = w->nk;
   const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
   const rk__gltf_nodes *d = nk->d;
-  if (nk->fps > 0)
-    rk_clip_sample_cursor(nk->clip, rk_skeleton_rest_locals(sk), (double)f / nk->fps, &w->cursor,
-                          w->locals, nk->nj);
+  sample_locals(w, f);
   for (guint n = 0; n < d->count; n++) {
     const int j = nk->joint_of[n];
     if (j < 0)
@@ -398,9 +408,7 @@ static bool pose_frame_short(pose_run *w, size_t f) {
     }
     if (!rk_transform_is_finite(&x))
       return false;
-    memcpy(nk->t[n] + 3 * f, &x.t, 3 * sizeof(double));
-    memcpy(nk->r[n] + 4 * f, &x.r, 4 * sizeof(double));
-    memcpy(nk->s[n] + 3 * f, &x.s, 3 * sizeof(double));
+    store_key(nk, n, f, &x);
   }
   return true;
 }
