@@ -293,16 +293,26 @@ static void reach_hands(rk__rt_run *c) {
   }
 }
 
+/* The lowest point of a target joint top and its descendants into *at: skinned (true), else
+ * its lowest joint (false). */
+static bool lowest_point(const rk__rt_run *c, int top, rk_vec3 *at) {
+  rk_skin_point p;
+  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, top, &p)) {
+    *at = p.position;
+    return true;
+  }
+  size_t low = (size_t)top;
+  for (size_t j = (size_t)top; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)top); j++)
+    low = c->tgt_models[j].m[13] < c->tgt_models[low].m[13] ? j : low;
+  *at = rk_mat4_get_translation(&c->tgt_models[low]);
+  return false;
+}
+
 /* The lowest point (y) of a target joint and its descendants, skinned (with the loose parts that
  * ride on them: a shield on a socket at the root), else its joints. */
 static double subtree_low(rk__rt_run *c, int top) {
-  rk_skin_point p;
-  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, top, &p))
-    return fmin(p.position.y, rk__rt_parts_low_on(c, top));
-  double low = INFINITY;
-  for (size_t j = (size_t)top; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)top); j++)
-    low = fmin(low, c->tgt_models[j].m[13]);
-  return low;
+  rk_vec3 at;
+  return lowest_point(c, top, &at) ? fmin(at.y, rk__rt_parts_low_on(c, top)) : at.y;
 }
 
 /* The arm from its top tu down to its hand th, saved or put back (the rotations the arm's turns
@@ -334,17 +344,6 @@ static void arm_restore(rk__rt_run *c, int tu, const arm_pose *a) {
   rk__rt_fk_below(c->rt->tgt, c->tgt_locals, c->tgt_models, tu, tu);
 }
 
-/* The lowest point of the forearm tf's subtree, skinned (else its lowest joint). */
-static rk_vec3 forearm_low(const rk__rt_run *c, int tf) {
-  rk_skin_point p;
-  if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, tf, &p))
-    return p.position;
-  size_t low = (size_t)tf;
-  for (size_t j = (size_t)tf; j < rk_skeleton_subtree_end(c->rt->tgt, (size_t)tf); j++)
-    low = c->tgt_models[j].m[13] < c->tgt_models[low].m[13] ? j : low;
-  return rk_mat4_get_translation(&c->tgt_models[low]);
-}
-
 /* Arms and the floor: an arm through it raises its hand by as much, by the arm (analytic
  * two-bone, the hand keeping its world rotation), again while what went through was nearer the
  * shoulder than the hand (a forearm, a shield on it: they rise by less than the hand) and the
@@ -366,7 +365,9 @@ static void floor_hands(rk__rt_run *c) {
     arm_pose before;
     for (int k = 0; k < TRIES && dy > tol; k++) {
       const bool saved = arm_save(c, tu, th >= 0 ? th : tf, &before);
-      const rk_vec3 end = th >= 0 ? rk_mat4_get_translation(&c->tgt_models[th]) : forearm_low(c, tf);
+      rk_vec3 end = rk_mat4_get_translation(&c->tgt_models[th >= 0 ? th : tf]);
+      if (th < 0) /* no hand: the forearm's lowest point */
+        lowest_point(c, tf, &end);
       bend_limb(c, tu, tf, end, rk_vec3_add(end, rk_vec3_make(0, dy, 0)), -1.0);
       if (th >= 0)
         turn_hand(c, tu, tf, th, hand_world);
