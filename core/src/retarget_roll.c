@@ -111,6 +111,8 @@ static bool rolls_over(const rk__rt_run *c, int side, int p, const rk_contact_in
 }
 
 void rk__rt_roll_pins(rk__rt_run *c) {
+  if (!rk__rt_rolls(c->rt, 0) && !rk__rt_rolls(c->rt, 1))
+    return;
   g_autofree double *axis = g_new(double, c->frames);
   for (int side = 0; side < 2; side++) {
     if (!rk__rt_rolls(c->rt, side))
