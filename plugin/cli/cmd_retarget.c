@@ -92,8 +92,8 @@ static char *settings_fingerprint(const rk__rt_config *c) {
                          c->source_import.format ? c->source_import.format : "-",
                          D(c->source_import.unit_scale), (int)c->source_import.bvh_root_offset,
                          c->source_import.up_axis ? c->source_import.up_axis : "-");
-  g_string_append_printf(s, "clip %s\nout %s\n", c->clip_select ? c->clip_select : "-",
-                         c->out_file ? c->out_file : "(dir)");
+  g_autofree char *clips = c->clip_select ? g_strjoinv("\x1f", (char **)c->clip_select) : g_strdup("-");
+  g_string_append_printf(s, "clip %s\nout %s\n", clips, c->out_file ? c->out_file : "(dir)");
   g_string_append_printf(s, "plot %s\n", c->plot_dir ? c->plot_dir : "-");
 #undef D
   char *sha = g_compute_checksum_for_string(G_CHECKSUM_SHA256, s->str, (gssize)s->len);
@@ -243,7 +243,8 @@ static void print_table(const rk__rt_input *inputs, size_t n, const rk__rt_outco
 /* The command line as parsed (the strings owned here). */
 typedef struct args {
   char *target, *map, *out, *out_dir, *report, *fps_text, *reduce_text, *plot, *shard, *format,
-      *clip, *files_from, *ground, *fail_on, *html;
+      *files_from, *ground, *fail_on, *html;
+  char **clip; /* --clip, each time it is given */
   gboolean no_ik, hands, root_motion, print_map, resume, no_progress, recursive;
   int jobs;
   rk__cli_import src_imp, tgt_imp;
@@ -258,10 +259,11 @@ typedef struct args {
 
 static void args_clear(args *a) {
   char **strings[] = {&a->target, &a->map, &a->out, &a->out_dir, &a->report, &a->fps_text,
-                      &a->reduce_text, &a->plot, &a->shard, &a->format, &a->clip, &a->files_from,
+                      &a->reduce_text, &a->plot, &a->shard, &a->format, &a->files_from,
                       &a->ground, &a->fail_on, &a->html};
   for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
+  g_clear_pointer(&a->clip, g_strfreev);
   rk__cli_import_clear(&a->src_imp);
   rk__cli_import_clear(&a->tgt_imp);
   if (a->clips)
@@ -312,8 +314,9 @@ static int parse_args(args *a, int argc, char **argv) {
        "Output frame rate (default: the source clip's)", "F"},
       {"reduce", 0, 0, G_OPTION_ARG_STRING, &a->reduce_text,
        "Remove keys while no joint moves more than TOL_M metres (e.g. 0.001)", "TOL_M"},
-      {"clip", 0, 0, G_OPTION_ARG_STRING, &a->clip,
-       "Retarget only this clip (name or index) of each source file", "NAME"},
+      {"clip", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->clip,
+       "Retarget only this clip (name or index) of each source file; repeat for several",
+       "NAME"},
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
        "Clip files retargeted in parallel (default, and 0: the number of CPUs)", "N"},
       {"recursive", 'r', 0, G_OPTION_ARG_NONE, &a->recursive,

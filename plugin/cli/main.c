@@ -3,6 +3,7 @@
 
 #include <rigkit/rigkit.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -35,8 +36,60 @@ static void print_help(FILE *out) {
                "\nEvery command has --help. Exit codes: 0 success, 1 an input failed, 2 bad usage.\n");
 }
 
+/* Whether an option keeps one value (a second would silently replace the first). */
+static bool single_valued(GOptionArg arg) {
+  return arg == G_OPTION_ARG_STRING || arg == G_OPTION_ARG_FILENAME || arg == G_OPTION_ARG_INT ||
+         arg == G_OPTION_ARG_INT64 || arg == G_OPTION_ARG_DOUBLE;
+}
+
+/* The entry argv[i] names (--long, --long=V, -s, -sV), or NULL; *inline_value says whether its
+ * value is in the same word. */
+static const GOptionEntry *entry_named(const GOptionEntry *entries, const char *word,
+                                       bool *inline_value) {
+  for (const GOptionEntry *e = entries; e->long_name; e++) {
+    size_t n = strlen(e->long_name);
+    if (word[1] == '-' && !strncmp(word + 2, e->long_name, n) &&
+        (word[2 + n] == '\0' || word[2 + n] == '=')) {
+      *inline_value = word[2 + n] == '=';
+      return e;
+    }
+    if (word[1] != '-' && e->short_name && word[1] == e->short_name) {
+      *inline_value = word[2] != '\0';
+      return e;
+    }
+  }
+  return NULL;
+}
+
+/* The first single-valued option given twice (GOption would keep the last without a word), or
+ * NULL. Words after "--" are arguments, not options. */
+static const GOptionEntry *repeated_option(const GOptionEntry *entries, int argc, char **argv) {
+  size_t n = 0;
+  while (entries[n].long_name)
+    n++;
+  g_autofree unsigned *seen = g_new0(unsigned, n + 1);
+  for (int i = 1; i < argc; i++) {
+    const char *w = argv[i];
+    if (!strcmp(w, "--"))
+      break;
+    bool inline_value = false;
+    const GOptionEntry *e = w[0] == '-' && w[1] ? entry_named(entries, w, &inline_value) : NULL;
+    if (!e)
+      continue;
+    if (e->arg != G_OPTION_ARG_NONE && !inline_value)
+      i++; /* its value is the next word */
+    if (single_valued(e->arg) && ++seen[e - entries] > 1)
+      return e;
+  }
+  return NULL;
+}
+
 int rk__cli_parse(const char *command_name, const char *parameter_string, const char *summary,
                   const GOptionEntry *entries, int *argc, char ***argv) {
+  const GOptionEntry *twice = repeated_option(entries, *argc, *argv);
+  if (twice)
+    return rk__cli_usage(command_name, "--%s given twice: it takes one value (see rigkit %s --help)",
+                         twice->long_name, command_name);
   g_autofree char *params = g_strdup_printf("%s", parameter_string);
   g_autoptr(GOptionContext) ctx = g_option_context_new(params);
   g_option_context_set_summary(ctx, summary);

@@ -689,22 +689,24 @@ static GArray *clips_to_run(const rk__rt_config *cfg, const rk_asset *src, char 
                             rk__rt_error *code) {
   GArray *clips = g_array_new(FALSE, FALSE, sizeof(size_t));
   const size_t count = rk_asset_clip_count(src);
-  if (cfg->clip_select) {
-    int i = rk_asset_find_clip(src, cfg->clip_select);
-    if (i >= 0) {
-      size_t ci = (size_t)i;
-      g_array_append_val(clips, ci);
-    }
-  } else {
-    for (size_t i = 0; i < count; i++)
-      g_array_append_val(clips, i);
+  g_autofree bool *wanted = g_new0(bool, count + 1);
+  const char *missing = NULL;
+  for (char *const *name = cfg->clip_select; name && *name; name++) {
+    int i = rk_asset_find_clip(src, *name);
+    if (i >= 0)
+      wanted[i] = true; /* a clip named twice (or by name and index) runs once */
+    else if (!missing)
+      missing = *name;
   }
+  for (size_t i = 0; i < count; i++)
+    if (!cfg->clip_select || wanted[i])
+      g_array_append_val(clips, i);
   *problem = NULL;
   *code = RK__RT_ERROR_NO_CLIP;
   if (count == 0)
     *problem = g_strdup("the file holds a skeleton but no clip");
-  else if (clips->len == 0)
-    *problem = g_strdup_printf("no clip '%s' in the file (it has %zu)", cfg->clip_select, count);
+  else if (missing)
+    *problem = g_strdup_printf("no clip '%s' in the file (it has %zu)", missing, count);
   else if (cfg->out_file && clips->len > 1) {
     *code = RK__RT_ERROR_OUTPUT_CONFLICT;
     *problem = g_strdup_printf(
@@ -781,7 +783,7 @@ static void process_file(batch *b, rk__rt_input *in) {
     const size_t k = g_array_index(clips, size_t, c);
     const char *clip_name = rk_clip_name(rk_asset_clip(src, k));
     g_autofree char *output =
-        rk__rt_output_path(cfg, in->path, clip_name, cfg->clip_select ? 1 : count);
+        rk__rt_output_path(cfg, in->path, clip_name, cfg->clip_select ? clips->len : count);
     rk__rt_entry *prev = cfg->resume && rg->rt
                              ? rk__rt_journal_lookup(b->journal, in->path, (int)k, clip_name)
                              : NULL;

@@ -40,7 +40,7 @@ typedef struct rk__rt_config {
   rk_export_options export_opts;   /* format resolved (never AUTO) */
   const char *ext;                 /* output extension with its dot (".glb") */
   double reduce_tol;               /* --reduce in metres, < 0 = no reduction */
-  const char *clip_select;         /* --clip NAME|INDEX, or NULL = every clip of each file */
+  char *const *clip_select;        /* --clip NAME|INDEX..., or NULL = every clip of each file */
   const char *out_file;            /* --out FILE (one clip), or NULL */
   const char *out_dir;             /* --out-dir DIR, or NULL */
   const char *plot_dir;            /* --plot DIR, or NULL */

@@ -377,6 +377,40 @@ Test(retarget_cli, fox_is_refused_without_a_map_and_walks_on_its_hind_legs_with_
   rt_rmtree(dir);
 }
 
+/* --clip given several times selects several clips (by name or index, each once, in the file's
+ * order, outputs named per clip); one it cannot find fails the file naming it. The Fox's clips
+ * cannot be mapped as a source (the map has no [source] group): the entries say so, which is
+ * enough to see which clips were selected. */
+Test(retarget_cli, clip_given_several_times_selects_each_once) {
+  g_autofree char *fox = rt_data("Fox.glb");
+  g_autofree char *map = g_build_filename(RK_SOURCE_DIR, "samples", "maps", "fox_hind_legs.map", NULL);
+  g_autofree char *dir = rt_tmpdir();
+  g_autofree char *report = g_build_filename(dir, "report.json", NULL);
+  g_autofree char *out = g_build_filename(dir, "out", NULL);
+  const char *args[] = {"retarget", "--target", fox, "--target-unit", "cm", "--map", map,
+                        "--clip", "Walk", "--clip", "0", "--clip", "1", "--out-dir", out,
+                        "--report", report, fox, NULL};
+  cli_run r = rt_cli(NULL, args);
+  g_autoptr(JsonParser) jp = NULL;
+  JsonArray *clips = rt_clips(rt_json(report, &jp));
+  cr_assert_eq(json_array_get_length(clips), 2, "Walk named twice runs once: %s%s", r.out, r.err);
+  const char *names[] = {"Survey", "Walk"};
+  for (guint i = 0; i < 2; i++) {
+    JsonObject *c = json_array_get_object_element(clips, i);
+    cr_assert_str_eq(rt_str(c, "clip"), names[i]);
+    g_autofree char *stem = g_strdup_printf("Fox_%s.glb", names[i]);
+    cr_assert(g_str_has_suffix(rt_str(c, "output"), stem), "%s", rt_str(c, "output"));
+  }
+  rt_cli_clear(&r);
+  const char *missing[] = {"retarget", "--target", fox, "--target-unit", "cm", "--map", map,
+                           "--clip", "Walk", "--clip", "Trot", "--out-dir", out, fox, NULL};
+  r = rt_cli(NULL, missing);
+  cr_assert_eq(r.code, 1);
+  cr_assert_not_null(strstr(r.err, "no clip 'Trot'"), "%s", r.err);
+  rt_cli_clear(&r);
+  rt_rmtree(dir);
+}
+
 Test(retarget_cli, print_map_shows_bone_joint_and_how_found) {
   g_autofree char *walk = rt_data("makehuman_walk1.bvh");
   g_autofree char *fox = rt_data("Fox.glb");
@@ -546,11 +580,19 @@ Test(retarget_cli, bad_usage_exits_2) {
       {"retarget", "--target", fig, "--out-dir", dir, "--unit", "parsec", walk, NULL},
       {"retarget", "--target", fig, "--out-dir", dir, walk, other, NULL},
       {"retarget", "--target", fig, "--out-dir", dir, "--bogus", walk, NULL},
+      {"retarget", "--target", fig, "--target", walk, "--out-dir", dir, walk, NULL},
+      {"retarget", "--target", fig, "--out-dir", dir, "-j", "2", "--jobs=3", walk, NULL},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     cli_run r = rt_cli(dir, cases[i]);
     cr_assert_eq(r.code, 2, "case %zu: exit %d\n%s%s", i, r.code, r.out, r.err);
     cr_assert_not_null(strstr(r.err, "rigkit retarget"), "case %zu: %s", i, r.err);
+    rt_cli_clear(&r);
+  }
+  for (size_t i = G_N_ELEMENTS(cases) - 2; i < G_N_ELEMENTS(cases); i++) {
+    cli_run r = rt_cli(dir, cases[i]);
+    cr_assert_not_null(strstr(r.err, "given twice"), "a second value is refused, not kept: %s",
+                       r.err);
     rt_cli_clear(&r);
   }
   g_autoptr(GPtrArray) files = rt_list(dir, true);
