@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,8 +242,39 @@ static void sync_wait(rk__atomic_set *s) {
     g_thread_join(g_steal_pointer(&s->syncer));
 }
 
-void *rk__atomic_set_read(const rk__atomic_set *s, size_t i, size_t *size, GError **error) {
+/* A read-only mapping of a temporary, as a GBytes' free function sees it. */
+typedef struct mapping {
+  void *addr;
+  size_t size;
+} mapping;
+
+static void unmap(gpointer data) {
+  mapping *m = data;
+  munmap(m->addr, m->size);
+  g_free(m);
+}
+
+/* The temporary's pages mapped as they are in the page cache (no copy, no fresh pages to fault
+ * in and clear: a 1.5 MB output was 375 page faults read into a new buffer), or NULL when the
+ * system will not map it (then the caller reads it). */
+static GBytes *map_file(const rk__atomic_file *f) {
+  int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+  flags |= MAP_POPULATE; /* the pages set up in one call, not a fault each */
+#endif
+  void *addr = f->written ? mmap(NULL, f->written, PROT_READ, flags, f->fd, 0) : MAP_FAILED;
+  if (addr == MAP_FAILED)
+    return NULL;
+  mapping *m = g_new(mapping, 1);
+  *m = (mapping){addr, f->written};
+  return g_bytes_new_with_free_func(addr, f->written, unmap, m);
+}
+
+GBytes *rk__atomic_set_read(const rk__atomic_set *s, size_t i, GError **error) {
   const rk__atomic_file *f = s->files[i];
+  GBytes *mapped = map_file(f);
+  if (mapped)
+    return mapped;
   guint8 *data = g_malloc(f->written ? f->written : 1);
   size_t got = 0;
   while (got < f->written) {
@@ -257,8 +289,7 @@ void *rk__atomic_set_read(const rk__atomic_set *s, size_t i, size_t *size, GErro
     }
     got += (size_t)r;
   }
-  *size = got;
-  return data;
+  return g_bytes_new_take(data, got);
 }
 
 bool rk__atomic_set_commit(rk__atomic_set *s, GError **error) {

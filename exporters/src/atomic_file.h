@@ -65,9 +65,10 @@ rk__atomic_set *rk__atomic_stage_files(const rk__atomic_output *files, size_t n,
 /** Starts fsyncing the temporaries on a thread of their own (when one can be made; else commit
  * syncs them). */
 void rk__atomic_set_sync_start(rk__atomic_set *s);
-/** The bytes of file i as its temporary holds them (read from it; g_free), *size their count, or
- * NULL with RK_ERROR_IO. Safe while the set syncs. */
-void *rk__atomic_set_read(const rk__atomic_set *s, size_t i, size_t *size, GError **error);
+/** The bytes of file i as its temporary holds them (its pages mapped read-only, else read from
+ * it; g_bytes_unref), or NULL with RK_ERROR_IO. Safe while the set syncs; the bytes stay valid
+ * after the commit or abort. */
+GBytes *rk__atomic_set_read(const rk__atomic_set *s, size_t i, GError **error);
 /** Waits for the sync, then syncs, closes and renames like rk__atomic_write_files (the first file
  * last; each name checked to hold its temporary's file), and frees s, also on failure (RK_ERROR_IO,
  * no temporary left). */

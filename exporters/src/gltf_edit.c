@@ -375,9 +375,9 @@ const char *const *rk_gltf_edit_staged_files(const rk_gltf_edit_staged *st) {
   return (const char *const *)st->files;
 }
 
-void *rk_gltf_edit_staged_read(rk_gltf_edit_staged *st, size_t *size, GError **error) {
+GBytes *rk_gltf_edit_staged_read(rk_gltf_edit_staged *st, GError **error) {
   rk__atomic_set_sync_start(st->set);
-  return rk__atomic_set_read(st->set, 0, size, error);
+  return rk__atomic_set_read(st->set, 0, error);
 }
 
 static void staged_free(rk_gltf_edit_staged *st) {

@@ -12,6 +12,8 @@
 
 #include "conventions.h"
 
+#include <stdlib.h>
+
 /* Rest positions (zero rotations, OFFSET chain) in file units. */
 rk_vec3 *rk__bvh_rest_positions(const rk__bvh_file *b) {
   const size_t n = b->joints->len;
@@ -154,15 +156,40 @@ static rk__bvh_up detect_up(const rk__bvh_file *b) {
   return g;
 }
 
-/* In place: the median of v[0..n) (insertion sort; n > 0). */
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* In place: the median of v[0..n) (n > 0), v[n / 2] of v sorted by a stable insertion sort, the
+ * same bits. Only zeros can be equal with other bits (+0 and -0), so a median among the zeros is
+ * the one the stable order puts there, found in v's own order; any other median is the same value
+ * however v is sorted (qsort: n log n, where the insertion sort was n^2 / 4 moves). A NaN leaves
+ * no order to agree on: then the insertion sort itself. */
 static double median_sorted(double *v, size_t n) {
-  for (size_t i = 1; i < n; i++)
-    for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
-      double t = v[k];
-      v[k] = v[k - 1];
-      v[k - 1] = t;
-    }
-  return v[n / 2];
+  const size_t k = n / 2;
+  size_t below = 0, zeros = 0;
+  bool nan = false;
+  for (size_t i = 0; i < n; i++) {
+    below += v[i] < 0;
+    zeros += v[i] == 0;
+    nan |= isnan(v[i]);
+  }
+  if (nan) {
+    for (size_t i = 1; i < n; i++)
+      for (size_t m = i; m > 0 && v[m - 1] > v[m]; m--) {
+        double t = v[m];
+        v[m] = v[m - 1];
+        v[m - 1] = t;
+      }
+    return v[k];
+  }
+  if (k >= below && k < below + zeros)
+    for (size_t i = 0, z = 0; i < n; i++)
+      if (v[i] == 0 && z++ == k - below)
+        return v[i];
+  qsort(v, n, sizeof *v, cmp_double);
+  return v[k];
 }
 
 /* Lowest joint heights of sampled frames [s0, s1) of ground_heights, the two readings into

@@ -35,12 +35,9 @@ bool rk__bvh_parse_double(const char *tok, size_t len, double *out);
 /** 10^0 .. 10^22, each exact in a double. */
 extern const double rk__bvh_pow10_exact[23];
 
-/** A plain decimal at p (sign, digits, at most one point; at most 15 significant digits and 22
- * after the point: what BVH exporters write) into *out, by Clinger's fast path: the integer
- * mantissa and 10^k are exact doubles, so one division is correctly rounded, the same result as
- * strtod. Returns where the decimal stops (the caller checks that a token ends there), or NULL
- * when p holds no such decimal (then strtod decides: rk__bvh_parse_double). */
-static inline const char *rk__bvh_scan_plain(const char *p, const char *end, double *out) {
+/* rk__bvh_scan_plain's careful reading, digit by digit (leading zeros are not significant): for
+ * the rare decimal of more than 15 digits in all, where only the significant ones count. */
+static inline const char *rk__bvh_scan_counted(const char *p, const char *end, double *out) {
   bool neg = false;
   if (p < end && (*p == '-' || *p == '+')) {
     neg = *p == '-';
@@ -69,6 +66,44 @@ static inline const char *rk__bvh_scan_plain(const char *p, const char *end, dou
   }
   if (!any || decimals > 22)
     return NULL;
+  const double v = (double)m / rk__bvh_pow10_exact[decimals];
+  *out = neg ? -v : v;
+  return p;
+}
+
+/** A plain decimal at p (sign, digits, at most one point; at most 15 significant digits and 22
+ * after the point: what BVH exporters write) into *out, by Clinger's fast path: the integer
+ * mantissa and 10^k are exact doubles, so one division is correctly rounded, the same result as
+ * strtod. Returns where the decimal stops (the caller checks that a token ends there), or NULL
+ * when p holds no such decimal (then strtod decides: rk__bvh_parse_double). The digits before and
+ * after the point are read in two tight loops; a decimal of more than 15 digits in all (leading
+ * zeros counted) is read again by rk__bvh_scan_counted, which counts only significant ones. */
+static inline const char *rk__bvh_scan_plain(const char *p, const char *end, double *out) {
+  const char *const start = p;
+  bool neg = false;
+  if (p < end && (*p == '-' || *p == '+')) {
+    neg = *p == '-';
+    p++;
+  }
+  uint64_t m = 0;
+  const char *const first = p;
+  unsigned d;
+  while (p < end && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+    m = m * 10 + d;
+    p++;
+  }
+  ptrdiff_t digits = p - first, decimals = 0;
+  if (p < end && *p == '.') {
+    const char *const point = ++p;
+    while (p < end && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+      m = m * 10 + d;
+      p++;
+    }
+    decimals = p - point;
+    digits += decimals;
+  }
+  if (digits == 0 || digits > 15)
+    return rk__bvh_scan_counted(start, end, out);
   const double v = (double)m / rk__bvh_pow10_exact[decimals];
   *out = neg ? -v : v;
   return p;

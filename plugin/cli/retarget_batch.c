@@ -360,9 +360,9 @@ static char *import_output(clip_job *j) {
   g_autoptr(GError) e = NULL;
   const rk_import_options ro = readback_options(cfg, j->output);
   if (j->staged) {
-    size_t size = 0;
-    g_autofree void *bytes = rk_gltf_edit_staged_read(j->staged, &size, &e);
-    j->back = bytes ? rk_import_file_bytes(bytes, size, j->output, &ro, &e) : NULL;
+    g_autoptr(GBytes) b = rk_gltf_edit_staged_read(j->staged, &e);
+    j->back = b ? rk_import_file_bytes(g_bytes_get_data(b, NULL), g_bytes_get_size(b), j->output,
+                                       &ro, &e) : NULL;
   } else {
     j->back = rk_import_file(j->output, &ro, &e);
   }
