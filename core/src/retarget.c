@@ -171,6 +171,11 @@ static void set_feet(rk_retargeter *rt) {
     else if (!rk_sole_from_bones(rt->src, sm->joint[up + 2], sm->joint[up + 3], sm->forward,
                                  &sd->src, NULL))
       joint_sole(rt->ps0, sm->joint[up + 2], &sd->src);
+    /* A detached foot stands where the clip puts it, which need not be the leg's end. */
+    sd->src_stand.foot = -1;
+    const int stand = sm->detached_foot[side];
+    if (sd->src_footless && stand >= 0 && (size_t)stand < rt->ns)
+      end_sole(src_rest, stand, sm->leg_end[side], &sd->src_stand);
     if (!sd->footless && !rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
       joint_sole(rt->pt0, sd->foot, &sd->tgt_bones);
     if (sd->footless || !rk_sole_build(rt->skin, rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt, NULL))

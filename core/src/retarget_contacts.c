@@ -63,9 +63,12 @@ static void ground_motion(rk__rt_run *c, double floor) {
     c->travel = rk_vec3_scale(res->ground_velocity, -1.0);
     res->travel = c->travel;
     for (size_t f = 0; f < frames; f++)
-      for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
-        RK__RT_SOLE(c->src_pts, f, k) = rk_vec3_add(RK__RT_SOLE(c->src_pts, f, k),
-                                             rk_vec3_scale(c->travel, rk__rt_frame_time(c, f)));
+      for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
+        const rk_vec3 d = rk_vec3_scale(c->travel, rk__rt_frame_time(c, f));
+        RK__RT_SOLE(c->src_pts, f, k) = rk_vec3_add(RK__RT_SOLE(c->src_pts, f, k), d);
+        if (c->src_stand)
+          RK__RT_SOLE(c->src_stand, f, k) = rk_vec3_add(RK__RT_SOLE(c->src_stand, f, k), d);
+      }
   }
 }
 
@@ -85,20 +88,33 @@ static double still_speed(const rk__rt_run *c) {
  * over the 0.04 s before f or the 0.04 s after it (a touching-down point is still from its first frame on the floor, a lifting one
  * until it leaves; capture noise averages out, a pivot's slow sweep does not) below the
  * threshold. */
-static bool is_still(const rk__rt_run *c, size_t k, size_t f, size_t w, double limit) {
-  const rk_vec3 p = RK__RT_SOLE(c->src_pts, f, k);
+static bool still_in(const rk__rt_run *c, const rk_vec3 *pts, size_t k, size_t f, size_t w,
+                     double limit) {
+  const rk_vec3 p = RK__RT_SOLE(pts, f, k);
   if (f >= w &&
-      rk_vec3_norm(rk_vec3_sub(p, RK__RT_SOLE(c->src_pts, f - w, k))) * c->fps / (double)w <= limit)
+      rk_vec3_norm(rk_vec3_sub(p, RK__RT_SOLE(pts, f - w, k))) * c->fps / (double)w <= limit)
     return true;
-  return f + w < c->frames && rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(c->src_pts, f + w, k), p)) *
+  return f + w < c->frames && rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(pts, f + w, k), p)) *
                                        c->fps / (double)w <=
                                    limit;
+}
+
+static bool is_still(const rk__rt_run *c, size_t k, size_t f, size_t w, double limit) {
+  return still_in(c, c->src_pts, k, f, w, limit);
+}
+
+/* The source's points where its feet stand, for sole slot k: a detached foot's own (its clip may
+ * leave the leg's end away from it), else the sole's. */
+static const rk_vec3 *standing(const rk__rt_run *c, size_t k) {
+  return c->src_stand && c->rt->side[k / RK__RT_POINTS].src_stand.foot >= 0 ? c->src_stand
+                                                                          : c->src_pts;
 }
 
 /* The clip's ground: first the typical height of the lowest sole point (some point of a foot
  * stands on the ground in most frames of any clip), then the median height of the points that
  * are low and still on it; the source's y = 0 when that is within 0.3% of its height (the mocap
- * convention, capture noise aside). */
+ * convention, capture noise aside). A leg whose foot is a detached part is measured where that
+ * foot stands: a leg the clip leaves above its foot is not the ground. */
 static double clip_floor(rk__rt_run *c) {
   const size_t frames = c->frames;
   const double H = c->rt->smap.height;
@@ -106,7 +122,7 @@ static double clip_floor(rk__rt_run *c) {
   for (size_t f = 0; f < frames; f++) {
     v[f] = INFINITY;
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++)
-      v[f] = fmin(v[f], RK__RT_SOLE(c->src_pts, f, k).y);
+      v[f] = fmin(v[f], RK__RT_SOLE(standing(c, k), f, k).y);
   }
   const double first = rk__select_median(v, frames, false);
   ground_motion(c, first);
@@ -115,8 +131,9 @@ static double clip_floor(rk__rt_run *c) {
   const double limit = still_speed(c);
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
-      const double y = RK__RT_SOLE(c->src_pts, f, k).y;
-      if (y - first <= c->opts->contact_height * H && is_still(c, k, f, w, limit))
+      const rk_vec3 *pts = standing(c, k);
+      const double y = RK__RT_SOLE(pts, f, k).y;
+      if (y - first <= c->opts->contact_height * H && still_in(c, pts, k, f, w, limit))
         v[n++] = y;
     }
   const double floor = n ? rk__select_median(v, n, false) : first;

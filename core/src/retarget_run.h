@@ -59,6 +59,10 @@ typedef struct rk__rt_side {
   rk_vec3 ankle_local;     /* the ankle in foot's frame: zero, or the end of a footless leg */
   bool footless;
   bool src_footless;       /* the source's leg has no foot bone either (its sole one point) */
+  rk_sole src_stand;       /* where the source's leg stands when its foot is a detached part: the
+                              sole carried by that part (the leg's end at rest), whose clip
+                              keys (or node pose) may leave it away from the leg; foot -1 when
+                              the leg carries its own sole */
   bool loose_foot;         /* its foot is a detached one (retarget_parts.c), posed at the leg's
                               end: level, its lowest point loose_drop below the ankle, while
                               the source's heel is planted; pitched as the source's foot else */
@@ -308,6 +312,9 @@ typedef struct rk__rt_run {
    * outside the feet (frames). */
   rk_vec3 *src_pts, *tgt_pts;
   double *tgt_body;
+  rk_vec3 *src_stand; /* frames x RK__RT_SOLE_SLOTS: the source's sole points as its feet stand
+                         (rk__rt_side.src_stand; drop and travel as src_pts), filled for the
+                         sides with a detached foot; NULL when no side has one */
   rk_quat *src_shin; /* per frame x 2: the world rotation of the source's last leg bone where the
                         sole rolls (retarget_roll.c), or NULL when no side does */
   GArray *pins[2][RK__RT_POINTS];  /* rk_vec3 per interval of res->points */

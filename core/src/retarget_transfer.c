@@ -17,14 +17,17 @@
  * and their ancestors; a cursor over the clip's tracks for sampling them in sequence. */
 static void source_joints(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
-  g_autofree int *ends = g_new(int, rt->ns + 2 * RK__RT_POINTS);
+  g_autofree int *ends = g_new(int, rt->ns + 4 * RK__RT_POINTS);
   size_t n = 0;
   for (size_t j = 0; j < rt->ns; j++)
     if (rt->src_slot[j] >= 0)
       ends[n++] = (int)j;
   for (int side = 0; side < 2; side++)
-    for (int p = 0; p < RK__RT_POINTS; p++)
+    for (int p = 0; p < RK__RT_POINTS; p++) {
       ends[n++] = rt->side[side].src.joint[p];
+      if (rt->side[side].src_stand.foot >= 0)
+        ends[n++] = rt->side[side].src_stand.joint[p];
+    }
   c->src_joints = g_new(int, rt->ns);
   c->src_joint_count = rk_skeleton_ancestor_closure(rt->src, ends, n, c->src_joints);
   const size_t tracks = rk_clip_track_count(c->clip);
@@ -77,7 +80,10 @@ void rk__rt_transfer_init(rk__rt_run *c) {
       kept * nt * sizeof(rk_quat), kept * c->t_count * sizeof(rk_vec3),
       kept * rt->kept_count * sizeof(rk_quat),
       frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
-      frames * sizeof(double), frames * sizeof(double), rk__rt_roll_bytes(rt, frames)};
+      frames * sizeof(double), frames * sizeof(double), rk__rt_roll_bytes(rt, frames),
+      rt->side[0].src_stand.foot >= 0 || rt->side[1].src_stand.foot >= 0
+          ? frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3)
+          : 0};
   rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
   c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
   c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
@@ -92,6 +98,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->tgt_body = rk__rt_scratch_carve(c, bytes[9]);
   c->keys.times = rk__rt_scratch_carve(c, bytes[10]);
   c->src_shin = rk__rt_scratch_carve(c, bytes[11]);
+  c->src_stand = rk__rt_scratch_carve(c, bytes[12]);
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
@@ -176,8 +183,18 @@ void rk__rt_scan_frames(rk__rt_run *c, size_t first, size_t end) {
   const rk_retargeter *rt = c->rt;
   for (size_t f = first; f < end; f++) {
     sample_source(c, f);
-    for (int side = 0; side < 2; side++)
+    for (int side = 0; side < 2; side++) {
       rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
+      const rk_sole *stand = &rt->side[side].src_stand;
+      if (stand->foot < 0)
+        continue;
+      /* Measured on the foot's sole as the leg's end is (retarget_roll.c): less its drop. */
+      rk_vec3 *out = c->src_stand + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS;
+      rk_sole_at(stand, c->src_models, out);
+      const double drop = rt->smap.leg_end_from_skin[side] ? rt->smap.leg_end_drop[side] : 0.0;
+      for (int p = 0; p < RK__RT_POINTS; p++)
+        out[p].y -= drop;
+    }
     rk__rt_roll_scan(c, f);
   }
 }

@@ -1,7 +1,9 @@
 /* A game rig's clip retargeted onto its own rig comes back unchanged, its root and controls too:
  * game_robot_walk (Root travelling under the pelvis, IK foot targets and poles keyed with the
  * legs) onto game_robot, every joint at every frame within 1 mm of the source's, with foot IK
- * and the ground fit as without. */
+ * and the ground fit as without; game_posed (node TRS a posed frame, not the bind pose; a clip
+ * that keys the hips' translation and the legs only, so that by glTF's rule its shins end above
+ * and away from the detached feet) onto itself likewise. */
 #include "../plugin/retarget_test.h"
 
 #include <rigkit/skin.h>
@@ -91,5 +93,37 @@ Test(game_identity, the_report_says_clean) {
     cr_assert_leq(rt_num(c, "pose_error_mm", "max"), 1.0, "defaults %d", defaults);
     g_object_unref(parser);
   }
+  rt_rmtree(dir);
+}
+
+/* game_posed's clip leaves the shins above their feet (the hips keep the node's 20 degrees, the
+ * legs are keyed for upright hips): the leg's end is not the clip's ground. Onto itself the clip
+ * comes back unchanged: clean, no ground offset, every joint within 1 mm, with the defaults (foot
+ * IK, ground auto). The leg ends' height was taken for the clip's ground: the floating shins were
+ * planted on the floor and the body lowered by 41.9 mm (pose error 253 mm, failed). */
+Test(game_identity, a_posed_rig_with_a_partly_keyed_clip_comes_back_unchanged) {
+  g_autofree char *file = rt_data("generated/game_posed.glb");
+  g_autoptr(GError) e = NULL;
+  rk_asset *a = rk_import_file(file, NULL, &e);
+  cr_assert_not_null(a, "%s", e ? e->message : "");
+  const rk_skeleton *s = rk_asset_skeleton(a);
+  const size_t n = rk_skeleton_joint_count(s);
+  g_autofree rk_transform *locals = g_new(rk_transform, n);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, n);
+  rk_clip_sample(rk_asset_clip(a, 0), rk_skeleton_rest_locals(s), 0.0, locals, n);
+  rk_fk_models(s, locals, models);
+  const int end = rk_skeleton_find_joint(s, "LowerLeg.L_end"), foot = rk_skeleton_find_joint(s, "Foot.L");
+  cr_assert(end >= 0 && foot >= 0);
+  cr_assert_geq(models[end].m[13] - models[foot].m[13], 0.04, "the shin ends %.1f mm above the foot",
+                1000 * (models[end].m[13] - models[foot].m[13]));
+  rk_asset_free(a);
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const clip[] = {"generated/game_posed.glb", NULL};
+  JsonParser *parser = rt_run_report(dir, dir, "generated/game_posed.glb", NULL, clip, 0, NULL);
+  JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(parser)), 0);
+  cr_assert_str_eq(rt_str(c, "verdict"), "clean");
+  cr_assert_eq(rt_num(c, "ground_offset_mm", NULL), 0.0);
+  cr_assert_leq(rt_num(c, "pose_error_mm", "max"), 1.0);
+  g_object_unref(parser);
   rt_rmtree(dir);
 }
