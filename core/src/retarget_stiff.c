@@ -43,13 +43,42 @@ static double stiff_hold(const rk__rt_foot_goal *g) {
   return w;
 }
 
+/* How far apart (sqrt(1 - cos) of the angle between them: 0.1 is about 8 degrees) two held legs
+ * of one bone must point for the pelvis to stand exactly where both reach their pins. Legs nearly
+ * parallel (feet about as far apart as the hips) make a parallelogram with the pelvis and the
+ * floor, which sways sideways almost freely: where exactly both reach is then set by a millimetre
+ * between the pins' heights or depths (the source's feet, each foot's own lift out of the floor),
+ * and stood there the pelvis swayed 8 cm sideways for a 0.9 mm difference while both feet held
+ * (leaning the legs so that their flat feet dug into the floor), to come back in one frame when
+ * one let go. Under this spread the pelvis moves no more than 1 / STIFF_SPREAD times the
+ * difference, which the legs then miss by (each by less than half of it). */
+#define STIFF_SPREAD 0.1
+
+/* The 2 x 2 stiffness w of two legs (unit directions u[0], u[1] from goal to hip, stiffnesses
+ * k[0], k[1]) with their difference mode's softened below STIFF_SPREAD: the inverse of
+ * diag(1 / k) + lambda P, P the projection on r[0] - r[1], lambda = s (STIFF_SPREAD - s) for
+ * the spread s, so that the pelvis moves by that difference / STIFF_SPREAD at most. Leaves w
+ * as it is when the legs are spread enough (each leg on its own stiffness). */
+static void pair_stiffness(const rk_vec3 u[2], const double k[2], double w[2][2]) {
+  const double s = sqrt(fmax(0.0, 1 - rk_vec3_dot(u[0], u[1])));
+  if (!(s < STIFF_SPREAD))
+    return;
+  const double lambda = s * (STIFF_SPREAD - s);
+  const double a = 1 / k[0] + 0.5 * lambda, d = 1 / k[1] + 0.5 * lambda, b = -0.5 * lambda;
+  const double det = a * d - b * b;
+  w[0][0] = d / det;
+  w[1][1] = a / det;
+  w[0][1] = w[1][0] = -b / det;
+}
+
 /* The pelvis of legs of one bone. A stiff leg reaches its goal only at its length: the pelvis
  * stands on a sphere about each planted goal (less the hip's offset from the pelvis), on both
- * spheres' circle when both feet hold. It goes to the point nearest the transferred pelvis that
- * meets each leg as firmly as its foot holds: a held foot exactly, one fading into or out of a
- * contact by its weight w (a spring of stiffness w / (1 - w) against the pelvis' own of 1), so
- * that the pelvis never drops in one frame when support changes. Solved by Gauss-Newton from the
- * transferred pelvis. Returns whether any leg weighs on the pelvis. */
+ * spheres' circle when both feet hold (near it when the legs are nearly parallel:
+ * pair_stiffness). It goes to the point nearest the transferred pelvis that meets each leg as
+ * firmly as its foot holds: a held foot exactly, one fading into or out of a contact by its
+ * weight w (a spring of stiffness w / (1 - w) against the pelvis' own of 1), so that the pelvis
+ * never drops in one frame when support changes. Solved by Gauss-Newton from the transferred
+ * pelvis. Returns whether any leg weighs on the pelvis. */
 bool rk__rt_stand_on_stiff_legs(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   const rk_vec3 p0 = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
@@ -73,18 +102,28 @@ bool rk__rt_stand_on_stiff_legs(rk__rt_run *c) {
   rk_vec3 p = p0;
   for (int it = 0; it < 30; it++) {
     double m[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, v[3] = {p0.x - p.x, p0.y - p.y, p0.z - p.z};
+    rk_vec3 u[2];
+    double r[2], w[2][2] = {{0, 0}, {0, 0}};
     for (int i = 0; i < n; i++) {
-      const rk_vec3 u = rk_vec3_sub(rk_vec3_add(p, off[i]), goal[i]);
-      const double d = rk_vec3_norm(u);
-      if (!(d > 1e-9 * len[i]))
-        continue;
-      const double j[3] = {u.x / d, u.y / d, u.z / d}, r = d - len[i];
-      for (int a = 0; a < 3; a++) {
-        v[a] -= k[i] * j[a] * r;
-        for (int b = 0; b < 3; b++)
-          m[a][b] += k[i] * j[a] * j[b];
-      }
+      const rk_vec3 to = rk_vec3_sub(rk_vec3_add(p, off[i]), goal[i]);
+      const double d = rk_vec3_norm(to);
+      u[i] = rk_vec3_make(to.x / d, to.y / d, to.z / d);
+      r[i] = d - len[i];
+      w[i][i] = d > 1e-9 * len[i] ? k[i] : 0.0; /* no direction to pull along */
     }
+    if (n == 2 && w[0][0] > 0 && w[1][1] > 0)
+      pair_stiffness(u, k, w);
+    for (int i = 0; i < n; i++)
+      for (int l = 0; l < n; l++) {
+        if (!(w[i][l] != 0))
+          continue;
+        const double ui[3] = {u[i].x, u[i].y, u[i].z}, ul[3] = {u[l].x, u[l].y, u[l].z};
+        for (int a = 0; a < 3; a++) {
+          v[a] -= w[i][l] * ui[a] * r[l];
+          for (int b = 0; b < 3; b++)
+            m[a][b] += w[i][l] * ui[a] * ul[b];
+        }
+      }
     double x[3];
     if (!solve3(m, v, x))
       break;

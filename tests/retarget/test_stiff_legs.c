@@ -157,6 +157,21 @@ Test(stiff_legs, a_foot_planting_beside_a_held_one_arrives_on_its_pin) {
   /* No more than a slow step: 4% of the leg (2 cm on game_blocky). */
   cr_assert_leq(f.arrive_move, 0.04 * f.leg, "%s: a leg's end leaps %.1f cm onto its pin", clip,
                 100 * f.arrive_move);
+  /* Both feet held about as far apart as the hips (the standing phases): the two legs of one
+   * bone and the pelvis make a near parallelogram, which sways sideways almost freely; standing
+   * exactly where both legs reach put the pelvis 8 cm to the side for a millimetre between the
+   * pins (the legs leant, their flat feet 8.4 mm into the floor), back in one frame when a foot
+   * let go (9.1 cm beyond the source hips' move). Now it stays by the transferred pelvis there.
+   * Still left, asserted at what it is: 3.5 cm frames as the crossing foot's contact fades in or
+   * out (the stance the pelvis moves to is reached over the blend's last frames). */
+  cr_log_info("%s onto game_blocky: the pelvis moves up to %.1f cm a frame (source %.1f), %.1f cm "
+              "beyond twice the source's; planted feet's meshes %.1f mm above the floor at the lowest",
+              clip, 100 * f.pelvis_move, 100 * f.src_pelvis_move, 100 * f.pelvis_excess, f.low_planted_mm);
+  cr_assert_leq(f.pelvis_excess, 0.08 * f.leg, "%s: the pelvis jumps %.1f cm beyond twice the source "
+                "hips' move", clip, 100 * f.pelvis_excess);
+  cr_assert_eq(f.jumps, 0, "%s: %zu frames with a foot jump over 5 cm", clip, f.jumps);
+  cr_assert_geq(f.low_planted_mm, -6.5, "%s: a planted foot %.1f mm through the floor", clip,
+                -f.low_planted_mm);
   g_object_unref(p);
   rt_rmtree(dir);
 }
@@ -198,3 +213,4 @@ Test(stiff_legs, two_halves_give_the_one_pass_result) {
     }
   }
 }
+
