@@ -5,7 +5,10 @@
  * goes up by that depth. Each is eased in and out over blend_time on either side as the floor's
  * lift is (retarget_floor.c), so that the solve (retarget_ik.c), which moves the pelvis only for
  * a leg still out of reach, never drops it within a frame, and a kneeling shin is not lifted by
- * its ankle (which turns the shin about the knee, deeper into the floor). */
+ * its ankle (which turns the shin about the knee, deeper into the floor). With no foot planted,
+ * it also goes up as far as a free leg, folded as far as it goes, cannot lift its foot out of the
+ * floor (short legs whose shin is longer than the thigh, in a deep crouch): eased the same way,
+ * instead of pulled up by the solve within the frames its foot is through. */
 #include "retarget_run.h"
 
 /* How much shorter than its full stretch a planted leg that could not reach is planned to stand
@@ -66,23 +69,58 @@ static double shin_depth(rk__rt_run *c, int side, bool free) {
   return along < 0.5 || raised ? fmax(0.0, c->tgt_floor - p.position.y) : 0.0;
 }
 
+/* How far (m, >= 0) the pelvis of the posed frame must go up for side's free leg (no foot of
+ * the frame planted) to lift its foot out of the floor by bending: the solve lifts the ankle by
+ * the foot's depth and bends the leg to it, and an ankle lifted nearer the hip than the leg
+ * folds (or farther than it stretches) would pull the pelvis within the frame, by as much as the
+ * bend falls short, from frame to frame as the depth comes and goes. Raised by r, the leg and its
+ * foot rise with the pelvis and the ankle is lifted by r less: the least r that keeps the lifted
+ * ankle within the leg's reach (its full depth at most: the transferred leg reaches its own
+ * ankle). */
+static double fold_rise(rk__rt_run *c, int side) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  if (sd->knee == sd->upper) /* a leg of one bone: the solve decides */
+    return 0;
+  const rk__rt_foot_goal none = {0};
+  const double depth = rk__rt_foot_depth(c, side, &none);
+  if (depth <= 0)
+    return 0;
+  const rk_mat4 *m = c->tgt_models;
+  const rk_vec3 a = rk_mat4_get_translation(&m[sd->upper]), b = rk_mat4_get_translation(&m[sd->knee]);
+  const rk_vec3 v = rk_vec3_sub(rk__rt_ankle(sd, m), a);
+  const double thigh = rk_vec3_norm(rk_vec3_sub(b, a)), shin = rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, m), b));
+  const double slack = SLACK * (thigh + shin);
+  const double near = fabs(thigh - shin) + slack, far = thigh + shin - slack;
+  /* The ankle lifted by s (s = depth - r) lies at v + s up from the hip, at a distance within
+   * [near, far] for s in [y0 - reach, y0 - fold] or [y0 + fold, y0 + reach] (y0 = -v.y; reach
+   * and fold from the horizontal distance h): the largest s in [0, depth] there. */
+  const double h = rk_vec3_norm(rk__rt_horizontal(v)), y0 = -v.y;
+  if (h >= far)
+    return depth;
+  const double reach = sqrt(far * far - h * h), fold = h < near ? sqrt(near * near - h * h) : 0.0;
+  double s = -1;
+  const double lo[2] = {y0 - reach, y0 + fold}, hi[2] = {y0 - fold, y0 + reach};
+  for (int k = 0; k < 2; k++)
+    if (lo[k] <= depth && hi[k] >= 0)
+      s = fmax(s, fmin(hi[k], depth));
+  return s < 0 ? depth : depth - s;
+}
+
 /* Per frame, how far the pelvis must come down (down) and go up (up); false when never. */
 static bool needs(rk__rt_run *c, double *down, double *up) {
   const rk_retargeter *rt = c->rt;
   g_autofree int *chains = g_new(int, rt->nt);
   const size_t nc = rk__rt_feet_chains(c, chains);
-  const bool kneels = shin_foot(c, 0) || shin_foot(c, 1);
   bool any = false;
   for (size_t f = 0; f < c->frames; f++) {
     const bool held[2] = {rk__rt_side_held(c->res, 0, f), rk__rt_side_held(c->res, 1, f)};
-    if (!held[0] && !held[1] && !kneels)
-      continue;
+    const bool free = !held[0] && !held[1];
     rk__rt_pose_frame_joints(c, f, chains, nc);
     for (int side = 0; side < 2; side++) {
       if (held[side])
         down[f] = fmax(down[f], side_drop(c, side, f));
       else
-        up[f] = fmax(up[f], shin_depth(c, side, !held[0] && !held[1]));
+        up[f] = fmax(up[f], fmax(shin_depth(c, side, free), free ? fold_rise(c, side) : 0.0));
     }
     any |= down[f] > 0 || up[f] > 0;
   }

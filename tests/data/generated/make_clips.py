@@ -1515,6 +1515,57 @@ class Shuffle(Motion):
         return self.finish(sp, t, nominal)
 
 
+class Squat(Motion):
+    """(g) a deep squat on the balls of the feet, the feet sliding apart and back together in it:
+    stand; heels up 30 deg about the balls (0.4-0.8 s) while the pelvis goes down into a deep
+    squat (0.5-1.8 s: the hip joints below the knees, the legs folded to 30 deg); both feet slide
+    outward together by 8 cm each (2.0-2.5 s), hold, slide back (2.8-3.3 s); stand up (3.5-4.7 s),
+    heels down (4.5-4.9 s). While they slide no foot is planted: a retargeter's short legs, folded
+    as far as they go, cannot lift their feet out of the floor by bending."""
+
+    def __init__(self, rig, fps=120):
+        self.rig = rig
+        geos = {s: FootGeo(rig.geo[s]) for s in 'LR'}
+        lat = {'L': 0.12, 'R': -0.12}
+        feet = {s: FootTrack(geos[s], geos[s].flat((lat[s], 0.0), 0.0)) for s in 'LR'}
+        for s, sg in (('L', 1), ('R', -1)):
+            tr = feet[s]
+            tr.hold_until(0.4)
+            tr.add(0.4, 'ball', -30 * RAD)
+            tr.hold_until(2.0)
+            tr.add(0.5, 'slide', (sg * 0.08, 0.0))
+            tr.hold_until(2.8)
+            tr.add(0.5, 'slide', (-sg * 0.08, 0.0))
+            tr.hold_until(4.5)
+            tr.add(0.4, 'ball', 30 * RAD)
+            tr.hold_until(5.2)
+        super().__init__(rig, 'squat', fps, 5.2, feet)
+        y_s = rig.rest_of('pelvis')[1] - 0.015
+        self.yk = [(0.5, y_s), (1.8, 0.29), (3.5, 0.29), (4.7, y_s)]
+        self.zk = [(0.5, 0.0), (1.8, -0.10), (3.5, -0.10), (4.7, 0.0)]
+        self.pk = [(0.5, 4.0), (1.8, 35.0), (3.5, 35.0), (4.7, 4.0)]
+        self.notes = ('heels up 0.4-0.8 s, down into the squat 0.5-1.8 s, both feet slide out '
+                      '2.0-2.5 s and back 2.8-3.3 s, up 3.5-4.7 s, heels down 4.5-4.9 s')
+
+    def spec(self, t):
+        rig = self.rig
+        sp = Spec()
+        pitch = ease_keys(t, self.pk) * RAD
+        sp.pelvis_rot = rx(pitch)
+        sp.local = helper_locals(rig, 0.0, 0.0)
+        y = ease_keys(t, self.yk)
+        sp.pelvis_pos = (0.0, y, ease_keys(t, self.zk))
+        sp.chest_rot = rx(pitch * 0.8)
+        sp.head_rot = rx(-0.2 * pitch)
+        arm = ease_keys(t, [(0.5, 0.0), (1.8, 80.0), (3.5, 80.0), (4.7, 0.0)]) * RAD
+        for s in 'LR':
+            sp.arms[s] = ('angles', arm, 10 * RAD, 20 * RAD, 5 * RAD)
+        sp = self.finish(sp, t, y, k=0.002)
+        for s, sg in (('L', 1), ('R', -1)):        # the knees over the feet, a little out
+            sp.knee_pole[s] = unit((sg * 0.5, 0.0, 1.0))
+        return sp
+
+
 class Cross(Motion):
     """(f) standing, feet drawn across: from a stance with the feet under the hips (the pelvis at
     its rest height), the left foot slides on the floor across in front of the right one (ending
@@ -1762,6 +1813,7 @@ def build_all(outdir, only=None):
             ('cmu_floor', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Floor(r), 'cmu'),
             ('cmu_shuffle', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Shuffle(r), 'cmu'),
             ('cmu_cross', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Cross(r), 'cmu'),
+            ('cmu_squat', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Squat(r), 'cmu'),
             ('mh_walk', mh_text, mh_jts, mh_rig, ZUP_DM, lambda r: Walk(r, fps=60), 'makehuman'),
             ('mh_floor', mh_text, mh_jts, mh_rig, ZUP_DM, lambda r: Floor(r, fps=60), 'makehuman')]
     written = []
