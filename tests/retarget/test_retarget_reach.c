@@ -4,8 +4,7 @@
  * solve pulled it up within each frame: on a CC0 game robot's boxing clip it leapt by 24 cm in
  * one frame); and a free leg whose knee is raised above the hip lifts the pelvis for its shin
  * instead of folding the thigh down through the floor. */
-#include "../plugin/retarget_test.h"
-#include "stiff_figures.h"
+#include "stiff_test.h"
 
 /* game_shortlegs in a deep squat whose feet slide (no foot planted): its legs, shorter in the
  * thigh than in the shin, fold no further than the source's, so the transferred feet stand through
@@ -13,18 +12,11 @@
  * before, 14 frames), it rises ahead (lifted frames) and moves from frame to frame by no more
  * than the source's hips (scaled) plus 0.4 mm (0.27 mm; before, 0.67 mm). */
 Test(retarget_reach, free_feet_out_of_the_floor_lift_the_pelvis_ahead) {
-  g_autofree char *target = rt_data("generated/game_shortlegs.glb");
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
-  static const char *const squat[] = {"generated/cmu_squat.bvh", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_shortlegs.glb", cmu, squat, 0, NULL);
+  JsonParser *p;
   const char *clip;
-  JsonObject *c = rt_ok_entry(p, 0, "game_shortlegs", &clip);
-  g_autofree char *source = rt_data(squat[0]);
   stiff_figures f;
-  g_autoptr(GError) e = NULL;
-  cr_assert(stiff_measure(target, source, 0.0254 / 0.45, rt_str(c, "output"), &f, &e), "%s: %s", clip,
-            e ? e->message : "");
+  JsonObject *c = stiff_run_measured(dir, "game_shortlegs", "generated/cmu_squat.bvh", &p, &clip, &f);
   const double pelvis = rt_num(c, "pelvis_frames", NULL), lifted = rt_num(c, "lifted_frames", NULL),
                unreachable = rt_num(c, "unreachable_frames", NULL);
   cr_log_info("%s onto game_shortlegs: %s; pelvis moved within %.0f frames, lifted at %.0f; moves "

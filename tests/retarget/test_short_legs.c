@@ -6,8 +6,7 @@
  * short legs could then not reach their pins and the pelvis jumped sideways), the pelvis moving
  * from frame to frame no more than twice the source's (scaled) plus a twentieth of the leg, the
  * planted feet still (<= 5 mm), on their pins (<= 1 mm) and their meshes on the floor. */
-#include "../plugin/retarget_test.h"
-#include "stiff_figures.h"
+#include "stiff_test.h"
 
 typedef struct short_case {
   const char *clip;
@@ -68,18 +67,11 @@ Test(short_legs, feet_hold_and_the_pelvis_follows_the_source) {
  * swinging leg's end jumped over 5 cm at 32 frames as the pelvis came back), the planted feet
  * hold their pins, and the report counts the frames lowered without flagging the eased bob. */
 Test(short_legs, the_pelvis_eases_down_where_a_leg_cannot_reach) {
-  g_autofree char *target = rt_data("generated/game_shortlegs.glb");
   g_autofree char *dir = rt_tmpdir();
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
-  static const char *const turn[] = {"generated/cmu_turn.bvh", NULL};
-  JsonParser *p = rt_run_report(dir, dir, "generated/game_shortlegs.glb", cmu, turn, 0, NULL);
+  JsonParser *p;
   const char *clip;
-  JsonObject *c = rt_ok_entry(p, 0, "game_shortlegs", &clip);
-  g_autofree char *source = rt_data(turn[0]);
   stiff_figures f;
-  g_autoptr(GError) e = NULL;
-  cr_assert(stiff_measure(target, source, 0.0254 / 0.45, rt_str(c, "output"), &f, &e), "%s: %s", clip,
-            e ? e->message : "");
+  JsonObject *c = stiff_run_measured(dir, "game_shortlegs", "generated/cmu_turn.bvh", &p, &clip, &f);
   const rt_planted pf = rt_planted_of(c);
   const double pelvis = rt_num(c, "pelvis_frames", NULL), unreachable = rt_num(c, "unreachable_frames", NULL);
   cr_log_info("%s onto game_shortlegs: %s; pelvis lowered at %.0f frames, moves %.2f mm a frame "

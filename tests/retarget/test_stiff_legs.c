@@ -8,8 +8,7 @@
  * turn at a bounded rate with their feet out of the floor; a foot planting beside a held one
  * (cmu_cross) arriving on its pin rather than leaping onto it; and the blocky walk, used as a
  * source, plants its feet onto a human (it planted none). */
-#include "../plugin/retarget_test.h"
-#include "stiff_figures.h"
+#include "stiff_test.h"
 
 static const char *const clips[] = {"generated/cmu_walk.bvh", "generated/cmu_hop.bvh",
                                     "generated/cmu_turn.bvh", NULL};
@@ -21,17 +20,10 @@ static JsonParser *onto_blocky(const char *dir, const char *const *sources) {
   return rt_run_report(dir, dir, "generated/game_blocky.glb", cmu, sources, 0, NULL);
 }
 
-/* The figures of report entry i of p (a run onto game_blocky of source clip `path`, CMU units)
- * into f; its clip's name into *clip. */
+/* The figures of report entry i of p (a run onto game_blocky of source clip `path`). */
 static JsonObject *measured(JsonParser *p, guint i, const char *path, const char **clip,
                             stiff_figures *f) {
-  g_autofree char *target = rt_data("generated/game_blocky.glb");
-  JsonObject *c = rt_ok_entry(p, i, "game_blocky", clip);
-  g_autofree char *source = rt_data(path);
-  g_autoptr(GError) e = NULL;
-  cr_assert(stiff_measure(target, source, 0.0254 / 0.45, rt_str(c, "output"), f, &e), "%s: %s",
-            *clip, e ? e->message : "");
-  return c;
+  return stiff_entry_measured(p, i, "game_blocky", path, clip, f);
 }
 
 Test(stiff_legs, ends_and_pelvis_move_with_the_source_and_planted_feet_hold) {

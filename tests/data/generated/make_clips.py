@@ -896,6 +896,15 @@ class Motion:
     def spec(self, t):
         raise NotImplementedError
 
+    def pitched_spec(self, t):
+        """A frame's spec with the pelvis pitched by the motion's pitch keys (self.pk, degrees)
+        and the helper joints at rest; and that pitch in radians."""
+        sp = Spec()
+        pitch = ease_keys(t, self.pk) * RAD
+        sp.pelvis_rot = rx(pitch)
+        sp.local = helper_locals(self.rig, 0.0, 0.0)
+        return sp, pitch
+
     def finish(self, sp, t, nominal, k=0.006):
         """Feet and knee poles from the tracks, then the pelvis height: the nominal height unless
         a leg cannot reach its ankle there (soft minimum)."""
@@ -1224,11 +1233,7 @@ class Hop(Motion):
         return (0.0, self.pelvis_y(t)[0], hermite(t, self.zk))
 
     def spec(self, t):
-        rig = self.rig
-        sp = Spec()
-        pitch = ease_keys(t, self.pk) * RAD
-        sp.pelvis_rot = rx(pitch)
-        sp.local = helper_locals(rig, 0.0, 0.0)
+        sp, pitch = self.pitched_spec(t)
         y, flying = self.pelvis_y(t)
         sp.pelvis_pos = (0.0, y, hermite(t, self.zk))
         sp.chest_rot = rx(pitch * 0.6 + 4 * RAD)
@@ -1548,11 +1553,7 @@ class Squat(Motion):
                       '2.0-2.5 s and back 2.8-3.3 s, up 3.5-4.7 s, heels down 4.5-4.9 s')
 
     def spec(self, t):
-        rig = self.rig
-        sp = Spec()
-        pitch = ease_keys(t, self.pk) * RAD
-        sp.pelvis_rot = rx(pitch)
-        sp.local = helper_locals(rig, 0.0, 0.0)
+        sp, pitch = self.pitched_spec(t)
         y = ease_keys(t, self.yk)
         sp.pelvis_pos = (0.0, y, ease_keys(t, self.zk))
         sp.chest_rot = rx(pitch * 0.8)
