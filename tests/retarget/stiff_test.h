@@ -22,16 +22,33 @@ static inline JsonObject *stiff_entry_measured(JsonParser *p, guint i, const cha
   return c;
 }
 
-/* Runs the one bundled clip `path` (CMU units) onto generated/<stem>.glb, outputs in dir, and
- * measures it: its entry, *p owning it (g_object_unref). */
-static inline JsonObject *stiff_run_measured(const char *dir, const char *stem, const char *path,
-                                             JsonParser **p, const char **clip,
-                                             stiff_figures *f) {
+/* One bundled clip (CMU units) run onto a generated game rig and measured: the run's directory,
+ * report, entry, clip name and figures. */
+typedef struct stiff_case {
+  char *dir;
+  JsonParser *p;
+  JsonObject *c;
+  const char *clip;
+  stiff_figures f;
+} stiff_case;
+
+/* Runs `path` onto generated/<stem>.glb in a new directory and measures the output; release
+ * with stiff_case_clear. */
+static inline stiff_case stiff_case_run(const char *stem, const char *path) {
   static const char *const cmu[] = {"--unit", "cmu", NULL};
   const char *const sources[] = {path, NULL};
   g_autofree char *rel = g_strdup_printf("generated/%s.glb", stem);
-  *p = rt_run_report(dir, dir, rel, cmu, sources, 0, NULL);
-  return stiff_entry_measured(*p, 0, stem, path, clip, f);
+  stiff_case k = {.dir = rt_tmpdir()};
+  k.p = rt_run_report(k.dir, k.dir, rel, cmu, sources, 0, NULL);
+  k.c = stiff_entry_measured(k.p, 0, stem, path, &k.clip, &k.f);
+  return k;
+}
+
+/* Frees the report and removes the run's directory. */
+static inline void stiff_case_clear(stiff_case *k) {
+  g_object_unref(k->p);
+  rt_rmtree(k->dir);
+  g_free(k->dir);
 }
 
 #endif

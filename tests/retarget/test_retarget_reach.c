@@ -12,11 +12,10 @@
  * before, 14 frames), it rises ahead (lifted frames) and moves from frame to frame by no more
  * than the source's hips (scaled) plus 0.4 mm (0.27 mm; before, 0.67 mm). */
 Test(retarget_reach, free_feet_out_of_the_floor_lift_the_pelvis_ahead) {
-  g_autofree char *dir = rt_tmpdir();
-  JsonParser *p;
-  const char *clip;
-  stiff_figures f;
-  JsonObject *c = stiff_run_measured(dir, "game_shortlegs", "generated/cmu_squat.bvh", &p, &clip, &f);
+  stiff_case k = stiff_case_run("game_shortlegs", "generated/cmu_squat.bvh");
+  JsonObject *c = k.c;
+  const char *clip = k.clip;
+  const stiff_figures f = k.f;
   const double pelvis = rt_num(c, "pelvis_frames", NULL), lifted = rt_num(c, "lifted_frames", NULL),
                unreachable = rt_num(c, "unreachable_frames", NULL);
   cr_log_info("%s onto game_shortlegs: %s; pelvis moved within %.0f frames, lifted at %.0f; moves "
@@ -29,6 +28,5 @@ Test(retarget_reach, free_feet_out_of_the_floor_lift_the_pelvis_ahead) {
                 1000 * f.pelvis_beyond);
   cr_assert_not(rt_warns(c, "hip-bob-changed"), "%s: the hip bob is flagged", clip);
   cr_assert_str_eq(rt_str(c, "verdict"), "clean", "%s: verdict %s", clip, rt_str(c, "verdict"));
-  g_object_unref(p);
-  rt_rmtree(dir);
+  stiff_case_clear(&k);
 }

@@ -67,11 +67,10 @@ Test(short_legs, feet_hold_and_the_pelvis_follows_the_source) {
  * swinging leg's end jumped over 5 cm at 32 frames as the pelvis came back), the planted feet
  * hold their pins, and the report counts the frames lowered without flagging the eased bob. */
 Test(short_legs, the_pelvis_eases_down_where_a_leg_cannot_reach) {
-  g_autofree char *dir = rt_tmpdir();
-  JsonParser *p;
-  const char *clip;
-  stiff_figures f;
-  JsonObject *c = stiff_run_measured(dir, "game_shortlegs", "generated/cmu_turn.bvh", &p, &clip, &f);
+  stiff_case k = stiff_case_run("game_shortlegs", "generated/cmu_turn.bvh");
+  JsonObject *c = k.c;
+  const char *clip = k.clip;
+  const stiff_figures f = k.f;
   const rt_planted pf = rt_planted_of(c);
   const double pelvis = rt_num(c, "pelvis_frames", NULL), unreachable = rt_num(c, "unreachable_frames", NULL);
   cr_log_info("%s onto game_shortlegs: %s; pelvis lowered at %.0f frames, moves %.2f mm a frame "
@@ -86,6 +85,5 @@ Test(short_legs, the_pelvis_eases_down_where_a_leg_cannot_reach) {
   cr_assert_leq(pf.goal, 1, "%s: planted points miss their pins by %.2f mm", clip, pf.goal);
   cr_assert_not(rt_warns(c, "hip-bob-changed"), "%s: the eased lowering is flagged", clip);
   cr_assert_str_eq(rt_str(c, "verdict"), "clean", "%s: verdict %s", clip, rt_str(c, "verdict"));
-  g_object_unref(p);
-  rt_rmtree(dir);
+  stiff_case_clear(&k);
 }
