@@ -195,14 +195,12 @@ void rk__rt_scan_frames(rk__rt_run *c, size_t first, size_t end) {
       /* Measured on the foot's sole as the leg's end is (retarget_roll.c): less its drop. */
       rk_vec3 *out = c->src_stand + at;
       rk_sole_at(stand, c->src_models, out);
-      /* A foot that stands apart from its leg is where the source stands (its contacts); the
-       * target's foot goes there, as far from where its leg takes it as the source's is. */
+      /* How far the source's foot stands from its leg's end, carried onto the target (the
+       * contacts' pass decides whether the clip leaves it apart). */
       if (rt->side[side].stand_apart)
-        for (int p = 0; p < RK__RT_POINTS; p++) {
+        for (int p = 0; p < RK__RT_POINTS; p++)
           c->tgt_apart[at + (size_t)p] = rk_vec3_scale(
               rk_quat_rotate(rt->align, rk_vec3_sub(out[p], c->src_pts[at + (size_t)p])), rt->scale);
-          c->src_pts[at + (size_t)p] = out[p];
-        }
       const double drop = rt->smap.leg_end_from_skin[side] ? rt->smap.leg_end_drop[side] : 0.0;
       for (int p = 0; p < RK__RT_POINTS; p++)
         out[p].y -= drop;
@@ -329,7 +327,7 @@ void rk__rt_transfer_frames(rk__rt_run *c, size_t first, size_t end) {
     for (int side = 0; side < 2; side++) {
       rk_vec3 *pts = c->tgt_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS;
       rk_sole_at(c->tsole[side], c->tgt_models, pts);
-      if (rt->side[side].stand_apart)
+      if (c->apart[side])
         for (int p = 0; p < RK__RT_POINTS; p++)
           pts[p] = rk_vec3_add(pts[p], c->tgt_apart[f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS + p]);
     }
