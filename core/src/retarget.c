@@ -176,6 +176,12 @@ static void set_feet(rk_retargeter *rt) {
     const int stand = sm->detached_foot[side];
     if (sd->src_footless && stand >= 0 && (size_t)stand < rt->ns)
       end_sole(src_rest, stand, sm->leg_end[side], &sd->src_stand);
+    /* The target's foot stands where the source's does, unless it is a detached one placed as
+     * the source's (retarget_parts.c): then its leg follows the source's leg alike. */
+    const int tf = tm->detached_foot[side];
+    sd->stand_apart = sd->src_stand.foot >= 0 &&
+                      !(sd->footless && tf >= 0 && (size_t)tf < rt->nt && rt->match[tf] == stand &&
+                        rk__rt_follows_source(rt, tf, sd->knee));
     if (!sd->footless && !rk_sole_from_bones(rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt_bones, NULL))
       joint_sole(rt->pt0, sd->foot, &sd->tgt_bones);
     if (sd->footless || !rk_sole_build(rt->skin, rt->tgt, sd->foot, sd->toe, tm->forward, &sd->tgt, NULL))

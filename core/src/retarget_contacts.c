@@ -263,11 +263,33 @@ static void joint_intervals(rk__rt_run *c, size_t frames, const bool *planted) {
   }
 }
 
+/* The sides whose detached foot stands apart from the leg's end (rk__rt_side.stand_apart) and
+ * that the clip leaves further from it than the contact height at some frame: the source stands
+ * on that foot, so its sole points are the foot's (both measured on the sole: after
+ * rk__rt_roll_soles). A clip that keys the foot where its leg ends changes nothing. */
+static void stand_apart(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const double tol = c->opts->contact_height * rt->smap.height;
+  for (int side = 0; side < 2; side++) {
+    c->apart[side] = false;
+    for (size_t f = 0; f < c->frames && rt->side[side].stand_apart && !c->apart[side]; f++)
+      for (int p = 0; p < RK__RT_POINTS; p++) {
+        const size_t k = (size_t)(side * RK__RT_POINTS + p);
+        if (rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(c->src_stand, f, k), RK__RT_SOLE(c->src_pts, f, k))) > tol)
+          c->apart[side] = true;
+      }
+    for (size_t f = 0; f < c->frames && c->apart[side]; f++)
+      memcpy(&RK__RT_SOLE(c->src_pts, f, side * RK__RT_POINTS), &RK__RT_SOLE(c->src_stand, f, side * RK__RT_POINTS),
+             RK__RT_POINTS * sizeof(rk_vec3));
+  }
+}
+
 void rk__rt_find_contacts(rk__rt_run *c) {
   const rk_retargeter *rt = c->rt;
   rk_retarget_result *res = c->res;
   const size_t frames = c->frames;
   rk__rt_roll_soles(c);
+  stand_apart(c);
   c->src_floor = clip_floor(c);
   res->src_floor = c->src_floor;
   const double H = rt->smap.height;

@@ -63,6 +63,9 @@ typedef struct rk__rt_side {
                               sole carried by that part (the leg's end at rest), whose clip
                               keys (or node pose) may leave it away from the leg; foot -1 when
                               the leg carries its own sole */
+  bool stand_apart;        /* the target's foot goes where the source's detached foot stands (the
+                              source's contacts are that foot's), not to its leg's end: the
+                              target's own foot is not a detached one placed as the source's */
   bool loose_foot;         /* its foot is a detached one (retarget_parts.c), posed at the leg's
                               end: level, its lowest point loose_drop below the ankle, while
                               the source's heel is planted; pitched as the source's foot else */
@@ -315,6 +318,12 @@ typedef struct rk__rt_run {
   rk_vec3 *src_stand; /* frames x RK__RT_SOLE_SLOTS: the source's sole points as its feet stand
                          (rk__rt_side.src_stand; drop and travel as src_pts), filled for the
                          sides with a detached foot; NULL when no side has one */
+  rk_vec3 *tgt_apart; /* frames x RK__RT_SOLE_SLOTS: for the sides that stand apart, how far the
+                         source's foot stands from its leg's end, carried onto the target (turned
+                         and scaled); NULL when no side does */
+  bool apart[2];      /* the clip leaves that side's foot apart from its leg's end (further than
+                         the contact height somewhere): its sole points are the foot's
+                         (src_pts), the target's carried by tgt_apart (retarget_contacts.c) */
   rk_quat *src_shin; /* per frame x 2: the world rotation of the source's last leg bone where the
                         sole rolls (retarget_roll.c), or NULL when no side does */
   GArray *pins[2][RK__RT_POINTS];  /* rk_vec3 per interval of res->points */
@@ -464,7 +473,9 @@ void rk__rt_transfer_init(rk__rt_run *run);
  * target's facing (a joint at rest: its parent's world rotation current), one joint at a time:
  * what rk__rt_world_lanes gives four at a time. */
 rk_quat rk__rt_transfer_rotation(const rk__rt_run *run, size_t j);
-/* Samples frames [first, end) of the source: its sole points (src_pts, without travel). Each
+/* Samples frames [first, end) of the source: its sole points (src_pts, without travel; a
+ * detached foot's in src_stand, on the sides that may stand apart its offset from the leg's end
+ * in tgt_apart). Each
  * frame's figures depend on that frame alone (a run's copy may do another range meanwhile). */
 void rk__rt_scan_frames(rk__rt_run *run, size_t first, size_t end);
 /* Transfers frames [first, end): caches the poses, the FK-only foot joints (res->fk_positions,
@@ -491,7 +502,8 @@ void rk__rt_shift_ground(rk__rt_run *run, double offset);
 double rk__rt_body_low(const rk__rt_run *run, const rk_mat4 *models);
 
 /* ---- retarget_contacts.c ---- */
-/* The clip's ground from its planted sole points, the ground's own velocity (in-place cycles,
+/* The sides whose foot the clip leaves apart from the leg (run->apart: their sole points become
+ * the foot's), the clip's ground from its planted sole points, the ground's own velocity (in-place cycles,
  * travel with root_motion), the planted intervals of every sole point (low and still), the
  * slides (low and moving), the phases and the contact joints' intervals. */
 void rk__rt_find_contacts(rk__rt_run *run);

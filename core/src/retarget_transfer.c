@@ -83,7 +83,9 @@ void rk__rt_transfer_init(rk__rt_run *c) {
       frames * sizeof(double), frames * sizeof(double), rk__rt_roll_bytes(rt, frames),
       rt->side[0].src_stand.foot >= 0 || rt->side[1].src_stand.foot >= 0
           ? frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3)
-          : 0};
+          : 0,
+      rt->side[0].stand_apart || rt->side[1].stand_apart ? frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3)
+                                                         : 0};
   rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
   c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
   c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
@@ -99,6 +101,7 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->keys.times = rk__rt_scratch_carve(c, bytes[10]);
   c->src_shin = rk__rt_scratch_carve(c, bytes[11]);
   c->src_stand = rk__rt_scratch_carve(c, bytes[12]);
+  c->tgt_apart = rk__rt_scratch_carve(c, bytes[13]);
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
@@ -184,13 +187,20 @@ void rk__rt_scan_frames(rk__rt_run *c, size_t first, size_t end) {
   for (size_t f = first; f < end; f++) {
     sample_source(c, f);
     for (int side = 0; side < 2; side++) {
-      rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
+      const size_t at = f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS;
+      rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + at);
       const rk_sole *stand = &rt->side[side].src_stand;
       if (stand->foot < 0)
         continue;
       /* Measured on the foot's sole as the leg's end is (retarget_roll.c): less its drop. */
-      rk_vec3 *out = c->src_stand + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS;
+      rk_vec3 *out = c->src_stand + at;
       rk_sole_at(stand, c->src_models, out);
+      /* How far the source's foot stands from its leg's end, carried onto the target (the
+       * contacts' pass decides whether the clip leaves it apart). */
+      if (rt->side[side].stand_apart)
+        for (int p = 0; p < RK__RT_POINTS; p++)
+          c->tgt_apart[at + (size_t)p] = rk_vec3_scale(
+              rk_quat_rotate(rt->align, rk_vec3_sub(out[p], c->src_pts[at + (size_t)p])), rt->scale);
       const double drop = rt->smap.leg_end_from_skin[side] ? rt->smap.leg_end_drop[side] : 0.0;
       for (int p = 0; p < RK__RT_POINTS; p++)
         out[p].y -= drop;
@@ -314,8 +324,13 @@ void rk__rt_transfer_frames(rk__rt_run *c, size_t first, size_t end) {
       for (size_t i = 0; i < rt->kept_count; i++)
         w[i] = c->tgt_world[rt->world_kept[i]];
     }
-    for (int side = 0; side < 2; side++)
-      rk_sole_at(c->tsole[side], c->tgt_models, c->tgt_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS);
+    for (int side = 0; side < 2; side++) {
+      rk_vec3 *pts = c->tgt_pts + f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS;
+      rk_sole_at(c->tsole[side], c->tgt_models, pts);
+      if (c->apart[side])
+        for (int p = 0; p < RK__RT_POINTS; p++)
+          pts[p] = rk_vec3_add(pts[p], c->tgt_apart[f * RK__RT_SOLE_SLOTS + side * RK__RT_POINTS + p]);
+    }
     c->tgt_body[f] = rk__rt_body_low(c, c->tgt_models);
     for (size_t k = 0; k < nf; k++) {
       const rk_vec3 p = rk_mat4_get_translation(&c->tgt_models[rt->contact_joint[k]]);

@@ -3,14 +3,23 @@
 # chosen frames beside a floor grid, from the side and from the front, into PNG strips.
 #
 #   blender -b --factory-startup --python tests/blender/look.py -- OUT.glb \
-#       [--frames 0,10,20] [--png DIR] [--json FILE] [--source SRC.bvh] [--size 320]
+#       [--frames 0,10,20] [--png DIR] [--json FILE] [--source SRC.bvh] [--size 320] [--clip NAME]
 #
 # --json writes, per frame, the lowest point of the skinned mesh (metres above Blender's floor z=0,
 # i.e. rigkit's ground) and the lowest point per named foot bone's vertices; --png writes
 # DIR/<stem>_side.png and _front.png, one tile per frame (Cycles on the CPU, a few samples: no GPU
 # needed). --source also imports a BVH clip (Blender's own importer) and draws it beside, offset
 # sideways, for a side-by-side look.
+#
+# A glTF file is played as the file means it: --clip names the clip (default: the first), every
+# channel it does not key holds the node's TRS (Blender's importer plays the first clip while it
+# imports, so a later clip left the first one's values in its unkeyed channels), and the scene's
+# frame rate is the clip's own: its most-keyed sampler's keys per second ((count - 1) / (max -
+# min) of its input accessor, rounded to a whole number), so that frame N is the file's frame N at
+# 30, 100 or 120 fps and no key falls between Blender's frames (its default is 24 fps).
 import json
+import struct
+import tempfile
 import math
 import os
 import sys
@@ -32,27 +41,101 @@ if not argv:
     sys.exit(2)
 path = argv[0]
 opts = {"--frames": "", "--png": "", "--json": "", "--source": "", "--size": "320",
-        "--source-scale": "1", "--offset": "1.0"}
+        "--source-scale": "1", "--offset": "1.0", "--clip": ""}
 i = 1
 while i < len(argv):
     opts[argv[i]] = argv[i + 1]
     i += 2
 
+
+
+def gltf_json(p):
+    """The JSON of a .glb or .gltf file, and the binary chunk that follows it (glb) or None."""
+    data = open(p, "rb").read()
+    if data[:4] != b"glTF":
+        return json.loads(data), None
+    n = struct.unpack("<I", data[12:16])[0]
+    return json.loads(data[20:20 + n]), data[20 + n:]
+
+
+def without_animations(p):
+    """A temporary copy of glTF file p without its clips (beside it: a .gltf's buffers are
+    relative); the caller removes it."""
+    doc, rest = gltf_json(p)
+    doc.pop("animations", None)
+    fd, tmp = tempfile.mkstemp(suffix=os.path.splitext(p)[1], dir=os.path.dirname(os.path.abspath(p)))
+    os.close(fd)
+    text = json.dumps(doc).encode()
+    if rest is None:
+        open(tmp, "wb").write(text)
+    else:
+        text += b" " * ((4 - len(text) % 4) % 4)
+        open(tmp, "wb").write(struct.pack("<III", 0x46546C67, 2, 12 + 8 + len(text) + len(rest)) +
+                              struct.pack("<II", len(text), 0x4E4F534A) + text + rest)
+    return tmp
+
+
+def clip_fps(doc, name):
+    """Keys per second of clip `name` (or the first): its most-keyed sampler's input accessor."""
+    anims = doc.get("animations", [])
+    anim = next((a for a in anims if a.get("name") == name), anims[0] if anims else None)
+    best = None
+    for smp in (anim or {}).get("samplers", []):
+        acc = doc["accessors"][smp["input"]]
+        if acc["count"] > 1 and "max" in acc and "min" in acc and (best is None or acc["count"] > best["count"]):
+            best = acc
+    if best is None or best["max"][0] <= best["min"][0]:
+        return None
+    return max(1, int(round((best["count"] - 1) / (best["max"][0] - best["min"][0]))))
+
+
 bpy.ops.wm.read_factory_settings(use_empty=True)
 scene = bpy.context.scene
 ext = os.path.splitext(path)[1].lower()
+basis = None
 if ext in (".glb", ".gltf"):
+    doc = gltf_json(path)[0]
+    if doc.get("animations"):
+        # Each bone's pose where the nodes' TRS put it, from the file imported without clips.
+        bare = without_animations(path)
+        bpy.ops.import_scene.gltf(filepath=bare)
+        os.remove(bare)
+        a0 = next((o for o in scene.objects if o.type == 'ARMATURE'), None)
+        if a0:
+            basis = {pb.name: (pb.location.copy(), pb.rotation_quaternion.copy(), pb.scale.copy())
+                     for pb in a0.pose.bones}
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        scene = bpy.context.scene
+        fps = clip_fps(doc, opts["--clip"])
+        if fps:
+            scene.render.fps, scene.render.fps_base = fps, 1.0
+            print("look.py: %d fps (the clip's keys)" % fps)
     bpy.ops.import_scene.gltf(filepath=path)
 elif ext == ".fbx":
     bpy.ops.import_scene.fbx(filepath=path)
 elif ext == ".bvh":
-    bpy.ops.import_anim.bvh(filepath=path, global_scale=0.01)
+    bpy.ops.import_anim.bvh(filepath=path, global_scale=0.01, update_scene_fps=True)
 else:
     print("look.py: unknown format " + path)
     sys.exit(2)
 target_objs = list(scene.objects)
 arm = next((o for o in target_objs if o.type == 'ARMATURE'), None)
 meshes = [o for o in target_objs if o.type == 'MESH']
+if arm and basis and arm.animation_data:
+    # The clip asked for (else the first) on the nodes' TRS, the others muted.
+    for pb in arm.pose.bones:
+        if pb.name in basis:
+            pb.location, pb.rotation_quaternion, pb.scale = basis[pb.name]
+    ad = arm.animation_data
+    want = opts["--clip"]
+    for t in ad.nla_tracks:
+        t.mute = True
+    chosen = next((t.strips[0].action for t in ad.nla_tracks if t.name == want and t.strips), None)
+    if want and chosen is None:
+        print("look.py: no clip %s in %s" % (want, path))
+        sys.exit(2)
+    if chosen is not None:
+        ad.action = chosen
 if arm and arm.animation_data and arm.animation_data.action:
     first, last = arm.animation_data.action.frame_range
 else:
