@@ -325,7 +325,8 @@ static rk_vec3 foot_low(rk__rt_run *c, int side, int *joint) {
 
 double rk__rt_foot_depth(rk__rt_run *c, int side, const rk__rt_foot_goal *g) {
   int joint;
-  const double depth = fmax(0.0, c->tgt_floor - foot_low(c, side, &joint).y);
+  const double low = foot_low(c, side, &joint).y;
+  const double depth = fmax(0.0, rk__rt_floor_for(c, RK__RT_FOOT + side, low) - low);
   /* A held foot's mesh, blended where it bends (the crease, the ankle), may dip through by 0.2%
    * of the height: the pins hold. */
   const bool held = g->w[RK_SOLE_HEEL] >= 1 || g->w[RK_SOLE_BALL] >= 1 || g->w[RK_SOLE_TIP] >= 1;
@@ -357,9 +358,10 @@ bool rk__rt_foot_tilt(rk__rt_run *c, int side, rk__rt_foot_goal *g) {
                          !rk_skeleton_is_ancestor(c->rt->tgt, (size_t)sd->toe, (size_t)joint);
   const rk_vec3 pivot = foot_only ? rk_mat4_get_translation(&c->tgt_models[sd->toe]) : g->pin[held];
   const rk_vec3 r = rk_vec3_sub(q, pivot), along = rk__rt_horizontal(r);
-  const double d = rk_vec3_norm(along), h = c->tgt_floor - pivot.y;
+  const double floor = rk__rt_floor_for(c, RK__RT_FOOT + side, q.y);
+  const double d = rk_vec3_norm(along), h = floor - pivot.y;
   const double radius = rk_vec3_norm(r);
-  if (c->tgt_floor - q.y <= 0 || d < 1e-6 || fabs(h) >= radius)
+  if (floor - q.y <= 0 || d < 1e-6 || fabs(h) >= radius)
     return false;
   /* The turn about the horizontal line through the pivot, across the lowest point's direction,
    * that brings that point to the floor: d sin(a) + dy cos(a) = h. */

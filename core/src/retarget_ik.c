@@ -91,7 +91,7 @@ static bool holds_pelvis(const rk_retargeter *rt, const rk__rt_foot_goal *g, int
  * lowest point `low` before the move; then the legs may not reach: counted). */
 static void pelvis_off_the_floor(rk__rt_run *c, double low) {
   const rk_retargeter *rt = c->rt;
-  const double depth = fmin(low, c->tgt_floor) - rk__rt_body_low(c, c->tgt_models);
+  const double depth = fmin(low, rk__rt_body_floor(c, c->cur_f)) - rk__rt_body_low(c, c->tgt_models);
   if (depth > 0)
     rk__rt_set_pelvis_position(c, rk_vec3_add(rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]),
                                        rk_vec3_make(0, depth, 0)));
@@ -361,7 +361,9 @@ static void floor_hands(rk__rt_run *c) {
     if (tu < 0 || tf < 0)
       continue;
     const rk_quat hand_world = th >= 0 ? c->limb_world[th] : rk_quat_identity();
-    double dy = c->tgt_floor - subtree_low(c, tu);
+    /* The floor this arm may reach down to: the source's own arm's depth left to it. */
+    const double low = subtree_low(c, tu), floor = rk__rt_floor_for(c, RK__RT_ARM + side, low);
+    double dy = floor - low;
     arm_pose before;
     for (int k = 0; k < TRIES && dy > tol; k++) {
       const bool saved = arm_save(c, tu, th >= 0 ? th : tf, &before);
@@ -373,7 +375,7 @@ static void floor_hands(rk__rt_run *c) {
         turn_hand(c, tu, tf, th, hand_world);
       else
         rk__rt_fk_below(rt->tgt, c->tgt_locals, c->tgt_models, tu, tu);
-      const double left = c->tgt_floor - subtree_low(c, tu);
+      const double left = floor - subtree_low(c, tu);
       if (left < dy - tol) {
         dy = left;
         continue;

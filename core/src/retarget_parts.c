@@ -243,15 +243,18 @@ static void part_pose(rk__rt_run *c, const rk__rt_part *p, const rk_mat4 *want) 
 }
 
 /* How far (m) part p's mesh, or its leader's (which may blend with it), reaches below the floor
- * in the current models (0 without a mesh). */
-static double part_depth(const rk__rt_run *c, const rk__rt_part *p) {
+ * in the current models (0 without a mesh); the foot of side, through as far as the source's is
+ * left so. */
+static double part_depth(const rk__rt_run *c, const rk__rt_part *p, int side) {
   double low = INFINITY;
   rk_skin_point q;
   if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, p->joint, &q))
     low = q.position.y;
   if (c->skin && rk_skin_lowest_subtree(c->skin, c->tgt_models, p->leader, &q))
     low = fmin(low, q.position.y);
-  return isfinite(low) ? c->tgt_floor - low : 0.0;
+  if (!isfinite(low))
+    return 0.0;
+  return (side >= 0 ? rk__rt_floor_for(c, RK__RT_FOOT + side, low) : c->tgt_floor) - low;
 }
 
 /* Poses part p on its leader's current model; a detached foot pitched as the source's, by as much
@@ -270,7 +273,7 @@ static void pose_part(rk__rt_run *c, const rk__rt_part *p, bool floor) {
   rk_mat4 want = part_place(c, p, pitch);
   part_pose(c, p, &want);
   const double tol = 1e-5 * c->rt->tmap.height;
-  if (!floor || pitch == 0.0 || part_depth(c, p) <= tol)
+  if (!floor || pitch == 0.0 || part_depth(c, p, side) <= tol)
     return;
   /* The largest share of the pitch that stays out of the floor (the flat foot, which the leg's
    * sole keeps there, when none does). */
@@ -279,7 +282,7 @@ static void pose_part(rk__rt_run *c, const rk__rt_part *p, bool floor) {
     const double mid = 0.5 * (lo + hi);
     want = part_place(c, p, mid * pitch);
     part_pose(c, p, &want);
-    if (part_depth(c, p) <= tol)
+    if (part_depth(c, p, side) <= tol)
       lo = mid;
     else
       hi = mid;

@@ -145,7 +145,7 @@ bool rk__rt_ease_reach(rk__rt_run *c) {
   double most = 0;
   for (size_t f = 0; f < frames; f++) {
     /* Never down through the floor with the body outside the feet. */
-    drop[f] = fmin(drop[f], fmax(0.0, c->tgt_body[f] + raise[f] - c->tgt_floor));
+    drop[f] = fmin(drop[f], fmax(0.0, c->tgt_body[f] + raise[f] - rk__rt_body_floor(c, f)));
     c->lift[f] += raise[f] - drop[f];
     most = fmax(most, drop[f]);
     /* A kneeling shin lifted is the body lifted off the floor. */
