@@ -71,45 +71,29 @@ static void pair_stiffness(const rk_vec3 u[2], const double k[2], double w[2][2]
   w[0][1] = w[1][0] = -b / det;
 }
 
-/* The pelvis of legs of one bone. A stiff leg reaches its goal only at its length: the pelvis
- * stands on a sphere about each planted goal (less the hip's offset from the pelvis), on both
- * spheres' circle when both feet hold (near it when the legs are nearly parallel:
- * pair_stiffness). It goes to the point nearest the transferred pelvis that meets each leg as
- * firmly as its foot holds: a held foot exactly, one fading into or out of a contact by its
- * weight w (a spring of stiffness w / (1 - w) against the pelvis' own of 1), so that the pelvis
- * never drops in one frame when support changes. Solved by Gauss-Newton from the transferred
- * pelvis. Returns whether any leg weighs on the pelvis. */
-bool rk__rt_stand_on_stiff_legs(rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
-  const rk_vec3 p0 = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
-  rk_vec3 off[2], goal[2];
-  double len[2], k[2];
-  int n = 0;
-  for (int side = 0; side < 2; side++) {
-    const rk__rt_foot_goal *g = &c->ik.goal[side];
-    const double w = stiff_hold(g);
-    if (!g->active || w <= 0)
-      continue;
-    const rk__rt_side *sd = &rt->side[side];
-    const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
-    off[n] = rk_vec3_sub(hip, p0);
-    goal[n] = g->ankle;
-    len[n] = rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip));
-    k[n++] = w >= 1 ? 1e8 : w / (1 - w);
-  }
-  if (!n)
-    return false;
-  rk_vec3 p = p0;
-  for (int it = 0; it < 30; it++) {
-    double m[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, v[3] = {p0.x - p.x, p0.y - p.y, p0.z - p.z};
+/* A leg of one bone that the pelvis stands on: its hip's offset from the pelvis, its goal (the
+ * ankle's), its length and how firmly its foot holds. */
+typedef struct stiff_stance {
+  rk_vec3 off, goal;
+  double len, w;
+} stiff_stance;
+
+/* The point nearest `anchor` where the pelvis meets each of legs[0 .. n) exactly (on both
+ * spheres' circle when n is 2; near it when the legs are nearly parallel: pair_stiffness).
+ * Solved by Gauss-Newton from the anchor. */
+static rk_vec3 stand_held(const stiff_stance *legs, int n, rk_vec3 anchor) {
+  const double k[2] = {1e8, 1e8};
+  rk_vec3 p = anchor;
+  for (int it = 0; it < 30 && n > 0; it++) {
+    double m[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, v[3] = {anchor.x - p.x, anchor.y - p.y, anchor.z - p.z};
     rk_vec3 u[2];
     double r[2], w[2][2] = {{0, 0}, {0, 0}};
     for (int i = 0; i < n; i++) {
-      const rk_vec3 to = rk_vec3_sub(rk_vec3_add(p, off[i]), goal[i]);
+      const rk_vec3 to = rk_vec3_sub(rk_vec3_add(p, legs[i].off), legs[i].goal);
       const double d = rk_vec3_norm(to);
       u[i] = rk_vec3_make(to.x / d, to.y / d, to.z / d);
-      r[i] = d - len[i];
-      w[i][i] = d > 1e-9 * len[i] ? k[i] : 0.0; /* no direction to pull along */
+      r[i] = d - legs[i].len;
+      w[i][i] = d > 1e-9 * legs[i].len ? k[i] : 0.0; /* no direction to pull along */
     }
     if (n == 2 && w[0][0] > 0 && w[1][1] > 0)
       pair_stiffness(u, k, w);
@@ -128,8 +112,59 @@ bool rk__rt_stand_on_stiff_legs(rk__rt_run *c) {
     if (!solve3(m, v, x))
       break;
     p = rk_vec3_add(p, rk_vec3_make(x[0], x[1], x[2]));
-    if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) <= 1e-9 * len[0])
+    if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) <= 1e-9 * legs[0].len)
       break;
+  }
+  return p;
+}
+
+/* The pelvis of legs of one bone. A stiff leg reaches its goal only at its length: the pelvis
+ * stands on a sphere about each planted goal (less the hip's offset from the pelvis), on both
+ * spheres' circle when both feet hold (stand_held). A foot fading into or out of a contact (by
+ * its weight w) moves the pelvis by w of the way from where it stands without that leg to where
+ * it stands held on it (legs in order of weight: the transferred pelvis, the firmer leg's stance,
+ * both legs' stance, blended as layers of 1 - w0, w0 - w1 and w1), then onto the legs that hold
+ * outright: so that the pelvis moves as evenly as the weight does. (A spring of stiffness
+ * w / (1 - w) against the pelvis' own of 1 moved it there along the one direction the held leg
+ * left free, nearly across the fading leg on legs nearly parallel: almost all of the move came in
+ * the blend's last 3 frames, 3.5 cm each on a walk crossing its feet.) Returns whether any leg
+ * weighs on the pelvis. */
+bool rk__rt_stand_on_stiff_legs(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const rk_vec3 p0 = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
+  stiff_stance legs[2];
+  int n = 0;
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_foot_goal *g = &c->ik.goal[side];
+    const double w = stiff_hold(g);
+    if (!g->active || w <= 0)
+      continue;
+    const rk__rt_side *sd = &rt->side[side];
+    const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
+    legs[n++] = (stiff_stance){rk_vec3_sub(hip, p0), g->ankle,
+                               rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip)), fmin(w, 1.0)};
+  }
+  if (!n)
+    return false;
+  if (n == 2 && legs[1].w > legs[0].w) {
+    const stiff_stance t = legs[0];
+    legs[0] = legs[1];
+    legs[1] = t;
+  }
+  int held = 0;
+  while (held < n && legs[held].w >= 1)
+    held++;
+  rk_vec3 p;
+  if (held == n) {
+    p = stand_held(legs, n, p0);
+  } else {
+    const double w1 = n == 2 ? legs[1].w : 0.0;
+    p = rk_vec3_add(rk_vec3_scale(p0, 1 - legs[0].w),
+                    rk_vec3_scale(stand_held(legs, 1, p0), legs[0].w - w1));
+    if (n == 2)
+      p = rk_vec3_add(p, rk_vec3_scale(stand_held(legs, 2, p0), w1));
+    if (held)
+      p = stand_held(legs, held, p);
   }
   rk__rt_set_pelvis_position(c, p);
   return true;
@@ -386,6 +421,14 @@ bool rk__rt_stiff_lifted(const rk__rt_run *c) {
  * foot's edge through the floor for a frame rather than leap out (ease_reach). */
 #define STIFF_GRAZE 0.0025
 
+/* How far (of the rig's height, times its weight) the foot of a leg of one bone fading into or
+ * out of a contact beside a held foot may go through the floor before the leg reaches out
+ * sideways to clear it: the pelvis, moved by that weight toward where the leg stands on its
+ * (lifted) goal, comes there only at the contact, and the leg reached out 4 cm sideways in the
+ * blend's last frames to snap back onto its pin as it held (a walk crossing its feet). Small
+ * enough that the body stays within the floor bounds on the CMU jumps. */
+#define STIFF_SINK 0.004
+
 /* Turns side's leg of one bone (its top `upper`) from direction d to direction to, its foot
  * bone, if any, keeping its world rotation, and redoes the leg's models. */
 static void turn_stiff_leg(rk__rt_run *c, int side, rk_vec3 d, rk_vec3 to) {
@@ -419,10 +462,14 @@ static void hang_free_leg(rk__rt_run *c, int side) {
 
 /* Side's free leg of one bone, its foot's mesh through the floor, reaching out from where it
  * points until it clears (hang_toward its own place over the ground, rising to the height that
- * takes it out): continuous in the leg's direction, which turns at a bounded rate. */
+ * takes it out): continuous in the leg's direction, which turns at a bounded rate. A foot fading
+ * into or out of a contact beside a held one clears the floor only past STIFF_SINK times its
+ * weight (0 when free, as a held foot at 1). */
 static void reach_out_of_floor(rk__rt_run *c, int side) {
-  const double tol = 1e-3 * c->rt->tmap.height;
-  double depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
+  const rk__rt_foot_goal *other = &c->ik.goal[!side];
+  const double tol = 1e-3 * c->rt->tmap.height,
+               sink = other->active && other->held ? STIFF_SINK * c->rt->tmap.height * stiff_hold(&c->ik.goal[side]) : 0.0;
+  double depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]) - sink;
   rk_vec3 hip;
   double len;
   const rk_vec3 from = leg_direction(c, side, &hip, &len);
@@ -434,7 +481,7 @@ static void reach_out_of_floor(rk__rt_run *c, int side) {
     const rk_vec3 to = rk_vec3_normalize(hang_toward(hip, len, rk_vec3_scale(from, len), rise_to, toward));
     turn_stiff_leg(c, side, at, to);
     at = to;
-    depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]);
+    depth = rk__rt_foot_depth(c, side, &c->ik.goal[side]) - sink;
   }
 }
 
