@@ -8,7 +8,7 @@
  * clip, creeps 2 cm forward and back (frames 36-87) while the body sways and the shins pitch
  * (about 0.02 rad: the rocker sole's roll explains 2 mm of it). The output's planted points
  * stay within 0.5 mm (0.13-0.23 mm); a pin that followed the creep slid 11-20 mm. Returns the
- * entry's verdict (static storage of the report, freed with it: copied). */
+ * entry's verdict, newly allocated. */
 static char *creeping_foot_stays(const char *target) {
   static const char *const sources[] = {"generated/game_robot_idle.glb", NULL};
   g_autofree char *dir = rt_tmpdir();
