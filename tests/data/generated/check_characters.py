@@ -47,7 +47,8 @@ def main():
                  ', extra %s' % extra if extra else ''))
         for note in conv['notes']:
             print('    ' + note)
-    bad += not check_robot_walk(rigkit)
+    for stem, make in (('game_robot_walk', mc.game_robot_walk), ('game_robot_idle', mc.game_robot_idle)):
+        bad += not check_robot_clip(rigkit, stem, make)
     for name, joints, idle in (('game_robot.glb', 40, ('Root', 'Foot.L', 'Foot.R', 'PoleLeg.L',
                                                        'PoleLeg.R')),
                                ('game_stylised.glb', 13, ('root', 'hat_socket', 'back_socket',
@@ -85,16 +86,17 @@ def glb_skin_weights(path):
     return names, weighted
 
 
-def check_robot_walk(rigkit):
-    """game_robot_walk.glb: its joints at a few frames (rigkit fk) against the walk solved again
-    here on the robot's rest skeleton as rigkit reads it from game_robot.glb."""
+def check_robot_clip(rigkit, stem, make):
+    """<stem>.glb (the robot keyed with a make_clips motion: make, its Rig -> the motion): its
+    joints at a few frames (rigkit fk) against the motion solved again here on the robot's rest
+    skeleton as rigkit reads it from game_robot.glb."""
     info = rigkit_json(rigkit, 'info', '--json', os.path.join(HERE, 'game_robot.glb'))
     rest = {j['name']: j['position'] for j in rigkit_json(
         rigkit, 'fk', '--frame', '0', '--json', os.path.join(HERE, 'game_robot.glb'))['joints']}
     bones = [(j['name'], j['parent'], tuple(rest[j['name']])) for j in info['joints']]
     rig = mc.game_robot_rig(bones)
-    walk = mc.game_robot_walk(rig)
-    path = os.path.join(HERE, 'game_robot_walk.glb')
+    walk = make(rig)
+    path = os.path.join(HERE, stem + '.glb')
     worst = 0.0
     for f in (0, 37, 75, 112, walk.frames - 1):
         D, P, sp = mc.game_robot_pose(rig, walk, f / walk.fps)
@@ -105,8 +107,8 @@ def check_robot_walk(rigkit):
             if not name.startswith('PoleLeg'):
                 worst = max(worst, mc.length(mc.sub(tuple(got[name]), want)))
     ok = worst < 1e-4
-    print('%-20s %s: %d frames, joints vs the walk solved again: max %.4f mm'
-          % ('game_robot_walk.glb', 'ok' if ok else 'FAILED', walk.frames, worst * 1000))
+    print('%-20s %s: %d frames, joints vs the %s solved again: max %.4f mm'
+          % (stem + '.glb', 'ok' if ok else 'FAILED', walk.frames, walk.name, worst * 1000))
     return ok
 
 

@@ -14,6 +14,8 @@
 #   and pole targets that deform nothing; a 13-joint stylised figure with sockets).
 # game_robot_walk.glb: the robot keyed frame by frame by make_clips.py's walk on the robot's own
 #   proportions, its IK controls keyed where the legs put the ankles and knees.
+# game_robot_idle.glb: the robot keyed the same way with make_clips.py's idle whose left foot
+#   creeps 2 cm while in contact (a footless source whose leg end slides).
 # game_soldier.glb: a game rig whose deforming feet hang from root-level IK controls and whose
 #   helmet and shield hang from sockets at the root (the layout of a common game character pack).
 # game_shortlegs.glb: the soldier's layout with a game robot's proportions: short legs, a big
@@ -516,9 +518,13 @@ def robot(only):
         export_glb(os.path.join(HERE, 'game_robot.glb'))
         print('make_characters.py: wrote game_robot')
     if not only or 'game_robot_walk' in only:
-        key_robot_walk(arm, bones)
+        key_robot(arm, bones, mc.game_robot_walk)
         export_glb(os.path.join(HERE, 'game_robot_walk.glb'), animations=True)
         print('make_characters.py: wrote game_robot_walk')
+    if not only or 'game_robot_idle' in only:
+        key_robot(arm, bones, mc.game_robot_idle)
+        export_glb(os.path.join(HERE, 'game_robot_idle.glb'), animations=True)
+        print('make_characters.py: wrote game_robot_idle')
 
 
 def block_figure(name, bones, size, foot, colours):
@@ -623,16 +629,20 @@ def robot_rig(bones):
     return mc.game_robot_rig([(nm, p, b2c(h)) for nm, h, t, p, d in bones])
 
 
-def key_robot_walk(arm, bones):
-    """Keys the robot, frame by frame at 30 fps, with make_clips' 5 s walk solved on the robot's
-    own legs; the IK controls are keyed where the legs put the ankles (with the planned foot
-    rotation) and in front of the knees, the root bone on the floor under the pelvis."""
+def key_robot(arm, bones, make):
+    """Keys the robot, frame by frame at 30 fps, with a make_clips motion (make: the robot's Rig
+    -> the motion, e.g. its 5 s walk) solved on the robot's own legs, as one action named after
+    the motion (replacing any other); the IK controls are keyed where the legs put the ankles
+    (with the planned foot rotation) and in front of the knees, the root bone on the floor under
+    the pelvis."""
     rig = robot_rig(bones)
-    walk = mc.game_robot_walk(rig)
+    walk = make(rig)
     scene = bpy.context.scene
     scene.render.fps = 30
     scene.frame_start, scene.frame_end = 0, walk.frames - 1
-    act = bpy.data.actions.new('walk')
+    for old in list(bpy.data.actions):
+        bpy.data.actions.remove(old)
+    act = bpy.data.actions.new(walk.name)
     arm.animation_data_create()
     arm.animation_data.action = act
     rest = {b.name: b.matrix_local.copy() for b in arm.data.bones}
@@ -679,9 +689,9 @@ def key_robot_walk(arm, bones):
         scene.frame_set(f)
         for nm in order:
             worst = max(worst, (arm.pose.bones[nm].head - want[nm]).length)
-    print('make_characters.py: robot walk keys vs the solved joints: max %.4f mm' % (worst * 1000))
+    print('make_characters.py: robot %s keys vs the solved joints: max %.4f mm' % (walk.name, worst * 1000))
     if worst > 1e-4:
-        raise SystemExit('robot walk keys are off')
+        raise SystemExit('robot %s keys are off' % walk.name)
 
 
 def main():

@@ -1606,6 +1606,40 @@ class Cross(Motion):
         return self.finish(sp, t, rig.rest_of('pelvis')[1])
 
 
+class CreepIdle(Motion):
+    """(i) a game robot's idle whose left foot creeps: standing on feet that do not roll (the
+    lower leg's mesh carries a rocker foot), the body sways forward 4 cm and back (1.2-1.9 s,
+    2.2-2.9 s, the shins pitching) while the left foot, still in contact, creeps 2 cm forward
+    and back with it (under a retargeter's stillness limit: a slide, not a roll of its rocker
+    sole, which would carry the leg's end no further than the sole's radius times the shin's
+    turn); the right foot stays put."""
+
+    def __init__(self, rig, fps=30, lateral=0.1):
+        self.rig = rig
+        geos = {s: FootGeo(rig.geo[s]) for s in 'LR'}
+        feet = {s: FootTrack(geos[s], geos[s].flat((lateral if s == 'L' else -lateral, 0.0), 0.0))
+                for s in 'LR'}
+        feet['L'].hold_until(1.2)
+        feet['L'].add(0.7, 'slide', (0.0, 0.02))
+        feet['L'].hold_until(2.2)
+        feet['L'].add(0.7, 'slide', (0.0, -0.02))
+        for s in 'LR':
+            feet[s].hold_until(4.4)
+        super().__init__(rig, 'idle', fps, 4.4, feet)
+        self.zk = [(1.2, 0.0), (1.9, 0.04), (2.2, 0.04), (2.9, 0.0)]
+        self.notes = ('sway forward 1.2-1.9 s and back 2.2-2.9 s, the left foot creeping 2 cm '
+                      'forward and back with it')
+
+    def spec(self, t):
+        rig = self.rig
+        sp = Spec()
+        sp.pelvis_rot = rx(2 * RAD)
+        sp.local = helper_locals(rig, 0.0, 0.0)
+        sp.pelvis_pos = (0.0, 0.0, ease_keys(t, self.zk))
+        sp.arms = arm_swing(t, 0.0, 1.0e9, amp=4.0)
+        return self.finish(sp, t, rig.rest_of('pelvis')[1] - NOMDROP)
+
+
 def game_robot_rig(bones):
     """make_characters.py's game robot as a Rig: bones [(name, parent name, head in the internal
     frame)], joints at the heads. Its lower legs carry the feet in their mesh (no foot bone): the
@@ -1634,6 +1668,12 @@ def game_robot_walk(rig):
     do not roll (the lower leg's mesh carries a rocker foot), the feet under the hips."""
     return Walk(rig, fps=30, duration=5.0, roll=False, speed=0.9, period=1.0,
                 lateral=abs(rig.rest_of('thigh_L')[0]))
+
+
+def game_robot_idle(rig):
+    """The robot's idle whose left foot creeps (CreepIdle), 4.4 s at 30 fps, the feet under the
+    hips."""
+    return CreepIdle(rig, lateral=abs(rig.rest_of('thigh_L')[0]))
 
 
 def game_robot_pose(rig, walk, t):
