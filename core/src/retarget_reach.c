@@ -44,13 +44,11 @@ static bool shin_foot(const rk__rt_run *c, int side) {
   return c->skin && sd->footless && sd->knee != sd->upper;
 }
 
-/* How far (m, >= 0) the mesh of side's lower leg goes through the floor in the posed frame where
- * only the pelvis lifts it out: at its knee's end (its lowest point nearer the knee than the
- * ankle, along the shin: the knee kneels), or anywhere when no foot is planted (free) and the
- * knee is raised above the hip: lifting the ankle would fold the raised leg about the knee, the
- * thigh going down through the floor as the shin comes up (the ankle lifted ever higher), while
- * the pelvis, which no pin holds, can rise. */
-static double shin_depth(rk__rt_run *c, int side, bool free) {
+/* How far (m, >= 0) the mesh of side's lower leg goes through the floor at its knee's end in the
+ * posed frame (its lowest point nearer the knee than the ankle, along the shin: the knee kneels),
+ * where only the pelvis lifts it out. Lower in the shin, the solve lifts the ankle and
+ * fold_rise the pelvis as far as the leg cannot fold. */
+static double shin_depth(rk__rt_run *c, int side) {
   const rk__rt_side *sd = &c->rt->side[side];
   if (!shin_foot(c, side))
     return 0;
@@ -64,9 +62,7 @@ static double shin_depth(rk__rt_run *c, int side, bool free) {
   const rk_vec3 knee = rk_mat4_get_translation(&c->tgt_models[sd->knee]);
   const rk_vec3 shin = rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), knee);
   const double along = rk_vec3_dot(rk_vec3_sub(p.position, knee), shin) / fmax(rk_vec3_dot(shin, shin), 1e-12);
-  /* Free, with the thigh raised above the hip: only a fold lifts the ankle. */
-  const bool raised = free && knee.y > rk_mat4_get_translation(&c->tgt_models[sd->upper]).y;
-  return along < 0.5 || raised ? fmax(0.0, c->tgt_floor - p.position.y) : 0.0;
+  return along < 0.5 ? fmax(0.0, c->tgt_floor - p.position.y) : 0.0;
 }
 
 /* How far (m, >= 0) the pelvis of the posed frame must go up for side's free leg (no foot of
@@ -120,7 +116,7 @@ static bool needs(rk__rt_run *c, double *down, double *up) {
       if (held[side])
         down[f] = fmax(down[f], side_drop(c, side, f));
       else
-        up[f] = fmax(up[f], fmax(shin_depth(c, side, free), free ? fold_rise(c, side) : 0.0));
+        up[f] = fmax(up[f], fmax(shin_depth(c, side), free ? fold_rise(c, side) : 0.0));
     }
     any |= down[f] > 0 || up[f] > 0;
   }

@@ -2,8 +2,7 @@
  * bundled clips and game rigs: where no foot is planted and a short leg, folded as far as it goes,
  * cannot lift its foot out of the floor by bending, the pelvis rises eased ahead (before, the
  * solve pulled it up within each frame: on a CC0 game robot's boxing clip it leapt by 24 cm in
- * one frame); and a free leg whose knee is raised above the hip lifts the pelvis for its shin
- * instead of folding the thigh down through the floor. */
+ * one frame). */
 #include "stiff_test.h"
 
 /* game_shortlegs in a deep squat whose feet slide (no foot planted): its legs, shorter in the
