@@ -188,6 +188,9 @@ static bool add_clip(const rk__bvh_file *b, const char *path, bool root_add, boo
             clip, (int)i, rot ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR);
         rk__raw_track_reserve(t, b->frames);
         t->keys = b->frames;
+        /* Unit quaternions of finite angles at times f * ft (ft finite and positive); translations
+         * are not vouched for: OFFSET plus value, scaled by the unit, can overflow. */
+        t->computed = rot == 1;
         tracks[n++] = (track_fill){j, t, rot == 1, j->parent < 0 ? root_add : other_add};
       }
     }

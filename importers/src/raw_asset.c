@@ -537,6 +537,7 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
     g_autoptr(rk_clip) clip = rk_clip_new(rc->name, n);
     g_autofree rk_track *tracks = g_new(rk_track, rc->tracks->len + 1);
     g_autofree int *raw_joint = g_new(int, rc->tracks->len + 1);
+    g_autofree bool *computed = g_new(bool, rc->tracks->len + 1);
     size_t nt = 0;
     for (guint k = 0; k < rc->tracks->len; k++) {
       rk__raw_track *rt = g_ptr_array_index(rc->tracks, k);
@@ -550,12 +551,13 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
       }
       tracks[nt] = (rk_track){remap[rt->joint], rt->channel, rt->interp, rt->keys, rt->times,
                               rt->values};
+      computed[nt] = rt->computed;
       raw_joint[nt++] = rt->joint;
       rt->times = rt->values = NULL;
       rt->keys = rt->capacity = 0;
     }
     size_t failed = 0;
-    if (!rk_clip_take_tracks(clip, tracks, nt, &failed, error)) {
+    if (!rk_clip_take_tracks_trusted(clip, tracks, computed, nt, &failed, error)) {
       g_prefix_error(error, "clip '%s', joint '%s': ", rc->name,
                      rk__raw_joint_at(raw, (size_t)raw_joint[failed])->name);
       return NULL;

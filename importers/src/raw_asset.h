@@ -30,6 +30,9 @@ typedef struct rk__raw_track {
   size_t capacity; /* keys they have room for (exact once reserved: no slack to hold) */
   double *times;   /* seconds, strictly increasing */
   double *values;  /* components per key (x3 for cubic: in-tangent, value, out-tangent) */
+  bool computed;   /* keys the reader computed itself (not copied from the file): times finite,
+                      >= 0 and increasing, values finite, no zero rotation; the clip skips their
+                      checks (rk_clip_take_tracks_trusted) */
 } rk__raw_track;
 
 typedef struct rk__raw_clip {
