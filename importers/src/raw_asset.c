@@ -64,6 +64,8 @@ void rk__raw_asset_free(rk__raw_asset *r) {
   g_free(r->unit);
   g_free(r->up_axis);
   g_free(r->digest);
+  if (r->source_tree)
+    json_node_unref(r->source_tree);
   g_free(r);
 }
 
@@ -600,6 +602,9 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
   rk_asset_set_source(asset, format, path);
   if (raw->digest)
     rk_asset_set_source_digest(asset, raw->digest);
+  if (raw->source_tree)
+    rk_asset_set_source_tree(asset, g_steal_pointer(&raw->source_tree),
+                             (GDestroyNotify)json_node_unref);
   rk_asset_set_unit(asset, raw->unit, raw->unit_scale);
   rk_asset_set_up_axis(asset, raw->up_axis);
   for (guint i = 0, k = 0; i < raw->notes->len; i++) {

@@ -6,6 +6,8 @@
 
 #include <rigkit/rigkit.h>
 
+#include <json-glib/json-glib.h>
+
 #include <stdint.h>
 
 G_BEGIN_DECLS
@@ -68,6 +70,7 @@ typedef struct rk__raw_asset {
   double unit_scale; /* metres per source unit applied */
   char *up_axis;
   char *digest; /* SHA-256 of the source file's bytes (hex), or NULL when not recorded */
+  JsonNode *source_tree; /* the source's JSON tree as in the file (glTF), or NULL; the asset takes it */
 } rk__raw_asset;
 
 rk__raw_asset *rk__raw_asset_new(void);
