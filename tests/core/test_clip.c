@@ -336,6 +336,18 @@ static rk_track *many_tracks(size_t n, size_t keys, int zero) {
   return t;
 }
 
+/* Clips a and b of n joints give the same bits at times 0, 0.37, ... below end. */
+static void assert_same_samples(const rk_clip *a, const rk_clip *b, size_t n, double end) {
+  g_autofree rk_transform *rest = g_new(rk_transform, n), *x = g_new(rk_transform, n),
+                          *y = g_new(rk_transform, n);
+  for (size_t j = 0; j < n; j++)
+    rest[j] = rk_transform_identity();
+  for (double t = 0; t < end; t += 0.37) {
+    cr_assert(rk_clip_sample(a, rest, t, x, n) && rk_clip_sample(b, rest, t, y, n));
+    cr_assert(memcmp(x, y, n * sizeof *x) == 0, "t=%g differs", t);
+  }
+}
+
 /* Many tracks taken at once (checked on two threads) make the clip one at a time makes: the same
  * samples, and at a bad track the same error, the tracks before it taken. */
 Test(clip, tracks_taken_at_once_are_tracks_taken_one_by_one) {
@@ -347,14 +359,7 @@ Test(clip, tracks_taken_at_once_are_tracks_taken_one_by_one) {
   size_t failed = 0;
   cr_assert(rk_clip_take_tracks(all, b, 2 * n, &failed, NULL));
   cr_assert_eq(failed, 2 * n);
-  g_autofree rk_transform *rest = g_new(rk_transform, n), *x = g_new(rk_transform, n),
-                          *y = g_new(rk_transform, n);
-  for (size_t j = 0; j < n; j++)
-    rest[j] = rk_transform_identity();
-  for (double t = 0; t < 66; t += 0.37) {
-    cr_assert(rk_clip_sample(one, rest, t, x, n) && rk_clip_sample(all, rest, t, y, n));
-    cr_assert(memcmp(x, y, n * sizeof *x) == 0, "t=%g differs", t);
-  }
+  assert_same_samples(one, all, n, 66);
   for (int bad = 3; bad <= 17; bad += 14) {
     g_autoptr(rk_clip) c1 = rk_clip_new("c", n), c2 = rk_clip_new("c", n);
     g_autofree rk_track *p = many_tracks(n, keys, bad), *q = many_tracks(n, keys, bad);
@@ -384,14 +389,7 @@ Test(clip, trusted_tracks_make_the_same_clip) {
     marks[i] = i % 2 == 1; /* the rotations */
   cr_assert(rk_clip_take_tracks(checked, a, 2 * n, NULL, NULL));
   cr_assert(rk_clip_take_tracks_trusted(trusted, b, marks, 2 * n, NULL, NULL));
-  g_autofree rk_transform *rest = g_new(rk_transform, n), *x = g_new(rk_transform, n),
-                          *y = g_new(rk_transform, n);
-  for (size_t j = 0; j < n; j++)
-    rest[j] = rk_transform_identity();
-  for (double t = 0; t < 17; t += 0.37) {
-    cr_assert(rk_clip_sample(checked, rest, t, x, n) && rk_clip_sample(trusted, rest, t, y, n));
-    cr_assert(memcmp(x, y, n * sizeof *x) == 0, "t=%g differs", t);
-  }
+  assert_same_samples(checked, trusted, n, 17);
   /* A bad untrusted track fails as before; a trusted one on a joint out of range or beyond the
    * duration limit fails too. */
   g_autoptr(rk_clip) c = rk_clip_new("c", n);
