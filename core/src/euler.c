@@ -200,10 +200,12 @@ static void four_triples(const int ax[3], const double *deg, size_t stride, doub
   for (int k = 0; k < 3; k++) {
     const v4d a = {deg[k], deg[stride + k], deg[2 * stride + k], deg[3 * stride + k]};
     const v4d h = 0.5 * a * RK_DEG;
+    const v4i zero = h == 0;
+    if ((zero[0] & zero[1] & zero[2] & zero[3]) == -1) /* a channel at rest in all four */
+      continue;
     v4d s, c, nx, ny, nz, nw;
     RK__SINCOS_LANES(v4d, v4u, v4i, &h, &s, &c, ok);
     MUL_AXIS(ax[k], qx, qy, qz, qw, s, c, nx, ny, nz, nw);
-    const v4i zero = h == 0;
     qx = PICK(zero, qx, nx), qy = PICK(zero, qy, ny), qz = PICK(zero, qz, nz);
     qw = PICK(zero, qw, nw);
   }

@@ -234,8 +234,9 @@ Test(euler, rate_matrices_of_roll_pitch_yaw_and_zyz_match_textbook) {
 }
 
 /* Degrees through rk_sincos: the batch gives rk_euler_axes_deg_to_quat's bits for every triple
- * (zeros, a half angle beyond the vector sine's range, NaN, a count not a multiple of four, a
- * stride wider than the triple), and both are rk_euler_to_quat's rotation. */
+ * (zeros, a channel zero in four triples at once, a half angle beyond the vector sine's range,
+ * NaN, a count not a multiple of four, a stride wider than the triple), and both are
+ * rk_euler_to_quat's rotation. */
 Test(euler, degree_batch_is_bit_identical_to_one_at_a_time) {
   guint64 rng = 7;
   enum { N = 23, STRIDE = 5 };
@@ -243,6 +244,8 @@ Test(euler, degree_batch_is_bit_identical_to_one_at_a_time) {
   for (int i = 0; i < N * STRIDE; i++)
     deg[i] = rk_test_uniform(&rng, -400, 400);
   deg[0 * STRIDE + 1] = 0, deg[5 * STRIDE + 0] = deg[5 * STRIDE + 2] = 0, deg[6 * STRIDE + 1] = -0.0;
+  for (int i = 16; i < 20; i++) /* one channel at rest in a whole group of four */
+    deg[i * STRIDE + 1] = 0;
   deg[9 * STRIDE + 2] = 3e7; /* half angle 2.6e5 rad: libm's lane */
   deg[13 * STRIDE + 0] = NAN;
   for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
