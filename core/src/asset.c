@@ -25,6 +25,8 @@ struct rk_asset {
   bool *has_mechanics;
   int *source_nodes; /* joint count entries (-1 = none), or NULL when none was recorded */
   char *digest;      /* of the source file, or NULL */
+  gpointer source_tree; /* a reader's parse of the source document, or NULL (taken atomically) */
+  GDestroyNotify free_tree;
 };
 
 static bool floats_finite(const float *v, size_t n) {
@@ -182,6 +184,8 @@ void rk_asset_free(rk_asset *a) {
   g_free(a->has_mechanics);
   g_free(a->source_nodes);
   g_free(a->digest);
+  if (a->source_tree)
+    a->free_tree(a->source_tree);
   g_free(a);
 }
 
@@ -268,6 +272,23 @@ void rk_asset_set_source_digest(rk_asset *a, const char *digest) {
 
 const char *rk_asset_source_digest(const rk_asset *a) {
   return a->digest;
+}
+
+void rk_asset_set_source_tree(rk_asset *a, gpointer tree, GDestroyNotify free_tree) {
+  gpointer old = g_atomic_pointer_exchange(&a->source_tree, NULL);
+  if (old)
+    a->free_tree(old);
+  a->free_tree = free_tree;
+  g_atomic_pointer_set(&a->source_tree, tree);
+}
+
+gpointer rk_asset_take_source_tree(const rk_asset *a, GDestroyNotify *free_tree) {
+  /* The one slot a const asset gives up: a cache of the reader's work, not part of the asset's
+   * value (copies do not carry it), and the exchange lets only one taker have it. */
+  gpointer t = g_atomic_pointer_exchange(&((rk_asset *)a)->source_tree, NULL);
+  if (free_tree)
+    *free_tree = t ? a->free_tree : NULL;
+  return t;
 }
 
 void rk_asset_set_unit(rk_asset *a, const char *unit, double metres_per_unit) {

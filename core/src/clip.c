@@ -104,7 +104,9 @@ static bool keys_fine(const rk_track *t) {
   return ok && !bad;
 }
 
-static bool check_track(const rk_clip *clip, const rk_track *t, GError **error) {
+/* The checks of rk_clip_add_track; with trusted (keys the caller vouches for), those of the joint,
+ * channel, key count and last time only. */
+static bool check_track(const rk_clip *clip, const rk_track *t, bool trusted, GError **error) {
   if (t->joint < 0 || (size_t)t->joint >= clip->joint_count) {
     g_set_error(error, RK_ERROR, RK_ERROR_INVALID,
                 "clip '%s': track for joint %d, but the skeleton has %zu joints", clip->name,
@@ -125,6 +127,12 @@ static bool check_track(const rk_clip *clip, const rk_track *t, GError **error) 
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "clip '%s': joint %d %s track has %zu keys (limit %u)",
                 clip->name, t->joint, rk_channel_name(t->channel), t->key_count, RK_CLIP_MAX_KEYS);
     return false;
+  }
+  if (trusted && !(t->times[t->key_count - 1] > RK_CLIP_MAX_DURATION)) {
+#ifndef NDEBUG
+    g_assert(keys_fine(t));
+#endif
+    return true;
   }
   if (keys_fine(t))
     return true;
@@ -197,7 +205,7 @@ static void store_track(rk_clip *clip, const rk_track *track, double *times, dou
 
 bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
   g_return_val_if_fail(clip && track, false);
-  if (!check_track(clip, track, error))
+  if (!check_track(clip, track, false, error))
     return false;
   store_track(clip, track, g_memdup2(track->times, track->key_count * sizeof(double)),
               g_memdup2(track->values, track->key_count * values_per_key(track) * sizeof(double)),
@@ -207,7 +215,7 @@ bool rk_clip_add_track(rk_clip *clip, const rk_track *track, GError **error) {
 
 bool rk_clip_take_track(rk_clip *clip, const rk_track *track, GError **error) {
   g_return_val_if_fail(clip && track, false);
-  if (!check_track(clip, track, error)) {
+  if (!check_track(clip, track, false, error)) {
     g_free((void *)track->times);
     g_free((void *)track->values);
     return false;
@@ -221,7 +229,8 @@ typedef struct take_run {
   const rk_clip *clip;
   const rk_track *tracks;
   size_t first, end;
-  GError **errors; /* per track: why it fails, or NULL */
+  const bool *trusted; /* per track: keys the caller vouches for (NULL: none) */
+  GError **errors;     /* per track: why it fails, or NULL */
   double **inv;    /* per track: its inverse norms (linear rotations), or NULL */
 } take_run;
 
@@ -229,7 +238,8 @@ static gpointer check_tracks(gpointer data) {
   const take_run *w = data;
   for (size_t i = w->first; i < w->end; i++) {
     const rk_track *t = &w->tracks[i];
-    if (!check_track(w->clip, t, &w->errors[i]) || t->channel != RK_CHANNEL_ROTATION ||
+    if (!check_track(w->clip, t, w->trusted && w->trusted[i], &w->errors[i]) ||
+        t->channel != RK_CHANNEL_ROTATION ||
         t->interp != RK_INTERP_LINEAR)
       continue;
     w->inv[i] = g_new(double, t->key_count);
@@ -251,12 +261,18 @@ static size_t track_keys(const void *tracks, size_t i) {
 
 bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t *failed,
                          GError **error) {
+  return rk_clip_take_tracks_trusted(clip, tracks, NULL, n, failed, error);
+}
+
+bool rk_clip_take_tracks_trusted(rk_clip *clip, const rk_track *tracks, const bool *trusted,
+                                 size_t n, size_t *failed, GError **error) {
   g_return_val_if_fail(clip && (tracks || n == 0), false);
   g_autofree GError **errors = g_new0(GError *, n ? n : 1);
   g_autofree double **inv = g_new0(double *, n ? n : 1);
   size_t total;
   const size_t split = rk_halves_split(n, track_keys, tracks, &total);
-  take_run runs[2] = {{clip, tracks, 0, split, errors, inv}, {clip, tracks, split, n, errors, inv}};
+  take_run runs[2] = {{clip, tracks, 0, split, trusted, errors, inv},
+                      {clip, tracks, split, n, trusted, errors, inv}};
   rk_halves_run(check_tracks, &runs[0], &runs[1], total >= TAKE_THREAD_KEYS && split < n);
   /* In order: the tracks before the first that fails are the clip's, as one at a time. */
   size_t i = 0;
@@ -278,7 +294,7 @@ bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t
 
 void rk__clip_adopt_track(rk_clip *clip, const rk_track *track, double *inv_norms) {
 #ifndef NDEBUG
-  g_assert(check_track(clip, track, NULL));
+  g_assert(check_track(clip, track, false, NULL));
 #endif
   store_track(clip, track, (double *)track->times, (double *)track->values, inv_norms);
 }

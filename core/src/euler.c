@@ -1,6 +1,8 @@
 /* Euler angles in the 12 orders (convention in rigkit/euler.h: R = R_A(a) R_B(b) R_C(c)). */
 #include <rigkit/euler.h>
 
+#include "sincos_lanes.h"
+
 #include <glib.h>
 
 static const char *const order_names[RK_EULER_N_ORDERS] = {
@@ -147,4 +149,84 @@ double rk_euler_rate_matrix(rk_euler_order order, const double angles[3], rk_mat
     B->m[c * 3 + 2] = e[c].z;
   }
   return rk_vec3_dot(e[0], rk_vec3_cross(e[1], e[2]));
+}
+
+/* ---- degrees through rk_sincos, one triple or many ------------------------------------------ */
+
+/* (qx, qy, qz, qw) = (px, py, pz, pw) times the rotation about axis (0 x, 1 y, 2 z) whose half
+ * angle has sine s and cosine c, written without the elementary quaternion's zero terms. A macro
+ * so that the one-triple path (doubles) and the four-triple path (vectors) share the operations,
+ * hence the bits. */
+#define MUL_AXIS(axis, px, py, pz, pw, s, c, qx, qy, qz, qw)                                       \
+  do {                                                                                             \
+    if ((axis) == 0) {                                                                             \
+      qx = pw * s + px * c, qy = py * c + pz * s, qz = pz * c - py * s, qw = pw * c - px * s;      \
+    } else if ((axis) == 1) {                                                                      \
+      qx = px * c - pz * s, qy = pw * s + py * c, qz = px * s + pz * c, qw = pw * c - py * s;      \
+    } else {                                                                                       \
+      qx = px * c + py * s, qy = py * c - px * s, qz = pw * s + pz * c, qw = pw * c - pz * s;      \
+    }                                                                                              \
+  } while (0)
+
+rk_quat rk_euler_axes_deg_to_quat(const int *axes, const double *deg, size_t n) {
+  /* A zero angle (a third to a half of mocap channels) is the identity: no sine, no product. */
+  rk_quat q = rk_quat_identity();
+  for (size_t k = 0; k < n; k++) {
+    const double h = 0.5 * deg[k] * RK_DEG;
+    if (h == 0)
+      continue;
+    double s, c;
+    rk_sincos(h, &s, &c);
+    const rk_quat p = q;
+    MUL_AXIS(axes[k], p.x, p.y, p.z, p.w, s, c, q.x, q.y, q.z, q.w);
+  }
+  return q;
+}
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef unsigned long long v4u __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+
+/* Lanes of a where keep is all ones, else of b (a macro: a function returning a 32-byte vector
+ * would change the ABI on the baseline path). */
+#define PICK(keep, a, b) ((v4d)(((v4u)(keep) & (v4u)(a)) | (~(v4u)(keep) & (v4u)(b))))
+
+/* Four triples (triple l at deg + l * stride) into out[16): rk_euler_axes_deg_to_quat's
+ * operations in each lane, a zero angle's lane keeping its product; lanes whose half angle is
+ * beyond the vector sine's range (or NaN) are redone one at a time. */
+static void four_triples(const int ax[3], const double *deg, size_t stride, double *out) {
+  v4d qx = {0, 0, 0, 0}, qy = qx, qz = qx, qw = {1, 1, 1, 1};
+  v4i ok = {-1, -1, -1, -1};
+  for (int k = 0; k < 3; k++) {
+    const v4d a = {deg[k], deg[stride + k], deg[2 * stride + k], deg[3 * stride + k]};
+    const v4d h = 0.5 * a * RK_DEG;
+    const v4i zero = h == 0;
+    if ((zero[0] & zero[1] & zero[2] & zero[3]) == -1) /* a channel at rest in all four */
+      continue;
+    v4d s, c, nx, ny, nz, nw;
+    RK__SINCOS_LANES(v4d, v4u, v4i, &h, &s, &c, ok);
+    MUL_AXIS(ax[k], qx, qy, qz, qw, s, c, nx, ny, nz, nw);
+    qx = PICK(zero, qx, nx), qy = PICK(zero, qy, ny), qz = PICK(zero, qz, nz);
+    qw = PICK(zero, qw, nw);
+  }
+  for (int l = 0; l < 4; l++) {
+    rk_quat q = {qx[l], qy[l], qz[l], qw[l]};
+    if (ok[l] != -1)
+      q = rk_euler_axes_deg_to_quat(ax, deg + (size_t)l * stride, 3);
+    out[4 * l] = q.x, out[4 * l + 1] = q.y, out[4 * l + 2] = q.z, out[4 * l + 3] = q.w;
+  }
+}
+
+void rk_euler_deg_to_quats(rk_euler_order order, const double *deg, size_t stride, size_t n,
+                           double *xyzw) {
+  int ax[3];
+  rk_euler_order_axes(order, ax);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    four_triples(ax, deg + i * stride, stride, xyzw + 4 * i);
+  for (; i < n; i++) {
+    const rk_quat q = rk_euler_axes_deg_to_quat(ax, deg + i * stride, 3);
+    double *o = xyzw + 4 * i;
+    o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
+  }
 }

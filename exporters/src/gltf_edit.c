@@ -149,7 +149,8 @@ char **rk_gltf_edit_output_files(const char *target_path, const char *out_path, 
   rk__gltf_source s;
   edit_plan p = {0};
   char **files = NULL;
-  if (rk__gltf_source_read(&s, target_path, NULL, error) && plan_outputs(&s, out_path, &p, error))
+  if (rk__gltf_source_read(&s, target_path, NULL, NULL, error) &&
+      plan_outputs(&s, out_path, &p, error))
     files = plan_files(&p, out_path);
   edit_plan_clear(&p);
   rk__gltf_source_clear(&s);
@@ -307,7 +308,14 @@ rk_gltf_edit_doc *rk_gltf_edit_open(const char *target_path, const rk_asset *tar
   /* What check_inputs refuses is left to rk_gltf_edit_stage_doc, which says it first. */
   if (target_path && target && out_path && *out_path && rk_asset_source_digest(target)) {
     d->opened = true;
-    (void)(rk__gltf_source_read(&d->s, target_path, rk_asset_source_digest(target), &d->error) &&
+    /* The import's parse of the document (the first edit of a character takes it): no second
+     * parse of the same JSON when the file still holds what was imported. */
+    GDestroyNotify free_tree = NULL;
+    JsonNode *tree = rk_asset_take_source_tree(target, &free_tree);
+    if (tree && free_tree != (GDestroyNotify)json_node_unref) /* not a JSON tree: not ours */
+      g_clear_pointer(&tree, free_tree);
+    (void)(rk__gltf_source_read(&d->s, target_path, rk_asset_source_digest(target), tree,
+                                &d->error) &&
            plan_outputs(&d->s, out_path, &d->p, &d->error));
   }
   return d;

@@ -56,9 +56,23 @@ static bool parse_glb(rk__gltf_source *s, const guint8 *d, gsize size, const cha
   return true;
 }
 
+/* The document's own parse of its JSON text into s->parser. */
+static bool parse_json(rk__gltf_source *s, const char *json, gsize json_size, GError **error) {
+  s->parser = json_parser_new();
+  g_autoptr(GError) e = NULL;
+  if (!json_parser_load_from_data(s->parser, json, (gssize)json_size, &e)) {
+    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s: bad glTF JSON: %s", s->path, e->message);
+    return false;
+  }
+  return true;
+}
+
 bool rk__gltf_source_read(rk__gltf_source *s, const char *path, const char *digest,
-                          GError **error) {
+                          JsonNode *tree, GError **error) {
   memset(s, 0, sizeof *s);
+  s->tree = digest ? tree : NULL;
+  if (tree && !digest)
+    json_node_unref(tree);
   s->path = g_strdup(path);
   s->dir = g_path_get_dirname(path);
   s->file = read_file(path, "the glTF file", error);
@@ -80,13 +94,10 @@ bool rk__gltf_source_read(rk__gltf_source *s, const char *path, const char *dige
   s->glb = size >= 4 && memcmp(d, "glTF", 4) == 0;
   if (s->glb && !parse_glb(s, d, size, &json, &json_size, error))
     return false;
-  s->parser = json_parser_new();
-  g_autoptr(GError) e = NULL;
-  if (!json_parser_load_from_data(s->parser, json, (gssize)json_size, &e)) {
-    g_set_error(error, RK_ERROR, RK_ERROR_PARSE, "%s: bad glTF JSON: %s", path, e->message);
+  /* The digest matched: the import parsed these very bytes, the tree is that parse. */
+  if (!s->tree && !parse_json(s, json, json_size, error))
     return false;
-  }
-  JsonNode *root = json_parser_get_root(s->parser);
+  JsonNode *root = s->tree ? s->tree : json_parser_get_root(s->parser);
   s->root = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
   JsonNode *an = s->root ? json_object_get_member(s->root, "asset") : NULL;
   JsonObject *asset = an && JSON_NODE_HOLDS_OBJECT(an) ? json_node_get_object(an) : NULL;
@@ -105,6 +116,7 @@ void rk__gltf_source_clear(rk__gltf_source *s) {
   g_clear_pointer(&s->file, g_bytes_unref);
   g_clear_pointer(&s->bin, g_bytes_unref);
   g_clear_object(&s->parser);
+  g_clear_pointer(&s->tree, json_node_unref);
   memset(s, 0, sizeof *s);
 }
 

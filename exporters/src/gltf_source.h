@@ -23,17 +23,19 @@ typedef struct rk__gltf_source {
   GBytes *file;
   bool glb;
   GBytes *bin; /* the GLB BIN chunk, or NULL */
-  JsonParser *parser;
+  JsonParser *parser; /* of the document's JSON, or NULL when given the import's tree */
+  JsonNode *tree;     /* the import's parse of the JSON (a reference), or NULL */
   JsonObject *root;
 } rk__gltf_source;
 
 /** Reads the .gltf or .glb (told by its first bytes) at path into *s. When digest is not NULL the
  * file's SHA-256 (hex) must equal it: otherwise RK_ERROR_INVALID says the file changed since the
- * import. Fails with RK_ERROR_IO (unreadable, past RK__GLTF_SOURCE_MAX_BYTES) or RK_ERROR_PARSE
+ * import; then tree (taken, may be NULL: the import's parse of that file's JSON) stands for the
+ * JSON instead of a parse of its own (without a digest tree is dropped). Fails with RK_ERROR_IO (unreadable, past RK__GLTF_SOURCE_MAX_BYTES) or RK_ERROR_PARSE
  * (a malformed or truncated container, bad JSON, no glTF 2 asset); messages start with path. Free
  * *s with rk__gltf_source_clear, also after a failure. */
 bool rk__gltf_source_read(rk__gltf_source *s, const char *path, const char *digest,
-                          GError **error);
+                          JsonNode *tree, GError **error);
 void rk__gltf_source_clear(rk__gltf_source *s);
 /** Top-level array `name` of the document (borrowed), or NULL when absent or not an array. */
 JsonArray *rk__gltf_source_array(const rk__gltf_source *s, const char *name);

@@ -104,8 +104,15 @@ typedef struct track_fill {
 } track_fill;
 
 /* Fills one track: translations as read, rotations sign-continuous so that slerp takes the short
- * way. */
+ * way. A joint whose rotation channels are one Euler order converts all its frames in one call
+ * (four at a time, the same bits as one by one). */
 static void fill_track(const rk__bvh_file *b, const track_fill *k, double ft) {
+  rk_euler_order order;
+  size_t column;
+  const bool batch = k->rotation && rk__bvh_joint_euler(k->j, &order, &column);
+  if (batch)
+    rk_euler_deg_to_quats(order, b->data + k->j->first_channel + column, b->columns, b->frames,
+                          k->t->values);
   rk_quat prev = rk_quat_identity();
   for (size_t f = 0; f < b->frames; f++) {
     k->t->times[f] = (double)f * ft;
@@ -115,11 +122,12 @@ static void fill_track(const rk__bvh_file *b, const track_fill *k, double ft) {
       o[0] = v.x, o[1] = v.y, o[2] = v.z;
       continue;
     }
-    rk_quat q = rk__bvh_joint_rotation(k->j, b->data + f * b->columns + k->j->first_channel);
+    double *o = k->t->values + 4 * f;
+    rk_quat q = batch ? rk_quat_make(o[0], o[1], o[2], o[3])
+                      : rk__bvh_joint_rotation(k->j, b->data + f * b->columns + k->j->first_channel);
     if (rk_quat_dot(q, prev) < 0)
       q = rk_quat_make(-q.x, -q.y, -q.z, -q.w);
     prev = q;
-    double *o = k->t->values + 4 * f;
     o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
   }
 }
@@ -180,6 +188,9 @@ static bool add_clip(const rk__bvh_file *b, const char *path, bool root_add, boo
             clip, (int)i, rot ? RK_CHANNEL_ROTATION : RK_CHANNEL_TRANSLATION, RK_INTERP_LINEAR);
         rk__raw_track_reserve(t, b->frames);
         t->keys = b->frames;
+        /* Unit quaternions of finite angles at times f * ft (ft finite and positive); translations
+         * are not vouched for: OFFSET plus value, scaled by the unit, can overflow. */
+        t->computed = rot == 1;
         tracks[n++] = (track_fill){j, t, rot == 1, j->parent < 0 ? root_add : other_add};
       }
     }

@@ -53,25 +53,34 @@ rk_vec3 rk__bvh_joint_translation(const rk__bvh_file *b, const rk__bvh_joint *j,
 }
 
 rk_quat rk__bvh_joint_rotation(const rk__bvh_joint *j, const double *row) {
-  /* Product of the elementary rotations in channel order, each built from its half angle by
-   * rk_sincos (within 2 ulp of libm's sin and cos, several times cheaper), the product written
-   * without the elementary quaternion's zero terms. A zero angle (a third to a half of mocap
-   * channels) is the identity: no sine, no product. */
-  rk_quat q = rk_quat_identity();
-  for (int k = 0; k < j->n_channels; k++) {
-    const int ch = j->channels[k];
-    const double h = 0.5 * row[k] * RK_DEG;
-    if (ch < RK__BVH_XROT || h == 0)
-      continue;
-    double s, c;
-    rk_sincos(h, &s, &c);
-    const rk_quat p = q;
-    if (ch == RK__BVH_XROT)
-      q = (rk_quat){p.w * s + p.x * c, p.y * c + p.z * s, p.z * c - p.y * s, p.w * c - p.x * s};
-    else if (ch == RK__BVH_YROT)
-      q = (rk_quat){p.x * c - p.z * s, p.w * s + p.y * c, p.x * s + p.z * c, p.w * c - p.y * s};
-    else
-      q = (rk_quat){p.x * c + p.y * s, p.y * c - p.x * s, p.w * s + p.z * c, p.w * c - p.z * s};
+  int axes[RK__BVH_MAX_CHANNELS];
+  double deg[RK__BVH_MAX_CHANNELS];
+  size_t n = 0;
+  for (int k = 0; k < j->n_channels; k++)
+    if (j->channels[k] >= RK__BVH_XROT) {
+      axes[n] = (int)(j->channels[k] - RK__BVH_XROT);
+      deg[n++] = row[k];
+    }
+  return rk_euler_axes_deg_to_quat(axes, deg, n);
+}
+
+bool rk__bvh_joint_euler(const rk__bvh_joint *j, rk_euler_order *order, size_t *column) {
+  int k = 0;
+  while (k < j->n_channels && j->channels[k] < RK__BVH_XROT)
+    k++;
+  if (j->n_channels - k != 3 || j->channels[k + 1] < RK__BVH_XROT ||
+      j->channels[k + 2] < RK__BVH_XROT)
+    return false;
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    int ax[3];
+    rk_euler_order_axes((rk_euler_order)o, ax);
+    if (ax[0] == (int)(j->channels[k] - RK__BVH_XROT) &&
+        ax[1] == (int)(j->channels[k + 1] - RK__BVH_XROT) &&
+        ax[2] == (int)(j->channels[k + 2] - RK__BVH_XROT)) {
+      *order = (rk_euler_order)o;
+      *column = (size_t)k;
+      return true;
+    }
   }
-  return q;
+  return false;
 }

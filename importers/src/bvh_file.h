@@ -69,8 +69,12 @@ bool rk__bvh_has_position(const rk__bvh_joint *j);
 rk_vec3 rk__bvh_joint_translation(const rk__bvh_file *b, const rk__bvh_joint *j, size_t f,
                                   bool add);
 /** Local rotation of joint j from its values in a frame row (degrees): the product of the
- * elementary rotations in channel order. */
+ * elementary rotations in channel order (rk_euler_axes_deg_to_quat). */
 rk_quat rk__bvh_joint_rotation(const rk__bvh_joint *j, const double *row);
+/** True when j's rotation channels are its last three channels and name an Euler order: then
+ * *order is it and *column the first of them in j's channels (rk__bvh_joint_rotation is then
+ * rk_euler_deg_to_quats of that order over those columns). */
+bool rk__bvh_joint_euler(const rk__bvh_joint *j, rk_euler_order *order, size_t *column);
 
 G_END_DECLS
 

@@ -26,6 +26,8 @@ void rk__gltf_info_clear(rk__gltf_info *info) {
     g_ptr_array_unref(info->node_names);
   g_free(info->node_parents);
   g_free(info->rewritten);
+  if (info->tree)
+    json_node_unref(info->tree);
   memset(info, 0, sizeof *info);
 }
 
@@ -44,6 +46,8 @@ bool rk__gltf_prepare(const rk__source *src, bool glb, rk__gltf_info *info, GErr
   ok = ok && rk__gltf_collect_interps(&doc, info->node_names, info->interps, error);
   if (ok)
     info->node_parents = g_steal_pointer(&doc.parents);
+  if (ok && !renamed && !added) /* as in the file: a writer editing it may take this parse */
+    info->tree = json_node_ref(json_parser_get_root(doc.parser));
   if (ok && (renamed || added) &&
       !rk__gltf_doc_write(&doc, &info->rewritten, &info->rewritten_size)) {
     g_set_error(error, RK_ERROR, RK_ERROR_LIMIT, "the repaired GLB would exceed 4 GiB");

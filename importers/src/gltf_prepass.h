@@ -7,6 +7,8 @@
 #include "gltf_collect.h"
 #include "source.h"
 
+#include <json-glib/json-glib.h>
+
 G_BEGIN_DECLS
 
 typedef struct rk__gltf_info {
@@ -15,6 +17,7 @@ typedef struct rk__gltf_info {
   /* The document's nodes as Assimp sees them, to find each scene node's document index: */
   GPtrArray *node_names; /* char *: node i's name as given to Assimp (unique) */
   gint64 *node_parents;  /* node i's parent in the document, -1 for none */
+  JsonNode *tree;     /* the document's JSON tree (a reference) when no repair changed it */
   uint8_t *rewritten; /* the repaired file's bytes when a repair changed it, else NULL */
   size_t rewritten_size;
 } rk__gltf_info;

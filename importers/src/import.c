@@ -97,8 +97,10 @@ static rk__raw_asset *read_assimp(const rk__source *src, const char *format,
       rk__raw_note(raw, "%s", (const char *)g_ptr_array_index(notes, i));
   if (is_gltf)
     hex = digest_finish(&digest);
-  if (raw && is_gltf)
+  if (raw && is_gltf) {
     raw->digest = g_steal_pointer(&hex);
+    raw->source_tree = g_steal_pointer(&gltf.tree);
+  }
   rk__scene_clear(&scene);
   rk__gltf_info_clear(&gltf);
   return raw;

@@ -64,6 +64,8 @@ void rk__raw_asset_free(rk__raw_asset *r) {
   g_free(r->unit);
   g_free(r->up_axis);
   g_free(r->digest);
+  if (r->source_tree)
+    json_node_unref(r->source_tree);
   g_free(r);
 }
 
@@ -537,6 +539,7 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
     g_autoptr(rk_clip) clip = rk_clip_new(rc->name, n);
     g_autofree rk_track *tracks = g_new(rk_track, rc->tracks->len + 1);
     g_autofree int *raw_joint = g_new(int, rc->tracks->len + 1);
+    g_autofree bool *computed = g_new(bool, rc->tracks->len + 1);
     size_t nt = 0;
     for (guint k = 0; k < rc->tracks->len; k++) {
       rk__raw_track *rt = g_ptr_array_index(rc->tracks, k);
@@ -550,12 +553,13 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
       }
       tracks[nt] = (rk_track){remap[rt->joint], rt->channel, rt->interp, rt->keys, rt->times,
                               rt->values};
+      computed[nt] = rt->computed;
       raw_joint[nt++] = rt->joint;
       rt->times = rt->values = NULL;
       rt->keys = rt->capacity = 0;
     }
     size_t failed = 0;
-    if (!rk_clip_take_tracks(clip, tracks, nt, &failed, error)) {
+    if (!rk_clip_take_tracks_trusted(clip, tracks, computed, nt, &failed, error)) {
       g_prefix_error(error, "clip '%s', joint '%s': ", rc->name,
                      rk__raw_joint_at(raw, (size_t)raw_joint[failed])->name);
       return NULL;
@@ -598,6 +602,9 @@ rk_asset *rk__raw_asset_finish(rk__raw_asset *raw, const char *format, const cha
   rk_asset_set_source(asset, format, path);
   if (raw->digest)
     rk_asset_set_source_digest(asset, raw->digest);
+  if (raw->source_tree)
+    rk_asset_set_source_tree(asset, g_steal_pointer(&raw->source_tree),
+                             (GDestroyNotify)json_node_unref);
   rk_asset_set_unit(asset, raw->unit, raw->unit_scale);
   rk_asset_set_up_axis(asset, raw->up_axis);
   for (guint i = 0, k = 0; i < raw->notes->len; i++) {

@@ -6,6 +6,8 @@
 
 #include <rigkit/rigkit.h>
 
+#include <json-glib/json-glib.h>
+
 #include <stdint.h>
 
 G_BEGIN_DECLS
@@ -30,6 +32,9 @@ typedef struct rk__raw_track {
   size_t capacity; /* keys they have room for (exact once reserved: no slack to hold) */
   double *times;   /* seconds, strictly increasing */
   double *values;  /* components per key (x3 for cubic: in-tangent, value, out-tangent) */
+  bool computed;   /* keys the reader computed itself (not copied from the file): times finite,
+                      >= 0 and increasing, values finite, no zero rotation; the clip skips their
+                      checks (rk_clip_take_tracks_trusted) */
 } rk__raw_track;
 
 typedef struct rk__raw_clip {
@@ -65,6 +70,7 @@ typedef struct rk__raw_asset {
   double unit_scale; /* metres per source unit applied */
   char *up_axis;
   char *digest; /* SHA-256 of the source file's bytes (hex), or NULL when not recorded */
+  JsonNode *source_tree; /* the source's JSON tree as in the file (glTF), or NULL; the asset takes it */
 } rk__raw_asset;
 
 rk__raw_asset *rk__raw_asset_new(void);

@@ -47,6 +47,34 @@ Test(asset, source_digest_is_copied_and_clearable) {
   cr_assert_null(rk_asset_source_digest(a));
 }
 
+static int trees_freed;
+static void count_free(gpointer p) {
+  trees_freed++;
+  g_free(p);
+}
+
+/* The source tree: replaced ones and an untaken one are freed, a taken one is the taker's, and
+ * only the first of several takers (threads too) gets it. */
+Test(asset, source_tree_is_taken_once_or_freed) {
+  trees_freed = 0;
+  {
+    g_autoptr(rk_asset) a = three_joint_asset();
+    cr_assert_null(rk_asset_take_source_tree(a, NULL));
+    rk_asset_set_source_tree(a, g_strdup("one"), count_free);
+    rk_asset_set_source_tree(a, g_strdup("two"), count_free);
+    cr_assert_eq(trees_freed, 1);
+    GDestroyNotify f = NULL;
+    char *t = rk_asset_take_source_tree(a, &f);
+    cr_assert_str_eq(t, "two");
+    cr_assert_eq(f, count_free);
+    cr_assert_null(rk_asset_take_source_tree(a, &f));
+    cr_assert_null(f);
+    count_free(t);
+    rk_asset_set_source_tree(a, g_strdup("three"), count_free);
+  }
+  cr_assert_eq(trees_freed, 3, "the untaken tree goes with the asset");
+}
+
 /* One triangle with UVs and the given material. */
 static rk_mesh *triangle(const rk_material *m, GError **error) {
   const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, uv[6] = {0, 0, 1, 0, 0, 1};

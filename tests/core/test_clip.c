@@ -336,6 +336,18 @@ static rk_track *many_tracks(size_t n, size_t keys, int zero) {
   return t;
 }
 
+/* Clips a and b of n joints give the same bits at times 0, 0.37, ... below end. */
+static void assert_same_samples(const rk_clip *a, const rk_clip *b, size_t n, double end) {
+  g_autofree rk_transform *rest = g_new(rk_transform, n), *x = g_new(rk_transform, n),
+                          *y = g_new(rk_transform, n);
+  for (size_t j = 0; j < n; j++)
+    rest[j] = rk_transform_identity();
+  for (double t = 0; t < end; t += 0.37) {
+    cr_assert(rk_clip_sample(a, rest, t, x, n) && rk_clip_sample(b, rest, t, y, n));
+    cr_assert(memcmp(x, y, n * sizeof *x) == 0, "t=%g differs", t);
+  }
+}
+
 /* Many tracks taken at once (checked on two threads) make the clip one at a time makes: the same
  * samples, and at a bad track the same error, the tracks before it taken. */
 Test(clip, tracks_taken_at_once_are_tracks_taken_one_by_one) {
@@ -347,14 +359,7 @@ Test(clip, tracks_taken_at_once_are_tracks_taken_one_by_one) {
   size_t failed = 0;
   cr_assert(rk_clip_take_tracks(all, b, 2 * n, &failed, NULL));
   cr_assert_eq(failed, 2 * n);
-  g_autofree rk_transform *rest = g_new(rk_transform, n), *x = g_new(rk_transform, n),
-                          *y = g_new(rk_transform, n);
-  for (size_t j = 0; j < n; j++)
-    rest[j] = rk_transform_identity();
-  for (double t = 0; t < 66; t += 0.37) {
-    cr_assert(rk_clip_sample(one, rest, t, x, n) && rk_clip_sample(all, rest, t, y, n));
-    cr_assert(memcmp(x, y, n * sizeof *x) == 0, "t=%g differs", t);
-  }
+  assert_same_samples(one, all, n, 66);
   for (int bad = 3; bad <= 17; bad += 14) {
     g_autoptr(rk_clip) c1 = rk_clip_new("c", n), c2 = rk_clip_new("c", n);
     g_autofree rk_track *p = many_tracks(n, keys, bad), *q = many_tracks(n, keys, bad);
@@ -370,4 +375,47 @@ Test(clip, tracks_taken_at_once_are_tracks_taken_one_by_one) {
     cr_assert_str_eq(e2->message, e1->message);
     cr_assert_eq(rk_clip_track_count(c2), rk_clip_track_count(c1));
   }
+}
+
+/* Trusted tracks (keys a reader computed itself) skip the pass over their keys but make the same
+ * clip; the untrusted ones among them are still checked, and a trusted track's joint, key count
+ * and last time are too. */
+Test(clip, trusted_tracks_make_the_same_clip) {
+  const size_t n = 8, keys = 500;
+  g_autoptr(rk_clip) checked = rk_clip_new("c", n), trusted = rk_clip_new("c", n);
+  g_autofree rk_track *a = many_tracks(n, keys, -1), *b = many_tracks(n, keys, -1);
+  bool marks[16];
+  for (size_t i = 0; i < 2 * n; i++)
+    marks[i] = i % 2 == 1; /* the rotations */
+  cr_assert(rk_clip_take_tracks(checked, a, 2 * n, NULL, NULL));
+  cr_assert(rk_clip_take_tracks_trusted(trusted, b, marks, 2 * n, NULL, NULL));
+  assert_same_samples(checked, trusted, n, 17);
+  /* A bad untrusted track fails as before; a trusted one on a joint out of range or beyond the
+   * duration limit fails too. */
+  g_autoptr(rk_clip) c = rk_clip_new("c", n);
+  g_autofree rk_track *q = many_tracks(n, keys, 2);
+  bool rot_only[16];
+  for (size_t i = 0; i < 2 * n; i++)
+    rot_only[i] = i % 2 == 0; /* the translations: the zero rotation is still found */
+  size_t failed = 0;
+  g_autoptr(GError) e = NULL;
+  cr_assert_not(rk_clip_take_tracks_trusted(c, q, rot_only, 2 * n, &failed, &e));
+  cr_assert_eq(failed, 5);
+  cr_assert(strstr(e->message, "zero quaternion"));
+  g_autoptr(rk_clip) d = rk_clip_new("c", n);
+  g_autofree rk_track *r = many_tracks(1, keys, -1);
+  ((double *)r[1].times)[keys - 1] = 2 * RK_CLIP_MAX_DURATION;
+  r[0].joint = (int)n;
+  bool all[2] = {true, true};
+  g_autoptr(GError) e2 = NULL;
+  cr_assert_not(rk_clip_take_tracks_trusted(d, r, all, 2, &failed, &e2));
+  cr_assert_eq(failed, 0);
+  cr_assert(strstr(e2->message, "joint"));
+  g_autoptr(rk_clip) f = rk_clip_new("c", n);
+  g_autofree rk_track *s = many_tracks(1, keys, -1);
+  ((double *)s[1].times)[keys - 1] = 2 * RK_CLIP_MAX_DURATION;
+  g_autoptr(GError) e3 = NULL;
+  cr_assert_not(rk_clip_take_tracks_trusted(f, s, all, 2, &failed, &e3));
+  cr_assert_eq(failed, 1);
+  cr_assert_eq(g_error_matches(e3, RK_ERROR, RK_ERROR_LIMIT), true);
 }

@@ -232,3 +232,37 @@ Test(euler, rate_matrices_of_roll_pitch_yaw_and_zyz_match_textbook) {
   rk_assert_near(rk_euler_rate_matrix(RK_EULER_ZYX, lock_rpy, &B), 0, 1e-15);
   rk_assert_near(rk_euler_rate_matrix(RK_EULER_ZYZ, lock_zyz, &B), 0, 1e-15);
 }
+
+/* Degrees through rk_sincos: the batch gives rk_euler_axes_deg_to_quat's bits for every triple
+ * (zeros, a channel zero in four triples at once, a half angle beyond the vector sine's range,
+ * NaN, a count not a multiple of four, a stride wider than the triple), and both are
+ * rk_euler_to_quat's rotation. */
+Test(euler, degree_batch_is_bit_identical_to_one_at_a_time) {
+  guint64 rng = 7;
+  enum { N = 23, STRIDE = 5 };
+  double deg[N * STRIDE];
+  for (int i = 0; i < N * STRIDE; i++)
+    deg[i] = rk_test_uniform(&rng, -400, 400);
+  deg[0 * STRIDE + 1] = 0, deg[5 * STRIDE + 0] = deg[5 * STRIDE + 2] = 0, deg[6 * STRIDE + 1] = -0.0;
+  for (int i = 16; i < 20; i++) /* one channel at rest in a whole group of four */
+    deg[i * STRIDE + 1] = 0;
+  deg[9 * STRIDE + 2] = 3e7; /* half angle 2.6e5 rad: libm's lane */
+  deg[13 * STRIDE + 0] = NAN;
+  for (int o = 0; o < RK_EULER_N_ORDERS; o++) {
+    double out[4 * N];
+    rk_euler_deg_to_quats((rk_euler_order)o, deg, STRIDE, N, out);
+    int ax[3];
+    rk_euler_order_axes((rk_euler_order)o, ax);
+    for (int i = 0; i < N; i++) {
+      const rk_quat q = rk_euler_axes_deg_to_quat(ax, deg + i * STRIDE, 3);
+      cr_assert(memcmp(&q, out + 4 * i, sizeof q) == 0, "order %d triple %d", o, i);
+      if (i == 13)
+        continue;
+      const double rad[3] = {deg[i * STRIDE] * RK_DEG, deg[i * STRIDE + 1] * RK_DEG,
+                             deg[i * STRIDE + 2] * RK_DEG};
+      const rk_quat e = rk_euler_to_quat((rk_euler_order)o, rad);
+      cr_assert(fabs(fabs(rk_quat_dot(q, e)) - 1) < 1e-12, "order %d triple %d", o, i);
+    }
+    cr_assert(isnan(out[4 * 13 + 3]));
+  }
+}

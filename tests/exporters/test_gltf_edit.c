@@ -428,6 +428,32 @@ Test(gltf_edit, same_input_same_bytes) {
   fixture_rmdir(d2);
 }
 
+/* The first edit of a character takes the import's parse of its document instead of parsing the
+ * file again (same_input_same_bytes compares that write with the next, which parses): the asset
+ * holds it after the import and not after the edit. */
+Test(gltf_edit, the_first_edit_takes_the_imports_parse) {
+  g_autofree char *path = shared_path("RiggedFigure.glb");
+  g_autoptr(rk_asset) a = import_or_fail(path, NULL), b = import_or_fail(path, NULL);
+  GDestroyNotify free_tree = NULL;
+  JsonNode *tree = rk_asset_take_source_tree(b, &free_tree);
+  cr_assert(tree && free_tree);
+  free_tree(tree);
+  g_autoptr(rk_clip) clip = wiggle(rk_asset_skeleton(a), 30);
+  g_autofree char *d = fixture_tmpdir();
+  g_autofree char *o1 = g_build_filename(d, "taken.glb", NULL);
+  g_autofree char *o2 = g_build_filename(d, "parsed.glb", NULL);
+  cr_assert(rk_gltf_edit_write(path, a, clip, o1, NULL));
+  cr_assert_null(rk_asset_take_source_tree(a, NULL), "the edit took it");
+  cr_assert(rk_gltf_edit_write(path, b, clip, o2, NULL));
+  gchar *b1 = NULL, *b2 = NULL;
+  gsize n1 = 0, n2 = 0;
+  cr_assert(g_file_get_contents(o1, &b1, &n1, NULL) && g_file_get_contents(o2, &b2, &n2, NULL));
+  cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0);
+  g_free(b1);
+  g_free(b2);
+  fixture_rmdir(d);
+}
+
 /* A staged edit: nothing under its name until the commit, the bytes read back from the
  * temporary are the file's, the files listed are rk_gltf_edit_output_files'; an abort leaves the
  * previous file alone and no temporary; rk_import_file_bytes reads those bytes as the file. */

@@ -5,6 +5,8 @@
  * them must import. Malformed variants that the pre-pass refuses are in bad/ (test_bad_files). */
 #include "import_test.h"
 
+#include <json-glib/json-glib.h>
+
 static void assert_same_import(rk_asset *a, rk_asset *b) {
   const rk_skeleton *sa = rk_asset_skeleton(a), *sb = rk_asset_skeleton(b);
   const size_t n = rk_skeleton_joint_count(sa);
@@ -34,6 +36,15 @@ Test(gltf_prepass, a_skin_without_inverse_binds_reads_as_identity) {
   assert_same_import(without, explicit_);
   cr_assert(has_note(without, "no inverseBindMatrices"));
   cr_assert_not(has_note(explicit_, "no inverseBindMatrices"));
+  /* The pre-pass's JSON tree rides with the asset only when no repair changed it: an editor of
+   * the file must see the file. */
+  cr_assert_null(rk_asset_take_source_tree(without, NULL));
+  GDestroyNotify free_tree = NULL;
+  JsonNode *tree = rk_asset_take_source_tree(explicit_, &free_tree);
+  cr_assert(tree && JSON_NODE_HOLDS_OBJECT(tree));
+  cr_assert(json_object_has_member(json_node_get_object(tree), "skins"));
+  cr_assert_null(rk_asset_take_source_tree(explicit_, NULL), "one taker only");
+  free_tree(tree);
 }
 
 Test(gltf_prepass, a_glb_skin_without_inverse_binds) {

@@ -11,6 +11,7 @@
  *        rk_asset_clip, rk_asset_find_clip, rk_asset_remove_clips, rk_asset_add_mesh,
  *        rk_asset_mesh_count, rk_asset_mesh, rk_asset_set_source, rk_asset_source_format,
  *        rk_asset_source_path, rk_asset_set_source_digest, rk_asset_source_digest,
+ *        rk_asset_set_source_tree, rk_asset_take_source_tree,
  *        rk_asset_set_unit, rk_asset_unit_name, rk_asset_unit_scale,
  *        rk_asset_set_up_axis, rk_asset_up_axis, rk_asset_set_joint_mechanics,
  *        rk_asset_joint_mechanics, rk_asset_set_joint_source_node, rk_asset_joint_source_node,
@@ -133,6 +134,15 @@ RK_API void rk_asset_set_source_digest(rk_asset *asset, const char *digest);
 /** The recorded digest of the source file (borrowed), or NULL when none was recorded (sources
  * other than glTF/GLB, assets built in code). */
 RK_API const char *rk_asset_source_digest(const rk_asset *asset);
+/** Gives the asset a reader's parse of the source document as imported (the glTF importers: its
+ * JSON tree, a JsonNode, when no repair changed it), owned and freed with free_tree, so that a
+ * writer editing that document need not parse it again; replaces (frees) any held one. Never
+ * fails. */
+RK_API void rk_asset_set_source_tree(rk_asset *asset, gpointer tree, GDestroyNotify free_tree);
+/** Takes the asset's source-document parse (the caller then owns it and frees it with *free_tree,
+ * free_tree may be NULL only when the caller knows the type), or NULL when none is held: one taker
+ * gets it, also across threads (the one thing a const asset gives up). Never fails. */
+RK_API gpointer rk_asset_take_source_tree(const rk_asset *asset, GDestroyNotify *free_tree);
 /** Records the source unit ("cm", "dm", "m", "in", ...) and metres per source unit applied. */
 RK_API void rk_asset_set_unit(rk_asset *asset, const char *unit, double metres_per_unit);
 /** Borrowed source unit name, "m" until one is recorded. */

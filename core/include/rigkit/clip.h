@@ -20,7 +20,8 @@
  *
  * Index: rk_channel, rk_interp, rk_track, rk_clip, rk_channel_components, rk_channel_name,
  *        rk_channel_apply, rk_interp_name, rk_clip_new, rk_clip_free, rk_clip_copy,
- *        rk_clip_add_track, rk_clip_take_track, rk_clip_take_tracks, rk_clip_name, rk_clip_set_name,
+ *        rk_clip_add_track, rk_clip_take_track, rk_clip_take_tracks, rk_clip_take_tracks_trusted,
+ *        rk_clip_name, rk_clip_set_name,
  *        rk_clip_duration, rk_clip_set_duration, rk_clip_fps, rk_clip_set_fps, rk_clip_frame_count,
  *        rk_clip_joint_count,
  *        rk_clip_track_count, rk_clip_track, rk_clip_find_track, rk_clip_key_count_total,
@@ -100,6 +101,12 @@ RK_API bool rk_clip_take_track(rk_clip *clip, const rk_track *track, GError **er
  * The same clip and errors as n calls that stop at the first failure. */
 RK_API bool rk_clip_take_tracks(rk_clip *clip, const rk_track *tracks, size_t n, size_t *failed,
                                 GError **error);
+/** rk_clip_take_tracks where trusted[i] (NULL: none) marks keys the caller computed itself with
+ * times finite, >= 0 and increasing, values finite and no zero rotation (never keys read from a file
+ * or handed in as they are): those skip the pass over the keys (joint, channel, key count and last
+ * time still checked; builds without NDEBUG assert the rest). Same ownership, clip and errors. */
+RK_API bool rk_clip_take_tracks_trusted(rk_clip *clip, const rk_track *tracks, const bool *trusted,
+                                        size_t n, size_t *failed, GError **error);
 /** Borrowed name. */
 RK_API const char *rk_clip_name(const rk_clip *clip);
 /** Renames the clip (copied; NULL gives ""). */

@@ -20,7 +20,8 @@
  *
  * Index: rk_euler_order, rk_euler_order_name, rk_euler_order_parse, rk_euler_order_axes,
  *        rk_euler_to_mat3, rk_euler_from_mat3, rk_euler_to_quat, rk_euler_from_quat,
- *        rk_euler_from_quat_near, rk_euler_rate_matrix
+ *        rk_euler_from_quat_near, rk_euler_rate_matrix, rk_euler_axes_deg_to_quat,
+ *        rk_euler_deg_to_quats
  */
 #ifndef RIGKIT_EULER_H
 #define RIGKIT_EULER_H
@@ -72,6 +73,15 @@ RK_API void rk_euler_from_quat_near(rk_euler_order order, rk_quat q, const doubl
  * +-cos(a1) for Tait-Bryan orders, +-sin(a1) for proper Euler orders, 0 at gimbal lock (where
  * angular velocities about the lost axis have no angle rates). */
 RK_API double rk_euler_rate_matrix(rk_euler_order order, const double angles[3], rk_mat3 *B);
+/** Quaternion of the rotations about axes[0..n) (0 x, 1 y, 2 z) by deg[0..n) degrees in product
+ * order (BVH rotation channels), each from its half angle by rk_sincos (within 2 ulp of libm), a
+ * zero angle skipped exactly; borrows both arrays, never fails (NaN in, NaN out). */
+RK_API rk_quat rk_euler_axes_deg_to_quat(const int *axes, const double *deg, size_t n);
+/** rk_euler_axes_deg_to_quat of order's axes for n triples of degrees (triple i at deg + i * stride)
+ * into xyzw[0..4n) as x, y, z, w: four triples at a time in vector lanes with the same operations,
+ * so the same bits; the caller owns both arrays, never fails. */
+RK_API void rk_euler_deg_to_quats(rk_euler_order order, const double *deg, size_t stride, size_t n,
+                                  double *xyzw);
 
 #ifdef __cplusplus
 }
