@@ -128,7 +128,8 @@ static bool check_track(const rk_clip *clip, const rk_track *t, bool trusted, GE
                 clip->name, t->joint, rk_channel_name(t->channel), t->key_count, RK_CLIP_MAX_KEYS);
     return false;
   }
-  if (trusted && !(t->times[t->key_count - 1] > RK_CLIP_MAX_DURATION)) {
+  const double last = t->times[t->key_count - 1];
+  if (trusted && isfinite(last) && last <= RK_CLIP_MAX_DURATION) {
 #ifndef NDEBUG
     g_assert(keys_fine(t));
 #endif

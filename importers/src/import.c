@@ -185,8 +185,9 @@ out:
 #define POPULATE_BYTES (256 * 1024)
 
 /* The whole of a regular file of at least POPULATE_BYTES in an anonymous mapping of *size + 1
- * bytes (a NUL after them, as g_file_get_contents leaves), or NULL when it is smaller or anything goes wrong (g_file_get_contents then reads it
- * and words the failure). */
+ * bytes (a NUL after them, as g_file_get_contents leaves), or NULL when it is smaller, changes
+ * size while read, or anything goes wrong (g_file_get_contents then reads it and words the
+ * failure). */
 static void *read_populated(const char *path, size_t *size) {
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -211,6 +212,14 @@ static void *read_populated(const char *path, size_t *size) {
     if (r <= 0) /* an error, or the file shrank: the careful path decides */
       break;
     got += (size_t)r;
+  }
+  if (buf != MAP_FAILED && got == n) { /* the file grew since fstat: the careful path reads it all */
+    char more;
+    ssize_t r;
+    while ((r = read(fd, &more, 1)) < 0 && errno == EINTR)
+      ;
+    if (r != 0)
+      got = 0;
   }
   close(fd);
   if (buf == MAP_FAILED)

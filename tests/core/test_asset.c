@@ -53,6 +53,11 @@ static void count_free(gpointer p) {
   g_free(p);
 }
 
+/* A thread's take of the asset's source tree (NULL when another thread took it). */
+static gpointer take_tree(gpointer asset) {
+  return rk_asset_take_source_tree(asset, NULL);
+}
+
 /* The source tree: replaced ones and an untaken one are freed, a taken one is the taker's, and
  * only the first of several takers (threads too) gets it. */
 Test(asset, source_tree_is_taken_once_or_freed) {
@@ -73,6 +78,21 @@ Test(asset, source_tree_is_taken_once_or_freed) {
     rk_asset_set_source_tree(a, g_strdup("three"), count_free);
   }
   cr_assert_eq(trees_freed, 3, "the untaken tree goes with the asset");
+  /* Four threads take at once, many times over: exactly one gets each tree. */
+  for (int round = 0; round < 50; round++) {
+    g_autoptr(rk_asset) a = three_joint_asset();
+    rk_asset_set_source_tree(a, g_strdup("raced"), count_free);
+    GThread *t[4];
+    for (int i = 0; i < 4; i++)
+      t[i] = g_thread_new("take", take_tree, a);
+    int got = 0;
+    for (int i = 0; i < 4; i++) {
+      char *tree = g_thread_join(t[i]);
+      got += tree != NULL;
+      g_free(tree);
+    }
+    cr_assert_eq(got, 1, "round %d: %d threads got the tree", round, got);
+  }
 }
 
 /* One triangle with UVs and the given material. */

@@ -418,4 +418,12 @@ Test(clip, trusted_tracks_make_the_same_clip) {
   cr_assert_not(rk_clip_take_tracks_trusted(f, s, all, 2, &failed, &e3));
   cr_assert_eq(failed, 1);
   cr_assert_eq(g_error_matches(e3, RK_ERROR, RK_ERROR_LIMIT), true);
+  /* A trusted track whose last time is not a number is checked key by key, and fails. */
+  g_autoptr(rk_clip) g = rk_clip_new("c", n);
+  g_autofree rk_track *u = many_tracks(1, keys, -1);
+  ((double *)u[1].times)[keys - 1] = NAN;
+  g_autoptr(GError) e4 = NULL;
+  cr_assert_not(rk_clip_take_tracks_trusted(g, u, all, 2, &failed, &e4));
+  cr_assert_eq(failed, 1);
+  cr_assert(strstr(e4->message, "time"), "%s", e4->message);
 }

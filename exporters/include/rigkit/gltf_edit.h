@@ -90,9 +90,10 @@ RK_API rk_gltf_edit_staged *rk_gltf_edit_stage_doc(rk_gltf_edit_doc *doc, const 
 /** The files the staged edit writes, as rk_gltf_edit_output_files lists them (NULL-terminated,
  * owned by st). Never fails. */
 RK_API const char *const *rk_gltf_edit_staged_files(const rk_gltf_edit_staged *st);
-/** The bytes of out_path as written (its temporary's pages mapped read-only, valid after the
- * commit too; g_bytes_unref); starts syncing the files to disk on a thread meanwhile. NULL with
- * RK_ERROR_IO. */
+/** The bytes of out_path as written (its temporary's pages mapped read-only; g_bytes_unref);
+ * starts syncing the files to disk on a thread meanwhile. After the commit they map the output
+ * file itself: another program truncating it would fault the holder, so keep a copy, not them,
+ * past the commit. NULL with RK_ERROR_IO. */
 RK_API GBytes *rk_gltf_edit_staged_read(rk_gltf_edit_staged *st, GError **error);
 /** Syncs the staged files (waiting for a sync started by rk_gltf_edit_staged_read) and renames
  * them to their names, the output last, then frees st. Fails with RK_ERROR_IO (the disk refused,
