@@ -69,16 +69,37 @@ static double *source_hand(size_t *frames) {
   return low;
 }
 
-Test(source_floor, the_hand_stays_as_deep_as_the_sources_on_its_own_skeleton) {
-  size_t frames, n;
-  g_autofree double *src = source_hand(&frames);
-  g_autofree char *dir = rt_tmpdir();
+/* The source's hand and the output's onto target (with foot IK), frame by frame. */
+typedef struct dip {
+  char *dir;
   JsonParser *p;
-  g_autofree double *out = NULL;
-  JsonObject *c = dip_onto(dir, "generated/cmu_char.glb", "cmu_char", true, "LeftHand", &p, &out, &n);
-  cr_assert_eq(n, frames);
+  JsonObject *c; /* the output's report entry */
+  double *src, *out;
+  size_t frames;
+} dip;
+
+static dip dip_run(const char *target, const char *name, const char *hand) {
+  dip d = {rt_tmpdir(), NULL, NULL, NULL, NULL, 0};
+  size_t n;
+  d.src = source_hand(&d.frames);
+  d.c = dip_onto(d.dir, target, name, true, hand, &d.p, &d.out, &n);
+  cr_assert_eq(n, d.frames);
+  return d;
+}
+
+static void dip_clear(dip *d) {
+  g_object_unref(d->p);
+  rt_rmtree(d->dir);
+  g_free(d->dir);
+  g_free(d->src);
+  g_free(d->out);
+}
+
+Test(source_floor, the_hand_stays_as_deep_as_the_sources_on_its_own_skeleton) {
+  dip d = dip_run("generated/cmu_char.glb", "cmu_char", "LeftHand");
+  const double *src = d.src, *out = d.out;
   size_t deepest = 0;
-  for (size_t f = 0; f < frames; f++) {
+  for (size_t f = 0; f < d.frames; f++) {
     deepest = src[f] < src[deepest] ? f : deepest;
     cr_assert_geq(out[f], fmin(0.0, src[f]) - 0.001,
                   "frame %zu: the hand's lowest joint at %.1f mm, deeper than the source's %.1f mm",
@@ -92,25 +113,19 @@ Test(source_floor, the_hand_stays_as_deep_as_the_sources_on_its_own_skeleton) {
   cr_assert_lt(fabs(out[deepest] - src[deepest]), 0.006,
                "frame %zu: the hand's lowest joint at %.1f mm, the source's at %.1f mm", deepest,
                1000 * out[deepest], 1000 * src[deepest]);
-  cr_assert_neq(strcmp(rt_str(c, "verdict"), "failed"), 0, "the verdict blames the transfer");
-  cr_assert(!rt_warns(c, "body-through-floor"), "the source's own depth is not the transfer's");
-  cr_assert_lt(rt_num(c, "floor_penetration_mm", NULL), 1.0);
-  g_object_unref(p);
-  rt_rmtree(dir);
+  cr_assert_neq(strcmp(rt_str(d.c, "verdict"), "failed"), 0, "the verdict blames the transfer");
+  cr_assert(!rt_warns(d.c, "body-through-floor"), "the source's own depth is not the transfer's");
+  cr_assert_lt(rt_num(d.c, "floor_penetration_mm", NULL), 1.0);
+  dip_clear(&d);
 }
 
 Test(source_floor, the_hand_goes_no_deeper_than_the_sources_scaled_on_another_character) {
-  size_t frames, n;
-  g_autofree double *src = source_hand(&frames);
-  g_autofree char *dir = rt_tmpdir();
-  JsonParser *p;
-  g_autofree double *out = NULL;
-  JsonObject *c = dip_onto(dir, "generated/mh_char.glb", "mh_char", true, "Hand_L", &p, &out, &n);
-  cr_assert_eq(n, frames);
-  const double scale = rt_num(c, "target_height_m", NULL) / rt_num(c, "source_height_m", NULL);
+  dip d = dip_run("generated/mh_char.glb", "mh_char", "Hand_L");
+  const double *src = d.src, *out = d.out;
+  const double scale = rt_num(d.c, "target_height_m", NULL) / rt_num(d.c, "source_height_m", NULL);
   double worst = -INFINITY;
   size_t at = 0;
-  for (size_t f = 0; f < frames; f++)
+  for (size_t f = 0; f < d.frames; f++)
     if (scale * fmin(0, src[f]) - out[f] > worst) {
       worst = scale * fmin(0, src[f]) - out[f];
       at = f;
@@ -119,7 +134,6 @@ Test(source_floor, the_hand_goes_no_deeper_than_the_sources_scaled_on_another_ch
               "output %.1f mm)", scale, 1000 * worst, at, 1000 * src[at], 1000 * out[at]);
   cr_assert_lt(worst, 0.001, "frame %zu: the hand's lowest joint at %.1f mm, the source's scaled "
                "at %.1f mm", at, 1000 * out[at], 1000 * scale * src[at]);
-  cr_assert(!rt_warns(c, "body-through-floor"));
-  g_object_unref(p);
-  rt_rmtree(dir);
+  cr_assert(!rt_warns(d.c, "body-through-floor"));
+  dip_clear(&d);
 }
