@@ -112,7 +112,7 @@ static const rk_vec3 *standing(const rk__rt_run *c, size_t k) {
 
 /* The clip's ground: first the typical height of the lowest sole point (some point of a foot
  * stands on the ground in most frames of any clip), then the median height of the points that
- * are low and still on it; the source's y = 0 when that is within 0.3% of its height (the mocap
+ * are low and still on it (without any, the soles' lowest level over the clip); the source's y = 0 when that is within 0.3% of its height (the mocap
  * convention, capture noise aside). A leg whose foot is a detached part is measured where that
  * foot stands: a leg the clip leaves above its foot is not the ground. */
 static double clip_floor(rk__rt_run *c) {
@@ -136,7 +136,11 @@ static double clip_floor(rk__rt_run *c) {
       if (y - first <= c->opts->contact_height * H && still_in(c, pts, k, f, w, limit))
         v[n++] = y;
     }
-  const double floor = n ? rk__select_median(v, n, false) : first;
+  /* No point low and still (a run in place is in the air half the time, its stance soles slide):
+   * the soles' lowest level over the clip, the 5th percentile of the frames' lowest so that a
+   * glitch frame in twenty is not the ground (the median of a run is mid-stride, far above it).
+   * v[0..frames) still holds the frames' lowest then, permuted. */
+  const double floor = n ? rk__select_median(v, n, false) : rk__select(v, frames, frames / 20);
   return fabs(floor) <= 0.003 * H ? 0.0 : floor;
 }
 

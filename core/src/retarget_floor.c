@@ -1,7 +1,8 @@
 /* Retargeting, the floor: the clip's one ground offset (the target's soles on its floor where the
  * source's stand on the clip's ground), frame by frame the lift of the pelvis that keeps the
  * body (hands, knees, seat: everything outside the feet) from going through the floor, and how
- * far the source itself goes through its ground, which the floor's rules leave to the target.
+ * far the source itself goes through its ground, which the floor's rules leave to the target (and
+ * the floor the body's depth is measured from, so the verdict counts only what the transfer adds).
  *
  * The floor corrects what the transfer brings through it, not what the source does: a region
  * (the body outside the feet, an arm, a foot) may go as far through the floor as the source's own
@@ -125,8 +126,19 @@ static void source_below(rk__rt_run *c) {
       any |= below[f * RK__RT_REGIONS + (size_t)r] > 0;
     }
   }
-  if (any)
-    c->src_below = g_steal_pointer(&below);
+  if (!any)
+    return;
+  /* What a person sees is measured from the deepest floor the rules leave any region at each
+   * frame (its source's depth and up to as much again for the mesh below its joints): the depth
+   * the transfer adds, not the source's own. */
+  c->res->body_floor = g_new(double, frames);
+  for (size_t f = 0; f < frames; f++) {
+    double a = 0;
+    for (int r = 0; r < RK__RT_REGIONS; r++)
+      a = fmax(a, below[f * RK__RT_REGIONS + (size_t)r]);
+    c->res->body_floor[f] = c->tgt_floor - 2 * a;
+  }
+  c->src_below = g_steal_pointer(&below);
 }
 
 double rk__rt_floor_for(const rk__rt_run *c, int region, double low) {
@@ -145,9 +157,9 @@ double rk__rt_body_floor(const rk__rt_run *c, size_t f) {
 void rk__rt_fit_floor(rk__rt_run *c) {
   /* Pose transfer only (no IK): the body where the transfer puts it. */
   const size_t frames = c->frames;
+  source_below(c);
   if (!c->opts->foot_ik)
     return;
-  source_below(c);
   /* How far the body goes through the floor the source leaves it (the frame posed only where the
    * source's goes through its own), then a smooth envelope over it: each frame's depth held and
    * faded out over blend_time on either side (never less than the depth). */

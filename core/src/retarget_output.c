@@ -332,7 +332,7 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
       g_array_append_val(x->pitch[part], d);
   }
   x->planted[part] += planted != 0;
-  x->depth[part] = fmax(x->depth[part], floor_y - lowest_of(x, om, x->body[planted], x->body_n[planted]));
+  x->depth[part] = fmax(x->depth[part], (r->body_floor ? r->body_floor[f] : floor_y) - lowest_of(x, om, x->body[planted], x->body_n[planted]));
 }
 
 /* Prepares x (rt and r set) to measure `output` in a pass: false (x to clear) when it cannot be

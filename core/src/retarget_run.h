@@ -183,6 +183,7 @@ struct rk_retarget_result {
   rk_vec3 travel;                  /* velocity added to the source (source units per second) */
   size_t lifted_frames;            /* frames the body was lifted off the floor */
   double *lift;                    /* per frame, how much (metres), or NULL when never */
+  double *body_floor; /* per frame, the floor the body's depth is measured from, or NULL */
   bool foot_ik;                    /* made with foot IK */
   size_t pelvis_frames;            /* frames the pelvis moved so the legs reach their pins */
   double pelvis_max;               /* and the most it moved (metres) */

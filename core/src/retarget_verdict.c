@@ -36,7 +36,8 @@ static const code_row table[RK_QUALITY_CODES] = {
                                "above the floor (median; bound %.1f mm)"},
     [RK_QUALITY_BODY_THROUGH_FLOOR] = {"body-through-floor", 10, 30, true,
                                        "the body goes %.1f mm (%.2f%% of the character's height) "
-                                       "through the floor (bound %.1f mm)"},
+                                       "further through the floor than the source's own joints "
+                                       "(scaled; bound %.1f mm)"},
     [RK_QUALITY_FOOT_PITCH] = {"foot-pitch", 20, 45, false,
                                "the feet pitch %.1f deg away from the source's (95th percentile; "
                                "bound %.0f deg)"},

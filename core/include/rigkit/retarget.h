@@ -340,7 +340,7 @@ typedef struct rk_retarget_look {
   double planted_low_min_mm;    /* the deepest of those (the worst penetration while planted) */
   double planted_low_max_mm;    /* the highest (the worst float while planted) */
   double penetration_mm;        /* the deepest the body (planted feet aside) goes through the
-                                   floor at any frame, >= 0 */
+                                   floor beyond the source's own depth, at any frame, >= 0 */
   double foot_pitch_p95_deg;    /* how far each foot's pitch (heel to ball, from rest) differs
                                    from the source's: 95th percentile over feet and frames */
   double foot_pitch_max_deg;
