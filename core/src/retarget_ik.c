@@ -360,6 +360,9 @@ static void floor_hands(rk__rt_run *c) {
     const int tu = rt->tmap.joint[ua], tf = rt->tmap.joint[ua + 1], th = rt->tmap.joint[ua + 2];
     if (tu < 0 || tf < 0)
       continue;
+    /* An arm surely above the floor (most frames) lifts nothing: dy below would be <= 0. */
+    if (rk__rt_surely_above(c, tu))
+      continue;
     const rk_quat hand_world = th >= 0 ? c->limb_world[th] : rk_quat_identity();
     /* The floor this arm may reach down to: the source's own arm's depth left to it. */
     const double low = subtree_low(c, tu), floor = rk__rt_floor_for(c, RK__RT_ARM + side, low);

@@ -323,6 +323,16 @@ double rk__rt_parts_low_on(rk__rt_run *c, int top) {
   return low;
 }
 
+bool rk__rt_surely_above(const rk__rt_run *c, int top) {
+  const rk_retargeter *rt = c->rt;
+  if (!c->skin)
+    return false;
+  for (size_t k = 0; k < rt->part_count; k++)
+    if (!rt->parts[k].level && rk_skeleton_is_ancestor(rt->tgt, (size_t)top, (size_t)rt->parts[k].leader))
+      return false;
+  return rk_skin_bound_subtree(c->skin, c->tgt_models, top) > c->tgt_floor + 1e-6 * rt->tmap.height;
+}
+
 void rk__rt_parts_frame(rk__rt_run *c) {
   for (size_t k = 0; k < c->rt->part_count; k++)
     pose_part(c, &c->rt->parts[k], c->opts->foot_ik);

@@ -400,6 +400,11 @@ bool rk__rt_loose_foot_low(rk__rt_run *c, int side, rk_vec3 *low);
  * or a joint below it, each posed on its leader's current model (the run's pose arrays: its
  * keyed joint's local and the models below); INFINITY when none has a mesh. */
 double rk__rt_parts_low_on(rk__rt_run *c, int top);
+/* Whether the skinned mesh of joint top and the joints below it is surely above the target's floor
+ * at the current models (its bound, rk_skin_bound_subtree, above it by a millionth of the
+ * height), with no loose part riding on them (rk__rt_parts_low_on poses those): false without a
+ * mesh there. */
+bool rk__rt_surely_above(const rk__rt_run *c, int top);
 /* The deforming joint of the target's body (the hips' subtree; count: vertices per joint) whose
  * bone or skin is nearest to where joint j stands at rest. */
 int rk__rt_nearest_bone(const rk_retargeter *rt, const size_t *count, int j);

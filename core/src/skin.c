@@ -454,3 +454,22 @@ bool rk_skin_lowest_subtree(const rk_skin_support *s, const rk_mat4 *models, int
                          rk_skeleton_subtree_end(s->skeleton, (size_t)joint)};
   return set_lowest(s, models, &set, out);
 }
+
+double rk_skin_bound_subtree(const rk_skin_support *s, const rk_mat4 *models, int joint) {
+  g_return_val_if_fail(s != NULL && models != NULL, -INFINITY);
+  if (joint < 0 || (size_t)joint >= s->joint_count)
+    return -INFINITY;
+  const joint_set set = {NULL, 0, (size_t)joint,
+                         rk_skeleton_subtree_end(s->skeleton, (size_t)joint)};
+  double lb = INFINITY;
+  for (size_t i = 0; i < set.hi - set.lo; i++) {
+    const long j = set_joint(s, &set, i);
+    if (j < 0)
+      continue;
+    const double y = joint_floor(s, models, (size_t)j);
+    if (isnan(y))
+      return -INFINITY;
+    lb = y < lb ? y : lb;
+  }
+  return isinf(lb) ? -INFINITY : lb;
+}

@@ -296,6 +296,10 @@ Test(skin, candidates_keep_the_lowest_point_under_10000_random_poses) {
     const brute_lowest in_leg = brute_lowest_of(s, rest, ms, 2, models, leg);
     cr_assert(rk_skin_lowest_subtree(sup, models, R_THIGH, &p));
     cr_assert(p.position.y >= in_leg.y - 1e-12 && p.position.y <= in_leg.y + 2e-6);
+    /* The bound is below every vertex of the leg, and not far below (within the leg's size). */
+    const double lb = rk_skin_bound_subtree(sup, models, R_THIGH);
+    cr_assert(lb <= in_leg.y && lb > in_leg.y - 2.0, "pose %d: bound %g, lowest %g", pose, lb,
+              in_leg.y);
     const brute_lowest at_ends = brute_lowest_of(s, rest, ms, 2, models, ends);
     cr_assert(rk_skin_lowest(sup, models, end_list, 3, &p));
     cr_assert(p.position.y >= at_ends.y - 1e-12 && p.position.y <= at_ends.y + 2e-6);
@@ -318,11 +322,14 @@ Test(skin, empty_sets_and_foreign_meshes) {
   cr_assert_not(rk_skin_lowest(sup, models, none, 2, &p));
   cr_assert_not(rk_skin_lowest(sup, models, none, 0, &p));
   cr_assert_not(rk_skin_lowest_subtree(sup, models, 2, &p));
+  cr_assert(rk_skin_bound_subtree(sup, models, 2) == -INFINITY); /* out of range */
+  cr_assert(rk_skin_bound_subtree(sup, models, 0) < INFINITY);
   cr_assert_eq(p.vertex, 7); /* untouched */
   /* No meshes: no vertices, no lowest point. */
   g_autoptr(rk_skin_support) bare = support_or_fail(s, NULL, 0);
   cr_assert_eq(rk_skin_support_vertex_count(bare, -1), 0);
   cr_assert_not(rk_skin_lowest(bare, models, NULL, 0, &p));
+  cr_assert(rk_skin_bound_subtree(bare, models, 0) == -INFINITY); /* nothing is surely above */
   /* A mesh made for a larger skeleton. */
   mesh_build mb = mesh_build_new();
   add_box(&mb, rk_vec3_make(0, 0, 0), rk_vec3_make(1, 1, 1), 5, 1);

@@ -59,7 +59,7 @@
  *
  * Index: rk_skin_support, rk_skin_support_new, rk_skin_support_from_asset, rk_skin_support_free,
  *        rk_skin_support_skeleton, rk_skin_support_vertex_count, rk_skin_support_candidate_count,
- *        rk_skin_point, rk_skin_lowest, rk_skin_lowest_subtree,
+ *        rk_skin_point, rk_skin_lowest, rk_skin_lowest_subtree, rk_skin_bound_subtree,
  *        rk_sole_point, RK_SOLE_HEEL, RK_SOLE_BALL, RK_SOLE_TIP, RK_SOLE_POINTS, rk_sole_source,
  *        RK_SOLE_FROM_MESH, RK_SOLE_FROM_BONES, rk_sole, rk_sole_from_mesh, rk_sole_from_bones,
  *        rk_sole_build, rk_sole_at
@@ -114,6 +114,12 @@ RK_API bool rk_skin_lowest(const rk_skin_support *support, const rk_mat4 *models
  * range. */
 RK_API bool rk_skin_lowest_subtree(const rk_skin_support *support, const rk_mat4 *models, int joint,
                                    rk_skin_point *out);
+/** A lower bound of the heights rk_skin_lowest_subtree finds for `joint` at the pose models,
+ * from a few spheres per joint without skinning a vertex (callers skip the search where the
+ * body is surely above what they test against). -INFINITY (nothing is surely above) when that
+ * subtree dominates no vertex, the matrices give no finite bound, or joint is out of range. Allocates nothing; thread-safe on a shared support. */
+RK_API double rk_skin_bound_subtree(const rk_skin_support *support, const rk_mat4 *models,
+                                    int joint);
 
 /** The sole points of a foot, rear to front. */
 typedef enum rk_sole_point {
