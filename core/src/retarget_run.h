@@ -316,7 +316,7 @@ typedef struct rk__rt_run {
    * outside the feet (frames). */
   rk_vec3 *src_pts, *tgt_pts;
   double *tgt_body;
-  /* Per frame x RK__RT_REGIONS (retarget_floor.c): how far (target metres) the source's own
+  /* Per frame x RK__RT_REGIONS (retarget_depth.c): how far (target metres) the source's own
    * joints of each region go below the clip's ground, scaled (<= 0: not through); NULL when no
    * region of any frame goes through (the floor is the target's everywhere). body_floor: per
    * frame, the level the body outside the feet may reach down to (NULL: the target's floor). */
@@ -543,10 +543,14 @@ void rk__rt_roll_pins(rk__rt_run *run);
 /* The pin of interval index of side's sole point p at frame f. */
 rk_vec3 rk__rt_pin_at(const rk__rt_run *run, int side, int p, int index, size_t f);
 
-/* ---- retarget_floor.c ---- */
+/* ---- retarget_depth.c ---- */
 /* The regions whose floor follows the source's own: the body outside the feet, each arm (left,
  * right), each foot (left, right). */
 enum { RK__RT_BODY = 0, RK__RT_ARM = 1, RK__RT_FOOT = 3, RK__RT_REGIONS = 5 };
+/* How far the source's own regions go below the clip's ground, per frame (run->src_below, and
+ * the body's floor per frame in run->res->body_floor); both left NULL when none ever does. The
+ * whole source is sampled again: the transfer keeps only the joints it reads. */
+void rk__rt_source_below(rk__rt_run *run);
 /* The level (y) region's mesh may reach down to in the current frame and models, its lowest
  * point now at low: the target's floor, lowered as far as the source's own joints of the region
  * go through the clip's ground (scaled), plus the margin by which the mesh reaches below those
@@ -554,6 +558,8 @@ enum { RK__RT_BODY = 0, RK__RT_ARM = 1, RK__RT_FOOT = 3, RK__RT_REGIONS = 5 };
 double rk__rt_floor_for(const rk__rt_run *run, int region, double low);
 /* The level the body outside the feet may reach down to at frame f (rk__rt_fit_floor's). */
 double rk__rt_body_floor(const rk__rt_run *run, size_t f);
+
+/* ---- retarget_floor.c ---- */
 /* The ground offset of the clip (none with ground = keep): the one lift of the target's hips
  * that stands its soles on its floor where the source's stand on the clip's ground (median over
  * the planted frames), applied to the transferred frames. */

@@ -1,0 +1,92 @@
+/* Retargeting, the source's own depth: how far the source goes through its ground, region by
+ * region and frame by frame, and so the level each region of the target may reach down to (the
+ * floor's rules in retarget_floor.c, retarget_ik.c, retarget_feet.c and retarget_parts.c use it;
+ * the verdict measures the body from it, counting only what the transfer adds).
+ *
+ * The floor corrects what the transfer brings through it, not what the source does: a region
+ * (the body outside the feet, an arm, a foot) may go as far through the floor as the source's own
+ * does, scaled. The source is measured by its joints (a BVH has no mesh: the counterparts of the
+ * region's target joints); the target's allowance then grows by the margin its mesh reaches below
+ * those same joints, up to the source's depth again, so that a clip onto a character built on its
+ * own skeleton comes back as it was and a joint a hair through the ground lets the mesh through
+ * by at most twice that hair. Joints lie inside the body, so a joint through the ground is the
+ * clip's doing (a fall, a hand through the floor), not capture noise (the sole points, below the
+ * joints, are the ground's measure: their noise is the ground offset's). A source whose joints
+ * stay above its ground (every mocap clip of the tests) has the target's floor everywhere, as
+ * before; a mesh the source's joints do not show going through (a fall onto a broad back) is
+ * still lifted out. */
+#include "retarget_run.h"
+
+#include <rigkit/fk.h>
+
+/* The lowest point (y) of the joints of region that have counterparts, in models: the target's
+ * own (src false, models of the target) or their counterparts' (src, models of the source);
+ * INFINITY when none. The body's are those of the hips' subtree (a root or a control at the
+ * ground carries no mesh), an arm's and a foot's those of its subtree. */
+static double region_joints_low(const rk__rt_run *c, int region, const rk_mat4 *models, bool src) {
+  const rk_retargeter *rt = c->rt;
+  double low = INFINITY;
+  if (region == RK__RT_BODY) {
+    for (size_t i = 0; i < rt->body_count; i++) {
+      const int j = rt->body_joints[i];
+      if (rt->match[j] >= 0 && rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->tgt_hips, (size_t)j))
+        low = fmin(low, models[src ? rt->match[j] : j].m[13]);
+    }
+    return low;
+  }
+  const int top = region >= RK__RT_FOOT ? rt->side[region - RK__RT_FOOT].foot
+                  : rt->tmap.joint[region == RK__RT_ARM ? RK_BONE_LEFT_UPPER_ARM : RK_BONE_RIGHT_UPPER_ARM];
+  if (top < 0)
+    return low;
+  for (size_t j = (size_t)top; j < rk_skeleton_subtree_end(rt->tgt, (size_t)top); j++)
+    if (rt->match[j] >= 0)
+      low = fmin(low, models[src ? (size_t)rt->match[j] : j].m[13]);
+  return low;
+}
+
+void rk__rt_source_below(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  const size_t frames = c->frames;
+  g_autofree double *below = g_new(double, frames * RK__RT_REGIONS);
+  g_autofree rk_transform *locals = g_new(rk_transform, rt->ns);
+  g_autofree rk_mat4 *models = g_new(rk_mat4, rt->ns);
+  const rk_transform *rest = rk_skeleton_rest_locals(rt->src);
+  bool any = false;
+  for (size_t f = 0; f < frames; f++) {
+    const double t = rk__rt_frame_time(c, f);
+    rk_clip_sample(c->clip, rest, t, locals, rt->ns);
+    rk_fk_models(rt->src, locals, models);
+    for (int r = 0; r < RK__RT_REGIONS; r++) {
+      /* The joints take the travel as rk__rt_src_pos does. */
+      const double low = region_joints_low(c, r, models, true) + c->travel.y * t;
+      below[f * RK__RT_REGIONS + (size_t)r] = rt->scale * (c->src_floor - low);
+      any |= below[f * RK__RT_REGIONS + (size_t)r] > 0;
+    }
+  }
+  if (!any)
+    return;
+  /* What a person sees is measured from the deepest floor the rules leave any region at each
+   * frame (its source's depth and up to as much again for the mesh below its joints): the depth
+   * the transfer adds, not the source's own. */
+  c->res->body_floor = g_new(double, frames);
+  for (size_t f = 0; f < frames; f++) {
+    double a = 0;
+    for (int r = 0; r < RK__RT_REGIONS; r++)
+      a = fmax(a, below[f * RK__RT_REGIONS + (size_t)r]);
+    c->res->body_floor[f] = c->tgt_floor - 2 * a;
+  }
+  c->src_below = g_steal_pointer(&below);
+}
+
+double rk__rt_floor_for(const rk__rt_run *c, int region, double low) {
+  const double a = c->src_below ? c->src_below[c->cur_f * RK__RT_REGIONS + (size_t)region] : 0.0;
+  if (!(a > 0))
+    return c->tgt_floor;
+  const double joints = region_joints_low(c, region, c->tgt_models, false);
+  const double margin = isfinite(joints) ? fmax(0.0, joints - low) : 0.0;
+  return c->tgt_floor - a - fmin(margin, a);
+}
+
+double rk__rt_body_floor(const rk__rt_run *c, size_t f) {
+  return c->body_floor ? c->body_floor[f] : c->tgt_floor;
+}
