@@ -26,6 +26,13 @@ static gpointer median_of(gpointer data) {
   return NULL;
 }
 
+/* The source's points where its feet stand, for sole slot k: a detached foot's own (its clip may
+ * leave the leg's end away from it), else the sole's. */
+static const rk_vec3 *standing(const rk__rt_run *c, size_t k) {
+  return c->src_stand && c->rt->side[k / RK__RT_POINTS].src_stand.foot >= 0 ? c->src_stand
+                                                                          : c->src_pts;
+}
+
 /* The ground's own motion: the median horizontal velocity of the low sole points. About zero for
  * a clip that travels; the treadmill speed for an in-place cycle, whose stance feet slide back by
  * design. Such a clip either keeps no planted feet, or (root_motion) travels by the opposite
@@ -66,7 +73,7 @@ static void ground_motion(rk__rt_run *c, double floor) {
       for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
         const rk_vec3 d = rk_vec3_scale(c->travel, rk__rt_frame_time(c, f));
         RK__RT_SOLE(c->src_pts, f, k) = rk_vec3_add(RK__RT_SOLE(c->src_pts, f, k), d);
-        if (c->src_stand)
+        if (standing(c, k) == c->src_stand) /* the slots of a side without a stand are unset */
           RK__RT_SOLE(c->src_stand, f, k) = rk_vec3_add(RK__RT_SOLE(c->src_stand, f, k), d);
       }
   }
@@ -101,13 +108,6 @@ static bool still_in(const rk__rt_run *c, const rk_vec3 *pts, size_t k, size_t f
 
 static bool is_still(const rk__rt_run *c, size_t k, size_t f, size_t w, double limit) {
   return still_in(c, c->src_pts, k, f, w, limit);
-}
-
-/* The source's points where its feet stand, for sole slot k: a detached foot's own (its clip may
- * leave the leg's end away from it), else the sole's. */
-static const rk_vec3 *standing(const rk__rt_run *c, size_t k) {
-  return c->src_stand && c->rt->side[k / RK__RT_POINTS].src_stand.foot >= 0 ? c->src_stand
-                                                                          : c->src_pts;
 }
 
 /* The clip's ground: first the typical height of the lowest sole point (some point of a foot
