@@ -2,7 +2,8 @@
  * its hip, its end carries the foot), measured on a written output read back with its meshes:
  * how far each leg's end and the pelvis move from one frame to the next against the source's
  * own feet and hips (scaled to the target), the feet's meshes against the floor while planted
- * and in swing, and how far the legs splay out to the side. Shared by test_stiff_legs.c and the
+ * and in swing, how far the legs splay out to the side, and how far apart the two legs' blocks
+ * stand (below 0: through each other). Shared by test_stiff_legs.c and the
  * before/after tool stiff_measure.c (which measures any build's output). */
 #ifndef RK_STIFF_FIGURES_H
 #define RK_STIFF_FIGURES_H
@@ -35,6 +36,11 @@ typedef struct stiff_figures {
   double arrive_move;    /* the largest move (m) of a leg's end on the first frame of a contact
                             of its foot while the other foot is planted (a snap onto the pin) */
   size_t arrivals;       /* such contact starts */
+  double leg_gap;        /* how far apart the two legs' blocks stand at their closest (m, min over
+                            the clip): the closest distance between the legs (hip to end) less
+                            the two legs' half-widths (each mesh's reach from its end toward the
+                            other leg at rest); below 0 they go through each other */
+  double half_width[2];  /* those half-widths (m), 0 without a mesh */
 } stiff_figures;
 
 /* World models of frame f of clip on skeleton s at fps into m (locals scratch of n). */
@@ -51,6 +57,52 @@ static inline double stiff_near_max(const double *a, size_t n, size_t f) {
   for (size_t g = f > 2 ? f - 2 : 0; g < n && g <= f + 2; g++)
     m = fmax(m, a[g]);
   return m;
+}
+
+/* The distance from point p to segment a-b. */
+static inline double stiff_point_segment(rk_vec3 p, rk_vec3 a, rk_vec3 b) {
+  const rk_vec3 ab = rk_vec3_sub(b, a);
+  const double l2 = rk_vec3_dot(ab, ab);
+  const double t = l2 > 0 ? fmin(1.0, fmax(0.0, rk_vec3_dot(rk_vec3_sub(p, a), ab) / l2)) : 0.0;
+  return rk_vec3_norm(rk_vec3_sub(p, rk_vec3_add(a, rk_vec3_scale(ab, t))));
+}
+
+/* The closest distance between segments a0-a1 and b0-b1, by sampling a0-a1 finely and refining
+ * around the best sample (a measure independent of the library's own solve). */
+static inline double stiff_segments(rk_vec3 a0, rk_vec3 a1, rk_vec3 b0, rk_vec3 b1) {
+  const rk_vec3 d = rk_vec3_sub(a1, a0);
+  double best = INFINITY, at = 0, step = 1.0 / 64;
+  for (int round = 0; round < 4; round++, step /= 32) {
+    const double half = (round ? 32 : 64) * step, from = fmax(0.0, at - half), to = fmin(1.0, at + half);
+    for (double t = from; t <= to + 1e-12; t += step) {
+      const double g = stiff_point_segment(rk_vec3_add(a0, rk_vec3_scale(d, t)), b0, b1);
+      if (g < best) {
+        best = g;
+        at = t;
+      }
+    }
+  }
+  return best;
+}
+
+/* How far side's leg's mesh (leg joint `leg`, the subtree below it) reaches from its end `end`
+ * along the horizontal unit t at rest (rest models, turned in place and restored): 0 without
+ * skinned vertices. */
+static inline double stiff_reach(const rk_skin_support *skin, const rk_skeleton *s, int leg, rk_mat4 *rest,
+                                 rk_vec3 end, rk_vec3 t) {
+  const size_t top = (size_t)leg, stop = rk_skeleton_subtree_end(s, top);
+  const rk_mat3 r = rk_quat_to_mat3(rk_quat_from_to(t, rk_vec3_make(0, -1, 0)));
+  const rk_mat4 turn = rk_mat4_from_rt(&r, rk_vec3_make(0, 0, 0));
+  g_autofree rk_mat4 *keep = g_new(rk_mat4, stop);
+  for (size_t j = top; j < stop; j++) {
+    keep[j] = rest[j];
+    rest[j] = rk_mat4_mul(&turn, &keep[j]);
+  }
+  rk_skin_point p;
+  const bool found = skin && rk_skin_lowest_subtree(skin, rest, leg, &p);
+  for (size_t j = top; j < stop; j++)
+    rest[j] = keep[j];
+  return found ? fmax(0.0, -p.position.y - rk_vec3_dot(end, t)) : 0.0;
 }
 
 /* Whether a sole point of side is planted at frame f. */
@@ -88,7 +140,7 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
   const size_t frames = rk_retarget_result_frames(r), no = rk_skeleton_joint_count(os),
                ns = rk_skeleton_joint_count(ss);
   *fig = (stiff_figures){.frames = frames, .contacts = rk_retarget_result_contact_count(r), .leg = tm.leg_length,
-                         .low_planted_mm = INFINITY, .low_swing_mm = INFINITY};
+                         .low_planted_mm = INFINITY, .low_swing_mm = INFINITY, .leg_gap = INFINITY};
   g_autofree double *low = g_new(double, frames * 2);
   rk_retarget_look look;
   rk_retarget_measure_look(rt, r, sc, out, &look, low, NULL);
@@ -105,6 +157,21 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
     rk_mat4 inv;
     rk_mat4_inverse_affine(&rest[leg[side]], &inv);
     end_local[side] = rk_mat4_transform_point(&inv, tm.leg_end[side]);
+  }
+  {
+    g_autoptr(GError) skin_error = NULL;
+    rk_skin_support *skin = rk_skin_support_from_asset(tgt, &skin_error);
+    const rk_skeleton *ts = rk_asset_skeleton(tgt);
+    g_autofree rk_mat4 *trest = g_new(rk_mat4, rk_skeleton_joint_count(ts));
+    rk_skeleton_rest_models(ts, trest);
+    for (int side = 0; side < 2; side++) {
+      rk_vec3 t = rk_vec3_sub(rk_mat4_get_translation(&trest[leg[!side]]), rk_mat4_get_translation(&trest[leg[side]]));
+      t.y = 0;
+      if (rk_vec3_norm(t) > 0)
+        fig->half_width[side] = stiff_reach(skin, ts, leg[side], trest, tm.leg_end[side], rk_vec3_normalize(t));
+    }
+    if (skin)
+      rk_skin_support_free(skin);
   }
   /* Per frame: the moves (0 at the first frame). */
   g_autofree double *mv = g_new0(double, frames * 6);
@@ -145,6 +212,8 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
       else
         fig->low_swing_mm = fmin(fig->low_swing_mm, l);
     }
+    fig->leg_gap = fmin(fig->leg_gap, stiff_segments(hip[0], e[0], hip[1], e[1]) - fig->half_width[0] -
+                                          fig->half_width[1]);
     if (f > 0) {
       hips_mv[f] = rk_vec3_norm(rk_vec3_sub(ph, prev_hips));
       src_hips[f] = rk_vec3_norm(rk_vec3_sub(psh, prev_ships));
@@ -152,10 +221,12 @@ static inline bool stiff_measure(const char *target_path, const char *source_pat
     prev_hips = ph;
     prev_ships = psh;
     if (dump)
-      fprintf(dump, "%zu %d%d end %.1f %.1f src %.1f %.1f hips %.1f src %.1f y %.3f low %.1f %.1f\n", f,
+      fprintf(dump, "%zu %d%d end %.1f %.1f src %.1f %.1f hips %.1f src %.1f y %.3f low %.1f %.1f gap %.1f ends %.1f %.1f\n", f,
               stiff_planted(r, 0, f), stiff_planted(r, 1, f), 100 * end_mv[0][f], 100 * end_mv[1][f],
               100 * src_foot[0][f], 100 * src_foot[1][f], 100 * hips_mv[f], 100 * src_hips[f], ph.y,
-              1000 * (low[f * 2] - rk_retarget_result_floor(r)), 1000 * (low[f * 2 + 1] - rk_retarget_result_floor(r)));
+              1000 * (low[f * 2] - rk_retarget_result_floor(r)), 1000 * (low[f * 2 + 1] - rk_retarget_result_floor(r)),
+              100 * (stiff_segments(hip[0], e[0], hip[1], e[1]) - fig->half_width[0] - fig->half_width[1]),
+              100 * (e[0].x - e[1].x), 100 * (e[0].z - e[1].z));
     /* Splay: the leg out of the plane through its hip along the body's facing and the vertical
      * (the hips' line sideways, level). */
     rk_vec3 across = rk_vec3_sub(hip[0], hip[1]);
