@@ -17,54 +17,67 @@
  * still lifted out. */
 #include "retarget_run.h"
 
-#include <rigkit/fk.h>
-
-/* The lowest point (y) of the joints of region that have counterparts, in models: the target's
- * own (src false, models of the target) or their counterparts' (src, models of the source);
- * INFINITY when none. The body's are those of the hips' subtree (a root or a control at the
- * ground carries no mesh), an arm's and a foot's those of its subtree. */
-static double region_joints_low(const rk__rt_run *c, int region, const rk_mat4 *models, bool src) {
+void rk__rt_regions_init(rk__rt_run *c, int *joints) {
   const rk_retargeter *rt = c->rt;
-  double low = INFINITY;
-  if (region == RK__RT_BODY) {
-    for (size_t i = 0; i < rt->body_count; i++) {
-      const int j = rt->body_joints[i];
-      if (rt->match[j] >= 0 && rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->tgt_hips, (size_t)j))
-        low = fmin(low, models[src ? rt->match[j] : j].m[13]);
-    }
-    return low;
+  size_t n = 0;
+  /* The body's are those of the hips' subtree (a root or a control at the ground carries no
+   * mesh), an arm's and a foot's those of its subtree. */
+  c->region_at[RK__RT_BODY] = n;
+  for (size_t i = 0; i < rt->body_count; i++) {
+    const int j = rt->body_joints[i];
+    if (rt->match[j] >= 0 && rk_skeleton_is_ancestor(rt->tgt, (size_t)rt->tgt_hips, (size_t)j))
+      joints[n++] = j;
   }
-  const int top = region >= RK__RT_FOOT ? rt->side[region - RK__RT_FOOT].foot
-                  : rt->tmap.joint[region == RK__RT_ARM ? RK_BONE_LEFT_UPPER_ARM : RK_BONE_RIGHT_UPPER_ARM];
-  if (top < 0)
-    return low;
-  for (size_t j = (size_t)top; j < rk_skeleton_subtree_end(rt->tgt, (size_t)top); j++)
-    if (rt->match[j] >= 0)
-      low = fmin(low, models[src ? (size_t)rt->match[j] : j].m[13]);
+  for (int region = RK__RT_ARM; region < RK__RT_REGIONS; region++) {
+    c->region_at[region] = n;
+    const int top = region >= RK__RT_FOOT ? rt->side[region - RK__RT_FOOT].foot
+                    : rt->tmap.joint[region == RK__RT_ARM ? RK_BONE_LEFT_UPPER_ARM : RK_BONE_RIGHT_UPPER_ARM];
+    if (top < 0)
+      continue;
+    for (size_t j = (size_t)top; j < rk_skeleton_subtree_end(rt->tgt, (size_t)top); j++)
+      if (rt->match[j] >= 0)
+        joints[n++] = (int)j;
+  }
+  c->region_at[RK__RT_REGIONS] = n;
+  c->region_joints = joints;
+}
+
+/* The lowest point (y) of the joints of region in models: the target's own (src false, models
+ * of the target) or their counterparts' (src, models of the source); INFINITY when none. */
+static double region_joints_low(const rk__rt_run *c, int region, const rk_mat4 *models, bool src) {
+  const int *match = c->rt->match;
+  double low = INFINITY;
+  for (size_t i = c->region_at[region]; i < c->region_at[region + 1]; i++) {
+    const int j = c->region_joints[i];
+    low = fmin(low, models[src ? match[j] : j].m[13]);
+  }
   return low;
 }
 
+void rk__rt_source_low(rk__rt_run *c, size_t f) {
+  for (int r = 0; r < RK__RT_REGIONS; r++)
+    c->src_low[f * RK__RT_REGIONS + (size_t)r] = region_joints_low(c, r, c->src_models, true);
+}
+
+/* How far region r's source joints go below the clip's ground at frame f, scaled. */
+static double source_below(const rk__rt_run *c, size_t f, int r) {
+  /* The joints take the travel as rk__rt_src_pos does. */
+  const double low = c->src_low[f * RK__RT_REGIONS + (size_t)r] + c->travel.y * rk__rt_frame_time(c, f);
+  return c->rt->scale * (c->src_floor - low);
+}
+
 void rk__rt_source_below(rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
   const size_t frames = c->frames;
-  g_autofree double *below = g_new(double, frames * RK__RT_REGIONS);
-  g_autofree rk_transform *locals = g_new(rk_transform, rt->ns);
-  g_autofree rk_mat4 *models = g_new(rk_mat4, rt->ns);
-  const rk_transform *rest = rk_skeleton_rest_locals(rt->src);
   bool any = false;
-  for (size_t f = 0; f < frames; f++) {
-    const double t = rk__rt_frame_time(c, f);
-    rk_clip_sample(c->clip, rest, t, locals, rt->ns);
-    rk_fk_models(rt->src, locals, models);
-    for (int r = 0; r < RK__RT_REGIONS; r++) {
-      /* The joints take the travel as rk__rt_src_pos does. */
-      const double low = region_joints_low(c, r, models, true) + c->travel.y * t;
-      below[f * RK__RT_REGIONS + (size_t)r] = rt->scale * (c->src_floor - low);
-      any |= below[f * RK__RT_REGIONS + (size_t)r] > 0;
-    }
-  }
+  for (size_t f = 0; f < frames && !any; f++)
+    for (int r = 0; r < RK__RT_REGIONS; r++)
+      any |= source_below(c, f, r) > 0;
   if (!any)
     return;
+  double *below = g_new(double, frames * RK__RT_REGIONS);
+  for (size_t f = 0; f < frames; f++)
+    for (int r = 0; r < RK__RT_REGIONS; r++)
+      below[f * RK__RT_REGIONS + (size_t)r] = source_below(c, f, r);
   /* What a person sees is measured from the deepest floor the rules leave any region at each
    * frame (its source's depth and up to as much again for the mesh below its joints): the depth
    * the transfer adds, not the source's own. */
@@ -75,7 +88,7 @@ void rk__rt_source_below(rk__rt_run *c) {
       a = fmax(a, below[f * RK__RT_REGIONS + (size_t)r]);
     c->res->body_floor[f] = c->tgt_floor - 2 * a;
   }
-  c->src_below = g_steal_pointer(&below);
+  c->src_below = below;
 }
 
 double rk__rt_floor_for(const rk__rt_run *c, int region, double low) {

@@ -247,6 +247,10 @@ typedef struct rk__rt_edge {
   rk_vec3 first, last;
 } rk__rt_edge;
 
+/* The regions whose floor follows the source's own (retarget_depth.c): the body outside the
+ * feet, each arm (left, right), each foot (left, right). */
+enum { RK__RT_BODY = 0, RK__RT_ARM = 1, RK__RT_FOOT = 3, RK__RT_REGIONS = 5 };
+
 /* One run (one thread): the clip, the options, per-frame scratch and what the passes hand on. */
 typedef struct rk__rt_run {
   const rk_retargeter *rt;
@@ -322,6 +326,13 @@ typedef struct rk__rt_run {
    * frame, the level the body outside the feet may reach down to (NULL: the target's floor). */
   double *src_below;
   double *body_floor;
+  /* The target joints of each region that have counterparts (retarget_depth.c): region r's are
+   * region_joints[region_at[r] .. region_at[r + 1]); src_low, per frame x RK__RT_REGIONS, the
+   * lowest y of their counterparts in the source (without travel; INFINITY when none), taken as
+   * the scan samples the frame. */
+  int *region_joints;
+  size_t region_at[RK__RT_REGIONS + 1];
+  double *src_low;
   rk_vec3 *src_stand; /* frames x RK__RT_SOLE_SLOTS: the source's sole points as its feet stand
                          (rk__rt_side.src_stand; drop and travel as src_pts), filled for the
                          sides with a detached foot; NULL when no side has one */
@@ -544,13 +555,17 @@ void rk__rt_roll_pins(rk__rt_run *run);
 rk_vec3 rk__rt_pin_at(const rk__rt_run *run, int side, int p, int index, size_t f);
 
 /* ---- retarget_depth.c ---- */
-/* The regions whose floor follows the source's own: the body outside the feet, each arm (left,
- * right), each foot (left, right). */
-enum { RK__RT_BODY = 0, RK__RT_ARM = 1, RK__RT_FOOT = 3, RK__RT_REGIONS = 5 };
+/* The regions whose floor follows the source's own (defined above rk__rt_run). */
 /* How far the source's own regions go below the clip's ground, per frame (run->src_below, and
- * the body's floor per frame in run->res->body_floor); both left NULL when none ever does. The
- * whole source is sampled again: the transfer keeps only the joints it reads. */
+ * the body's floor per frame in run->res->body_floor), from the scan's src_low; both left NULL
+ * when none ever does. */
 void rk__rt_source_below(rk__rt_run *run);
+/* Lists each region's target joints that have counterparts (run->region_joints, region_at),
+ * into region_joints (room for RK__RT_REGIONS x the target's joints, run's scratch). */
+void rk__rt_regions_init(rk__rt_run *run, int *region_joints);
+/* The source's region lows at frame f (run->src_low) from the scan's models of it (src_models:
+ * every counterpart is among the joints the scan samples). */
+void rk__rt_source_low(rk__rt_run *run, size_t f);
 /* The level (y) region's mesh may reach down to in the current frame and models, its lowest
  * point now at low: the target's floor, lowered as far as the source's own joints of the region
  * go through the clip's ground (scaled), plus the margin by which the mesh reaches below those

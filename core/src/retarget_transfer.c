@@ -1,7 +1,7 @@
 /* Retargeting, pose transfer: sampling the source clip and turning each source pose into the
  * target's (rotations, bone directions, translations, root motion at the right height), with the
  * per-frame caches that let a run sample and transfer every frame once; the sole points of both
- * rigs and the lowest point of the target's body at every frame. */
+ * rigs, the source's region lows and the lowest point of the target's body at every frame. */
 #include "retarget_run.h"
 
 #include "fk_pass.h"
@@ -85,7 +85,8 @@ void rk__rt_transfer_init(rk__rt_run *c) {
           ? frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3)
           : 0,
       rt->side[0].stand_apart || rt->side[1].stand_apart ? frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3)
-                                                         : 0};
+                                                         : 0,
+      frames * RK__RT_REGIONS * sizeof(double), RK__RT_REGIONS * nt * sizeof(int)};
   rk__rt_scratch_reserve(c, bytes, G_N_ELEMENTS(bytes));
   c->src_cache_q = rk__rt_scratch_carve(c, bytes[0]);
   c->src_cache_p = rk__rt_scratch_carve(c, bytes[1]);
@@ -102,6 +103,8 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->src_shin = rk__rt_scratch_carve(c, bytes[11]);
   c->src_stand = rk__rt_scratch_carve(c, bytes[12]);
   c->tgt_apart = rk__rt_scratch_carve(c, bytes[13]);
+  c->src_low = rk__rt_scratch_carve(c, bytes[14]);
+  rk__rt_regions_init(c, rk__rt_scratch_carve(c, bytes[15]));
   source_joints(c);
   c->src_locals = g_memdup2(rk_skeleton_rest_locals(rt->src), rt->ns * sizeof(rk_transform));
   c->src_models = g_new(rk_mat4, rt->ns);
@@ -186,6 +189,7 @@ void rk__rt_scan_frames(rk__rt_run *c, size_t first, size_t end) {
   const rk_retargeter *rt = c->rt;
   for (size_t f = first; f < end; f++) {
     sample_source(c, f);
+    rk__rt_source_low(c, f);
     for (int side = 0; side < 2; side++) {
       const size_t at = f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS;
       rk_sole_at(&rt->side[side].src, c->src_models, c->src_pts + at);
