@@ -102,16 +102,24 @@ void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg, const rk
   e->unreachable_frames = (gint64)q->unreachable_frames;
 }
 
+/* Where an entry keeps each figure of rk_retarget_look it reports (all doubles). */
+#define LOOK_FIGURE(look, entry) {offsetof(rk_retarget_look, look), offsetof(rk__rt_entry, entry)}
+static const size_t look_figures[][2] = {
+    LOOK_FIGURE(skate_mean_mm, skate_mean_mm),
+    LOOK_FIGURE(skate_max_mm, skate_max_mm),
+    LOOK_FIGURE(planted_low_median_mm, low_median_mm),
+    LOOK_FIGURE(planted_low_min_mm, low_min_mm),
+    LOOK_FIGURE(planted_low_max_mm, low_max_mm),
+    LOOK_FIGURE(penetration_mm, penetration_mm),
+    LOOK_FIGURE(foot_pitch_p95_deg, pitch_p95_deg),
+    LOOK_FIGURE(foot_pitch_max_deg, pitch_max_deg),
+    LOOK_FIGURE(legs_overlap_mm, legs_overlap_mm),
+};
+#undef LOOK_FIGURE
+
 void rk__rt_entry_set_look(rk__rt_entry *e, const rk_retarget_look *look) {
-  e->skate_mean_mm = look->skate_mean_mm;
-  e->skate_max_mm = look->skate_max_mm;
-  e->low_median_mm = look->planted_low_median_mm;
-  e->low_min_mm = look->planted_low_min_mm;
-  e->low_max_mm = look->planted_low_max_mm;
-  e->penetration_mm = look->penetration_mm;
-  e->pitch_p95_deg = look->foot_pitch_p95_deg;
-  e->pitch_max_deg = look->foot_pitch_max_deg;
-  e->legs_overlap_mm = look->legs_overlap_mm;
+  for (size_t i = 0; i < G_N_ELEMENTS(look_figures); i++)
+    memcpy((char *)e + look_figures[i][1], (const char *)look + look_figures[i][0], sizeof(double));
 }
 
 void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings) {
