@@ -176,6 +176,10 @@ typedef struct look_ctx {
   GArray *pitch[RK__MEASURE_PARTS]; /* per part: pitch differences (degrees) */
   size_t planted[RK__MEASURE_PARTS];
   double depth[RK__MEASURE_PARTS];
+  int leg[2];                      /* legs of one bone: each leg's joint (-1: not measured) */
+  rk_vec3 leg_end[2];              /* and its end in that joint's frame */
+  double leg_widths;               /* the two legs' half-widths (m) */
+  double overlap[RK__MEASURE_PARTS]; /* per part: the legs' worst overlap (m) */
   rk__measure m;
 } look_ctx;
 
@@ -204,6 +208,84 @@ static bool loose_sole(const look_ctx *x, int lf, rk_sole *out) {
       return false;
   }
   return true;
+}
+
+/* How far the mesh of the target's leg `leg` (the joint and those below it) reaches from the
+ * point `from` along the unit t at rest: the lowest skinned vertex once the rest models are turned
+ * so that t points down (the models restored). False when that leg dominates no vertex. */
+static bool leg_reach(const rk_retargeter *rt, rk_mat4 *rest, int leg, rk_vec3 from, rk_vec3 t,
+                      double *reach) {
+  const rk_mat3 turn3 = rk_quat_to_mat3(rk_quat_from_to(t, rk_vec3_make(0, -1, 0)));
+  const rk_mat4 turn = rk_mat4_from_rt(&turn3, rk_vec3_make(0, 0, 0));
+  const size_t stop = rk_skeleton_subtree_end(rt->tgt, (size_t)leg);
+  for (size_t j = (size_t)leg; j < stop; j++)
+    rest[j] = rk_mat4_mul(&turn, &rest[j]);
+  rk_skin_point p;
+  const bool found = rt->skin && rk_skin_lowest_subtree(rt->skin, rest, leg, &p);
+  rk_skeleton_rest_models(rt->tgt, rest);
+  *reach = found ? fmax(0.0, -p.position.y - rk_vec3_dot(from, t)) : 0.0;
+  return found;
+}
+
+/* Legs of one bone can only pass each other by going through each other (no knee lets a foot
+ * by): each leg's joint on the measured skeleton, its end in that joint's frame and, once at
+ * rest, how far each leg's mesh reaches from its end toward the other leg. Nothing (leg -1) on
+ * legs with knees or without a skin on them. */
+static void legs_init(look_ctx *x) {
+  const rk_retargeter *rt = x->rt;
+  x->leg[0] = x->leg[1] = -1;
+  if (!rk__rt_stiff_legs(rt))
+    return;
+  g_autofree rk_mat4 *rest = g_new(rk_mat4, rt->nt);
+  rk_skeleton_rest_models(rt->tgt, rest);
+  int leg[2];
+  double widths = 0;
+  for (int side = 0; side < 2; side++) {
+    const int up = rt->side[side].upper;
+    rk_vec3 t = rk_vec3_sub(rt->pt0[rt->side[!side].upper], rt->pt0[up]);
+    t.y = 0;
+    double reach;
+    leg[side] = rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(rt->tgt, (size_t)up));
+    if (leg[side] < 0 || !(rk_vec3_norm(t) > 0) ||
+        !leg_reach(rt, rest, up, rt->tmap.leg_end[side], rk_vec3_normalize(t), &reach))
+      return;
+    widths += reach;
+    rk_mat4 inv;
+    rk_mat4_inverse_affine(&rest[up], &inv);
+    x->leg_end[side] = rk_mat4_transform_point(&inv, rt->tmap.leg_end[side]);
+  }
+  x->leg[0] = leg[0], x->leg[1] = leg[1];
+  x->leg_widths = widths;
+}
+
+/* The closest distance between segments p0-p1 and q0-q1 (the closest points' parameters by
+ * clamping, each clamp followed by the other's best answer). */
+static double segments_distance(rk_vec3 p0, rk_vec3 p1, rk_vec3 q0, rk_vec3 q1) {
+  const rk_vec3 d1 = rk_vec3_sub(p1, p0), d2 = rk_vec3_sub(q1, q0), r = rk_vec3_sub(p0, q0);
+  const double a = rk_vec3_dot(d1, d1), e = rk_vec3_dot(d2, d2), f = rk_vec3_dot(d2, r);
+  double s = 0, t = 0;
+  if (a <= 0 && e <= 0)
+    return rk_vec3_norm(r);
+  if (a <= 0) {
+    t = fmin(1.0, fmax(0.0, f / e));
+  } else {
+    const double c = rk_vec3_dot(d1, r);
+    if (e <= 0) {
+      s = fmin(1.0, fmax(0.0, -c / a));
+    } else {
+      const double b = rk_vec3_dot(d1, d2), den = a * e - b * b;
+      s = den > 0 ? fmin(1.0, fmax(0.0, (b * f - c * e) / den)) : 0.0;
+      t = (b * s + f) / e;
+      if (t < 0) {
+        t = 0;
+        s = fmin(1.0, fmax(0.0, -c / a));
+      } else if (t > 1) {
+        t = 1;
+        s = fmin(1.0, fmax(0.0, (b - c) / a));
+      }
+    }
+  }
+  return rk_vec3_norm(rk_vec3_sub(rk_vec3_add(p0, rk_vec3_scale(d1, s)), rk_vec3_add(q0, rk_vec3_scale(d2, t))));
 }
 
 /* The measured skeleton's joints for the result's soles and the body lists; false when a foot
@@ -331,6 +413,14 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
     if (isfinite(d) && (!rt->side[side].footless || x->loose[side] >= 0) && !rt->side[side].src_footless)
       g_array_append_val(x->pitch[part], d);
   }
+  if (x->leg[0] >= 0) {
+    rk_vec3 hip[2], end[2];
+    for (int side = 0; side < 2; side++) {
+      hip[side] = rk_mat4_get_translation(&om[x->leg[side]]);
+      end[side] = rk_mat4_transform_point(&om[x->leg[side]], x->leg_end[side]);
+    }
+    x->overlap[part] = fmax(x->overlap[part], x->leg_widths - segments_distance(hip[0], end[0], hip[1], end[1]));
+  }
   x->planted[part] += planted != 0;
   x->depth[part] = fmax(x->depth[part], (r->body_floor ? r->body_floor[f] : floor_y) - lowest_of(x, om, x->body[planted], x->body_n[planted]));
 }
@@ -348,7 +438,9 @@ static bool look_begin(look_ctx *x, const rk_clip *source_clip, const rk_asset *
   x->skin = rk_asset_mesh_count(output) ? rk_skin_support_from_asset(output, NULL) : NULL;
   x->pts = g_new(rk_vec3, r->frames * RK__RT_SOLE_SLOTS);
   x->foot_low = foot_low;
+  legs_init(x);
   for (int p = 0; p < RK__MEASURE_PARTS; p++) {
+    x->overlap[p] = -INFINITY;
     x->low[p] = g_array_new(FALSE, FALSE, sizeof(double));
     x->pitch[p] = g_array_new(FALSE, FALSE, sizeof(double));
   }
@@ -388,11 +480,13 @@ static bool sorted_ends(const double *v, size_t n, double *lo, double *hi) {
 static void look_end(look_ctx *x, rk_retarget_look *out, rk_vec3 *soles) {
   const rk_retarget_result *r = x->r;
   out->meshes = x->skin && rk_skin_support_vertex_count(x->skin, -1) > 0;
-  double depth = 0;
+  double depth = 0, overlap = -INFINITY;
   for (int p = 0; p < RK__MEASURE_PARTS; p++) {
     out->planted_frames += x->planted[p];
     depth = fmax(depth, x->depth[p]);
+    overlap = fmax(overlap, x->overlap[p]);
   }
+  out->legs_overlap_mm = x->leg[0] >= 0 && isfinite(overlap) ? 1000.0 * overlap : NAN;
   out->penetration_mm = 1000.0 * fmax(0.0, depth);
   GArray *low = joined(x->low), *pitch = joined(x->pitch);
   if (low->len) {
@@ -426,7 +520,7 @@ static void look_end(look_ctx *x, rk_retarget_look *out, rk_vec3 *soles) {
     memcpy(soles, x->pts, r->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
 }
 
-static const rk_retarget_look no_look = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, false};
+static const rk_retarget_look no_look = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, false, NAN};
 
 void rk_retarget_measure_look(const rk_retargeter *rt, const rk_retarget_result *r,
                               const rk_clip *source_clip, const rk_asset *output,

@@ -68,6 +68,9 @@ static const code_row table[RK_QUALITY_CODES] = {
                                       "the units right (--unit, --target-unit)?"},
     [RK_QUALITY_IMPORT_REPAIRED] = {"import-repaired", 0, INFINITY, false,
                                     "the source file was repaired on import: %s"},
+    [RK_QUALITY_LEGS_INTERSECT] = {"legs-intersect", 10, 50, true,
+                                   "the legs (of one bone each) go %.1f mm (%.2f%% of the "
+                                   "character's height) through each other (bound %.1f mm)"},
 };
 
 const char *rk_retarget_verdict_name(rk_retarget_verdict verdict) {
@@ -233,6 +236,7 @@ GArray *rk_retarget_judge(const rk_retargeter *rt, const rk_retarget_result *r,
     check(&jg, RK_QUALITY_BODY_THROUGH_FLOOR, look->penetration_mm);
     check(&jg, RK_QUALITY_FOOT_PITCH, look->foot_pitch_p95_deg);
     check(&jg, RK_QUALITY_SKATE, look->skate_max_mm);
+    check(&jg, RK_QUALITY_LEGS_INTERSECT, look->legs_overlap_mm);
   }
   check(&jg, RK_QUALITY_GOAL_MISSED, r->quality.ik_goal_error_max_mm);
   /* Foot IK moves the legs (and the floor the body) on purpose: then the body above them. */

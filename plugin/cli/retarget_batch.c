@@ -547,14 +547,7 @@ static rk__rt_entry *clip_entry(clip_job *j, double seconds) {
   rk__rt_entry *e = rk__rt_entry_new(cfg, j->source, j->clip_name, (int)j->index, j->output);
   rk__rt_entry_set_result(e, cfg, j->rg->rt, j->r);
   rk_retargeter_heights(j->rg->rt, &e->source_height_m, &e->target_height_m);
-  e->skate_mean_mm = j->look.skate_mean_mm;
-  e->skate_max_mm = j->look.skate_max_mm;
-  e->low_median_mm = j->look.planted_low_median_mm;
-  e->low_min_mm = j->look.planted_low_min_mm;
-  e->low_max_mm = j->look.planted_low_max_mm;
-  e->penetration_mm = j->look.penetration_mm;
-  e->pitch_p95_deg = j->look.foot_pitch_p95_deg;
-  e->pitch_max_deg = j->look.foot_pitch_max_deg;
+  rk__rt_entry_set_look(e, &j->look);
   rk__rt_entry_set_verdict(e, j->verdict, j->warnings);
   e->limb_direction_median_deg = j->limb_median_deg;
   e->planted_height_mean_mm = j->planted_mean;

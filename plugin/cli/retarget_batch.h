@@ -97,6 +97,7 @@ typedef struct rk__rt_entry {
   double low_median_mm, low_min_mm, low_max_mm;   /* planted feet's mesh above the floor */
   double penetration_mm;                          /* the body through the floor */
   double pitch_p95_deg, pitch_max_deg;            /* foot pitch against the source's */
+  double legs_overlap_mm;                         /* legs of one bone through each other */
   gint64 lifted_frames, pelvis_frames, unreachable_frames;
   char *verdict;          /* rk_retarget_verdict_name, NULL when the clip failed */
   GPtrArray *warnings;    /* rk__rt_entry_warning* */
@@ -155,6 +156,8 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
  * error, closure, limits, FK-only skate and the ground's motion. */
 void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg, const rk_retargeter *rt,
                              const rk_retarget_result *r);
+/** Copies the figures of what a person sees in the output (rk_retarget_measure_look's). */
+void rk__rt_entry_set_look(rk__rt_entry *e, const rk_retarget_look *look);
 /** Sets an entry's verdict and copies the warnings (rk_retarget_warning) of rk_retarget_judge. */
 void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings);
 /** Report entry of a clip that failed with `code`, saying `error` (NULL: "failed").

@@ -42,7 +42,7 @@ rk__rt_entry *rk__rt_entry_new(const rk__rt_config *cfg, const char *source, con
   e->closure_max_mm = e->skate_fk_mean_mm = e->skate_fk_max_mm = e->limb_direction_median_deg = NAN;
   e->planted_height_mean_mm = e->planted_height_max_mm = e->ground_speed_m_s = NAN;
   e->ground_offset_mm = e->pose_error_median_mm = e->pose_error_max_mm = NAN;
-  e->low_median_mm = e->low_min_mm = e->low_max_mm = e->penetration_mm = NAN;
+  e->low_median_mm = e->low_min_mm = e->low_max_mm = e->penetration_mm = e->legs_overlap_mm = NAN;
   e->pitch_p95_deg = e->pitch_max_deg = e->source_height_m = e->target_height_m = NAN;
   e->lifted_frames = e->pelvis_frames = e->unreachable_frames = -1;
   e->warnings = g_ptr_array_new_with_free_func(warning_free);
@@ -100,6 +100,26 @@ void rk__rt_entry_set_result(rk__rt_entry *e, const rk__rt_config *cfg, const rk
   e->lifted_frames = (gint64)q->lifted_frames;
   e->pelvis_frames = (gint64)q->pelvis_frames;
   e->unreachable_frames = (gint64)q->unreachable_frames;
+}
+
+/* Where an entry keeps each figure of rk_retarget_look it reports (all doubles). */
+#define LOOK_FIGURE(look, entry) {offsetof(rk_retarget_look, look), offsetof(rk__rt_entry, entry)}
+static const size_t look_figures[][2] = {
+    LOOK_FIGURE(skate_mean_mm, skate_mean_mm),
+    LOOK_FIGURE(skate_max_mm, skate_max_mm),
+    LOOK_FIGURE(planted_low_median_mm, low_median_mm),
+    LOOK_FIGURE(planted_low_min_mm, low_min_mm),
+    LOOK_FIGURE(planted_low_max_mm, low_max_mm),
+    LOOK_FIGURE(penetration_mm, penetration_mm),
+    LOOK_FIGURE(foot_pitch_p95_deg, pitch_p95_deg),
+    LOOK_FIGURE(foot_pitch_max_deg, pitch_max_deg),
+    LOOK_FIGURE(legs_overlap_mm, legs_overlap_mm),
+};
+#undef LOOK_FIGURE
+
+void rk__rt_entry_set_look(rk__rt_entry *e, const rk_retarget_look *look) {
+  for (size_t i = 0; i < G_N_ELEMENTS(look_figures); i++)
+    memcpy((char *)e + look_figures[i][1], (const char *)look + look_figures[i][0], sizeof(double));
 }
 
 void rk__rt_entry_set_verdict(rk__rt_entry *e, rk_retarget_verdict verdict, const GArray *warnings) {
@@ -257,6 +277,8 @@ JsonObject *rk__rt_entry_json(const rk__rt_entry *e) {
   json_object_set_object_member(o, "mesh_lowest_planted_mm", low);
   set_number(o, "floor_penetration_mm", e->penetration_mm);
   set_figure(o, "foot_pitch_deg", "p95", e->pitch_p95_deg, e->pitch_max_deg);
+  if (isfinite(e->legs_overlap_mm)) /* measured on legs of one bone only */
+    json_object_set_double_member(o, "legs_overlap_mm", e->legs_overlap_mm);
   set_count(o, "lifted_frames", e->lifted_frames);
   set_count(o, "pelvis_frames", e->pelvis_frames);
   set_count(o, "unreachable_frames", e->unreachable_frames);
@@ -377,6 +399,7 @@ static const struct {
     {"joint_limit_violations", true, offsetof(rk__rt_entry, limit_violations)},
     {"limb_direction_median_deg", false, offsetof(rk__rt_entry, limb_direction_median_deg)},
     {"floor_penetration_mm", false, offsetof(rk__rt_entry, penetration_mm)},
+    {"legs_overlap_mm", false, offsetof(rk__rt_entry, legs_overlap_mm)},
     {"lifted_frames", true, offsetof(rk__rt_entry, lifted_frames)},
     {"pelvis_frames", true, offsetof(rk__rt_entry, pelvis_frames)},
     {"unreachable_frames", true, offsetof(rk__rt_entry, unreachable_frames)},

@@ -20,7 +20,10 @@ static void check_planted(JsonParser *parser, const char *target) {
                 clip, target, median, worst, skate, goal, rt_str(c, "verdict"));
     rt_assert_planted(f, clip, target, -5);
     cr_assert_leq(goal, 1, "%s onto %s: pins missed by %.2f mm", clip, target, goal);
-    cr_assert_str_neq(rt_str(c, "verdict"), "failed", "%s onto %s", clip, target);
+    /* Legs of one bone crossed through each other fail on their own (the caller names them);
+     * the feet's figures stay asserted below. */
+    if (!rt_warns(c, "legs-intersect"))
+      cr_assert_str_neq(rt_str(c, "verdict"), "failed", "%s onto %s", clip, target);
     cr_assert_eq(rt_warns(c, "mesh-through-floor") || rt_warns(c, "skate") ||
                      rt_warns(c, "foot-pitch") || rt_warns(c, "goal-missed"),
                  false, "%s onto %s", clip, target);
@@ -87,7 +90,9 @@ Test(game_rigs, kneeling_shins_without_feet_stay_out_of_the_floor) {
 
 /* Legs of one bone (game_blocky: leg_L/R hang from the body, the foot in each leg's mesh): the
  * leg turns about the hip, the pelvis rides on the planted leg, and the walk, hop and turn keep
- * their planted feet still and the mesh on the floor, with no warning at all. */
+ * their planted feet still and the mesh on the floor, with no warning at all but the turn's
+ * legs-intersect: its crossing steps put one leg's block through the other's (13.5 cm, seen in
+ * the renders), which legs without knees cannot step around. */
 Test(game_rigs, the_walk_hop_and_turn_onto_legs_of_one_bone_without_a_map) {
   g_autofree char *dir = rt_tmpdir();
   static const char *const cmu[] = {"--unit", "cmu", NULL};
@@ -98,7 +103,13 @@ Test(game_rigs, the_walk_hop_and_turn_onto_legs_of_one_bone_without_a_map) {
   for (guint i = 0; i < rt_entry_count(p); i++) {
     const char *clip;
     JsonObject *c = rt_ok_entry(p, i, "game_blocky", &clip);
-    cr_assert_str_eq(rt_str(c, "verdict"), "clean", "%s onto game_blocky", clip);
+    if (strstr(clip, "turn")) {
+      JsonArray *w = json_object_get_array_member(c, "warnings");
+      cr_assert(json_array_get_length(w) == 1 && rt_warns(c, "legs-intersect"),
+                "%s onto game_blocky: legs-intersect alone", clip);
+    } else {
+      cr_assert_str_eq(rt_str(c, "verdict"), "clean", "%s onto game_blocky", clip);
+    }
     JsonObject *contacts = json_object_get_object_member(c, "contacts");
     cr_assert(json_object_has_member(contacts, "leg_L") && json_object_has_member(contacts, "leg_R"),
               "%s: the legs themselves plant", clip);

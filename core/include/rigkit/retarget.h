@@ -348,6 +348,12 @@ typedef struct rk_retarget_look {
                                          contact's first frame */
   size_t planted_frames;        /* frames with a planted foot */
   bool meshes;                  /* measured on meshes (else on the sole points alone) */
+  double legs_overlap_mm;       /* legs of one bone with a skin: how far their meshes go through
+                                   each other at worst (the two half-widths at rest, each the
+                                   farthest its mesh reaches toward the other leg, less the
+                                   closest distance between the legs, hip to end, per frame; < 0:
+                                   they stay that far apart); NAN on legs with knees (a knee lets
+                                   a foot pass the other leg) or without a skin */
 } rk_retarget_look;
 
 /** Measures what a person sees in `output` (a clip of the target with its meshes: e.g. the
@@ -416,6 +422,8 @@ typedef enum rk_quality_code {
   RK_QUALITY_IMPORT_REPAIRED,     /* "import-repaired": repairs the importer made to the source
                                      file (rk_asset_note_is_repair: a truncated frame line dropped,
                                      a frame count that disagrees with the header) */
+  RK_QUALITY_LEGS_INTERSECT,      /* "legs-intersect": mm legs of one bone go through each other
+                                     (rk_retarget_look.legs_overlap_mm, the worst frame) */
   RK_QUALITY_CODES
 } rk_quality_code;
 

@@ -1,0 +1,44 @@
+/* Legs of one bone through each other: game_blocky's legs (a block each, no knee) from cmu_turn
+ * cross and their blocks pass through each other (13.5 cm at worst by stiff_figures.h's own
+ * measure, seen in the renders); the report's legs_overlap_mm says so within a centimetre and the
+ * verdict warns legs-intersect. The walk keeps its legs apart: no warning, a negative overlap
+ * (the gap between the blocks). A human's legs (with knees) are not measured. */
+#include "stiff_test.h"
+
+Test(legs_intersect, the_turn_onto_legs_of_one_bone_warns_with_the_overlap_measured) {
+  stiff_case k = stiff_case_run("game_blocky", "generated/cmu_turn.bvh");
+  const double overlap = rt_num(k.c, "legs_overlap_mm", NULL);
+  cr_log_info("%s onto game_blocky: legs overlap %.1f mm (measured apart: gap %.1f mm)", k.clip,
+              overlap, 1000 * k.f.leg_gap);
+  cr_assert(k.f.leg_gap < 0, "%s: the measure sees the legs apart (%.1f mm)", k.clip, 1000 * k.f.leg_gap);
+  cr_assert(fabs(overlap + 1000 * k.f.leg_gap) <= 10, "%s: overlap %.1f mm, measured %.1f mm",
+            k.clip, overlap, -1000 * k.f.leg_gap);
+  cr_assert(rt_warns(k.c, "legs-intersect"), "%s: no legs-intersect", k.clip);
+  stiff_case_clear(&k);
+}
+
+Test(legs_intersect, the_walk_onto_legs_of_one_bone_keeps_them_apart) {
+  stiff_case k = stiff_case_run("game_blocky", "generated/cmu_walk.bvh");
+  const double overlap = rt_num(k.c, "legs_overlap_mm", NULL);
+  cr_log_info("%s onto game_blocky: legs overlap %.1f mm (measured apart: gap %.1f mm)", k.clip,
+              overlap, 1000 * k.f.leg_gap);
+  cr_assert(k.f.leg_gap > 0 && overlap < 0, "%s: overlap %.1f mm, gap %.1f mm", k.clip, overlap,
+            1000 * k.f.leg_gap);
+  cr_assert(fabs(overlap + 1000 * k.f.leg_gap) <= 10, "%s: overlap %.1f mm, measured %.1f mm",
+            k.clip, overlap, -1000 * k.f.leg_gap);
+  cr_assert(!rt_warns(k.c, "legs-intersect"), "%s: legs-intersect on legs kept apart", k.clip);
+  stiff_case_clear(&k);
+}
+
+Test(legs_intersect, legs_with_knees_are_not_measured) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  static const char *const walk[] = {"generated/cmu_walk.bvh", NULL};
+  JsonParser *p = rt_run_report(dir, dir, "generated/cmu_char.glb", cmu, walk, 0, NULL);
+  const char *clip;
+  JsonObject *c = rt_ok_entry(p, 0, "cmu_char", &clip);
+  cr_assert(!json_object_has_member(c, "legs_overlap_mm"), "%s onto cmu_char: legs with knees measured", clip);
+  cr_assert(!rt_warns(c, "legs-intersect"), "%s onto cmu_char", clip);
+  g_object_unref(p);
+  rt_rmtree(dir);
+}
