@@ -68,27 +68,25 @@ static double source_below(const rk__rt_run *c, size_t f, int r) {
 
 void rk__rt_source_below(rk__rt_run *c) {
   const size_t frames = c->frames;
+  g_autofree double *below = g_new(double, frames * RK__RT_REGIONS);
   bool any = false;
-  for (size_t f = 0; f < frames && !any; f++)
-    for (int r = 0; r < RK__RT_REGIONS; r++)
-      any |= source_below(c, f, r) > 0;
+  for (size_t i = 0; i < frames * RK__RT_REGIONS; i++) {
+    below[i] = source_below(c, i / RK__RT_REGIONS, (int)(i % RK__RT_REGIONS));
+    any |= below[i] > 0;
+  }
   if (!any)
     return;
-  double *below = g_new(double, frames * RK__RT_REGIONS);
-  for (size_t f = 0; f < frames; f++)
-    for (int r = 0; r < RK__RT_REGIONS; r++)
-      below[f * RK__RT_REGIONS + (size_t)r] = source_below(c, f, r);
   /* What a person sees is measured from the deepest floor the rules leave any region at each
    * frame (its source's depth and up to as much again for the mesh below its joints): the depth
    * the transfer adds, not the source's own. */
-  c->res->body_floor = g_new(double, frames);
+  c->res->look_floor = g_new(double, frames);
   for (size_t f = 0; f < frames; f++) {
     double a = 0;
     for (int r = 0; r < RK__RT_REGIONS; r++)
       a = fmax(a, below[f * RK__RT_REGIONS + (size_t)r]);
-    c->res->body_floor[f] = c->tgt_floor - 2 * a;
+    c->res->look_floor[f] = c->tgt_floor - 2 * a;
   }
-  c->src_below = below;
+  c->src_below = g_steal_pointer(&below);
 }
 
 double rk__rt_floor_for(const rk__rt_run *c, int region, double low) {

@@ -422,7 +422,7 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
     x->overlap[part] = fmax(x->overlap[part], x->leg_widths - segments_distance(hip[0], end[0], hip[1], end[1]));
   }
   x->planted[part] += planted != 0;
-  x->depth[part] = fmax(x->depth[part], (r->body_floor ? r->body_floor[f] : floor_y) - lowest_of(x, om, x->body[planted], x->body_n[planted]));
+  x->depth[part] = fmax(x->depth[part], (r->look_floor ? r->look_floor[f] : floor_y) - lowest_of(x, om, x->body[planted], x->body_n[planted]));
 }
 
 /* Prepares x (rt and r set) to measure `output` in a pass: false (x to clear) when it cannot be

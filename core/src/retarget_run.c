@@ -336,6 +336,6 @@ void rk__rt_run_clear(rk__rt_run *c) {
   c->src_cache_q = NULL, c->src_cache_p = NULL, c->src_cache_d = NULL, c->hips_lift = NULL;
   c->tgt_rot_cache = NULL, c->tgt_t_cache = NULL, c->tgt_world_cache = NULL;
   c->src_pts = NULL, c->tgt_pts = NULL, c->tgt_body = NULL, c->src_shin = NULL;
-  c->src_stand = NULL, c->tgt_apart = NULL;
+  c->src_stand = NULL, c->tgt_apart = NULL, c->src_low = NULL, c->region_joints = NULL;
   scratch_give_back(c);
 }

@@ -183,7 +183,9 @@ struct rk_retarget_result {
   rk_vec3 travel;                  /* velocity added to the source (source units per second) */
   size_t lifted_frames;            /* frames the body was lifted off the floor */
   double *lift;                    /* per frame, how much (metres), or NULL when never */
-  double *body_floor; /* per frame, the floor the body's depth is measured from, or NULL */
+  double *look_floor;              /* per frame, the floor the output's body depth is measured
+                                      from (looser than the run's body_floor: the measure cannot
+                                      tell regions apart), or NULL: the target's floor */
   bool foot_ik;                    /* made with foot IK */
   size_t pelvis_frames;            /* frames the pelvis moved so the legs reach their pins */
   double pelvis_max;               /* and the most it moved (metres) */
@@ -557,7 +559,7 @@ rk_vec3 rk__rt_pin_at(const rk__rt_run *run, int side, int p, int index, size_t 
 /* ---- retarget_depth.c ---- */
 /* The regions whose floor follows the source's own (defined above rk__rt_run). */
 /* How far the source's own regions go below the clip's ground, per frame (run->src_below, and
- * the body's floor per frame in run->res->body_floor), from the scan's src_low; both left NULL
+ * the measure's floor per frame in run->res->look_floor), from the scan's src_low; both left NULL
  * when none ever does. */
 void rk__rt_source_below(rk__rt_run *run);
 /* Lists each region's target joints that have counterparts (run->region_joints, region_at),
