@@ -64,8 +64,20 @@ static bool hand_over(half_job *j) {
   return taken;
 }
 
+/* The processor count, asked once: g_get_num_processors reads it from /sys (an open, a read and a
+ * close) on every call, and a run asks at each of its halves. */
+static guint processors(void) {
+  static gint known; /* 0: not asked yet; a race asks twice and stores the same count */
+  gint n = g_atomic_int_get(&known);
+  if (n == 0) {
+    n = (gint)g_get_num_processors();
+    g_atomic_int_set(&known, n);
+  }
+  return (guint)n;
+}
+
 bool rk_halves_run(GThreadFunc fn, gpointer first, gpointer second, bool two) {
-  if (!two || g_get_num_processors() < 2) {
+  if (!two || processors() < 2) {
     fn(first);
     fn(second);
     return false;
