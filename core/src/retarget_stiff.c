@@ -207,16 +207,34 @@ static rk_vec3 free_place(const rk__rt_run *c, int side, rk_vec3 pa, const rk__r
                      own);
 }
 
+/* The angle about the vertical (right-handed about +y) that turns the horizontal bearing of
+ * `from` onto that of `to` the way round that does not pass `inward` (the horizontal unit from
+ * the hip toward the other leg): the short way unless that sweeps past inward, else the long
+ * way. A leg of one bone whose end swings round its hip (a hip too low for it to pass under)
+ * cannot pass the other leg as a knee would let a foot pass: taken the short way from behind
+ * the hip to a pin ahead and inward, the end went through the other leg (13.5 cm, a walk round
+ * a circle). Continuous but where an end itself points inward (through the other leg anyway).
+ * No inward (a zero vector): the short way. */
+static double outer_turn(rk_vec3 from, rk_vec3 to, rk_vec3 inward) {
+  const double turn = atan2(rk_vec3_cross(from, to).y, rk_vec3_dot(from, to));
+  if (!(rk_vec3_norm(inward) > 0))
+    return turn;
+  const double at = atan2(rk_vec3_cross(from, inward).y, rk_vec3_dot(from, inward));
+  if ((turn > 0 && at > 0 && at < turn) || (turn < 0 && at < 0 && at > turn))
+    return turn > 0 ? turn - 2 * M_PI : turn + 2 * M_PI;
+  return turn;
+}
+
 /* The end of a leg of one bone (length len; from and to its end's offsets from the hip) turned
  * from `from` toward `to` by weight a. Over the ground it goes the straight way (under the hip)
  * where that stays `clear` out from under the hip (the reach a stiff leg needs to keep its foot
  * out of the floor: 0 for a hip high enough to hang straight), else round the hip at that
  * reach: its distance from under the hip is the straight way's, at least `clear` (no more than
- * the two ends' own, blended), and its bearing about the vertical turns the short way round,
- * by each end's share of that distance (an end under the hip has no say in it: continuous as
- * an end passes under it). Its height follows from the leg's length (below the hip unless both
- * ends are above). */
-static rk_vec3 round_hip(rk_vec3 from, rk_vec3 to, double a, double len, double clear) {
+ * the two ends' own, blended), and its bearing about the vertical turns the short way round
+ * unless that passes `inward`, toward the other leg (outer_turn), by each end's share of that
+ * distance (an end under the hip has no say in it: continuous as an end passes under it). Its
+ * height follows from the leg's length (below the hip unless both ends are above). */
+static rk_vec3 round_hip(rk_vec3 from, rk_vec3 to, double a, double len, double clear, rk_vec3 inward) {
   if (!(a > 0))
     return from;
   if (a >= 1)
@@ -228,7 +246,7 @@ static rk_vec3 round_hip(rk_vec3 from, rk_vec3 to, double a, double len, double 
   rk_vec3 h = rk_vec3_make(0, 0, 0);
   if (rf + rt > 0) {
     const rk_vec3 u = rf > 0 ? rk_vec3_scale(hf, 1 / rf) : rk_vec3_scale(ht, 1 / rt);
-    const double turn = rf > 0 && rt > 0 ? atan2(rk_vec3_cross(hf, ht).y, rk_vec3_dot(hf, ht)) : 0.0;
+    const double turn = rf > 0 && rt > 0 ? outer_turn(hf, ht, inward) : 0.0;
     const double share = a * rt / ((1 - a) * rf + a * rt);
     h = rk_vec3_scale(rk_quat_rotate(rk_quat_from_axis_angle(rk_vec3_make(0, 1, 0), share * turn), u), r);
   }
@@ -355,12 +373,13 @@ static rk_vec3 toward_pins(const rk__rt_run *c, int side, rk_vec3 pa, rk_vec3 d,
                            const rk__rt_foot_goal *g, bool turn_only) {
   rk_vec3 pin = pa;
   const double a = approach(c, side, &pin), w = stiff_hold(g);
+  const rk_vec3 in = rk_vec3_scale(outward(c, side), -1.0);
   if (turn_only) {
-    d = round_hip(d, bearing(rk_vec3_sub(pin, pa)), a, 1.0, 1.0);
-    return bearing(round_hip(d, bearing(rk_vec3_sub(g->ankle, pa)), w, 1.0, 1.0));
+    d = round_hip(d, bearing(rk_vec3_sub(pin, pa)), a, 1.0, 1.0, in);
+    return bearing(round_hip(d, bearing(rk_vec3_sub(g->ankle, pa)), w, 1.0, 1.0, in));
   }
-  d = round_hip(d, rk_vec3_sub(pin, pa), a, len, clear_reach(pa, len, pin.y));
-  return round_hip(d, rk_vec3_sub(g->ankle, pa), w, len, clear_reach(pa, len, g->ankle.y));
+  d = round_hip(d, rk_vec3_sub(pin, pa), a, len, clear_reach(pa, len, pin.y), in);
+  return round_hip(d, rk_vec3_sub(g->ankle, pa), w, len, clear_reach(pa, len, g->ankle.y), in);
 }
 
 /* The way side's free leg of one bone (its hip pa, goal g) reaches out to clear the floor from
