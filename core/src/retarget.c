@@ -343,6 +343,7 @@ static rk_retargeter *retargeter_new(rk_skeleton *source, const rk_humanoid_map 
     rt->mapped += source_map->joint[b] >= 0 && target_map->joint[b] >= 0;
   rt->match = g_new(int, rt->nt);
   rt->matched_joints = rk__rt_match(source, source_map, target, target_map, rt->match);
+  rt->rests_agree = rk__rt_rests_agree(rt);
   rt->skin = skin;
   set_rules(rt);
   set_feet(rt);
@@ -385,6 +386,16 @@ rk_retargeter *rk_retargeter_new_onto(rk_skeleton *source, const rk_humanoid_map
     return NULL;
   }
   return retargeter_new(source, source_map, rk_asset_skeleton(target), target_map, skin, error);
+}
+
+rk_retargeter *rk_retargeter_new_between(const rk_asset *source, const rk_humanoid_map *source_map,
+                                         const rk_asset *target, const rk_humanoid_map *target_map,
+                                         GError **error) {
+  g_return_val_if_fail(source, NULL);
+  rk_retargeter *rt = rk_retargeter_new_onto(rk_asset_skeleton(source), source_map, target, target_map, error);
+  if (rt)
+    rt->src_meshes = rk_asset_mesh_count(source) > 0;
+  return rt;
 }
 
 void rk_retargeter_free(rk_retargeter *rt) {

@@ -91,30 +91,37 @@ static double still_speed(const rk__rt_run *c) {
   return fmax(c->opts->contact_speed * c->rt->smap.height, 0.2 * rk_vec3_norm(c->travel));
 }
 
-/* Whether sole slot k is still at frame f (w: still_window, limit: still_speed): its mean speed
- * over the 0.04 s before f or the 0.04 s after it (a touching-down point is still from its first frame on the floor, a lifting one
- * until it leaves; capture noise averages out, a pivot's slow sweep does not) below the
- * threshold. */
+/* Whether sole slot k is still at frame f on a ground moving at velocity `ground` (w:
+ * still_window, limit: still_speed): its mean speed relative to the ground over the 0.04 s
+ * before f or the 0.04 s after it (a touching-down point is still from its first frame on the
+ * floor, a lifting one until it leaves; capture noise averages out, a pivot's slow sweep does
+ * not) below the threshold. */
 static bool still_in(const rk__rt_run *c, const rk_vec3 *pts, size_t k, size_t f, size_t w,
-                     double limit) {
-  const rk_vec3 p = RK__RT_SOLE(pts, f, k);
-  if (f >= w &&
-      rk_vec3_norm(rk_vec3_sub(p, RK__RT_SOLE(pts, f - w, k))) * c->fps / (double)w <= limit)
+                     double limit, rk_vec3 ground) {
+  const rk_vec3 p = RK__RT_SOLE(pts, f, k), carried = rk_vec3_scale(ground, (double)w / c->fps);
+  if (f >= w && rk_vec3_norm(rk_vec3_sub(rk_vec3_sub(p, RK__RT_SOLE(pts, f - w, k)), carried)) *
+                        c->fps / (double)w <=
+                    limit)
     return true;
-  return f + w < c->frames && rk_vec3_norm(rk_vec3_sub(RK__RT_SOLE(pts, f + w, k), p)) *
-                                       c->fps / (double)w <=
-                                   limit;
+  return f + w < c->frames &&
+         rk_vec3_norm(rk_vec3_sub(rk_vec3_sub(RK__RT_SOLE(pts, f + w, k), p), carried)) * c->fps /
+                 (double)w <=
+             limit;
 }
 
 static bool is_still(const rk__rt_run *c, size_t k, size_t f, size_t w, double limit) {
-  return still_in(c, c->src_pts, k, f, w, limit);
+  return still_in(c, c->src_pts, k, f, w, limit, rk_vec3_make(0, 0, 0));
 }
 
 /* The clip's ground: first the typical height of the lowest sole point (some point of a foot
  * stands on the ground in most frames of any clip), then the median height of the points that
  * are low and still on it (without any, the soles' lowest level over the clip); the source's y = 0 when that is within 0.3% of its height (the mocap
  * convention, capture noise aside). A leg whose foot is a detached part is measured where that
- * foot stands: a leg the clip leaves above its foot is not the ground. */
+ * foot stands: a leg the clip leaves above its foot is not the ground. The stance feet of an
+ * in-place cycle kept in place stand on its moving ground: still on it where they move with it
+ * (within a fifth of its speed, as a treadmill made to travel). Judged still on a fixed ground,
+ * none was, and the soles' lowest level over the clip (one foot sinking 30 mm deeper than the
+ * other at its lowest) floated a robot's walk 28.7 mm over the floor its other stance stood on. */
 static double clip_floor(rk__rt_run *c) {
   const size_t frames = c->frames;
   const double H = c->rt->smap.height;
@@ -128,12 +135,14 @@ static double clip_floor(rk__rt_run *c) {
   ground_motion(c, first);
   size_t n = 0;
   const size_t w = still_window(c);
-  const double limit = still_speed(c);
+  const bool treadmill = c->res->in_place && !c->opts->root_motion;
+  const rk_vec3 ground = treadmill ? c->res->ground_velocity : rk_vec3_make(0, 0, 0);
+  const double limit = treadmill ? fmax(still_speed(c), 0.2 * rk_vec3_norm(ground)) : still_speed(c);
   for (size_t f = 0; f < frames; f++)
     for (size_t k = 0; k < RK__RT_SOLE_SLOTS; k++) {
       const rk_vec3 *pts = standing(c, k);
       const double y = RK__RT_SOLE(pts, f, k).y;
-      if (y - first <= c->opts->contact_height * H && still_in(c, pts, k, f, w, limit))
+      if (y - first <= c->opts->contact_height * H && still_in(c, pts, k, f, w, limit, ground))
         v[n++] = y;
     }
   /* No point low and still (a run in place is in the air half the time, its stance soles slide):

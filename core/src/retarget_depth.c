@@ -14,7 +14,15 @@
  * joints, are the ground's measure: their noise is the ground offset's). A source whose joints
  * stay above its ground (every mocap clip of the tests) has the target's floor everywhere, as
  * before; a mesh the source's joints do not show going through (a fall onto a broad back) is
- * still lifted out. */
+ * still lifted out.
+ *
+ * Where the rigs correspond (a clip onto its own rig, or onto one of its proportions: every joint
+ * has a counterpart standing where it does at rest) and the source carries meshes, the transferred
+ * pose is the source's own and the target's mesh in it shows what the source's does: a region may
+ * go as far through the floor as that mesh does there. (A source of bones only, a BVH, shows no
+ * surface: the kneeling knees of a box character built on its skeleton are still lifted.) A robot's swinging shin through the floor, or its broad fist 110 mm below the hand's
+ * joints, is the clip's own then: lifting it out bent the knee and changed the pose the user
+ * asked to keep. */
 #include "retarget_run.h"
 
 void rk__rt_regions_init(rk__rt_run *c, int *joints) {
@@ -66,10 +74,61 @@ static double source_below(const rk__rt_run *c, size_t f, int r) {
   return c->rt->scale * (c->src_floor - low);
 }
 
+/* The lowest point (y) of region r's mesh in the current models: the body outside the feet, an
+ * arm from its upper arm down, a leg's foot (the last bone of a leg without one) and its detached
+ * foot; INFINITY when it has none. */
+static double region_mesh_low(const rk__rt_run *c, int r) {
+  const rk_retargeter *rt = c->rt;
+  if (r == RK__RT_BODY)
+    return rk__rt_body_low(c, c->tgt_models);
+  int tops[2] = {-1, -1};
+  if (r >= RK__RT_FOOT) {
+    tops[0] = rt->side[r - RK__RT_FOOT].foot;
+    tops[1] = rt->tmap.detached_foot[r - RK__RT_FOOT];
+  } else {
+    tops[0] = rt->tmap.joint[r == RK__RT_ARM ? RK_BONE_LEFT_UPPER_ARM : RK_BONE_RIGHT_UPPER_ARM];
+  }
+  double low = INFINITY;
+  rk_skin_point p;
+  for (int i = 0; i < 2; i++)
+    if (tops[i] >= 0 && (size_t)tops[i] < rt->nt &&
+        rk_skin_lowest_subtree(c->skin, c->tgt_models, tops[i], &p))
+      low = fmin(low, p.position.y);
+  return low;
+}
+
+/* Where the rigs correspond and the target has meshes: how far each region's mesh goes below
+ * the floor in the transferred frames (run->own_below); whether any does. */
+static bool own_below(rk__rt_run *c) {
+  if (!c->rt->rests_agree || !c->rt->src_meshes || !c->skin)
+    return false;
+  double *own = g_new(double, c->frames * RK__RT_REGIONS);
+  bool any = false;
+  for (size_t f = 0; f < c->frames; f++) {
+    rk__rt_pose_frame(c, f);
+    for (int r = 0; r < RK__RT_REGIONS; r++) {
+      const double d = c->tgt_floor - region_mesh_low(c, r);
+      own[f * RK__RT_REGIONS + (size_t)r] = isfinite(d) ? d : 0.0;
+      any |= d > 0;
+    }
+  }
+  if (any)
+    c->own_below = own;
+  else
+    g_free(own);
+  return any;
+}
+
+/* How far region r of frame f may go below the floor by the source's own: what its mesh does
+ * where the rigs correspond, else 0. */
+static double own_depth(const rk__rt_run *c, size_t f, int r) {
+  return c->own_below ? fmax(0.0, c->own_below[f * RK__RT_REGIONS + (size_t)r]) : 0.0;
+}
+
 void rk__rt_source_below(rk__rt_run *c) {
   const size_t frames = c->frames;
   g_autofree double *below = g_new(double, frames * RK__RT_REGIONS);
-  bool any = false;
+  bool any = own_below(c);
   for (size_t i = 0; i < frames * RK__RT_REGIONS; i++) {
     below[i] = source_below(c, i / RK__RT_REGIONS, (int)(i % RK__RT_REGIONS));
     any |= below[i] > 0;
@@ -77,25 +136,38 @@ void rk__rt_source_below(rk__rt_run *c) {
   if (!any)
     return;
   /* What a person sees is measured from the deepest floor the rules leave any region at each
-   * frame (its source's depth and up to as much again for the mesh below its joints): the depth
-   * the transfer adds, not the source's own. */
+   * frame (its source's depth and up to as much again for the mesh below its joints, or its own
+   * mesh's where the rigs correspond): the depth the transfer adds, not the source's own. */
   c->res->look_floor = g_new(double, frames);
   for (size_t f = 0; f < frames; f++) {
     double a = 0;
     for (int r = 0; r < RK__RT_REGIONS; r++)
-      a = fmax(a, below[f * RK__RT_REGIONS + (size_t)r]);
-    c->res->look_floor[f] = c->tgt_floor - 2 * a;
+      a = fmax(a, fmax(2 * below[f * RK__RT_REGIONS + (size_t)r], own_depth(c, f, r)));
+    c->res->look_floor[f] = c->tgt_floor - a;
+  }
+  /* A planted foot is measured from as deep as its own mesh goes (where the rigs correspond: a
+   * landing that sinks the source's foot into the floor is the clip's, and kept). */
+  if (c->own_below) {
+    c->res->look_feet_floor = g_new(double, frames * 2);
+    for (size_t f = 0; f < frames; f++)
+      for (int side = 0; side < 2; side++)
+        c->res->look_feet_floor[f * 2 + (size_t)side] = c->tgt_floor - own_depth(c, f, RK__RT_FOOT + side);
   }
   c->src_below = g_steal_pointer(&below);
 }
 
+bool rk__rt_own_through(const rk__rt_run *c, size_t f, int region) {
+  return c->src_below && (c->src_below[f * RK__RT_REGIONS + (size_t)region] > 0 || own_depth(c, f, region) > 0);
+}
+
 double rk__rt_floor_for(const rk__rt_run *c, int region, double low) {
   const double a = c->src_below ? c->src_below[c->cur_f * RK__RT_REGIONS + (size_t)region] : 0.0;
+  const double own = own_depth(c, c->cur_f, region);
   if (!(a > 0))
-    return c->tgt_floor;
+    return c->tgt_floor - own;
   const double joints = region_joints_low(c, region, c->tgt_models, false);
   const double margin = isfinite(joints) ? fmax(0.0, joints - low) : 0.0;
-  return c->tgt_floor - a - fmin(margin, a);
+  return c->tgt_floor - fmax(a + fmin(margin, a), own);
 }
 
 double rk__rt_body_floor(const rk__rt_run *c, size_t f) {

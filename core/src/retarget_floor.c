@@ -75,7 +75,7 @@ void rk__rt_fit_floor(rk__rt_run *c) {
   g_autofree double *depth = g_new(double, frames);
   bool any = false;
   for (size_t f = 0; f < frames; f++) {
-    if (c->src_below && c->src_below[f * RK__RT_REGIONS + RK__RT_BODY] > 0) {
+    if (rk__rt_own_through(c, f, RK__RT_BODY)) {
       if (!c->body_floor) {
         c->body_floor = g_new(double, frames);
         for (size_t g = 0; g < frames; g++)

@@ -132,6 +132,19 @@ static bool same_shape(matcher *m, int j, int s, bool apply) {
   return true;
 }
 
+bool rk__rt_rests_agree(const rk_retargeter *rt) {
+  if (rt->matched_joints != rt->nt)
+    return false;
+  const rk_vec3 sh = rt->ps0[rt->src_hips], th = rt->pt0[rt->tgt_hips];
+  for (size_t j = 0; j < rt->nt; j++) {
+    const rk_vec3 want =
+        rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(rt->ps0[rt->match[j]], sh)), rt->scale);
+    if (rk_vec3_norm(rk_vec3_sub(want, rk_vec3_sub(rt->pt0[j], th))) > 0.005 * rt->tmap.height)
+      return false;
+  }
+  return true;
+}
+
 size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
                     const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s) {
   matcher m = {source, target, rk_skeleton_joint_count(source), rk_skeleton_joint_count(target),

@@ -17,21 +17,6 @@ static rk_vec3 expected_position(const rk_retargeter *rt, const rk_retarget_resu
   return rk_vec3_make(h.x + d.x, rt->scale * src.y + r->ground_offset, h.z + d.z);
 }
 
-/* Whether every target joint has a counterpart standing where it does at rest (relative to the
- * hips, within 0.5% of the target's height). */
-static bool rests_agree(const rk_retargeter *rt) {
-  if (rt->matched_joints != rt->nt)
-    return false;
-  const rk_vec3 sh = rt->ps0[rt->src_hips], th = rt->pt0[rt->tgt_hips];
-  for (size_t j = 0; j < rt->nt; j++) {
-    const rk_vec3 want =
-        rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(rt->ps0[rt->match[j]], sh)), rt->scale);
-    if (rk_vec3_norm(rk_vec3_sub(want, rk_vec3_sub(rt->pt0[j], th))) > 0.005 * rt->tmap.height)
-      return false;
-  }
-  return true;
-}
-
 /* The identity-style pose error as a measure of a pass (measure_pass.h). */
 typedef struct pose_measure {
   const rk_retargeter *rt;
@@ -84,7 +69,7 @@ static bool pose_init(pose_measure *pm, const rk_retargeter *rt, const rk_retarg
                       const rk_clip *clip) {
   memset(pm, 0, sizeof *pm);
   const size_t n = rk_skeleton_joint_count(skeleton), frames = r->frames;
-  if (!rests_agree(rt) || frames == 0 || rk_clip_joint_count(clip) != n ||
+  if (!rt->rests_agree || frames == 0 || rk_clip_joint_count(clip) != n ||
       rk_clip_joint_count(source_clip) != rt->ns)
     return false;
   /* Each measured joint's counterpart in the source, through the target joint of its name. */
@@ -399,7 +384,7 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
     if (x->foot_low)
       x->foot_low[f * 2 + (size_t)side] = y;
     if (rk__rt_side_held(r, side, f)) {
-      const double mm = 1000.0 * (y - floor_y);
+      const double mm = 1000.0 * (y - (r->look_feet_floor ? r->look_feet_floor[f * 2 + (size_t)side] : floor_y));
       g_array_append_val(x->low[part], mm);
       planted |= 1 << side;
     }

@@ -119,6 +119,7 @@ void rk_retarget_result_free(rk_retarget_result *r) {
   g_free(r->sole_fk);
   g_free(r->lift);
   g_free(r->look_floor);
+  g_free(r->look_feet_floor);
   g_free(r->sole_ik);
   g_free(r->phase);
   g_free(r->heights_fk);

@@ -321,6 +321,7 @@ void rk__rt_run_clear(rk__rt_run *c) {
   g_clear_pointer(&c->reach_drop, g_free);
   g_clear_pointer(&c->src_below, g_free);
   g_clear_pointer(&c->body_floor, g_free);
+  g_clear_pointer(&c->own_below, g_free);
   for (int side = 0; side < 2; side++)
     for (int p = 0; p < RK__RT_POINTS; p++) {
       g_clear_pointer(&c->pins[side][p], g_array_unref);

@@ -112,6 +112,12 @@ struct rk_retargeter {
   double scale;  /* target leg length / source leg length */
   int *match;    /* target joint -> its counterpart in the source, or -1 (retarget_match.c) */
   size_t matched_joints;
+  bool rests_agree;   /* every target joint has a counterpart standing where it does at rest,
+                         turned and scaled (rk__rt_rests_agree): the rigs correspond, the
+                         transfer poses the target as the source stands */
+  bool src_meshes;    /* the source carries meshes of its own (rk_retargeter_new_between): where
+                         the rests agree, what the target's do in the transferred pose is the
+                         source's doing */
   double *tgt_wscale; /* target rest world scale per joint (uniform part) */
   rk__rt_rule *rules;
   int src_hips, tgt_hips;
@@ -186,6 +192,9 @@ struct rk_retarget_result {
   double *look_floor;              /* per frame, the floor the output's body depth is measured
                                       from (looser than the run's body_floor: the measure cannot
                                       tell regions apart), or NULL: the target's floor */
+  double *look_feet_floor;         /* frames x 2: the floor a planted foot's mesh is measured
+                                      from where the rigs correspond (as deep as the source's own
+                                      foot goes), or NULL: the target's floor */
   bool foot_ik;                    /* made with foot IK */
   size_t pelvis_frames;            /* frames the pelvis moved so the legs reach their pins */
   double pelvis_max;               /* and the most it moved (metres) */
@@ -328,6 +337,10 @@ typedef struct rk__rt_run {
    * frame, the level the body outside the feet may reach down to (NULL: the target's floor). */
   double *src_below;
   double *body_floor;
+  /* Per frame x RK__RT_REGIONS, when the rigs correspond (rests_agree) and the target has
+   * meshes: how far each region's mesh goes below the floor as the transfer poses it, which is
+   * the source's own pose (<= 0: not through); else NULL. */
+  double *own_below;
   /* The target joints of each region that have counterparts (retarget_depth.c): region r's are
    * region_joints[region_at[r] .. region_at[r + 1]); src_low, per frame x RK__RT_REGIONS, the
    * lowest y of their counterparts in the source (without travel; INFINITY when none), taken as
@@ -474,6 +487,10 @@ void rk__rt_run_clear(rk__rt_run *run);
  * -1, and returns how many target joints have one. */
 size_t rk__rt_match(const rk_skeleton *source, const rk_humanoid_map *smap,
                     const rk_skeleton *target, const rk_humanoid_map *tmap, int *t2s);
+/* Whether every target joint of rt (matched, rests, facing and scale set) has a counterpart
+ * standing where it does at rest relative to the hips, turned and scaled (within 0.5% of the
+ * target's height): a clip onto its own rig, or onto one of its proportions. */
+bool rk__rt_rests_agree(const rk_retargeter *rt);
 
 /* ---- retarget_lanes.c ---- */
 typedef struct rk__rt_lanes rk__rt_lanes;
@@ -571,8 +588,12 @@ void rk__rt_source_low(rk__rt_run *run, size_t f);
 /* The level (y) region's mesh may reach down to in the current frame and models, its lowest
  * point now at low: the target's floor, lowered as far as the source's own joints of the region
  * go through the clip's ground (scaled), plus the margin by which the mesh reaches below those
- * joints, up to that depth again (the target's floor when the source's stay above it). */
+ * joints, up to that depth again (the target's floor when the source's stay above it); where the
+ * rigs correspond, at least as far as the region's mesh goes through as transferred. */
 double rk__rt_floor_for(const rk__rt_run *run, int region, double low);
+/* Whether the source's own region goes through the floor at frame f (its joints, or where the
+ * rigs correspond its mesh as transferred): the region's floor is lowered there. */
+bool rk__rt_own_through(const rk__rt_run *run, size_t f, int region);
 /* The level the body outside the feet may reach down to at frame f (rk__rt_fit_floor's). */
 double rk__rt_body_floor(const rk__rt_run *run, size_t f);
 

@@ -161,7 +161,7 @@ static rig *rig_for(batch *b, const rk_asset *src) {
               "its map, to edit and pass with --map:\n%s",
               guess);
     } else {
-      r->rt = rk_retargeter_new_onto(s, &r->map, b->cfg->target, &b->cfg->target_map, &e);
+      r->rt = rk_retargeter_new_between(src, &r->map, b->cfg->target, &b->cfg->target_map, &e);
       if (!r->rt) {
         r->error = g_strdup(e->message);
         r->code = RK__RT_ERROR_RETARGET_FAILED;

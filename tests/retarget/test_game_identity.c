@@ -3,7 +3,8 @@
  * legs) onto game_robot, every joint at every frame within 1 mm of the source's, with foot IK
  * and the ground fit as without; game_posed (node TRS a posed frame, not the bind pose; a clip
  * that keys the hips' translation and the legs only, so that by glTF's rule its shins end above
- * and away from the detached feet) onto itself likewise. */
+ * and away from the detached feet) onto itself likewise; game_kick (a swinging foot's mesh through
+ * the floor, its joints above it) onto itself likewise. */
 #include "../plugin/retarget_test.h"
 
 #include <rigkit/skin.h>
@@ -212,5 +213,25 @@ Test(game_identity, as_a_source_a_game_rig_with_floating_shins_plants_the_soldie
               side, 1000 * lo, 1000 * hi);
   }
   rk_asset_free(o);
+  rt_rmtree(dir);
+}
+
+/* game_kick's clip swings the right foot back and pitches its toes down: the foot block's edge
+ * goes 54 mm through the floor while every joint stays 0.13 m above it (the source's own mesh,
+ * no contact there, as a game character's big feet dip through the floor as they swing). Onto
+ * itself the clip comes back unchanged: clean, no ground offset, every joint within 1 mm, and
+ * the body measured no deeper than the source's own. The source's depth was taken from its
+ * joints only: the swinging foot's mesh was lifted out of the floor, the knee bent to carry it
+ * (pose error 326 mm, body 77.2 mm through "beyond the source's own", failed). */
+Test(game_identity, a_foot_the_clip_swings_through_the_floor_comes_back_unchanged) {
+  g_autofree char *dir = rt_tmpdir();
+  static const char *const kick[] = {"generated/game_kick.glb", NULL};
+  JsonParser *parser = rt_run_report(dir, dir, "generated/game_kick.glb", NULL, kick, 0, NULL);
+  JsonObject *c = rt_clip(json_node_get_object(json_parser_get_root(parser)), 0);
+  cr_assert_str_eq(rt_str(c, "verdict"), "clean");
+  cr_assert_eq(rt_num(c, "ground_offset_mm", NULL), 0.0);
+  cr_assert_leq(rt_num(c, "pose_error_mm", "max"), 1.0);
+  cr_assert_leq(rt_num(c, "floor_penetration_mm", NULL), 1.0);
+  g_object_unref(parser);
   rt_rmtree(dir);
 }

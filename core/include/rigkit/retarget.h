@@ -55,7 +55,7 @@
  *
  * Index: rk_retarget_options, RK_RETARGET_OPTIONS_INIT, rk_contact_interval, rk_foot_contacts,
  *        rk_retarget_quality, rk_retarget_ground, rk_retarget_soles, rk_retargeter_new,
- *        rk_retargeter_new_onto,
+ *        rk_retargeter_new_onto, rk_retargeter_new_between,
  *        rk_retargeter_free,
  *        rk_retargeter_source, rk_retargeter_target, rk_retargeter_mapped_joints,
  *        rk_retargeter_counterpart, rk_retargeter_run, rk_retarget_result_free,
@@ -203,6 +203,14 @@ RK_API rk_retargeter *rk_retargeter_new(rk_skeleton *source, const rk_humanoid_m
 RK_API rk_retargeter *rk_retargeter_new_onto(rk_skeleton *source, const rk_humanoid_map *source_map,
                                              const rk_asset *target,
                                              const rk_humanoid_map *target_map, GError **error);
+/** rk_retargeter_new_onto from a source asset: where the two rigs correspond (a clip onto its own
+ * rig) and the source carries meshes, what those meshes do through the floor in the clip is its
+ * own and kept (a swinging foot's edge, a broad fist), not lifted out. Fails as
+ * rk_retargeter_new_onto; the caller frees the result with rk_retargeter_free. */
+RK_API rk_retargeter *rk_retargeter_new_between(const rk_asset *source,
+                                                const rk_humanoid_map *source_map,
+                                                const rk_asset *target,
+                                                const rk_humanoid_map *target_map, GError **error);
 /** Frees a retargeter; NULL is a no-op. */
 RK_API void rk_retargeter_free(rk_retargeter *rt);
 /** The source skeleton (borrowed). */

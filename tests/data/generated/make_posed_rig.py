@@ -171,7 +171,16 @@ class Buffer:
         return len(self.accessors) - 1
 
 
-def build():
+def idle_keys():
+    """The idle clip's keys as build takes them: times, hips' translations, rotations per node,
+    translations per other node."""
+    times, hips, rots = clip_keys()
+    return times, hips, rots, {}
+
+
+def build(keys=idle_keys, name="idle", generator="rigkit tests/data/generated/make_posed_rig.py"):
+    """The .glb bytes of the rig with one clip `name` of keys() (make_kick_rig.py makes another
+    clip on this rig)."""
     world = bind_world()
     buf = Buffer()
     pos, joint, tris = boxes(world)
@@ -181,7 +190,7 @@ def build():
     a_idx = buf.add("H", [(t,) for t in tris], "SCALAR", 5123, 34963)
     ibm = [tuple(rigid_inverse(world[n])[r][c] for c in range(4) for r in range(4)) for n in NAMES]
     a_ibm = buf.add("f", ibm, "MAT4", 5126)
-    times, hips, rots = clip_keys()
+    times, hips, rots, moves = keys()
     a_time = buf.add("f", [(t,) for t in times], "SCALAR", 5126, minmax=True)
     samplers, channels = [], []
 
@@ -190,21 +199,24 @@ def build():
                          "interpolation": "LINEAR"})
         channels.append({"sampler": len(samplers) - 1, "target": {"node": INDEX[node], "path": path}})
 
-    channel("Hips", "translation", hips, "VEC3")
-    for name, q in rots.items():
-        channel(name, "rotation", q, "VEC4")
+    if hips:
+        channel("Hips", "translation", hips, "VEC3")
+    for node, q in rots.items():
+        channel(node, "rotation", q, "VEC4")
+    for node, t in moves.items():
+        channel(node, "translation", t, "VEC3")
     nodes = []
-    for name, parent, t, posed, _ in JOINTS:
-        node = {"name": name, "translation": list(t)}
+    for joint, parent, t, posed, _ in JOINTS:
+        node = {"name": joint, "translation": list(t)}
         if posed != ID:
             node["rotation"] = list(posed)
-        kids = [INDEX[c[0]] for c in JOINTS if c[1] == name]
+        kids = [INDEX[c[0]] for c in JOINTS if c[1] == joint]
         if kids:
             node["children"] = kids
         nodes.append(node)
     nodes.append({"name": "Body", "mesh": 0, "skin": 0})
     doc = {
-        "asset": {"version": "2.0", "generator": "rigkit tests/data/generated/make_posed_rig.py"},
+        "asset": {"version": "2.0", "generator": generator},
         "scene": 0,
         "scenes": [{"nodes": [INDEX["Root"], len(nodes) - 1]}],
         "nodes": nodes,
@@ -212,7 +224,7 @@ def build():
             "POSITION": a_pos, "JOINTS_0": a_joints, "WEIGHTS_0": a_weights}, "indices": a_idx}]}],
         "skins": [{"joints": list(range(len(JOINTS))), "inverseBindMatrices": a_ibm,
                    "skeleton": INDEX["Root"]}],
-        "animations": [{"name": "idle", "samplers": samplers, "channels": channels}],
+        "animations": [{"name": name, "samplers": samplers, "channels": channels}],
         "buffers": [{"byteLength": 0}],
         "bufferViews": buf.views,
         "accessors": buf.accessors,
