@@ -277,9 +277,10 @@ int rk__plugin_session_new(const rk_plugin_session_desc *desc, rk_plugin_session
     goto gerror;
   }
   /* A target asset's meshes (an opened target's, or a host skeleton's target_meshes) give its
-   * soles and body; a host skeleton without meshes has its bones only. */
+   * soles and body; a host skeleton without meshes has its bones only. The source asset's own
+   * meshes tell how deep the clip itself goes through its floor (kept onto its own rig). */
   s->rt = s->target_asset
-              ? rk_retargeter_new_onto(src_skel, &s->smap, s->target_asset->asset, &s->tmap, &e)
+              ? rk_retargeter_new_between(src, &s->smap, s->target_asset->asset, &s->tmap, &e)
               : rk_retargeter_new(src_skel, &s->smap, s->target, &s->tmap, &e);
   if (!s->rt) {
     g_prefix_error(&e, "retarget %s onto %s: ", s->source_label, s->target_label);
