@@ -74,51 +74,6 @@ static double source_below(const rk__rt_run *c, size_t f, int r) {
   return c->rt->scale * (c->src_floor - low);
 }
 
-/* The lowest point (y) of region r's mesh in the current models: the body outside the feet, an
- * arm from its upper arm down, a leg's foot (the last bone of a leg without one) and its detached
- * foot; INFINITY when it has none. */
-static double region_mesh_low(const rk__rt_run *c, int r) {
-  const rk_retargeter *rt = c->rt;
-  if (r == RK__RT_BODY)
-    return rk__rt_body_low(c, c->tgt_models);
-  int tops[2] = {-1, -1};
-  if (r >= RK__RT_FOOT) {
-    tops[0] = rt->side[r - RK__RT_FOOT].foot;
-    tops[1] = rt->tmap.detached_foot[r - RK__RT_FOOT];
-  } else {
-    tops[0] = rt->tmap.joint[r == RK__RT_ARM ? RK_BONE_LEFT_UPPER_ARM : RK_BONE_RIGHT_UPPER_ARM];
-  }
-  double low = INFINITY;
-  rk_skin_point p;
-  for (int i = 0; i < 2; i++)
-    if (tops[i] >= 0 && (size_t)tops[i] < rt->nt &&
-        rk_skin_lowest_subtree(c->skin, c->tgt_models, tops[i], &p))
-      low = fmin(low, p.position.y);
-  return low;
-}
-
-/* Where the rigs correspond and the target has meshes: how far each region's mesh goes below
- * the floor in the transferred frames (run->own_below); whether any does. */
-static bool own_below(rk__rt_run *c) {
-  if (!c->rt->rests_agree || !c->rt->src_meshes || !c->skin)
-    return false;
-  double *own = g_new(double, c->frames * RK__RT_REGIONS);
-  bool any = false;
-  for (size_t f = 0; f < c->frames; f++) {
-    rk__rt_pose_frame(c, f);
-    for (int r = 0; r < RK__RT_REGIONS; r++) {
-      const double d = c->tgt_floor - region_mesh_low(c, r);
-      own[f * RK__RT_REGIONS + (size_t)r] = isfinite(d) ? d : 0.0;
-      any |= d > 0;
-    }
-  }
-  if (any)
-    c->own_below = own;
-  else
-    g_free(own);
-  return any;
-}
-
 /* How far region r of frame f may go below the floor by the source's own: what its mesh does
  * where the rigs correspond, else 0. */
 static double own_depth(const rk__rt_run *c, size_t f, int r) {
@@ -128,7 +83,7 @@ static double own_depth(const rk__rt_run *c, size_t f, int r) {
 void rk__rt_source_below(rk__rt_run *c) {
   const size_t frames = c->frames;
   g_autofree double *below = g_new(double, frames * RK__RT_REGIONS);
-  bool any = own_below(c);
+  bool any = c->own_below != NULL;
   for (size_t i = 0; i < frames * RK__RT_REGIONS; i++) {
     below[i] = source_below(c, i / RK__RT_REGIONS, (int)(i % RK__RT_REGIONS));
     any |= below[i] > 0;

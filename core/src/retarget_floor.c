@@ -63,9 +63,55 @@ void rk__rt_ease_envelope(const rk__rt_run *c, const double *need, double *out) 
   }
 }
 
+/* The lowest point (y) of region r's mesh in the current models: the body outside the feet, an
+ * arm from its upper arm down, a leg's foot (the last bone of a leg without one) and its detached
+ * foot; INFINITY when it has none. */
+static double region_mesh_low(const rk__rt_run *c, int r) {
+  const rk_retargeter *rt = c->rt;
+  if (r == RK__RT_BODY)
+    return rk__rt_body_low(c, c->tgt_models);
+  int tops[2] = {-1, -1};
+  if (r >= RK__RT_FOOT) {
+    tops[0] = rt->side[r - RK__RT_FOOT].foot;
+    tops[1] = rt->tmap.detached_foot[r - RK__RT_FOOT];
+  } else {
+    tops[0] = rt->tmap.joint[r == RK__RT_ARM ? RK_BONE_LEFT_UPPER_ARM : RK_BONE_RIGHT_UPPER_ARM];
+  }
+  double low = INFINITY;
+  rk_skin_point p;
+  for (int i = 0; i < 2; i++)
+    if (tops[i] >= 0 && (size_t)tops[i] < rt->nt &&
+        rk_skin_lowest_subtree(c->skin, c->tgt_models, tops[i], &p))
+      low = fmin(low, p.position.y);
+  return low;
+}
+
+/* Where the rigs correspond and the source and target have meshes: how far each region's mesh
+ * goes below the floor in the transferred frames (run->own_below, left NULL when none does; the
+ * source's own depth, read by retarget_depth.c). Here, not there: it poses frames. */
+static void own_below(rk__rt_run *c) {
+  if (!c->rt->rests_agree || !c->rt->src_meshes || !c->skin)
+    return;
+  double *own = g_new(double, c->frames * RK__RT_REGIONS);
+  bool any = false;
+  for (size_t f = 0; f < c->frames; f++) {
+    rk__rt_pose_frame(c, f);
+    for (int r = 0; r < RK__RT_REGIONS; r++) {
+      const double d = c->tgt_floor - region_mesh_low(c, r);
+      own[f * RK__RT_REGIONS + (size_t)r] = isfinite(d) ? d : 0.0;
+      any |= d > 0;
+    }
+  }
+  if (any)
+    c->own_below = own;
+  else
+    g_free(own);
+}
+
 void rk__rt_fit_floor(rk__rt_run *c) {
   /* Pose transfer only (no IK): the body where the transfer puts it. */
   const size_t frames = c->frames;
+  own_below(c);
   rk__rt_source_below(c);
   if (!c->opts->foot_ik)
     return;

@@ -576,8 +576,9 @@ rk_vec3 rk__rt_pin_at(const rk__rt_run *run, int side, int p, int index, size_t 
 /* ---- retarget_depth.c ---- */
 /* The regions whose floor follows the source's own (defined above rk__rt_run). */
 /* How far the source's own regions go below the clip's ground, per frame (run->src_below, and
- * the measure's floor per frame in run->res->look_floor), from the scan's src_low; both left NULL
- * when none ever does. */
+ * the measure's floor per frame in run->res->look_floor), from the scan's src_low and, where the
+ * rigs correspond, run->own_below (set before it by rk__rt_fit_floor); both left NULL when none
+ * ever does. */
 void rk__rt_source_below(rk__rt_run *run);
 /* Lists each region's target joints that have counterparts (run->region_joints, region_at),
  * into region_joints (room for RK__RT_REGIONS x the target's joints, run's scratch). */
