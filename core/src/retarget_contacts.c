@@ -361,14 +361,14 @@ void rk__rt_find_contacts(rk__rt_run *c) {
 /* The pin of interval iv of sole point p of a side: the transferred target point's median place
  * horizontally (per axis: robust to the first and last frames), on the floor. axis has room for
  * the interval's frames. */
-static rk_vec3 interval_pin(const rk__rt_run *c, int side, int p, const rk_contact_interval *iv,
-                            double *axis) {
+static rk_vec3 interval_pin(const rk__rt_run *c, const rk_vec3 *pts, int side, int p,
+                            const rk_contact_interval *iv, double *axis) {
   const size_t k = (size_t)(side * RK__RT_POINTS + p);
   const size_t len = (size_t)(iv->last - iv->first + 1);
   double med[2];
   for (int a = 0; a < 2; a++) {
     for (size_t u = 0; u < len; u++) {
-      const rk_vec3 q = RK__RT_SOLE(c->tgt_pts, (size_t)iv->first + u, k);
+      const rk_vec3 q = RK__RT_SOLE(pts, (size_t)iv->first + u, k);
       axis[u] = a == 0 ? q.x : q.z;
     }
     med[a] = rk__select_median(axis, len, false);
@@ -465,11 +465,19 @@ static void fit_pins(rk__rt_run *c, int side) {
 void rk__rt_place_pins(rk__rt_run *c) {
   const rk_retarget_result *res = c->res;
   g_autofree double *axis = g_new(double, c->frames);
+  /* Legs of one bone stand where the source's feet do, not where the transferred thighs point. */
+  g_autofree rk_vec3 *placed = NULL;
+  const rk_vec3 *pts = c->tgt_pts;
+  if (rk__rt_stiff_legs(c->rt) && c->src_pts) {
+    placed = g_memdup2(c->tgt_pts, c->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));
+    rk__rt_stiff_places(c, placed);
+    pts = placed;
+  }
   for (int side = 0; side < 2; side++) {
     for (int p = 0; p < RK__RT_POINTS; p++) {
       c->pins[side][p] = g_array_new(FALSE, FALSE, sizeof(rk_vec3));
       for (guint i = 0; i < res->points[side][p]->len; i++) {
-        rk_vec3 m = interval_pin(c, side, p, &g_array_index(res->points[side][p], rk_contact_interval, i),
+        rk_vec3 m = interval_pin(c, pts, side, p, &g_array_index(res->points[side][p], rk_contact_interval, i),
                                  axis);
         g_array_append_val(c->pins[side][p], m);
       }

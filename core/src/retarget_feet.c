@@ -281,7 +281,8 @@ void rk__rt_feet_goals(rk__rt_run *c, size_t f) {
         const rk_contact_interval *ci =
             &g_array_index(c->res->points[side][best], rk_contact_interval, index[best]);
         const rk__rt_edge *e = &g_array_index(c->edges[side][best], rk__rt_edge, index[best]);
-        g->ankle = rk_vec3_add(g->ankle, rk_vec3_scale((int)f < ci->first ? e->first : e->last, g->w[best]));
+        g->ankle = rk__rt_stiff_fade(c, side, rk_vec3_add(g->ankle, rk_vec3_scale((int)f < ci->first ? e->first : e->last, g->w[best])),
+                                     g->w[best]);
       }
     }
     int si;

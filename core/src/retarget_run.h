@@ -630,6 +630,17 @@ bool rk__rt_stiff_lifted(const rk__rt_run *run);
 void rk__rt_pace_stiff_legs(rk__rt_run *run);
 /* Notes the legs' directions of this frame for the next one's pacing (legs of one bone only). */
 void rk__rt_remember_stiff_legs(rk__rt_run *run);
+/* Legs of one bone, before the pins: pts (the transferred sole points, frames x sole slots)
+ * moved over the ground at every planted frame so that each sole's middle stands where the
+ * source's foot does relative to its hip (turned and scaled), from the transferred hip: the pins'
+ * places. The transferred leg along a crouching thigh put the foot far ahead and across. */
+void rk__rt_stiff_places(rk__rt_run *run, rk_vec3 *pts);
+/* Legs of one bone: the goal `ankle` of side's foot fading into or out of a contact by weight w
+ * (the transferred leg's end corrected by w toward its pin) taken from the transferred leg's end
+ * over to where the source's foot stands from the hip (as a free leg of one bone hangs) by
+ * 1 - w: so that the pelvis riding on it moves from the free stance to the held one, not by way
+ * of where the transferred thigh points. Unchanged on other legs, and at w >= 1. */
+rk_vec3 rk__rt_stiff_fade(const rk__rt_run *run, int side, rk_vec3 ankle, double w);
 
 /* ---- retarget_reach.c ---- */
 /* Before the solve (foot IK, legs with knees, free hips): how far the pelvis must come straight

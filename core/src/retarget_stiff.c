@@ -187,24 +187,104 @@ static rk_vec3 sole_middle(const rk_vec3 pts[RK__RT_POINTS]) {
   return rk_vec3_scale(rk_vec3_add(pts[RK_SOLE_HEEL], pts[RK_SOLE_TIP]), 0.5);
 }
 
-/* Where side's free leg of one bone puts its end relative to its hip: the source's foot (the
- * middle of its sole) relative to its hip, turned and scaled onto the target, less the target
- * sole's own offset from its ankle, not the transferred thigh's direction (a stiff leg along a
- * crouching thigh leans far back and out). With no source sole points, the goal's ankle less the
- * hip pa. */
-static rk_vec3 free_place(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+/* Where the source's foot (the middle of side's sole) stands relative to its hip at the loaded
+ * frame, turned and scaled onto the target. */
+static rk_vec3 source_foot(const rk__rt_run *c, int side) {
   const rk_retargeter *rt = c->rt;
-  const rk__rt_side *sd = &rt->side[side];
-  if (!c->src_pts)
-    return rk_vec3_sub(g->ankle, pa);
   const rk_vec3 *src = &c->src_pts[c->cur_f * RK__RT_SOLE_SLOTS + (size_t)side * RK__RT_POINTS];
   const int hip = rt->smap.joint[side ? RK_BONE_RIGHT_UPPER_LEG : RK_BONE_LEFT_UPPER_LEG];
+  return rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(sole_middle(src), rk__rt_src_pos(c, hip))), rt->scale);
+}
+
+/* Where side's free leg of one bone puts its end relative to its hip: the source's foot
+ * (source_foot) less the target sole's own offset from its ankle, not the transferred thigh's
+ * direction (a stiff leg along a crouching thigh leans far back and out). With no source sole
+ * points, the goal's ankle less the hip pa. */
+static rk_vec3 free_place(const rk__rt_run *c, int side, rk_vec3 pa, const rk__rt_foot_goal *g) {
+  const rk__rt_side *sd = &c->rt->side[side];
+  if (!c->src_pts)
+    return rk_vec3_sub(g->ankle, pa);
   rk_vec3 pts[RK__RT_POINTS];
   rk_sole_at(c->tsole[side], c->tgt_models, pts);
   const rk_vec3 own = rk_vec3_sub(sole_middle(pts), rk__rt_ankle(sd, c->tgt_models));
-  return rk_vec3_sub(rk_vec3_scale(rk_quat_rotate(rt->align, rk_vec3_sub(sole_middle(src), rk__rt_src_pos(c, hip))),
-                                   rt->scale),
-                     own);
+  return rk_vec3_sub(source_foot(c, side), own);
+}
+
+/* How far (of a leg's length) the transferred hip stands below its rest height where a leg of
+ * one bone starts to stand where the source's foot does rather than along the transferred thigh
+ * (STIFF_DIP), and where it does so fully (STIFF_CROUCH): a walk's hips dip a few per cent in its
+ * stance, its thigh pointing about where its foot is (a walk round a circle stood 2 mm off its
+ * pins on the feet's places); a crouch drops them a fifth, its thighs pointing far ahead of the
+ * feet and across (the knees together: the blocks stood through each other, 15 cm on CMU 01_01).
+ * Beyond STIFF_CROUCH, a planted foot also stands out to the side as far as the leg must reach
+ * to come down that far less STIFF_CROUCH (splayed): a crouch on stiff legs splays them. */
+#define STIFF_DIP 0.035
+#define STIFF_CROUCH 0.05
+
+/* How deep side's leg of one bone (length len, its hip now at height y) crouches: 0 up to
+ * STIFF_DIP of its length below its rest height, 1 from STIFF_CROUCH, linear between. */
+static double crouch(const rk__rt_run *c, int side, double y, double len) {
+  const double drop = (c->tgt_floor + c->rt->pt0[c->rt->side[side].upper].y - c->tlow[side] - y) / len;
+  return fmin(1.0, fmax(0.0, (drop - STIFF_DIP) / (STIFF_CROUCH - STIFF_DIP)));
+}
+
+rk_vec3 rk__rt_stiff_fade(const rk__rt_run *c, int side, rk_vec3 ankle, double w) {
+  if (!rk__rt_stiff_legs(c->rt) || !c->src_pts || !(w < 1))
+    return ankle;
+  const rk__rt_side *sd = &c->rt->side[side];
+  const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]), end = rk__rt_ankle(sd, c->tgt_models);
+  const double k = crouch(c, side, hip.y, rk_vec3_norm(rk_vec3_sub(end, hip)));
+  if (!(k > 0))
+    return ankle;
+  const rk__rt_foot_goal none = {.ankle = end};
+  const rk_vec3 place = rk_vec3_add(hip, free_place(c, side, hip, &none));
+  return rk_vec3_add(ankle, rk_vec3_scale(rk_vec3_sub(place, end), k * (1 - w)));
+}
+
+/* Side's sole middle at `at` (the source's foot, from the transferred hip) moved outward (away
+ * from the body: out) until the leg (length len) reaches it from the transferred hip's height
+ * (above the floor by h at its ankle) less STIFF_CROUCH of its length: a crouch on stiff legs
+ * splays them, the pelvis coming down as the source's does. `own` is the sole middle's offset
+ * from the leg's end. */
+static rk_vec3 splayed(rk_vec3 hip, rk_vec3 at, rk_vec3 own, rk_vec3 out, double len, double h) {
+  const double up = h + STIFF_CROUCH * len;
+  if (!(up < len) || !(rk_vec3_norm(out) > 0))
+    return at;
+  const double reach = sqrt(len * len - up * up);
+  const rk_vec3 o = rk__rt_horizontal(rk_vec3_sub(rk_vec3_sub(at, own), hip));
+  if (!(rk_vec3_norm(o) < reach))
+    return at;
+  const double along = rk_vec3_dot(o, out);
+  const double s = -along + sqrt(fmax(0.0, along * along - rk_vec3_dot(o, o) + reach * reach));
+  return rk_vec3_add(at, rk_vec3_scale(out, s));
+}
+
+void rk__rt_stiff_places(rk__rt_run *c, rk_vec3 *pts) {
+  const rk_retargeter *rt = c->rt;
+  g_autofree int *chains = g_new(int, rt->nt);
+  const size_t nc = rk__rt_feet_chains(c, chains);
+  for (size_t f = 0; f < c->frames; f++) {
+    bool planted = false;
+    for (int k = 0; k < RK__RT_SOLE_SLOTS && !planted; k++)
+      planted = rk__rt_in_intervals(c->res->points[k / RK__RT_POINTS][k % RK__RT_POINTS], (int)f);
+    if (!planted)
+      continue;
+    rk__rt_pose_frame_joints(c, f, chains, nc);
+    for (int side = 0; side < 2; side++) {
+      rk_vec3 *own = &RK__RT_SOLE(pts, f, side * RK__RT_POINTS);
+      const rk__rt_side *sd = &rt->side[side];
+      const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]), end = rk__rt_ankle(sd, c->tgt_models);
+      const double len = rk_vec3_norm(rk_vec3_sub(end, hip)), k = crouch(c, side, hip.y, len);
+      if (!(k > 0))
+        continue;
+      const double h = len - (c->tgt_floor + rt->pt0[sd->upper].y - c->tlow[side] - hip.y);
+      const rk_vec3 at = splayed(hip, rk_vec3_add(hip, source_foot(c, side)), rk_vec3_sub(sole_middle(own), end),
+                                 outward(c, side), len, h);
+      const rk_vec3 by = rk_vec3_scale(rk_vec3_sub(at, sole_middle(own)), k);
+      for (int p = 0; p < RK__RT_POINTS; p++)
+        own[p] = rk_vec3_add(own[p], rk_vec3_make(by.x, 0, by.z));
+    }
+  }
 }
 
 /* The angle about the vertical (right-handed about +y) that turns the horizontal bearing of
