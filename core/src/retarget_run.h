@@ -649,10 +649,18 @@ rk_vec3 rk__rt_stiff_fade(const rk__rt_run *run, int side, rk_vec3 ankle, double
  * never taking the body through the floor. Returns whether any frame is lowered. */
 bool rk__rt_ease_reach(rk__rt_run *run);
 
-/* ---- retarget_feet.c ---- */
+/* ---- retarget_foot_low.c ---- */
 /* The target joints that carry the feet, toes and sole points and their ancestors (ascending)
  * into chains (room for every target joint); returns how many. */
 size_t rk__rt_feet_chains(const rk__rt_run *run, int *chains);
+/* The lowest point of side's foot (its mesh, else its sole points) in the current models, and
+ * the joint it moves with (*joint). */
+rk_vec3 rk__rt_foot_low(rk__rt_run *run, int side, int *joint);
+/* How far (m, >= 0) the mesh of side's foot is below the floor in the current models, a slight
+ * dip of the toes' mesh at the crease of a foot the goal holds at its toes aside. */
+double rk__rt_foot_depth(rk__rt_run *run, int side, const rk__rt_foot_goal *g);
+
+/* ---- retarget_feet.c ---- */
 /* Where side's ankle goes at frame f (its models posed: the chains of rk__rt_feet_chains) for
  * its fully planted sole points to hold their pins; false when none is fully planted. */
 bool rk__rt_held_ankle(rk__rt_run *run, int side, size_t f, rk_vec3 *ankle);
@@ -662,9 +670,6 @@ void rk__rt_feet_prepare(rk__rt_run *run);
 /* What each foot wants at frame f (the current frame, transferred pose): ik->goal; and the ankle
  * correction at f where f ends a planted interval (read from the frames after it). */
 void rk__rt_feet_goals(rk__rt_run *run, size_t f);
-/* How far (m, >= 0) the mesh of side's foot is below the floor in the current models, a slight
- * dip of the toes' mesh at the crease of a foot the goal holds at its toes aside. */
-double rk__rt_foot_depth(rk__rt_run *run, int side, const rk__rt_foot_goal *g);
 /* A foot held at one end (the heel, or the ball and tip) whose mesh goes through the floor in
  * the current models: turns the goal (foot, toes and ankle) about the held pin so that its lowest
  * point comes up to the floor; false when that does not apply. */
