@@ -35,6 +35,24 @@ Test(legs_intersect, the_turn_onto_legs_of_one_bone_swings_round_the_outside) {
   stiff_case_clear(&k);
 }
 
+/* A deep squat with the knees turned in, each foot stepping in place in it: the thighs converge,
+ * so legs of one bone that follow them plant their feet across each other (150 mm through,
+ * the feet missing their pins). A crouch on legs without knees splays them from where the
+ * source's feet stand instead: apart, held, no warning. */
+Test(legs_intersect, a_knock_kneed_squat_onto_legs_of_one_bone_splays_them) {
+  stiff_case k = stiff_case_run("game_blocky", "generated/cmu_squat_in.bvh");
+  const double overlap = rt_num(k.c, "legs_overlap_mm", NULL);
+  cr_log_info("%s onto game_blocky: legs overlap %.1f mm (measured apart: gap %.1f mm), %s", k.clip,
+              overlap, 1000 * k.f.leg_gap, rt_str(k.c, "verdict"));
+  cr_assert(k.f.leg_gap > 0 && overlap < 0, "%s: legs through each other: overlap %.1f mm, gap %.1f mm",
+            k.clip, overlap, 1000 * k.f.leg_gap);
+  cr_assert(fabs(overlap + 1000 * k.f.leg_gap) <= 10, "%s: overlap %.1f mm, measured %.1f mm",
+            k.clip, overlap, -1000 * k.f.leg_gap);
+  cr_assert(!rt_warns(k.c, "legs-intersect") && !rt_warns(k.c, "goal-missed") && !rt_warns(k.c, "skate"),
+            "%s: legs-intersect, goal-missed or skate", k.clip);
+  stiff_case_clear(&k);
+}
+
 Test(legs_intersect, the_walk_onto_legs_of_one_bone_keeps_them_apart) {
   stiff_case k = stiff_case_run("game_blocky", "generated/cmu_walk.bvh");
   const double overlap = rt_num(k.c, "legs_overlap_mm", NULL);

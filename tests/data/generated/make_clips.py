@@ -1567,6 +1567,38 @@ class Squat(Motion):
         return sp
 
 
+class KneesInSquat(Squat):
+    """(j) a flat-footed deep squat with the knees brought together: the pelvis as in (g), the
+    feet 24 cm apart, flat, the knees turned in (each 0.6 of the way from forward toward the
+    other leg), so the thighs converge while the feet stay apart; in the squat each foot steps in
+    place (4 cm up; the left 2.0-2.35 s, the right 2.7-3.05 s). A leg of one bone that follows
+    its thigh would plant its foot across the other's."""
+
+    def __init__(self, rig, fps=120):
+        self.rig = rig
+        geos = {s: FootGeo(rig.geo[s]) for s in 'LR'}
+        lat = {'L': 0.12, 'R': -0.12}
+        feet = {s: FootTrack(geos[s], geos[s].flat((lat[s], 0.0), 0.0)) for s in 'LR'}
+        for s, t0 in (('L', 2.0), ('R', 2.7)):     # in the squat, each foot steps in place
+            tr = feet[s]
+            tr.hold_until(t0)
+            tr.add(0.35, 'swing', target=geos[s].flat((lat[s], 0.0), 0.0), lift=0.04)
+            tr.hold_until(5.2)
+        Motion.__init__(self, rig, 'squat_knees_in', fps, 5.2, feet)
+        y_s = rig.rest_of('pelvis')[1] - 0.015
+        self.yk = [(0.5, y_s), (1.8, 0.29), (3.5, 0.29), (4.7, y_s)]
+        self.zk = [(0.5, 0.0), (1.8, -0.10), (3.5, -0.10), (4.7, 0.0)]
+        self.pk = [(0.5, 4.0), (1.8, 35.0), (3.5, 35.0), (4.7, 4.0)]
+        self.notes = ('down into a flat-footed squat 0.5-1.8 s with the knees turned in, the left '
+                      'foot steps in place 2.0-2.35 s, the right 2.7-3.05 s, up 3.5-4.7 s')
+
+    def spec(self, t):
+        sp = Squat.spec(self, t)
+        for s, sg in (('L', 1), ('R', -1)):        # the knees in, toward the other leg
+            sp.knee_pole[s] = unit((-sg * 0.6, 0.0, 1.0))
+        return sp
+
+
 class Cross(Motion):
     """(f) standing, feet drawn across: from a stance with the feet under the hips (the pelvis at
     its rest height), the left foot slides on the floor across in front of the right one (ending
@@ -1855,6 +1887,7 @@ def build_all(outdir, only=None):
             ('cmu_shuffle', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Shuffle(r), 'cmu'),
             ('cmu_cross', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Cross(r), 'cmu'),
             ('cmu_squat', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: Squat(r), 'cmu'),
+            ('cmu_squat_in', cmu_text, cmu_jts, cmu_rig, YUP, lambda r: KneesInSquat(r), 'cmu'),
             ('mh_walk', mh_text, mh_jts, mh_rig, ZUP_DM, lambda r: Walk(r, fps=60), 'makehuman'),
             ('mh_floor', mh_text, mh_jts, mh_rig, ZUP_DM, lambda r: Floor(r, fps=60), 'makehuman')]
     written = []
