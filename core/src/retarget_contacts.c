@@ -484,6 +484,7 @@ void rk__rt_place_pins(rk__rt_run *c) {
     }
     fit_pins(c, side);
   }
+  rk__rt_stiff_apart(c);
   rk__rt_roll_pins(c);
   /* The sole points the transfer leaves (the plots' FK-only tracks). */
   memcpy(c->res->sole_fk, c->tgt_pts, c->frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3));

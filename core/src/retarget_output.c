@@ -195,23 +195,6 @@ static bool loose_sole(const look_ctx *x, int lf, rk_sole *out) {
   return true;
 }
 
-/* How far the mesh of the target's leg `leg` (the joint and those below it) reaches from the
- * point `from` along the unit t at rest: the lowest skinned vertex once the rest models are turned
- * so that t points down (the models restored). False when that leg dominates no vertex. */
-static bool leg_reach(const rk_retargeter *rt, rk_mat4 *rest, int leg, rk_vec3 from, rk_vec3 t,
-                      double *reach) {
-  const rk_mat3 turn3 = rk_quat_to_mat3(rk_quat_from_to(t, rk_vec3_make(0, -1, 0)));
-  const rk_mat4 turn = rk_mat4_from_rt(&turn3, rk_vec3_make(0, 0, 0));
-  const size_t stop = rk_skeleton_subtree_end(rt->tgt, (size_t)leg);
-  for (size_t j = (size_t)leg; j < stop; j++)
-    rest[j] = rk_mat4_mul(&turn, &rest[j]);
-  rk_skin_point p;
-  const bool found = rt->skin && rk_skin_lowest_subtree(rt->skin, rest, leg, &p);
-  rk_skeleton_rest_models(rt->tgt, rest);
-  *reach = found ? fmax(0.0, -p.position.y - rk_vec3_dot(from, t)) : 0.0;
-  return found;
-}
-
 /* Legs of one bone can only pass each other by going through each other (no knee lets a foot
  * by): each leg's joint on the measured skeleton, its end in that joint's frame and, once at
  * rest, how far each leg's mesh reaches from its end toward the other leg. Nothing (leg -1) on
@@ -232,7 +215,7 @@ static void legs_init(look_ctx *x) {
     double reach;
     leg[side] = rk_skeleton_find_joint(x->skel, rk_skeleton_joint_name(rt->tgt, (size_t)up));
     if (leg[side] < 0 || !(rk_vec3_norm(t) > 0) ||
-        !leg_reach(rt, rest, up, rt->tmap.leg_end[side], rk_vec3_normalize(t), &reach))
+        !rk__rt_leg_reach(rt, rest, up, rt->tmap.leg_end[side], rk_vec3_normalize(t), &reach))
       return;
     widths += reach;
     rk_mat4 inv;
@@ -241,36 +224,6 @@ static void legs_init(look_ctx *x) {
   }
   x->leg[0] = leg[0], x->leg[1] = leg[1];
   x->leg_widths = widths;
-}
-
-/* The closest distance between segments p0-p1 and q0-q1 (the closest points' parameters by
- * clamping, each clamp followed by the other's best answer). */
-static double segments_distance(rk_vec3 p0, rk_vec3 p1, rk_vec3 q0, rk_vec3 q1) {
-  const rk_vec3 d1 = rk_vec3_sub(p1, p0), d2 = rk_vec3_sub(q1, q0), r = rk_vec3_sub(p0, q0);
-  const double a = rk_vec3_dot(d1, d1), e = rk_vec3_dot(d2, d2), f = rk_vec3_dot(d2, r);
-  double s = 0, t = 0;
-  if (a <= 0 && e <= 0)
-    return rk_vec3_norm(r);
-  if (a <= 0) {
-    t = fmin(1.0, fmax(0.0, f / e));
-  } else {
-    const double c = rk_vec3_dot(d1, r);
-    if (e <= 0) {
-      s = fmin(1.0, fmax(0.0, -c / a));
-    } else {
-      const double b = rk_vec3_dot(d1, d2), den = a * e - b * b;
-      s = den > 0 ? fmin(1.0, fmax(0.0, (b * f - c * e) / den)) : 0.0;
-      t = (b * s + f) / e;
-      if (t < 0) {
-        t = 0;
-        s = fmin(1.0, fmax(0.0, -c / a));
-      } else if (t > 1) {
-        t = 1;
-        s = fmin(1.0, fmax(0.0, (b - c) / a));
-      }
-    }
-  }
-  return rk_vec3_norm(rk_vec3_sub(rk_vec3_add(p0, rk_vec3_scale(d1, s)), rk_vec3_add(q0, rk_vec3_scale(d2, t))));
 }
 
 /* The measured skeleton's joints for the result's soles and the body lists; false when a foot
@@ -404,7 +357,7 @@ static void look_frame(void *ctx, int part, size_t f, const rk_mat4 *om, const r
       hip[side] = rk_mat4_get_translation(&om[x->leg[side]]);
       end[side] = rk_mat4_transform_point(&om[x->leg[side]], x->leg_end[side]);
     }
-    x->overlap[part] = fmax(x->overlap[part], x->leg_widths - segments_distance(hip[0], end[0], hip[1], end[1]));
+    x->overlap[part] = fmax(x->overlap[part], x->leg_widths - rk__rt_segments_distance(hip[0], end[0], hip[1], end[1]));
   }
   x->planted[part] += planted != 0;
   x->depth[part] = fmax(x->depth[part], (r->look_floor ? r->look_floor[f] : floor_y) - lowest_of(x, om, x->body[planted], x->body_n[planted]));

@@ -360,6 +360,8 @@ typedef struct rk__rt_run {
   rk_quat *src_shin; /* per frame x 2: the world rotation of the source's last leg bone where the
                         sole rolls (retarget_roll.c), or NULL when no side does */
   GArray *pins[2][RK__RT_POINTS];  /* rk_vec3 per interval of res->points */
+  double stiff_width;  /* legs of one bone with a skin: their blocks' widths toward each other
+                          (m, summed; rk__rt_stiff_apart), else 0 */
   GArray *rolling[2][RK__RT_POINTS]; /* gboolean per interval: its pin rolls (retarget_roll.c);
                                         NULL where the side does not roll */
   GArray *edges[2][RK__RT_POINTS]; /* rk__rt_edge per interval of res->points */
@@ -641,6 +643,21 @@ void rk__rt_stiff_places(rk__rt_run *run, rk_vec3 *pts);
  * 1 - w: so that the pelvis riding on it moves from the free stance to the held one, not by way
  * of where the transferred thigh points. Unchanged on other legs, and at w >= 1. */
 rk_vec3 rk__rt_stiff_fade(const rk__rt_run *run, int side, rk_vec3 ankle, double w);
+/* Legs of one bone with a skin, after the pins are placed: a foot planted while the other one
+ * holds has its pins (the sole's, as one) moved out along the hips' line until the blocks of
+ * the two legs standing on them keep apart (a cross step's foot stops beside the other leg),
+ * fixed over the contact. Contacts are taken by start: the later one yields. */
+void rk__rt_stiff_apart(rk__rt_run *run);
+
+/* ---- retarget_leg_blocks.c ---- */
+/* How far the mesh of the target's leg `leg` (the joint and those below it) reaches from the
+ * point `from` along the unit t at rest: the lowest skinned vertex once the rest models `rest`
+ * are turned so that t points down (the models restored to rest). False (*reach 0) when that
+ * leg dominates no vertex or there is no skin. */
+bool rk__rt_leg_reach(const rk_retargeter *rt, rk_mat4 *rest, int leg, rk_vec3 from, rk_vec3 t, double *reach);
+/* The closest distance between segments p0-p1 and q0-q1 (the closest points' parameters by
+ * clamping, each clamp followed by the other's best answer). */
+double rk__rt_segments_distance(rk_vec3 p0, rk_vec3 p1, rk_vec3 q0, rk_vec3 q1);
 
 /* ---- retarget_reach.c ---- */
 /* Before the solve (foot IK, legs with knees, free hips): how far the pelvis must come straight

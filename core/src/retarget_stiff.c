@@ -3,8 +3,9 @@
  * by contact weight, and free legs paced from frame to frame (a bounded turn per frame, the
  * pelvis lifted while no foot holds) so that a leg never leaps across as the hip passes the
  * height where its foot stands straight, and turned round the hip toward the pin of their next
- * contact ahead of it so that they arrive there rather than snap onto it. Called by the frame's
- * IK (retarget_ik.c). */
+ * contact ahead of it so that they arrive there rather than snap onto it; a foot planted while
+ * the other holds, and a free leg, kept beside the other leg's block (no knee lets a foot pass
+ * it). Called by the frame's IK (retarget_ik.c) and the pins' placing (retarget_contacts.c). */
 #include "retarget_run.h"
 #include "tree_internal.h"
 
@@ -637,6 +638,36 @@ static void ease_reach(rk__rt_run *c, int side) {
     turn_stiff_leg(c, side, bound, now);
 }
 
+/* Side's free leg of one bone turned out about its hip (its end along the hips' line, level, at
+ * the leg's length) until its block stands beside the other leg's as that stands now (their
+ * closest distance at least the blocks' widths): without a knee a foot cannot pass the other
+ * leg, so a cross step's foot stops at its side, as its pin does (rk__rt_stiff_apart). */
+static void keep_beside(rk__rt_run *c, int side) {
+  const rk__rt_side *other = &c->rt->side[!side];
+  const rk_vec3 ho = rk_mat4_get_translation(&c->tgt_models[other->upper]), eo = rk__rt_ankle(other, c->tgt_models);
+  rk_vec3 hip;
+  double len;
+  const rk_vec3 now = leg_direction(c, side, &hip, &len);
+  rk_vec3 out = rk__rt_horizontal(rk_vec3_sub(hip, ho));
+  if (!(c->stiff_width > 0) || !(rk_vec3_norm(out) > 0) ||
+      !(rk__rt_segments_distance(hip, rk_vec3_add(hip, rk_vec3_scale(now, len)), ho, eo) < c->stiff_width))
+    return;
+  out = rk_vec3_normalize(out);
+  double lo = 0, hi = 2 * c->stiff_width;
+  rk_vec3 to = now;
+  for (int step = 0; step < 20; step++) {
+    const double by = 0.5 * (lo + hi);
+    const rk_vec3 d = rk_vec3_normalize(rk_vec3_add(rk_vec3_scale(now, len), rk_vec3_scale(out, by)));
+    if (rk__rt_segments_distance(hip, rk_vec3_add(hip, rk_vec3_scale(d, len)), ho, eo) < c->stiff_width) {
+      lo = by;
+    } else {
+      hi = by;
+      to = d;
+    }
+  }
+  turn_stiff_leg(c, side, now, to);
+}
+
 /* Free legs of one bone (no sole point fully planted) posed after the frame's solve: each hung
  * where the source's foot is (free_want); where a foot then goes through the floor, the pelvis
  * rises as firmly as no foot holds (support: the body sinks only as far as its legs allow, as
@@ -667,6 +698,7 @@ void rk__rt_pace_stiff_legs(rk__rt_run *c) {
       reach_out_of_floor(c, side);
       if (c->ik.stiff_have)
         ease_reach(c, side);
+      keep_beside(c, side);
     }
 }
 
@@ -680,4 +712,152 @@ void rk__rt_remember_stiff_legs(rk__rt_run *c) {
     c->ik.stiff_dir[side] = rk_vec3_normalize(rk_vec3_sub(rk__rt_ankle(&rt->side[side], c->tgt_models), hip));
   }
   c->ik.stiff_have = true;
+}
+
+/* ---- a planted foot kept beside the other leg ------------------------------------------------- */
+
+/* How far apart (of the rig's height) the blocks of two held legs of one bone are planned to
+ * stand at least: the pelvis comes to stand a few millimetres from where the plan puts it. */
+#define STIFF_APART 0.005
+
+/* The rest stance a planted foot is kept apart with: the legs' blocks' widths (each leg's mesh
+ * from its end toward the other leg, at rest, summed) and each sole point's offset from its
+ * leg's end. */
+typedef struct apart_plan {
+  double width;
+  rk_vec3 sole_off[2][RK__RT_POINTS];
+} apart_plan;
+
+/* The widths and offsets of pl; false without a skin on both legs or with one hip above the
+ * other. */
+static bool apart_rest(const rk__rt_run *c, apart_plan *pl) {
+  const rk_retargeter *rt = c->rt;
+  g_autofree rk_mat4 *rest = g_new(rk_mat4, rt->nt);
+  rk_skeleton_rest_models(rt->tgt, rest);
+  pl->width = 0;
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_side *sd = &rt->side[side];
+    const rk_vec3 t = rk__rt_horizontal(rk_vec3_sub(rt->pt0[rt->side[!side].upper], rt->pt0[sd->upper]));
+    double reach;
+    if (!(rk_vec3_norm(t) > 0) ||
+        !rk__rt_leg_reach(rt, rest, sd->upper, rt->tmap.leg_end[side], rk_vec3_normalize(t), &reach))
+      return false;
+    pl->width += reach;
+    const rk_vec3 end = rk__rt_ankle(sd, rest);
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      pl->sole_off[side][p] = rk_vec3_sub(c->tsole[side]->rest[p], end);
+  }
+  return true;
+}
+
+/* One sole point's contact: its side, point, index, frames and pin. */
+typedef struct apart_ref {
+  int side, point, first, last;
+  rk_vec3 *pin;
+} apart_ref;
+
+static gint apart_by_start(gconstpointer a, gconstpointer b) {
+  const apart_ref *x = a, *y = b;
+  if (x->first != y->first)
+    return (x->first > y->first) - (x->first < y->first);
+  return x->side != y->side ? x->side - y->side : x->point - y->point;
+}
+
+/* How far the blocks of the legs stand apart (less the widths) with the pelvis where both reach
+ * their ends end[] from the posed frame's pelvis (stand_held), their hips as posed about it. */
+static double held_gap(const rk__rt_run *c, const apart_plan *pl, const rk_vec3 end[2]) {
+  const rk_retargeter *rt = c->rt;
+  const rk_vec3 p0 = rk_mat4_get_translation(&c->tgt_models[rt->tgt_hips]);
+  stiff_stance legs[2];
+  for (int side = 0; side < 2; side++) {
+    const rk__rt_side *sd = &rt->side[side];
+    const rk_vec3 hip = rk_mat4_get_translation(&c->tgt_models[sd->upper]);
+    legs[side] = (stiff_stance){rk_vec3_sub(hip, p0), end[side],
+                                rk_vec3_norm(rk_vec3_sub(rk__rt_ankle(sd, c->tgt_models), hip)), 1.0};
+  }
+  const rk_vec3 p = stand_held(legs, 2, p0);
+  return rk__rt_segments_distance(rk_vec3_add(p, legs[0].off), end[0], rk_vec3_add(p, legs[1].off), end[1]) -
+         pl->width;
+}
+
+/* How far (m, along *out: level, from the other hip toward side's) side's leg's end `mine` must
+ * move at the posed frame for its block to stand STIFF_APART beside the other leg's on `theirs`
+ * (0 when it does). */
+static double apart_move(const rk__rt_run *c, const apart_plan *pl, int side, rk_vec3 mine, rk_vec3 theirs,
+                         rk_vec3 *out) {
+  const rk_retargeter *rt = c->rt;
+  *out = rk__rt_horizontal(rk_vec3_sub(rk_mat4_get_translation(&c->tgt_models[rt->side[side].upper]),
+                                       rk_mat4_get_translation(&c->tgt_models[rt->side[!side].upper])));
+  if (!(rk_vec3_norm(*out) > 0))
+    return 0;
+  *out = rk_vec3_normalize(*out);
+  const double margin = STIFF_APART * rt->tmap.height;
+  rk_vec3 end[2];
+  end[side] = mine;
+  end[!side] = theirs;
+  if (!(held_gap(c, pl, end) < margin))
+    return 0;
+  double lo = 0, hi = 2 * pl->width;
+  for (int step = 0; step < 20; step++) {
+    const double by = 0.5 * (lo + hi);
+    end[side] = rk_vec3_add(mine, rk_vec3_scale(*out, by));
+    if (held_gap(c, pl, end) < margin)
+      lo = by;
+    else
+      hi = by;
+  }
+  return hi;
+}
+
+void rk__rt_stiff_apart(rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  apart_plan pl;
+  c->stiff_width = 0;
+  if (!rk__rt_stiff_legs(rt) || !rt->skin || !apart_rest(c, &pl))
+    return;
+  c->stiff_width = pl.width;
+  g_autoptr(GArray) refs = g_array_new(FALSE, FALSE, sizeof(apart_ref));
+  for (int side = 0; side < 2; side++)
+    for (int p = 0; p < RK__RT_POINTS; p++)
+      for (guint i = 0; i < c->res->points[side][p]->len; i++) {
+        const rk_contact_interval *iv = &g_array_index(c->res->points[side][p], rk_contact_interval, i);
+        const apart_ref r = {side, p, iv->first, iv->last, &g_array_index(c->pins[side][p], rk_vec3, i)};
+        g_array_append_val(refs, r);
+      }
+  g_array_sort(refs, apart_by_start);
+  g_autofree int *chains = g_new(int, rt->nt);
+  const size_t nc = rk__rt_feet_chains(c, chains);
+  /* In order of start, each contact against the other foot's contacts held before it (already
+   * kept apart themselves): at the first, middle and last of their common frames its leg's end
+   * moves out until the blocks stand apart; its foot's contacts held with it move by the largest
+   * of these, as one sole. */
+  for (guint i = 0; i < refs->len; i++) {
+    const apart_ref *r = &g_array_index(refs, apart_ref, i);
+    double most = 0;
+    rk_vec3 along = rk_vec3_make(0, 0, 0);
+    for (guint j = 0; j < i; j++) {
+      const apart_ref *o = &g_array_index(refs, apart_ref, j);
+      if (o->side == r->side || o->last < r->first)
+        continue;
+      const int span[3] = {r->first, (r->first + MIN(r->last, o->last)) / 2, MIN(r->last, o->last)};
+      for (int k = 0; k < 3; k++) {
+        rk__rt_pose_frame_joints(c, (size_t)span[k], chains, nc);
+        rk_vec3 out;
+        const double by = apart_move(c, &pl, r->side, rk_vec3_sub(*r->pin, pl.sole_off[r->side][r->point]),
+                                     rk_vec3_sub(*o->pin, pl.sole_off[o->side][o->point]), &out);
+        if (by > most) {
+          most = by;
+          along = out;
+        }
+      }
+    }
+    if (!(most > 0))
+      continue;
+    const rk_vec3 by = rk_vec3_scale(along, most);
+    for (guint j = 0; j < refs->len; j++) {
+      apart_ref *s = &g_array_index(refs, apart_ref, j);
+      if (s->side == r->side && s->first <= r->last && r->first <= s->last)
+        *s->pin = rk_vec3_add(*s->pin, by);
+    }
+  }
 }

@@ -32,16 +32,22 @@ typedef struct stiff_case {
   stiff_figures f;
 } stiff_case;
 
-/* Runs `path` onto generated/<stem>.glb in a new directory and measures the output; release
- * with stiff_case_clear. */
-static inline stiff_case stiff_case_run(const char *stem, const char *path) {
-  static const char *const cmu[] = {"--unit", "cmu", NULL};
+/* Runs `path` onto generated/<stem>.glb in a new directory with the options `args` (NULL ended,
+ * the unit among them) and measures the output; release with stiff_case_clear. */
+static inline stiff_case stiff_case_run_with(const char *stem, const char *path, const char *const *args) {
   const char *const sources[] = {path, NULL};
   g_autofree char *rel = g_strdup_printf("generated/%s.glb", stem);
   stiff_case k = {.dir = rt_tmpdir()};
-  k.p = rt_run_report(k.dir, k.dir, rel, cmu, sources, 0, NULL);
+  k.p = rt_run_report(k.dir, k.dir, rel, args, sources, 0, NULL);
   k.c = stiff_entry_measured(k.p, 0, stem, path, &k.clip, &k.f);
   return k;
+}
+
+/* Runs `path` (CMU units) onto generated/<stem>.glb in a new directory and measures the output;
+ * release with stiff_case_clear. */
+static inline stiff_case stiff_case_run(const char *stem, const char *path) {
+  static const char *const cmu[] = {"--unit", "cmu", NULL};
+  return stiff_case_run_with(stem, path, cmu);
 }
 
 /* Frees the report and removes the run's directory. */
