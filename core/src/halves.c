@@ -3,18 +3,37 @@
  * keeps once it has started it (a command-line retarget splits its import, its passes, its write
  * and its measures: a thread started for each would cost its start and its stack's first page
  * faults each time); a caller that finds the worker busy (several runs at once, or a half that
- * splits again) starts a thread of its own for its half. */
+ * splits again) starts a thread of its own for its half. A caller done with its half while the
+ * other has not started (the thread not yet scheduled: a loaded machine's other processes hold
+ * both processors) takes that half back and runs it itself, rather than wait for a processor for
+ * it: each half is the same call whichever thread makes it. */
 #include <rigkit/halves.h>
 
 #include <pthread.h>
 #include <unistd.h>
 
-/* A second half handed to the worker. */
+/* A second half handed to the worker or a thread of its own; claimed (atomic, 0 -> 1) by the
+ * thread that runs it. */
 typedef struct half_job {
   GThreadFunc fn;
   gpointer data;
   bool done;
+  gint claimed;
 } half_job;
+
+/* Runs j's half unless another thread claimed it first; whether this one ran it. */
+static bool claim_and_run(half_job *j) {
+  if (!g_atomic_int_compare_and_exchange(&j->claimed, 0, 1))
+    return false;
+  j->fn(j->data);
+  return true;
+}
+
+/* A thread of its own's body: j's half, unless the caller took it back. */
+static gpointer own_thread(gpointer data) {
+  claim_and_run(data);
+  return NULL;
+}
 
 /* pthread's, not GLib's: GLib builds GMutex on futexes, whose ordering ThreadSanitizer cannot
  * see (tests/threads). */
@@ -34,7 +53,7 @@ static gpointer work(gpointer unused) {
     half_job *j = pending;
     pending = NULL;
     pthread_mutex_unlock(&lock);
-    j->fn(j->data);
+    claim_and_run(j);
     pthread_mutex_lock(&lock);
     j->done = true;
     pthread_cond_broadcast(&finished);
@@ -82,23 +101,27 @@ bool rk_halves_run(GThreadFunc fn, gpointer first, gpointer second, bool two) {
     fn(second);
     return false;
   }
-  half_job j = {fn, second, false};
+  half_job j = {fn, second, false, 0};
   if (hand_over(&j)) {
     fn(first);
+    const bool here = claim_and_run(&j);
+    /* The worker still hands the job back (done) when it took it after the claim. */
     pthread_mutex_lock(&lock);
-    while (!j.done)
-      pthread_cond_wait(&finished, &lock);
+    if (pending == &j)
+      pending = NULL; /* never taken: the worker is not told of it */
+    else
+      while (!j.done)
+        pthread_cond_wait(&finished, &lock);
     busy = false;
     pthread_mutex_unlock(&lock);
-    return true;
+    return !here;
   }
-  GThread *t = g_thread_try_new("rigkit-half", fn, second, NULL);
+  GThread *t = g_thread_try_new("rigkit-half", own_thread, &j, NULL);
   fn(first);
+  const bool here = claim_and_run(&j);
   if (t)
     g_thread_join(t);
-  else
-    fn(second);
-  return t != NULL;
+  return !here;
 }
 
 size_t rk_halves_split(size_t n, rk_halves_weight_fn weight, const void *data, size_t *total) {

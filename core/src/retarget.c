@@ -491,7 +491,7 @@ rk_retarget_result *rk_retargeter_run(const rk_retargeter *rt, const rk_clip *cl
   if (ok) {
     /* The pelvis eased down ahead of where planted legs fall short (the poses the feet's
      * corrections and the solve start from). */
-    rk__rt_ease_reach(&run);
+    rk__rt_split_reach(&run, half);
     rk__rt_feet_prepare(&run);
     ok = rk__rt_split_solve(&run, half, error);
     if (ok)

@@ -102,13 +102,19 @@ static double fold_rise(rk__rt_run *c, int side) {
   return s < 0 ? depth : depth - s;
 }
 
-/* Per frame, how far the pelvis must come down (down) and go up (up); false when never. */
-static bool needs(rk__rt_run *c, double *down, double *up) {
+bool rk__rt_reach_wanted(const rk__rt_run *c) {
+  const rk_retargeter *rt = c->rt;
+  return c->opts->foot_ik && c->frames > 0 &&
+         rk_tree_joint(rt->tree, (size_t)rt->tgt_hips)->dof_count == 6 &&
+         !(rt->side[0].knee == rt->side[0].upper && rt->side[1].knee == rt->side[1].upper);
+}
+
+bool rk__rt_reach_needs(rk__rt_run *c, size_t first, size_t end, double *down, double *up) {
   const rk_retargeter *rt = c->rt;
   g_autofree int *chains = g_new(int, rt->nt);
   const size_t nc = rk__rt_feet_chains(c, chains);
   bool any = false;
-  for (size_t f = 0; f < c->frames; f++) {
+  for (size_t f = first; f < end; f++) {
     const bool held[2] = {rk__rt_side_held(c->res, 0, f), rk__rt_side_held(c->res, 1, f)};
     const bool free = !held[0] && !held[1];
     rk__rt_pose_frame_joints(c, f, chains, nc);
@@ -123,15 +129,8 @@ static bool needs(rk__rt_run *c, double *down, double *up) {
   return any;
 }
 
-bool rk__rt_ease_reach(rk__rt_run *c) {
-  const rk_retargeter *rt = c->rt;
+void rk__rt_reach_ease(rk__rt_run *c, const double *down, const double *up) {
   const size_t frames = c->frames;
-  if (!c->opts->foot_ik || frames == 0 || rk_tree_joint(rt->tree, (size_t)rt->tgt_hips)->dof_count != 6 ||
-      (rt->side[0].knee == rt->side[0].upper && rt->side[1].knee == rt->side[1].upper))
-    return false;
-  g_autofree double *down = g_new0(double, frames), *up = g_new0(double, frames);
-  if (!needs(c, down, up))
-    return false;
   g_autofree double *drop = g_new0(double, frames), *raise = g_new0(double, frames);
   rk__rt_ease_envelope(c, down, drop);
   rk__rt_ease_envelope(c, up, raise);
@@ -155,5 +154,4 @@ bool rk__rt_ease_reach(rk__rt_run *c) {
   g_debug("retarget '%s': the pelvis eased down by up to %g m so that planted legs reach",
           rk_clip_name(c->clip), most);
   c->reach_drop = g_steal_pointer(&drop);
-  return true;
 }

@@ -660,11 +660,17 @@ bool rk__rt_leg_reach(const rk_retargeter *rt, rk_mat4 *rest, int leg, rk_vec3 f
 double rk__rt_segments_distance(rk_vec3 p0, rk_vec3 p1, rk_vec3 q0, rk_vec3 q1);
 
 /* ---- retarget_reach.c ---- */
-/* Before the solve (foot IK, legs with knees, free hips): how far the pelvis must come straight
- * down at each frame for the fully planted legs to reach their pins (the transferred pose, the
- * legs' lengths), eased in and out over blend_time; lowers the frames' lift by it (reach_drop),
- * never taking the body through the floor. Returns whether any frame is lowered. */
-bool rk__rt_ease_reach(rk__rt_run *run);
+/* The pelvis eased to what the legs reach, before the solve (retarget_split.c runs it): whether
+ * the run needs it (foot IK, legs with knees, free hips). */
+bool rk__rt_reach_wanted(const rk__rt_run *run);
+/* Frames [first, end) posed on the run's scratch: how far the pelvis must come straight down for
+ * the fully planted legs to reach their pins (raised into down[f], zeroed by the caller) and go up
+ * for a kneeling shin or a folded free leg (up[f]). Each frame stands alone, so two runs may
+ * take the two halves of the frames. Returns whether any frame needs a move. */
+bool rk__rt_reach_needs(rk__rt_run *run, size_t first, size_t end, double *down, double *up);
+/* The moves down and up of every frame eased in and out over blend_time into the frames' lift
+ * (reach_drop holds the lowering), never taking the body through the floor. */
+void rk__rt_reach_ease(rk__rt_run *run, const double *down, const double *up);
 
 /* ---- retarget_foot_low.c ---- */
 /* The target joints that carry the feet, toes and sole points and their ancestors (ascending)
@@ -716,6 +722,9 @@ void rk__rt_split_free(rk__rt_split *s);
 void rk__rt_split_scan(rk__rt_run *run, rk__rt_split *s);
 /* rk__rt_transfer_frames over every frame, in halves with s (NULL: one pass). */
 void rk__rt_split_transfer(rk__rt_run *run, rk__rt_split *s);
+/* The pelvis eased to what the legs reach (retarget_reach.c), each frame's need found in halves
+ * with s (NULL: one pass); nothing when the run does not need it. */
+void rk__rt_split_reach(rk__rt_run *run, rk__rt_split *s);
 /* Per output frame: the transferred pose, the IK, the checks and figures, the keys; in halves
  * with s, the same bits as one pass. False with the error of the earliest frame that fails. */
 bool rk__rt_split_solve(rk__rt_run *run, rk__rt_split *s, GError **error);

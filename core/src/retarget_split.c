@@ -146,6 +146,43 @@ void rk__rt_split_transfer(rk__rt_run *c, rk__rt_split *s) {
   frames_pass(c, s, transfer_half);
 }
 
+/* ---- the pelvis eased to what the legs reach ---------------------------------------------- */
+
+/* One half of the reach's needs: its run, frames and the arrays both halves fill (each its own
+ * frames). */
+typedef struct reach_half {
+  rk__rt_run *run;
+  size_t first, end;
+  double *down, *up;
+  bool any;
+} reach_half;
+
+static gpointer reach_half_run(gpointer data) {
+  reach_half *h = data;
+  h->any = rk__rt_reach_needs(h->run, h->first, h->end, h->down, h->up);
+  return NULL;
+}
+
+void rk__rt_split_reach(rk__rt_run *c, rk__rt_split *s) {
+  if (!rk__rt_reach_wanted(c))
+    return;
+  const size_t n = c->frames;
+  g_autofree double *down = g_new0(double, n), *up = g_new0(double, n);
+  reach_half h[2] = {{c, 0, s ? n / 2 : n, down, up, false}, {NULL, n / 2, n, down, up, false}};
+  if (s) {
+    /* The copy reads the goals' fade and the solve's tolerance as the run does (its own IK is
+     * the solve's to set up). */
+    h[1].run = copy_of(s, c);
+    h[1].run->ik.blend = c->ik.blend;
+    h[1].run->ik.iko = c->ik.iko;
+    rk_halves_run(reach_half_run, &h[0], &h[1], true);
+  } else {
+    reach_half_run(&h[0]);
+  }
+  if (h[0].any || h[1].any)
+    rk__rt_reach_ease(c, down, up);
+}
+
 /* ---- the solve ------------------------------------------------------------------------------- */
 
 /* Whether every component of x[0..n) is finite (rk_transform_is_finite of each). */

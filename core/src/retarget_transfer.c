@@ -72,11 +72,16 @@ void rk__rt_transfer_init(rk__rt_run *c) {
   c->cached =
       frames <= (c->opts->cache_bytes ? c->opts->cache_bytes : RK__RETARGET_CACHE_BYTES) / per_frame;
   const size_t slices = c->cached ? frames : 1, kept = c->cached ? frames : 0;
+  /* The displacements only where a joint's translation is animated (a BVH's root alone is the
+   * hips, which have their own rule): 24 bytes per used joint and frame otherwise untouched. */
+  bool moves = false;
+  for (size_t j = 0; j < rt->ns; j++)
+    moves |= c->src_moves[j];
   /* The per-frame arrays, from one block the retargeter keeps between runs: the source and
    * target caches, the sole points and body heights, the keys' times (rk__rt_keys_init). */
   const size_t bytes[] = {
       (slices * rt->src_used + 1) * sizeof(rk_quat), (slices * rt->src_used + 1) * sizeof(rk_vec3),
-      (slices * rt->src_used + 1) * sizeof(rk_vec3), kept * sizeof(rk_vec3),
+      moves ? (slices * rt->src_used + 1) * sizeof(rk_vec3) : 0, kept * sizeof(rk_vec3),
       kept * nt * sizeof(rk_quat), kept * c->t_count * sizeof(rk_vec3),
       kept * rt->kept_count * sizeof(rk_quat),
       frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3), frames * RK__RT_SOLE_SLOTS * sizeof(rk_vec3),
@@ -162,7 +167,7 @@ static void sample_source(rk__rt_run *c, size_t f) {
   }
   c->cur_q = c->src_cache_q + base;
   c->cur_p = c->src_cache_p + base;
-  c->cur_d = c->src_cache_d + base;
+  c->cur_d = c->src_cache_d ? c->src_cache_d + base : NULL;
   c->cur_t = t;
   c->cur_f = f;
 }
@@ -172,7 +177,7 @@ static void load_source(rk__rt_run *c, size_t f) {
   if (c->cached) {
     c->cur_q = c->src_cache_q + f * c->rt->src_used;
     c->cur_p = c->src_cache_p + f * c->rt->src_used;
-    c->cur_d = c->src_cache_d + f * c->rt->src_used;
+    c->cur_d = c->src_cache_d ? c->src_cache_d + f * c->rt->src_used : NULL;
     c->cur_t = rk__rt_frame_time(c, f);
     c->cur_f = f;
   } else {

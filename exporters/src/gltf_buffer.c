@@ -72,15 +72,20 @@ static double component_at(int type, const void *data, size_t i) {
   }
 }
 
+/* Comparisons, not fmin and fmax (calls into libm, per value): the same bounds but for the sign
+ * of a zero bound, which the accessor writes as 0 either way (rk__export_clean_zero); a NaN is
+ * passed over as fmin passes it over. Floats (every accessor of an animation) are read directly. */
 void rk__gltf_bounds(int comp_type, const void *data, size_t count, int ncomp, double *lo,
                      double *hi) {
+  const float *f = comp_type == RK__GL_FLOAT ? data : NULL;
   for (int k = 0; k < ncomp; k++) {
-    lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (size_t i = 0; i < count; i++) {
-      double v = component_at(comp_type, data, i * (size_t)ncomp + (size_t)k);
-      lo[k] = fmin(lo[k], v);
-      hi[k] = fmax(hi[k], v);
+    double a = INFINITY, b = -INFINITY;
+    for (size_t i = 0, at = (size_t)k; i < count; i++, at += (size_t)ncomp) {
+      const double v = f ? (double)f[at] : component_at(comp_type, data, at);
+      a = v < a ? v : a;
+      b = v > b ? v : b;
     }
+    lo[k] = a, hi[k] = b;
   }
 }
 

@@ -11,6 +11,8 @@
  * frame (choose_short); the keys move by the rounding of the products only. */
 #include "gltf_edit_nodes.h"
 
+#include "node_pair.h"
+
 #include <rigkit/fk.h>
 #include <rigkit/halves.h>
 #include <string.h>
@@ -312,7 +314,7 @@ static void choose_short(node_keys *nk) {
 typedef struct pose_run {
   const node_keys *nk;
   size_t first, end;
-  rk_transform *locals;
+  rk_transform *locals, *next; /* the joints' locals of a frame, and of the next one (pairs) */
   rk_mat4 *models; /* per joint, canonical */
   rk_mat4 *world;  /* per node, this frame */
   rk_mat4 *inv;    /* per node: the inverse of world, once a child asked for it this frame */
@@ -322,13 +324,13 @@ typedef struct pose_run {
   GError *error;   /* the run's first failure (it stops there) */
 } pose_run;
 
-/* The joints' locals of frame f into w->locals (as rk_clip_sample_frame: time f / fps, clamped
- * to the clip; the rest pose where nothing is sampled, which a clip without a rate keeps). */
-static void sample_locals(pose_run *w, size_t f) {
+/* The joints' locals of frame f into locals (as rk_clip_sample_frame: time f / fps, clamped to
+ * the clip; the rest pose where nothing is sampled, which a clip without a rate keeps). */
+static void sample_locals(pose_run *w, size_t f, rk_transform *locals) {
   const node_keys *nk = w->nk;
   if (nk->fps > 0)
     rk_clip_sample_cursor(nk->clip, rk_skeleton_rest_locals(rk_asset_skeleton(nk->asset)),
-                          (double)f / nk->fps, &w->cursor, w->locals, nk->nj);
+                          (double)f / nk->fps, &w->cursor, locals, nk->nj);
 }
 
 /* Node n's key of frame f: x into its translation, rotation and scale tracks. */
@@ -343,7 +345,7 @@ static bool pose_frame(pose_run *w, size_t f, GError **error) {
   const node_keys *nk = w->nk;
   const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
   const rk__gltf_nodes *d = nk->d;
-  sample_locals(w, f);
+  sample_locals(w, f, w->locals);
   rk_fk_models(sk, w->locals, w->models);
   for (guint k = 0; k < d->count; k++) {
     const guint n = d->order[k];
@@ -377,47 +379,97 @@ static bool pose_frame(pose_run *w, size_t f, GError **error) {
   return true;
 }
 
+/* Whether joint node n takes its key of a frame whose joint local is x by matrices (through
+ * its parent joint's correction: not a root's): its way's corrections, or this frame's uneven
+ * scale. */
+static bool by_matrices(const node_keys *nk, guint n, const rk_transform *x) {
+  return nk->way[n] == WAY_MAT || (nk->way[n] == WAY_TRS && !scale_even(x->s));
+}
+
+/* Joint node n's key the short way (choose_short) from joint j's local x (i its parent joint)
+ * into *out; false when it is not finite or its scale not positive. */
+static bool short_key(const node_keys *nk, guint n, int j, int i, const rk_transform *x,
+                      rk_transform *out) {
+  if (nk->way[n] == WAY_TRS && scale_even(x->s)) {
+    const rk_transform lb = rk_transform_mul(x, &nk->fix_x[2 * j]);
+    *out = rk_transform_mul(&nk->fix_x[2 * i + 1], &lb);
+    if (out->r.w < 0) /* as rk_transform_from_mat4 gives it */
+      out->r = rk_quat_make(-out->r.x, -out->r.y, -out->r.z, -out->r.w);
+    return rk_transform_is_finite(out);
+  }
+  if (nk->way[n] != WAY_ROOT)
+    return rk__node_mat_key(x, &nk->fix[j], &nk->fix_inv[i], out);
+  rk_mat4 l, lb, local;
+  rk_transform_to_mat4_to(x, &l);
+  l = in_document_units(nk, &l);
+  rk_mat4_mul_affine_to(&l, &nk->fix[j], &lb);
+  rk_mat4_mul_affine_to(&nk->parent_inv[n], &lb, &local);
+  return rk_transform_from_mat4(&local, out) && rk_transform_is_finite(out);
+}
+
 /* Frame f the short way (choose_short); false when a key is not finite or a scale not
  * positive, and then the long way (pose_frame) redoes the frame and names the failure. */
 static bool pose_frame_short(pose_run *w, size_t f) {
   const node_keys *nk = w->nk;
-  const rk_skeleton *sk = rk_asset_skeleton(nk->asset);
-  const rk__gltf_nodes *d = nk->d;
-  sample_locals(w, f);
-  for (guint n = 0; n < d->count; n++) {
+  const int *parents = rk_skeleton_parents(rk_asset_skeleton(nk->asset));
+  sample_locals(w, f, w->locals);
+  for (guint n = 0; n < nk->d->count; n++) {
     const int j = nk->joint_of[n];
+    rk_transform x;
     if (j < 0)
       continue;
-    rk_transform x = w->locals[j];
-    const int i = rk_skeleton_parents(sk)[j];
-    if (nk->way[n] == WAY_TRS && scale_even(x.s)) {
-      const rk_transform lb = rk_transform_mul(&x, &nk->fix_x[2 * j]);
-      x = rk_transform_mul(&nk->fix_x[2 * i + 1], &lb);
-      if (x.r.w < 0) /* as rk_transform_from_mat4 gives it */
-        x.r = rk_quat_make(-x.r.x, -x.r.y, -x.r.z, -x.r.w);
-    } else {
-      rk_mat4 l, lb, local;
-      rk_transform_to_mat4_to(&x, &l);
-      const bool root = nk->way[n] == WAY_ROOT;
-      if (root)
-        l = in_document_units(nk, &l);
-      rk_mat4_mul_affine_to(&l, &nk->fix[j], &lb);
-      rk_mat4_mul_affine_to(root ? &nk->parent_inv[n] : &nk->fix_inv[i], &lb, &local);
-      if (!rk_transform_from_mat4(&local, &x))
-        return false;
-    }
-    if (!rk_transform_is_finite(&x))
+    if (!short_key(nk, n, j, parents[j], &w->locals[j], &x))
       return false;
     store_key(nk, n, f, &x);
   }
   return true;
 }
 
+/* Frames f and f + 1 the short way, the nodes that take both keys by matrices in the lanes of
+ * rk__node_mat_pair (the same bits as one frame at a time); ok[k] false where frame f + k has a
+ * key pose_frame_short would refuse (the long way redoes that frame). */
+static void pose_pair_short(pose_run *w, size_t f, bool ok[2]) {
+  const node_keys *nk = w->nk;
+  const int *parents = rk_skeleton_parents(rk_asset_skeleton(nk->asset));
+  sample_locals(w, f, w->locals);
+  sample_locals(w, f + 1, w->next);
+  ok[0] = ok[1] = true;
+  for (guint n = 0; n < nk->d->count; n++) {
+    const int j = nk->joint_of[n];
+    if (j < 0)
+      continue;
+    const int i = parents[j];
+    const rk_transform *x[2] = {&w->locals[j], &w->next[j]};
+    rk_transform key[2];
+    bool good[2];
+    if (by_matrices(nk, n, x[0]) && by_matrices(nk, n, x[1])) {
+      rk__node_mat_pair(x, &nk->fix[j], &nk->fix_inv[i], key, good);
+    } else {
+      for (int k = 0; k < 2; k++)
+        good[k] = short_key(nk, n, j, i, x[k], &key[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+      ok[k] = ok[k] && good[k];
+      if (good[k])
+        store_key(nk, n, f + (size_t)k, &key[k]);
+    }
+  }
+}
+
 static gpointer pose_frames(gpointer data) {
   pose_run *w = data;
-  for (size_t f = w->first; f < w->end; f++)
-    if (!(w->nk->short_way && pose_frame_short(w, f)) && !pose_frame(w, f, &w->error))
-      break;
+  for (size_t f = w->first; f < w->end;) {
+    const size_t n = w->nk->short_way && f + 1 < w->end ? 2 : 1;
+    bool ok[2] = {false, false};
+    if (n == 2)
+      pose_pair_short(w, f, ok);
+    else if (w->nk->short_way)
+      ok[0] = pose_frame_short(w, f);
+    for (size_t k = 0; k < n; k++)
+      if (!ok[k] && !pose_frame(w, f + k, &w->error))
+        return NULL;
+    f += n;
+  }
   return NULL;
 }
 
@@ -434,6 +486,7 @@ static bool pose_all(const node_keys *nk, GError **error) {
   for (size_t i = 0; i < runs; i++) {
     w[i] = (pose_run){.nk = nk, .first = nk->frames * i / runs, .end = nk->frames * (i + 1) / runs};
     w[i].locals = g_new(rk_transform, nk->nj);
+    w[i].next = g_new(rk_transform, nk->nj);
     w[i].models = g_new(rk_mat4, nk->nj);
     w[i].world = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
     w[i].inv = g_new(rk_mat4, nk->d->count ? nk->d->count : 1);
@@ -455,6 +508,7 @@ static bool pose_all(const node_keys *nk, GError **error) {
     }
     g_clear_error(&w[i].error);
     g_free(w[i].locals);
+    g_free(w[i].next);
     g_free(w[i].models);
     g_free(w[i].world);
     g_free(w[i].inv);
