@@ -285,14 +285,12 @@ static bool *uncrossed(const rk__rt_run *c) {
 }
 
 
-/* Where the second half's output starts (m, the middle) and where it starts solving (*lead: the
- * latest frame no fade crosses at or before the last two frames before m where the loop closes,
- * or all of them when fewer close before m: by m it has closed the loop from a state of its own
- * as one pass has; the first closure made without a state may differ from one pass's in the sign
- * of a zero angle, the next one not). 0 when the lead-in would be longer than a quarter. */
-static size_t solve_split(const rk__rt_run *c, size_t *lead) {
-  const size_t n = c->frames, m = n / 2;
-  g_autofree bool *ok = uncrossed(c);
+/* Where the second half starts solving for its output from m (the latest frame no fade crosses
+ * at or before the last two frames before m where the loop closes, or all of them when fewer
+ * close before m: by m it has closed the loop from a state of its own as one pass has; the first
+ * closure made without a state may differ from one pass's in the sign of a zero angle, the next
+ * one not); ok: uncrossed's. */
+static size_t lead_for(const rk__rt_run *c, const bool *ok, size_t m) {
   size_t f = m, last = m; /* last: the first loop found going back (m: none) */
   int loops = 0;
   for (; loops < 2 && f > 0; f--)
@@ -302,8 +300,29 @@ static size_t solve_split(const rk__rt_run *c, size_t *lead) {
     f = last; /* one closed loop before m, or none (no state to carry) */
   while (f > 0 && !ok[f])
     f--;
+  return f;
+}
+
+/* Where the second half's output starts (m) and where it starts solving (*lead, lead_for's); 0
+ * when the lead-in would be longer than a quarter. The second half does more than its output
+ * frames: the lead-in's frames solved, and seed_state's pose of each frame before the lead where
+ * the loop closes (about half a solved frame each; CMU 01_01 onto RiggedFigure: 24 and 246 of
+ * 2,752, so that the first half waited ~0.5 ms for it when m was the middle). m moves past the
+ * middle by half that extra, the halves then about as long. */
+static size_t solve_split(const rk__rt_run *c, size_t *lead) {
+  const size_t n = c->frames, mid = n / 2;
+  g_autofree bool *ok = uncrossed(c);
+  size_t f = lead_for(c, ok, mid), seeds = 0;
+  for (size_t g = 0; g < f; g++)
+    seeds += both_held(c, g);
+  const size_t m = MIN(mid + ((mid - f) + seeds / 2) / 2, n - n / 4);
+  const size_t fm = lead_for(c, ok, m);
+  if (m - fm <= n / 4 && ok[fm]) {
+    *lead = fm;
+    return m;
+  }
   *lead = f;
-  return m - f <= n / 4 && ok[f] ? m : 0;
+  return mid - f <= n / 4 && ok[f] ? mid : 0;
 }
 
 /* The second half's keys turned into the hemisphere one pass gives them: from frame m, each key
