@@ -222,10 +222,15 @@ static rk_vec3 free_place(const rk__rt_run *c, int side, rk_vec3 pa, const rk__r
 #define STIFF_DIP 0.035
 #define STIFF_CROUCH 0.05
 
+/* How far (m) side's hip, now at height y, stands below its rest height over the floor. */
+static double hip_drop(const rk__rt_run *c, int side, double y) {
+  return c->tgt_floor + c->rt->pt0[c->rt->side[side].upper].y - c->tlow[side] - y;
+}
+
 /* How deep side's leg of one bone (length len, its hip now at height y) crouches: 0 up to
  * STIFF_DIP of its length below its rest height, 1 from STIFF_CROUCH, linear between. */
 static double crouch(const rk__rt_run *c, int side, double y, double len) {
-  const double drop = (c->tgt_floor + c->rt->pt0[c->rt->side[side].upper].y - c->tlow[side] - y) / len;
+  const double drop = hip_drop(c, side, y) / len;
   return fmin(1.0, fmax(0.0, (drop - STIFF_DIP) / (STIFF_CROUCH - STIFF_DIP)));
 }
 
@@ -278,7 +283,7 @@ void rk__rt_stiff_places(rk__rt_run *c, rk_vec3 *pts) {
       const double len = rk_vec3_norm(rk_vec3_sub(end, hip)), k = crouch(c, side, hip.y, len);
       if (!(k > 0))
         continue;
-      const double h = len - (c->tgt_floor + rt->pt0[sd->upper].y - c->tlow[side] - hip.y);
+      const double h = len - hip_drop(c, side, hip.y);
       const rk_vec3 at = splayed(hip, rk_vec3_add(hip, source_foot(c, side)), rk_vec3_sub(sole_middle(own), end),
                                  outward(c, side), len, h);
       const rk_vec3 by = rk_vec3_scale(rk_vec3_sub(at, sole_middle(own)), k);

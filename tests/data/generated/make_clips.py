@@ -1528,11 +1528,26 @@ class Squat(Motion):
     heels down (4.5-4.9 s). While they slide no foot is planted: a retargeter's short legs, folded
     as far as they go, cannot lift their feet out of the floor by bending."""
 
+    LATERAL = {'L': 0.12, 'R': -0.12}
+
+    @staticmethod
+    def stance(rig):
+        """The feet's geometry and their tracks from the squat's stance (24 cm apart, flat)."""
+        geos = {s: FootGeo(rig.geo[s]) for s in 'LR'}
+        return geos, {s: FootTrack(geos[s], geos[s].flat((Squat.LATERAL[s], 0.0), 0.0))
+                      for s in 'LR'}
+
+    def squat_keys(self, rig):
+        """The pelvis's height, forward move and pitch keys of the squat (down 0.5-1.8 s, up
+        3.5-4.7 s)."""
+        y_s = rig.rest_of('pelvis')[1] - 0.015
+        self.yk = [(0.5, y_s), (1.8, 0.29), (3.5, 0.29), (4.7, y_s)]
+        self.zk = [(0.5, 0.0), (1.8, -0.10), (3.5, -0.10), (4.7, 0.0)]
+        self.pk = [(0.5, 4.0), (1.8, 35.0), (3.5, 35.0), (4.7, 4.0)]
+
     def __init__(self, rig, fps=120):
         self.rig = rig
-        geos = {s: FootGeo(rig.geo[s]) for s in 'LR'}
-        lat = {'L': 0.12, 'R': -0.12}
-        feet = {s: FootTrack(geos[s], geos[s].flat((lat[s], 0.0), 0.0)) for s in 'LR'}
+        _, feet = self.stance(rig)
         for s, sg in (('L', 1), ('R', -1)):
             tr = feet[s]
             tr.hold_until(0.4)
@@ -1545,10 +1560,7 @@ class Squat(Motion):
             tr.add(0.4, 'ball', 30 * RAD)
             tr.hold_until(5.2)
         super().__init__(rig, 'squat', fps, 5.2, feet)
-        y_s = rig.rest_of('pelvis')[1] - 0.015
-        self.yk = [(0.5, y_s), (1.8, 0.29), (3.5, 0.29), (4.7, y_s)]
-        self.zk = [(0.5, 0.0), (1.8, -0.10), (3.5, -0.10), (4.7, 0.0)]
-        self.pk = [(0.5, 4.0), (1.8, 35.0), (3.5, 35.0), (4.7, 4.0)]
+        self.squat_keys(rig)
         self.notes = ('heels up 0.4-0.8 s, down into the squat 0.5-1.8 s, both feet slide out '
                       '2.0-2.5 s and back 2.8-3.3 s, up 3.5-4.7 s, heels down 4.5-4.9 s')
 
@@ -1576,19 +1588,14 @@ class KneesInSquat(Squat):
 
     def __init__(self, rig, fps=120):
         self.rig = rig
-        geos = {s: FootGeo(rig.geo[s]) for s in 'LR'}
-        lat = {'L': 0.12, 'R': -0.12}
-        feet = {s: FootTrack(geos[s], geos[s].flat((lat[s], 0.0), 0.0)) for s in 'LR'}
+        geos, feet = self.stance(rig)
         for s, t0 in (('L', 2.0), ('R', 2.7)):     # in the squat, each foot steps in place
             tr = feet[s]
             tr.hold_until(t0)
-            tr.add(0.35, 'swing', target=geos[s].flat((lat[s], 0.0), 0.0), lift=0.04)
+            tr.add(0.35, 'swing', target=geos[s].flat((self.LATERAL[s], 0.0), 0.0), lift=0.04)
             tr.hold_until(5.2)
         Motion.__init__(self, rig, 'squat_knees_in', fps, 5.2, feet)
-        y_s = rig.rest_of('pelvis')[1] - 0.015
-        self.yk = [(0.5, y_s), (1.8, 0.29), (3.5, 0.29), (4.7, y_s)]
-        self.zk = [(0.5, 0.0), (1.8, -0.10), (3.5, -0.10), (4.7, 0.0)]
-        self.pk = [(0.5, 4.0), (1.8, 35.0), (3.5, 35.0), (4.7, 4.0)]
+        self.squat_keys(rig)
         self.notes = ('down into a flat-footed squat 0.5-1.8 s with the knees turned in, the left '
                       'foot steps in place 2.0-2.35 s, the right 2.7-3.05 s, up 3.5-4.7 s')
 
